@@ -1,0 +1,1 @@
+"""laminax-core: dtypes, abstract values, tracing into jaxprs, and transformations."""

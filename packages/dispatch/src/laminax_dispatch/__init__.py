@@ -1,0 +1,1 @@
+"""laminax-dispatch: single-device execution on XLA."""

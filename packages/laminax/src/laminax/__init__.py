@@ -1,0 +1,1 @@
+"""laminax: JAX's programming model on a stack of small layered packages."""

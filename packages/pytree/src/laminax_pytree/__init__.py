@@ -1,0 +1,1 @@
+"""laminax-pytree: pytrees on jaxlib's C++ PyTreeDef."""

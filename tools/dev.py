@@ -1,0 +1,156 @@
+"""The one entry point for setting up and checking laminax on a fresh machine.
+
+Needs only Python 3.11 and pip. Every command creates what it needs first, so each is safe to
+run on a clean clone:
+
+    python3 tools/dev.py example        the main job (examples/)
+    python3 tools/dev.py test [ARGS]    the whole test suite (ARGS go to pytest)
+    python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
+    python3 tools/dev.py layers         the import-layering contract
+    python3 tools/dev.py ci             all of the above, as .ci/run runs it
+
+The development environment is `.venv/` (every package editable); isolated environments live in
+`.venvs/<package>/`; the real-JAX reference environment used by differential tests is made by
+`tests/jaxref.py` (see there).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV_VENV = ROOT / ".venv"
+ISOLATED_VENVS = ROOT / ".venvs"
+
+# Bottom-up: each package may import only the ones before it. Kept in step with the
+# import-linter contract in the root pyproject.toml.
+LAYERS = ["pytree", "core", "dispatch", "laminax"]
+TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
+EXAMPLE_TOOLS = ["scikit-learn>=1.3"]
+EXAMPLE = ROOT / "examples" / "tree_tour.py"
+
+# pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
+PYTEST_NO_TESTS = 5
+
+
+def _run(cmd: list[str | Path], **kwargs) -> None:
+    printable = " ".join(str(part) for part in cmd)
+    print(f"+ {printable}", flush=True)
+    subprocess.run([str(part) for part in cmd], check=True, cwd=ROOT, **kwargs)
+
+
+def _python(env_dir: Path) -> Path:
+    return env_dir / "bin" / "python"
+
+
+def _ensure_venv(env_dir: Path, requirements: list[str], editable: list[str]) -> Path:
+    """Creates `env_dir` once and installs into it; a stamp file skips unchanged reinstalls."""
+    stamp = env_dir / ".laminax-stamp"
+    wanted = "\n".join(requirements + [f"-e {p}" for p in editable] + [_pyprojects_digest()])
+    if stamp.exists() and stamp.read_text() == wanted:
+        return _python(env_dir)
+    if not _python(env_dir).exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    python = _python(env_dir)
+    _run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    editable_args: list[str] = []
+    for package in editable:
+        editable_args += ["-e", str(ROOT / "packages" / package)]
+    _run([python, "-m", "pip", "install", "--quiet", *requirements, *editable_args])
+    stamp.write_text(wanted)
+    return python
+
+
+def _pyprojects_digest() -> str:
+    """Changes when any package's metadata changes, so environments reinstall."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for package in LAYERS:
+        digest.update((ROOT / "packages" / package / "pyproject.toml").read_bytes())
+    return digest.hexdigest()
+
+
+def dev_python() -> Path:
+    return _ensure_venv(DEV_VENV, TEST_TOOLS + EXAMPLE_TOOLS, LAYERS)
+
+
+def _pytest(python: Path, args: list[str]) -> int:
+    cmd = [python, "-m", "pytest", *args]
+    print("+ " + " ".join(str(part) for part in cmd), flush=True)
+    code = subprocess.run([str(part) for part in cmd], cwd=ROOT).returncode
+    return 0 if code == PYTEST_NO_TESTS else code
+
+
+def cmd_test(args: list[str]) -> int:
+    python = dev_python()
+    # The real-JAX environment is built before the workers start, not by eight of them at once.
+    _run([python, ROOT / "tests" / "jaxref.py", "ensure"])
+    return _pytest(python, ["-n", "auto", *args])
+
+
+def cmd_isolated(package: str) -> int:
+    if package not in LAYERS:
+        raise SystemExit(f"isolated: unknown package {package!r}; choose one of {LAYERS}.")
+    below_and_self = LAYERS[: LAYERS.index(package) + 1]
+    python = _ensure_venv(ISOLATED_VENVS / package, TEST_TOOLS, below_and_self)
+    tests = ROOT / "packages" / package / "tests"
+    return _pytest(python, ["-n", "auto", "-p", "no:cacheprovider", str(tests)])
+
+
+def cmd_layers() -> int:
+    python = dev_python()
+    lint_imports = python.parent / "lint-imports"
+    print(f"+ {lint_imports}", flush=True)
+    return subprocess.run([str(lint_imports)], cwd=ROOT).returncode
+
+
+def cmd_example() -> int:
+    python = dev_python()
+    return subprocess.run([str(python), str(EXAMPLE)], cwd=ROOT).returncode
+
+
+def cmd_ci() -> int:
+    steps = [("layers", cmd_layers), ("test", lambda: cmd_test([]))]
+    steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
+    failed = []
+    for name, step in steps:
+        print(f"\n=== {name}", flush=True)
+        if step() != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nCI failed: {', '.join(failed)}", flush=True)
+        return 1
+    print("\nCI passed: every step", flush=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    if not argv:
+        print(__doc__)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "test":
+        return cmd_test(rest)
+    if command == "isolated" and len(rest) == 1:
+        return cmd_isolated(rest[0])
+    if command == "layers":
+        return cmd_layers()
+    if command == "example":
+        return cmd_example()
+    if command == "ci":
+        return cmd_ci()
+    if command == "setup":
+        dev_python()
+        return 0
+    print(f"dev.py: unknown command {' '.join(argv)!r}.\n{__doc__}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
