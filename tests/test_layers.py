@@ -1,0 +1,45 @@
+"""The layering contract: packages import only downward, and never real JAX."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def _lint(env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_every_layer_contract_is_kept():
+    result = _lint()
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path):
+    # A copy of the bottom layer that imports the layer above it shadows the installed one.
+    copy = tmp_path / "laminax_pytree"
+    shutil.copytree(ROOT / "packages" / "pytree" / "src" / "laminax_pytree", copy)
+    (copy / "_upward.py").write_text("import laminax_core\n")
+    result = _lint({"PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0
+    assert "Layers import only downward BROKEN" in result.stdout
+
+
+def test_importing_real_jax_breaks_the_contract(tmp_path):
+    copy = tmp_path / "laminax_pytree"
+    shutil.copytree(ROOT / "packages" / "pytree" / "src" / "laminax_pytree", copy)
+    (copy / "_cheat.py").write_text("import jax\n")
+    result = _lint({"PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0
+    assert "laminax never imports real JAX BROKEN" in result.stdout
