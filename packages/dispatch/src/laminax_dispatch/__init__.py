@@ -1,1 +1,52 @@
-"""laminax-dispatch: single-device execution on XLA."""
+"""laminax-dispatch: backends, Arrays, device transfers and compilation on XLA.
+
+`laminax_dispatch.internal` holds what the layers above need (module building, compiling,
+executing, runtime tokens); this namespace is the user API the `laminax` facade re-exports.
+"""
+
+import os as _os
+
+# XLA's C++ logging prints INFO lines on client creation; JAX silences them the same way.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+from laminax_dispatch._array import Array as Array
+from laminax_dispatch._array import ArrayImpl as ArrayImpl
+from laminax_dispatch._array import Shard as Shard
+from laminax_dispatch._array import make_array as make_array
+from laminax_dispatch._backends import backends as backends
+from laminax_dispatch._backends import default_backend as default_backend
+from laminax_dispatch._backends import device_count as device_count
+from laminax_dispatch._backends import devices as devices
+from laminax_dispatch._backends import get_backend as get_backend
+from laminax_dispatch._backends import local_device_count as local_device_count
+from laminax_dispatch._backends import local_devices as local_devices
+from laminax_dispatch._backends import process_count as process_count
+from laminax_dispatch._backends import process_index as process_index
+from laminax_dispatch._device_put import block_until_ready as block_until_ready
+from laminax_dispatch._device_put import device_get as device_get
+from laminax_dispatch._device_put import device_put as device_put
+from laminax_dispatch._device_put import from_dlpack as from_dlpack
+from laminax_dispatch._sharding import Sharding as Sharding
+from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
+
+__all__ = [
+    "Array",
+    "ArrayImpl",
+    "Shard",
+    "Sharding",
+    "SingleDeviceSharding",
+    "backends",
+    "block_until_ready",
+    "default_backend",
+    "device_count",
+    "device_get",
+    "device_put",
+    "devices",
+    "from_dlpack",
+    "get_backend",
+    "local_device_count",
+    "local_devices",
+    "make_array",
+    "process_count",
+    "process_index",
+]

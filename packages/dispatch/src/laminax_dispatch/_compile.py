@@ -1,0 +1,256 @@
+"""Compiling StableHLO modules with XLA and running the executables.
+
+`compile_module(module, devices)` returns a jaxlib `LoadedExecutable`, looking first in a
+bounded in-memory LRU cache, then in the persistent cache (`_compilation_cache`), and only
+then compiling. `Executable` wraps a compiled module with its avals: calling it moves host
+arguments onto its device, threads runtime tokens for ordered effects, executes, and wraps the
+outputs as Arrays.
+
+Options: ``jax_log_compiles`` logs every compilation (module name, input avals, seconds) at
+WARNING level through `logging` (DEBUG otherwise); ``jax_dump_ir_to`` writes every module
+compiled to ``<dir>/<name>.mlir``, with source locations.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
+from laminax_core._avals import ShapedArray
+from laminax_core.config import config
+
+from laminax_dispatch import _compilation_cache
+from laminax_dispatch._array import ArrayImpl
+from laminax_dispatch._device_put import device_put
+from laminax_dispatch._mlir import module_to_bytecode, module_to_string, safe_module_name
+from laminax_dispatch._sharding import SingleDeviceSharding
+from laminax_dispatch._tokens import runtime_tokens
+
+__all__ = [
+    "Executable",
+    "cache_info",
+    "clear_caches",
+    "compile_module",
+    "compile_options",
+]
+
+logger = logging.getLogger("laminax_dispatch.compile")
+
+log_compiles = config.define_bool_state(
+    "jax_log_compiles",
+    False,
+    "Log each compilation (name, input avals, seconds) at WARNING level.",
+)
+dump_ir_to = config.define_optional_string_state(
+    "jax_dump_ir_to",
+    None,
+    "Directory to write each compiled module to, as <name>.mlir text with source locations.",
+)
+
+_CACHE_SIZE = 4096
+_lock = threading.Lock()
+_executables: collections.OrderedDict[str, _jax.LoadedExecutable] = collections.OrderedDict()
+_stats = {"hits": 0, "misses": 0, "disk_hits": 0}
+_dump_counter = itertools.count()
+
+
+def compile_options(devices: Sequence[xc.Device]) -> _jax.CompileOptions:
+    """Compile options for one replica per device of `devices`, in that order.
+
+    Args:
+      devices: the devices the executable runs on (one for single-device computations).
+
+    Returns:
+      A jaxlib `CompileOptions` with the device assignment set.
+    """
+    options = _jax.CompileOptions()
+    options.num_replicas = len(devices)
+    options.num_partitions = 1
+    ids = np.array([[d.id] for d in devices], dtype=np.int32)
+    options.device_assignment = _jax.DeviceAssignment.create(ids)
+    options.executable_build_options.use_spmd_partitioning = True
+    return options
+
+
+def _memory_key(bytecode: bytes, options: _jax.CompileOptions, devices) -> str:
+    digest = hashlib.sha256(bytecode)
+    digest.update(options.SerializeAsString())
+    digest.update(repr([(d.platform, d.id) for d in devices]).encode())
+    return digest.hexdigest()
+
+
+def _dump_module(name: str, module: ir.Module) -> None:
+    folder = Path(dump_ir_to.value)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{safe_module_name(name)}.mlir"
+    if path.exists():  # keep earlier dumps of a same-named module
+        path = folder / f"{safe_module_name(name)}.{next(_dump_counter)}.mlir"
+    path.write_text(module_to_string(module, enable_debug_info=True))
+
+
+def _module_name(module: ir.Module) -> str:
+    return ir.StringAttr(module.operation.attributes["sym_name"]).value
+
+
+def _backend_compile(client, bytecode, device_list, options, host_callbacks):
+    try:
+        if host_callbacks:
+            return client.compile_and_load(bytecode, device_list, options, list(host_callbacks))
+        return client.compile_and_load(bytecode, device_list, options)
+    except _jax.JaxRuntimeError as err:
+        raise RuntimeError(f"XLA could not compile the module: {err}") from err
+
+
+def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_text):
+    client = devices[0].client
+    device_list = _jax.DeviceList(tuple(devices))
+    key = _compilation_cache.cache_key(bytecode, options, devices) if (
+        _compilation_cache.is_enabled()) else None
+    if key is not None:
+        cached = _compilation_cache.get_executable(
+            key, client, device_list, options, host_callbacks
+        )
+        if cached is not None:
+            _stats["disk_hits"] += 1
+            logger.debug("Persistent compilation cache hit for %s.", name)
+            return cached
+    start = time.perf_counter()
+    executable = _backend_compile(client, bytecode, device_list, options, host_callbacks)
+    seconds = time.perf_counter() - start
+    level = logging.WARNING if log_compiles.value else logging.DEBUG
+    logger.log(level, "Finished XLA compilation of %s for [%s] in %.6f sec",
+               name, avals_text, seconds)
+    if key is not None:
+        _compilation_cache.put_executable(key, client, executable, seconds)
+    return executable
+
+
+def compile_module(
+    module: ir.Module,
+    devices: Sequence[xc.Device],
+    *,
+    in_avals: Sequence[ShapedArray] = (),
+    host_callbacks: Sequence[Any] = (),
+) -> _jax.LoadedExecutable:
+    """Compiles `module` for `devices`, reusing a cached executable when there is one.
+
+    Args:
+      module: a StableHLO module with a public ``main``.
+      devices: the devices to run on (one replica each).
+      in_avals: the input avals, for the compile log.
+      host_callbacks: Python host callbacks the module calls (kept alive by the executable);
+        modules with callbacks are not cached.
+
+    Returns:
+      The loaded executable.
+
+    Raises:
+      RuntimeError: XLA rejected the module (the message is XLA's).
+    """
+    name = _module_name(module)
+    if dump_ir_to.value:
+        _dump_module(name, module)
+    bytecode = module_to_bytecode(module)
+    options = compile_options(devices)
+    avals_text = ", ".join(a.str_short() for a in in_avals)
+    if host_callbacks:
+        return _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_text)
+    key = _memory_key(bytecode, options, devices)
+    with _lock:
+        executable = _executables.get(key)
+        if executable is not None:
+            _executables.move_to_end(key)
+            _stats["hits"] += 1
+            return executable
+        _stats["misses"] += 1
+    executable = _compile_uncached(name, bytecode, devices, options, (), avals_text)
+    with _lock:
+        _executables[key] = executable
+        while len(_executables) > _CACHE_SIZE:
+            _executables.popitem(last=False)
+    return executable
+
+
+def cache_info() -> dict[str, int]:
+    """Counts of in-memory hits and misses, persistent-cache hits, and the in-memory size."""
+    with _lock:
+        return {**_stats, "size": len(_executables)}
+
+
+def clear_caches() -> None:
+    """Empties the in-memory executable cache and resets its counters."""
+    with _lock:
+        _executables.clear()
+        for key in _stats:
+            _stats[key] = 0
+
+
+class Executable:
+    """A compiled module on one device, callable on Arrays and host values.
+
+    Args:
+      executable: the jaxlib `LoadedExecutable`.
+      name: the module's name, for error messages.
+      in_avals: the avals main expects (after the tokens).
+      out_avals: the avals main returns (after the tokens).
+      ordered_effects: one hashable per runtime token main threads through, in order.
+    """
+
+    def __init__(self, executable, name: str, in_avals, out_avals, ordered_effects=()):
+        self.xla_executable = executable
+        self.name = name
+        self.in_avals = tuple(in_avals)
+        self.out_avals = tuple(out_avals)
+        self.ordered_effects = tuple(ordered_effects)
+        (self.device,) = executable.local_devices()
+        self._sharding = SingleDeviceSharding(self.device)
+
+    def _input(self, x, aval: ShapedArray, index: int) -> ArrayImpl:
+        if not isinstance(x, _jax.ArrayImpl):
+            x = device_put(x, self.device, _weak_type=aval.weak_type)
+        elif x.sharding._device != self.device:
+            x = device_put(x, self.device)
+        if (x.shape, x.dtype) != (aval.shape, aval.dtype):
+            raise TypeError(
+                f"{self.name} was compiled for argument {index} of type {aval.str_short()}, "
+                f"but got {x.dtype.name}{list(x.shape)}; recompile for the new type."
+            )
+        return x
+
+    def __call__(self, *args, committed: bool = False) -> list[ArrayImpl]:
+        if len(args) != len(self.in_avals):
+            raise TypeError(
+                f"{self.name} was compiled for {len(self.in_avals)} arguments, got {len(args)}."
+            )
+        inputs = [self._input(x, a, i) for i, (x, a) in enumerate(zip(args, self.in_avals))]
+        handlers = [
+            _jax.array_result_handler(a, self._sharding, committed, True) for a in self.out_avals
+        ]
+        if not self.ordered_effects:
+            results = self.xla_executable.execute_sharded(inputs)
+            return results.consume_with_handlers(handlers)
+        tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
+        results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
+        token_outs = results.consume_with_handlers(
+            [lambda bufs: bufs] * len(tokens), strict=False
+        )
+        runtime_tokens.set_output_runtime_token(self.device, results.consume_token().get_token(0))
+        for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
+            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
+        return results.consume_with_handlers(handlers)
+
+
+def _wrap_token(buffer, device) -> ArrayImpl:
+    aval = ShapedArray((0,), np.bool_)
+    return _jax.ArrayImpl(aval, SingleDeviceSharding(device), [buffer], True, True)

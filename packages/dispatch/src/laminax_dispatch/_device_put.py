@@ -1,0 +1,240 @@
+"""Moving data between host and devices: `device_put`, `device_get`, `block_until_ready`.
+
+Committed and uncommitted arrays (JAX's rule): `device_put(x)` without a device gives an
+*uncommitted* array on the default device, which computations may move next to their other
+arguments; `device_put(x, device)` gives a *committed* one, which pins every computation that
+uses it to that device. Two committed arguments on different devices are an error
+(`devices_for_args`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+from laminax_core import dtypes
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_pytree import tree_leaves, tree_map
+
+from laminax_dispatch._array import ArrayImpl, _deleted_error
+from laminax_dispatch._backends import get_backend
+from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
+
+__all__ = ["block_until_ready", "device_get", "device_put", "devices_for_args", "from_dlpack"]
+
+
+def _target(device: xc.Device | Sharding | None) -> tuple[xc.Device, bool]:
+    """The device to place data on, and whether the result is committed to it."""
+    if device is None:
+        return get_backend().local_devices()[0], False
+    if isinstance(device, xc.Device):
+        return device, True
+    if isinstance(device, _jax.SingleDeviceSharding):
+        return device._device, True
+    if isinstance(device, Sharding):
+        raise NotImplementedError(
+            f"device_put to {type(device).__name__} needs laminax_pjit (multi-device arrays); "
+            "this layer places data on a single device."
+        )
+    raise TypeError(
+        f"device_put: device must be a Device, a Sharding or None, got {device!r} of type "
+        f"{type(device).__name__}. Pick one from laminax.devices()."
+    )
+
+
+def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray]:
+    """The aval and the host array (of the canonical dtype) for a non-Array leaf."""
+    try:
+        aval = get_aval(x)
+    except TypeError as err:
+        raise TypeError(
+            f"device_put: argument {x!r} of type {type(x)} is not a valid array type; pass "
+            "NumPy arrays, Python or NumPy scalars, Arrays, or pytrees of them."
+        ) from err
+    if isinstance(x, int) and not isinstance(x, bool):
+        info = np.iinfo(aval.dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {aval.dtype.name}")
+    if weak_type is not None:
+        aval = aval.update(weak_type=weak_type)
+    return aval, np.asarray(x, dtype=aval.dtype)
+
+
+def _put_host(x: Any, device, weak_type: bool | None = None) -> ArrayImpl:
+    target, committed = _target(device)
+    aval, value = _host_value(x, weak_type)
+    sharding = SingleDeviceSharding(target)
+    return _jax.batched_device_put(aval, sharding, [value], [target], committed)
+
+
+def _put_array(x: ArrayImpl, device) -> ArrayImpl:
+    if device is None:
+        return x
+    target, _ = _target(device)
+    if x.is_deleted():
+        raise _deleted_error(x)
+    sharding = SingleDeviceSharding(target)
+    if x.sharding == sharding:
+        if x.committed:
+            return x
+        # Same buffer, now committed: only the array's metadata changes.
+        return _jax.ArrayImpl(x.aval, sharding, [x._arrays[0]], True, True)
+    if len(x._arrays) == 1 and x._arrays[0].sharding._device.client == target.client:
+        moved = _jax.batched_copy_array_to_devices_with_sharding(
+            [x], [_jax.DeviceList((target,))], [sharding], [_jax.ArrayCopySemantics.ALWAYS_COPY]
+        )[0]
+        return _jax.ArrayImpl(x.aval, sharding, [moved._arrays[0]], True, True)
+    # Another backend (or a sharded source): go through the host.
+    return _jax.batched_device_put(x.aval, sharding, [np.asarray(x)], [target], True)
+
+
+def device_put(x: Any, device: xc.Device | Sharding | None = None, *, _weak_type=None) -> Any:
+    """Places `x` (an array, scalar or pytree of them) on a device.
+
+    Args:
+      x: a NumPy array, Python or NumPy scalar, Array, or a pytree of these.
+      device: a `Device` or `SingleDeviceSharding` to commit the result to, or None to put it
+        on the default device uncommitted (Arrays are then returned unchanged).
+
+    Returns:
+      Arrays with the structure of `x`. Python scalars become weakly typed; 64-bit dtypes
+      become 32-bit unless ``jax_enable_x64`` is on.
+
+    Raises:
+      TypeError: a leaf is not an array type (a string, an arbitrary object).
+      OverflowError: a Python int does not fit the canonical integer dtype.
+
+    Example:
+      >>> from laminax_dispatch import device_put
+      >>> device_put(1.0)
+      Array(1., dtype=float32, weak_type=True)
+    """
+
+    def put(leaf):
+        if isinstance(leaf, _jax.ArrayImpl):
+            return _put_array(leaf, device)
+        return _put_host(leaf, device, _weak_type)
+
+    return tree_map(put, x)
+
+
+def device_get(x: Any) -> Any:
+    """Copies the Arrays in pytree `x` to host NumPy arrays; other leaves are returned as is.
+
+    Every copy starts before the first one is waited for, so transfers overlap.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_dispatch import device_get, device_put
+      >>> device_get({"a": device_put(np.ones(2, np.float32))})
+      {'a': array([1., 1.], dtype=float32)}
+    """
+    for leaf in tree_leaves(x):
+        if isinstance(leaf, _jax.ArrayImpl):
+            leaf.copy_to_host_async()
+    return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, _jax.ArrayImpl) else leaf, x)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Waits until every Array in pytree `x` has been computed; returns `x`.
+
+    Raises:
+      RuntimeError: an Array was deleted or donated.
+
+    Example:
+      >>> from laminax_dispatch import block_until_ready, device_put
+      >>> block_until_ready([device_put(1.0)])
+      [Array(1., dtype=float32, weak_type=True)]
+    """
+    arrays = [leaf for leaf in tree_leaves(x) if isinstance(leaf, _jax.ArrayImpl)]
+    try:
+        _jax.batched_block_until_ready(arrays)
+    except _jax.JaxRuntimeError as err:
+        deleted = [a for a in arrays if a.is_deleted()]
+        if deleted:
+                raise _deleted_error(deleted[0]) from err
+        raise
+    return x
+
+
+def _describe(x: ArrayImpl) -> str:
+    ids = sorted(d.id for d in x.sharding.device_set)
+    platform = next(iter(x.sharding.device_set)).platform.upper()
+    return (
+        f"with shape {x.dtype.name}[{','.join(map(str, x.shape))}] and with device ids {ids} "
+        f"on platform {platform}"
+    )
+
+
+def devices_for_args(
+    args: Sequence[Any], arg_names: Sequence[str] | None = None, fun_name: str = "<unnamed>"
+) -> xc.Device | None:
+    """The device a computation on `args` must run on: that of its committed Arrays.
+
+    Args:
+      args: the flat arguments.
+      arg_names: a name per argument for the error message (default ``args[i]``).
+      fun_name: the function's name for the error message.
+
+    Returns:
+      The committed arguments' common device, or None when no argument is committed (the
+      computation may then run on the default device).
+
+    Raises:
+      ValueError: two committed arguments are on different devices (JAX's message).
+    """
+    names = list(arg_names) if arg_names is not None else [f"args[{i}]" for i in range(len(args))]
+    first = None
+    for name, x in zip(names, args, strict=True):
+        if not isinstance(x, _jax.ArrayImpl) or not x._committed:
+            continue
+        if first is None:
+            first = (name, x)
+        elif x.sharding.device_set != first[1].sharding.device_set:
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument "
+                f"{first[0]} of {fun_name} {_describe(first[1])} and argument {name} of "
+                f"{fun_name} {_describe(x)}"
+            )
+    return None if first is None else next(iter(first[1].sharding.device_set))
+
+
+def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | None = None):
+    """An Array sharing (or, with ``copy=True``, copying) the memory of a DLPack producer.
+
+    Args:
+      external: an object with ``__dlpack__`` and ``__dlpack_device__`` (a NumPy array, a
+        torch tensor, another Array).
+      device: the device to place the result on (default: the producer's CPU device 0).
+      copy: True to always copy, False to never copy (raise instead), None to copy only if
+        needed.
+
+    Returns:
+      An uncommitted Array (committed when `device` is given).
+
+    Raises:
+      TypeError: `external` does not implement the DLPack protocol.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_dispatch import from_dlpack
+      >>> from_dlpack(np.arange(3, dtype=np.int32))
+      Array([0, 1, 2], dtype=int32)
+    """
+    if not hasattr(external, "__dlpack__") or not hasattr(external, "__dlpack_device__"):
+        raise TypeError(
+            f"from_dlpack needs an object with __dlpack__ and __dlpack_device__, got "
+            f"{type(external).__name__}; convert it with np.asarray and use device_put instead."
+        )
+    dtype = np.dtype(external.dtype)
+    if dtypes.canonicalize_dtype(dtype) != dtype:
+        # A 64-bit producer with x64 off: convert through the host, as device_put would.
+        return device_put(np.from_dlpack(external), device)
+    target, committed = _target(device)
+    capsule = external.__dlpack__()
+    buffer = _jax.dlpack_managed_tensor_to_buffer(capsule, target, None, copy)
+    aval = ShapedArray(np.shape(external), dtype)
+    return _jax.ArrayImpl(aval, SingleDeviceSharding(target), [buffer], committed, True)

@@ -1,0 +1,85 @@
+"""Runtime tokens: keeping side effects in program order across dispatched computations.
+
+A computation with ordered effects (printing, io callbacks) takes one ``!stablehlo.token`` per
+effect as its first arguments and returns the updated tokens first. At run time laminax passes
+a token *buffer* (an empty bool array) in each of those slots: the one the previous
+computation with that effect returned. XLA does not start a computation before its inputs are
+ready, so each effect's computations run one after another, in dispatch order, even though
+dispatch itself is asynchronous. The first computation of an effect gets a fresh buffer.
+
+Every computation that runs with tokens also returns a PJRT *runtime token* per device, which
+becomes ready when the computation (and its host callbacks) finished. `effects_barrier()`
+waits on all of them, which is how `laminax.effects_barrier()` and interpreter exit guarantee
+that every effect has happened.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+
+__all__ = ["RuntimeTokenSet", "effects_barrier", "runtime_tokens"]
+
+
+class RuntimeTokenSet(threading.local):
+    """The current token of each ordered effect and the last runtime token of each device.
+
+    Per thread, as in JAX: effects are ordered within the thread that dispatches them.
+    """
+
+    def __init__(self):
+        self.current_tokens: dict[Any, _jax.ArrayImpl] = {}
+        self.output_runtime_tokens: dict[xc.Device, Any] = {}
+
+    def get_token_input(self, effect: Any, device: xc.Device) -> _jax.ArrayImpl:
+        """The token buffer to pass for `effect` to a computation running on `device`."""
+        from laminax_dispatch._device_put import device_put
+
+        token = self.current_tokens.get(effect)
+        if token is None:
+            token = device_put(np.zeros(0, np.bool_), device)
+        elif token.sharding._device != device:
+            token = device_put(token, device)
+        self.current_tokens[effect] = token
+        return token
+
+    def set_token_result(self, effect: Any, token: _jax.ArrayImpl) -> None:
+        """Records the token a computation returned for `effect` (the next one's input)."""
+        self.current_tokens[effect] = token
+
+    def set_output_runtime_token(self, device: xc.Device, token: Any) -> None:
+        """Records the runtime token of the latest computation on `device`."""
+        # Computations on one device run in order, so only the newest token matters.
+        self.output_runtime_tokens[device] = token
+
+    def block_until_ready(self) -> None:
+        """Waits for every recorded token, then forgets them."""
+        for token in self.current_tokens.values():
+            token.block_until_ready()
+        for token in self.output_runtime_tokens.values():
+            token.block_until_ready()
+        self.current_tokens.clear()
+        self.output_runtime_tokens.clear()
+
+
+runtime_tokens = RuntimeTokenSet()
+
+
+def effects_barrier() -> None:
+    """Waits until every side effect dispatched so far (in this thread) has happened.
+
+    Example:
+      >>> from laminax_dispatch.internal import effects_barrier
+      >>> effects_barrier()
+    """
+    runtime_tokens.block_until_ready()
+
+
+@atexit.register
+def _wait_for_tokens_at_exit() -> None:
+    runtime_tokens.block_until_ready()
