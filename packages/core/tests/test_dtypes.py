@@ -334,7 +334,7 @@ def test_can_cast():
         (bfloat16, np.float16, "float32"),
         (np.float16, float, "float16"),
         (np.uint8, int, "uint8"),
-        (int, float, "float64"),  # a weak node gives the default dtype of the mode
+        (int, float, "float64"),  # a weak result is NumPy's dtype for the Python type
         (bool, int, "int64"),
         (np.int32, complex, "complex128"),
         (np.float32, np.complex64, "complex64"),
@@ -347,6 +347,12 @@ def test_promote_types_pairs(a, b, expected):
     with enable_x64(True):
         assert promote_types(a, b) == D(expected)
         assert promote_types(b, a) == D(expected)
+
+
+def test_promote_types_of_weak_types_is_64_bit_even_without_x64():
+    assert promote_types(bool, int) == D("int64")
+    assert promote_types(int, float) == D("float64")
+    assert promote_types(np.int8, int) == D("int8")
 
 
 def test_x32_lattice_keeps_uint32_int32_32_bit():

@@ -716,6 +716,7 @@ def to_complex_dtype(dtype: Any) -> np.dtype:
 _I, _F, _C = "int*", "float*", "complex*"
 _WEAK_NODE_OF_TYPE = {int: _I, float: _F, complex: _C}
 _WEAK_NODE_KIND = {_I: "i", _F: "f", _C: "c"}
+_WEAK_NODE_NUMPY_DTYPE = {_I: np.dtype(int), _F: np.dtype(float), _C: np.dtype(complex)}
 _NARROW_FLOAT_NAMES = [d.name for d in _narrow_float_dtypes]
 _INTN_NAMES = [d.name for d in _intn_dtypes]
 _ALL_STRONG = [
@@ -839,7 +840,8 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     """The dtype two operands of dtypes `a` and `b` promote to, on JAX's lattice.
 
     The Python types `int`, `float` and `complex` stand for weakly typed scalars and never widen
-    the other operand. The result is not canonicalized (see `result_type` for that).
+    the other operand. The result is not canonicalized (see `result_type` for that): when both
+    operands are weak the result is NumPy's dtype for the Python type (`int` -> int64).
 
     Raises:
       TypePromotionError: no implicit promotion exists (e.g. float8 with bfloat16).
@@ -852,7 +854,9 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     """
     nodes = frozenset(_promote_node(a) for a in (a, b))
     lub = _least_upper_bound(_numpy_dtype_promotion.value, _enable_x64.value, nodes)
-    return _node_dtype(lub)
+    # As in JAX (and NumPy), a weak result is the 64-bit dtype of its Python type, whatever the
+    # x64 mode: promote_types(int, bool) is int64.
+    return _WEAK_NODE_NUMPY_DTYPE.get(lub) or np.dtype(lub)
 
 
 def _promote_node(x: Any) -> str:
