@@ -31,7 +31,7 @@ from laminax_core._avals import ShapedArray
 from laminax_core.config import config
 
 from laminax_dispatch import _compilation_cache
-from laminax_dispatch._array import ArrayImpl
+from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._device_put import device_put
 from laminax_dispatch._mlir import module_to_bytecode, module_to_string, safe_module_name
 from laminax_dispatch._sharding import SingleDeviceSharding
@@ -219,6 +219,8 @@ class Executable:
     def _input(self, x, aval: ShapedArray, index: int) -> ArrayImpl:
         if not isinstance(x, _jax.ArrayImpl):
             x = device_put(x, self.device, _weak_type=aval.weak_type)
+        elif x.is_deleted():
+            raise _deleted_error(x)
         elif x.sharding._device != self.device:
             x = device_put(x, self.device)
         if (x.shape, x.dtype) != (aval.shape, aval.dtype):
