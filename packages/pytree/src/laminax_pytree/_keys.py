@@ -26,6 +26,19 @@ DictKey = _jaxlib_pytree.DictKey
 GetAttrKey = _jaxlib_pytree.GetAttrKey
 FlattenedIndexKey = _jaxlib_pytree.FlattenedIndexKey
 
+# jaxlib 0.10.2's key classes carry no docstrings; give them ours (help() shows these).
+_KEY_DOCS = {
+    SequenceKey: "Key of a list or tuple child: `SequenceKey(idx)`, printed `[idx]`.",
+    DictKey: "Key of a dict child: `DictKey(key)`, printed `[key!r]`.",
+    GetAttrKey: "Key of an attribute child (namedtuple, dataclass): `GetAttrKey(name)`, "
+    "printed `.name`.",
+    FlattenedIndexKey: "Key of the i-th child of a node registered without keys: "
+    "`FlattenedIndexKey(key)`, printed `[<flat index key>]`.",
+}
+for _cls, _doc in _KEY_DOCS.items():
+    if not _cls.__doc__:
+        _cls.__doc__ = _doc
+
 # Type aliases, as JAX spells them: any object can be a key entry; a path is a tuple of them.
 KeyEntry = TypeVar("KeyEntry", bound=Any)
 KeyPath = tuple[KeyEntry, ...]

@@ -44,6 +44,12 @@ __all__ = [
 
 T = TypeVar("T")
 PyTreeDef = _jaxlib_pytree.PyTreeDef
+if not PyTreeDef.__doc__:  # jaxlib 0.10.2 gives the class none
+    PyTreeDef.__doc__ = (
+        "The structure of a pytree without its leaves (jaxlib's C++ class): `num_leaves`, "
+        "`num_nodes`, `children()`, `unflatten(leaves)`, `flatten_up_to(tree)`, "
+        "`compose(inner)`, `node_data()`; hashable, comparable and picklable."
+    )
 
 # The registry's bound methods, looked up once: the hot functions call these directly.
 _flatten = default_registry.flatten
