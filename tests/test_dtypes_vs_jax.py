@@ -172,8 +172,9 @@ with warnings.catch_warnings():
         "arrays": [str(jax.dtypes.result_type(np.zeros(2, n))) for n in names],
         "scalar_type": [jax.dtypes.scalar_type_of(np.zeros(1, n)).__name__ for n in names],
         "bits": [jax.dtypes.itemsize_bits(n) for n in names],
-        "defaults": [str(f()) for f in (jdtypes.default_int_dtype, jdtypes.default_uint_dtype,
-                                        jdtypes.default_float_dtype, jdtypes.default_complex_dtype)],
+        "defaults": [str(f()) for f in (
+            jdtypes.default_int_dtype, jdtypes.default_uint_dtype,
+            jdtypes.default_float_dtype, jdtypes.default_complex_dtype)],
         "coerce": [str(jdtypes.coerce_to_array(v).dtype) for v in (True, 3, 2.5, 1j)],
         "user": [describe(lambda: str(jdtypes.check_and_canonicalize_user_dtype(d, "zeros")))
                  for d in (float, int, complex, bool, "float64", "int64", "bfloat16")],
@@ -196,8 +197,9 @@ def test_single_dtype_helpers_match_jax(x64):
             "arrays": [str(dtypes.result_type(np.zeros(2, n))) for n in names],
             "scalar_type": [dtypes.scalar_type_of(np.zeros(1, n)).__name__ for n in names],
             "bits": [dtypes.itemsize_bits(n) for n in names],
-            "defaults": [str(f()) for f in (dtypes.default_int_dtype, dtypes.default_uint_dtype,
-                                            dtypes.default_float_dtype, dtypes.default_complex_dtype)],
+            "defaults": [str(f()) for f in (
+                dtypes.default_int_dtype, dtypes.default_uint_dtype,
+                dtypes.default_float_dtype, dtypes.default_complex_dtype)],
             "coerce": [str(dtypes.coerce_to_array(v).dtype) for v in (True, 3, 2.5, 1j)],
             "user": [str(dtypes.check_and_canonicalize_user_dtype(d, "zeros"))
                      for d in (float, int, complex, bool, "float64", "int64", "bfloat16")],

@@ -463,7 +463,8 @@ def test_absl_flags_are_defined_with_option_types():
         "from laminax_core.config import config\n"
         "config.parse_flags_with_absl(['prog'])\n"
         "f = flags.FLAGS\n"
-        "print(type(f['jax_enable_x64']).__name__, f['jax_numpy_rank_promotion'].parser.enum_values)"
+        "print(type(f['jax_enable_x64']).__name__,\n"
+        "      f['jax_numpy_rank_promotion'].parser.enum_values)"
     )
     out = _run_fresh(code)
     assert out.startswith("BooleanFlag") and "'raise'" in out

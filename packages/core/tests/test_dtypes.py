@@ -260,7 +260,8 @@ def test_issubdtype_narrow_floats(dt):
 
 
 def test_issubdtype_narrow_ints_and_standard():
-    assert dtypes.issubdtype(int4, np.signedinteger) and dtypes.issubdtype("uint2", np.unsignedinteger)
+    assert dtypes.issubdtype(int4, np.signedinteger)
+    assert dtypes.issubdtype("uint2", np.unsignedinteger)
     assert not dtypes.issubdtype(int4, np.unsignedinteger)
     assert dtypes.issubdtype(np.int8, np.integer) and not dtypes.issubdtype(np.int8, np.floating)
     assert dtypes.issubdtype(np.float32, "float32") and dtypes.issubdtype(bool, np.bool_)

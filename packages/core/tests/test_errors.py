@@ -129,7 +129,7 @@ def test_aval_str_short_is_used_when_present():
         (TracerBoolConversionError, r"Attempted boolean conversion of traced array .*int8\[5\]"),
         (TracerArrayConversionError, r"(?s)__array__\(\) was called on .*int8\[5\].*laminax.numpy"),
         (TracerIntegerConversionError, r"__index__\(\) method was called on .*int8\[5\]"),
-        (NonConcreteBooleanIndexError, r"(?s)boolean indices must be concrete.*int8\[5\].*jnp.where"),
+        (NonConcreteBooleanIndexError, r"(?s)indices must be concrete.*int8\[5\].*jnp.where"),
     ],
 )
 def test_tracer_errors_messages(cls, pattern):
@@ -150,3 +150,17 @@ def test_message_only_errors():
     with pytest.raises(KeyReuseError, match="key passed at index 0"):
         raise KeyReuseError("Previously used key passed at index 0")
     assert str(JaxprTypeError("bad eqn")) == "bad eqn"
+
+
+def test_origin_fragment_becomes_a_sentence():
+    tracer = Tracer(debug_info="created by jit at f.py:3")
+    message = str(TracerBoolConversionError(tracer))
+    assert "\nThis tracer was created by jit at f.py:3.\n" in message
+
+
+def test_tracer_without_aval_is_still_described():
+    class Opaque:
+        def __repr__(self):
+            return "Opaque()"
+
+    assert "traced value Opaque()" in str(TracerArrayConversionError(Opaque()))

@@ -303,7 +303,8 @@ def _string_parser(name: str, optional: bool) -> Callable[[Any], Any]:
             return None
         if not isinstance(value, str):
             allowed = "a string or None" if optional else "a string"
-            raise TypeError(f"{name} takes {allowed}, got {value!r} of type {type(value).__name__}.")
+            kind = type(value).__name__
+            raise TypeError(f"{name} takes {allowed}, got {value!r} of type {kind}.")
         return value
 
     return parse
@@ -629,7 +630,8 @@ class Config:
         from absl import flags
 
         argv = sys.argv if argv is None else argv
-        ours = [a for a in itertools.takewhile(lambda a: a != "--", argv[1:]) if a.startswith("--jax")]
+        before_separator = itertools.takewhile(lambda a: a != "--", argv[1:])
+        ours = [a for a in before_separator if a.startswith("--jax")]
         if not self.use_absl:
             self.use_absl = True
             self._absl_flags = flags

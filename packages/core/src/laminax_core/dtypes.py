@@ -294,7 +294,7 @@ def canonicalize_dtype(dtype: Any) -> np.dtype:
 
 
 def _truncate_explicit_x64(np_dtype: np.dtype, fun_name: str) -> np.dtype:
-    """Canonicalizes an explicitly requested dtype, warning or raising per jax_explicit_x64_dtypes."""
+    """Canonicalizes a dtype the user asked for; warns or raises per jax_explicit_x64_dtypes."""
     mode = _explicit_x64_dtypes.value
     if mode == "allow" or _enable_x64.value:
         return np_dtype
@@ -871,6 +871,14 @@ def _dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
     typ = type(x)
     if typ in _WEAK_SCALAR_TYPES:
         return _DEFAULTS[_SCALAR_KIND[typ]][_enable_x64.value], True
+    if isinstance(x, np.dtype):  # a dtype the user named: 64-bit ones warn when x64 is off
+        if x not in _valid_dtypes:
+            raise _invalid_dtype_error(x, x)
+        return (_truncate_explicit_x64(x, "result_type") if x in _TO_32BIT else x), False
+    if typ is np.ndarray or isinstance(x, np.generic):  # NumPy values are never weak
+        if x.dtype not in _valid_dtypes:
+            raise _invalid_dtype_error(x, x.dtype)
+        return canonicalize_dtype(x.dtype), False
     if typ is type and x in _SCALAR_KIND:
         return _DEFAULTS[_SCALAR_KIND[x]][_enable_x64.value], x is not bool
     if typ is bool:
@@ -881,38 +889,52 @@ def _dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
     np_dtype = _raw_dtype(x)
     if np_dtype not in _valid_dtypes:
         raise _invalid_dtype_error(x, np_dtype)
-    if isinstance(x, (str, np.dtype, type)):  # a dtype the user asked for by name
+    if isinstance(x, (str, type)):  # a dtype the user asked for by name
         np_dtype = _truncate_explicit_x64(np_dtype, "result_type")
     else:
         np_dtype = canonicalize_dtype(np_dtype)
     return np_dtype, is_weakly_typed(x)
 
 
-def _lattice_result_type(args: tuple[Any, ...]) -> tuple[np.dtype, bool]:
-    dtypes, weak_types = zip(*(_dtype_and_weak_type(arg) for arg in args), strict=True)
-    mode = _numpy_dtype_promotion.value
-    x64 = _enable_x64.value
+_NODE_OF_DTYPE = {np.dtype(name): name for name in _ALL_STRONG}
+
+
+def _strong_node(np_dtype: np.dtype) -> str:
+    # A dict lookup: `np.dtype.name` is computed in Python by NumPy and is slow.
+    return _NODE_OF_DTYPE.get(np_dtype) or np_dtype.name
+
+
+@functools.lru_cache(maxsize=4096)
+def _promote(
+    mode: str, x64: bool, dtypes: tuple[np.dtype, ...], weak_types: tuple[bool, ...]
+) -> tuple[np.dtype | str, bool]:
+    """The promoted dtype (or the lattice node to turn into one) and whether it is weak."""
     if len(dtypes) == 1:
-        out_dtype, weak = dtypes[0], weak_types[0]
-    elif len(set(dtypes)) == 1 and not all(weak_types):
-        out_dtype, weak = dtypes[0], False
-    elif all(weak_types) and mode != "strict":
+        return dtypes[0], weak_types[0]
+    if len(set(dtypes)) == 1 and not all(weak_types):
+        return dtypes[0], False
+    if all(weak_types) and mode != "strict":
         # Promote the dtypes as if strong, then mark the result weak.
-        lub = _least_upper_bound(mode, x64, frozenset(d.name for d in dtypes))
-        out_dtype, weak = _explicit_node_dtype(lub), True
-    else:
-        nodes = frozenset(
-            _weak_node(d) if w else d.name for d, w in zip(dtypes, weak_types, strict=True)
-        )
-        lub = _least_upper_bound(mode, x64, nodes)
-        out_dtype, weak = _explicit_node_dtype(lub), lub in _WEAK_NODE_KIND
+        return _least_upper_bound(mode, x64, frozenset(map(_strong_node, dtypes))), True
+    nodes = frozenset(
+        _weak_node(d) if w else _strong_node(d) for d, w in zip(dtypes, weak_types, strict=True)
+    )
+    lub = _least_upper_bound(mode, x64, nodes)
+    return lub, lub in _WEAK_NODE_KIND
+
+
+def _lattice_result_type(args: tuple[Any, ...]) -> tuple[np.dtype, bool]:
+    dtypes, weak_types = zip(*map(_dtype_and_weak_type, args), strict=True)
+    out, weak = _promote(_numpy_dtype_promotion.value, _enable_x64.value, dtypes, weak_types)
+    out_dtype = _explicit_node_dtype(out) if isinstance(out, str) else out
     return out_dtype, weak and out_dtype != _BOOL
 
 
 def _explicit_node_dtype(node: str) -> np.dtype:
     if node in _WEAK_NODE_KIND:
         return _node_dtype(node)
-    return _truncate_explicit_x64(np.dtype(node), "result_type")
+    np_dtype = np.dtype(node)
+    return _truncate_explicit_x64(np_dtype, "result_type") if np_dtype in _TO_32BIT else np_dtype
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:

@@ -65,9 +65,12 @@ def tracer_origin(tracer: Any) -> str:
     else:
         debug_info = getattr(tracer, "_debug_info", None)
         text = "" if debug_info is None else str(debug_info)
+    text = text.strip()
     if not text:
         return ""
-    return text if text.startswith("\n") else "\n" + text
+    if text[0].islower():  # a fragment such as "created by jit at f.py:3"
+        text = f"This tracer was {text.rstrip('.')}."
+    return "\n" + text
 
 
 class _LaminaxErrorMixin:
