@@ -17,8 +17,7 @@ def make_tree(num_leaves: int) -> dict:
     Five leaves per layer, in a dict of lists so dicts, tuples and lists all appear.
     """
     layers = [
-        {"w": 1.0 * i, "b": (2.0, 3.0), "extra": [4.0, None, 5.0]}
-        for i in range(num_leaves // 5)
+        {"w": 1.0 * i, "b": (2.0, 3.0), "extra": [4.0, None, 5.0]} for i in range(num_leaves // 5)
     ]
     return {"layers": layers, "step": 0}
 
@@ -34,13 +33,9 @@ def benchmarks(jax) -> dict:
             return x
 
         cases[f"flatten/{label}"] = lambda tree=tree: tree_util.tree_flatten(tree)
-        cases[f"unflatten/{label}"] = lambda td=treedef, lv=leaves: tree_util.tree_unflatten(
-            td, lv
-        )
+        cases[f"unflatten/{label}"] = lambda td=treedef, lv=leaves: tree_util.tree_unflatten(td, lv)
         cases[f"map/{label}"] = lambda tree=tree: tree_util.tree_map(identity, tree)
-        cases[f"map2/{label}"] = lambda tree=tree: tree_util.tree_map(
-            lambda x, y: x, tree, tree
-        )
+        cases[f"map2/{label}"] = lambda tree=tree: tree_util.tree_map(lambda x, y: x, tree, tree)
         cases[f"flatten_with_path/{label}"] = lambda tree=tree: tree_util.tree_flatten_with_path(
             tree
         )

@@ -2,9 +2,8 @@
 
 import collections
 
-import pytest
-
 import laminax_pytree as tu
+import pytest
 
 
 def test_flatten_with_path_gives_a_path_per_leaf_and_the_same_treedef():
@@ -30,7 +29,9 @@ def test_leaves_with_path_and_is_leaf_forms():
 
 
 def test_map_with_path_passes_path_first():
-    out = tu.tree_map_with_path(lambda p, x, y: (tu.keystr(p), x + y), [1, {"k": 2}], [10, {"k": 20}])
+    out = tu.tree_map_with_path(
+        lambda p, x, y: (tu.keystr(p), x + y), [1, {"k": 2}], [10, {"k": 20}]
+    )
     assert out == [("[0]", 11), {"k": ("[1]['k']", 22)}]
 
 
@@ -45,8 +46,11 @@ def test_map_with_path_is_leaf_forms():
 
 
 def test_map_with_path_mismatch_names_key_path():
-    with pytest.raises(ValueError, match=r"tree_map_with_path: argument 1 differs from argument 0 "
-                       r"at key path \['a'\]: argument 0 has a list of length 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"tree_map_with_path: argument 1 differs from argument 0 "
+        r"at key path \['a'\]: argument 0 has a list of length 2",
+    ):
         tu.tree_map_with_path(lambda p, x, y: x, {"a": [1, 2]}, {"a": [1]})
 
 

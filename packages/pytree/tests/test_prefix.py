@@ -2,16 +2,20 @@
 
 import collections
 
-import pytest
-
 import laminax_pytree as tu
+import pytest
 from laminax_pytree import internal
 
 
 def test_internal_surface_is_declared():
     assert set(internal.__all__) == {
-        "broadcast_prefix", "first_mismatch", "flatten_args", "flatten_axes",
-        "none_leaf_registry", "registry", "tree_map_mismatch_error",
+        "broadcast_prefix",
+        "first_mismatch",
+        "flatten_args",
+        "flatten_axes",
+        "none_leaf_registry",
+        "registry",
+        "tree_map_mismatch_error",
     }
     assert internal.registry is tu.default_registry
 
@@ -23,9 +27,12 @@ def test_broadcast_prefix_repeats_leaves_per_subtree_leaf():
 
 
 def test_broadcast_prefix_error_names_key_path():
-    with pytest.raises(ValueError, match=r"broadcast_prefix: prefix_tree is not a prefix of "
-                       r"full_tree at the root: prefix_tree has a tuple of length 2 there, "
-                       r"full_tree has a list of length 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"broadcast_prefix: prefix_tree is not a prefix of "
+        r"full_tree at the root: prefix_tree has a tuple of length 2 there, "
+        r"full_tree has a list of length 2",
+    ):
         internal.broadcast_prefix((1, 2), [0, 0])
 
 
@@ -54,7 +61,10 @@ def test_first_mismatch_uses_namedtuple_field_names():
 def test_flatten_axes_broadcasts_with_none_as_leaf():
     treedef = tu.tree_structure(([1, 2], {"w": 3, "b": 4}, None))
     assert internal.flatten_axes("vmap in_axes", treedef, (0, {"w": 1, "b": None}, 2)) == [
-        0, 0, None, 1,
+        0,
+        0,
+        None,
+        1,
     ]
     assert internal.flatten_axes("vmap in_axes", treedef, None) == [None] * 4
     assert internal.flatten_axes("vmap in_axes", treedef, 1) == [1] * 4
@@ -62,9 +72,12 @@ def test_flatten_axes_broadcasts_with_none_as_leaf():
 
 def test_flatten_axes_error_names_spec_and_key_path():
     treedef = tu.tree_structure(({"w": 1, "b": 2}, 3))
-    with pytest.raises(ValueError, match=r"vmap in_axes does not match the arguments at key path "
-                       r"\[0\]: vmap in_axes has a dict with keys \['c', 'w'\] there, the "
-                       r"arguments have a dict with keys \['b', 'w'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"vmap in_axes does not match the arguments at key path "
+        r"\[0\]: vmap in_axes has a dict with keys \['c', 'w'\] there, the "
+        r"arguments have a dict with keys \['b', 'w'\]",
+    ):
         internal.flatten_axes("vmap in_axes", treedef, ({"w": 0, "c": 0}, 0))
 
 
@@ -76,8 +89,11 @@ def test_flatten_axes_with_kws_reports_on_positional_arguments():
 
 def test_flatten_axes_tupled_args_suggests_wrapping_a_lone_argument():
     treedef = tu.tree_structure((({"a": 1, "b": 2},), {}))
-    with pytest.raises(ValueError, match=r"wrap the specification in a 1-tuple: "
-                       r"\(\{'a': 0, 'b': None\},\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"wrap the specification in a 1-tuple: "
+        r"\(\{'a': 0, 'b': None\},\)",
+    ):
         internal.flatten_axes(
             "vmap in_axes", treedef, ({"a": 0, "b": None}, 0), kws=True, tupled_args=True
         )

@@ -3,10 +3,9 @@
 import collections
 import dataclasses
 
+import laminax_pytree as tu
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import laminax_pytree as tu
 
 NT = collections.namedtuple("NT", "left right")
 

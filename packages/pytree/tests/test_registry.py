@@ -4,9 +4,8 @@ import collections
 import dataclasses
 import pickle
 
-import pytest
-
 import laminax_pytree as tu
+import pytest
 from laminax_pytree.internal import none_leaf_registry, registry
 
 
@@ -34,8 +33,11 @@ def test_registered_class_without_keys_gets_flattened_index_keys():
 
 
 def test_registering_a_type_twice_is_a_value_error_naming_it():
-    with pytest.raises(ValueError, match=r"register_pytree_node: <class '.*Pair'> is already "
-                       r"registered as a pytree node"):
+    with pytest.raises(
+        ValueError,
+        match=r"register_pytree_node: <class '.*Pair'> is already "
+        r"registered as a pytree node",
+    ):
         tu.register_pytree_node(Pair, lambda p: ((), None), lambda aux, c: Pair(0, 0))
 
 

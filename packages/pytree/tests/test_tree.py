@@ -7,8 +7,19 @@ import laminax_pytree as tu
 from laminax_pytree import tree
 
 JAX_TREE_NAMES = [
-    "all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
-    "map_with_path", "reduce", "reduce_associative", "static", "structure", "transpose",
+    "all",
+    "broadcast",
+    "flatten",
+    "flatten_with_path",
+    "leaves",
+    "leaves_with_path",
+    "map",
+    "map_with_path",
+    "reduce",
+    "reduce_associative",
+    "static",
+    "structure",
+    "transpose",
     "unflatten",
 ]
 

@@ -4,9 +4,8 @@ import collections
 import operator
 import pickle
 
-import pytest
-
 import laminax_pytree as tu
+import pytest
 from laminax_pytree import PyTreeDef
 
 Point = collections.namedtuple("Point", ["x", "y"])
@@ -88,20 +87,29 @@ def test_map_mismatch_names_key_path_and_both_subtrees():
 
 
 def test_map_mismatch_reports_the_first_differing_argument():
-    with pytest.raises(ValueError, match=r"argument 2 differs from argument 0 at the root: "
-                       r"argument 0 has a list of length 1 there, argument 2 has a tuple"):
+    with pytest.raises(
+        ValueError,
+        match=r"argument 2 differs from argument 0 at the root: "
+        r"argument 0 has a list of length 1 there, argument 2 has a tuple",
+    ):
         tu.tree_map(lambda *xs: xs, [1], [2], (3,))
 
 
 def test_map_mismatch_on_dict_keys_lists_both_key_sets():
-    with pytest.raises(ValueError, match=r"a dict with keys \['a', 'b'\] there, argument 1 has "
-                       r"a dict with keys \['a', 'c'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"a dict with keys \['a', 'b'\] there, argument 1 has "
+        r"a dict with keys \['a', 'c'\]",
+    ):
         tu.tree_map(lambda x, y: x, {"a": 1, "b": 2}, {"a": 1, "c": 2})
 
 
 def test_map_mismatch_where_second_tree_has_a_leaf():
-    with pytest.raises(ValueError, match=r"at key path \[1\]: argument 0 has a list of length 1 "
-                       r"there, argument 1 has a leaf of type int"):
+    with pytest.raises(
+        ValueError,
+        match=r"at key path \[1\]: argument 0 has a list of length 1 "
+        r"there, argument 1 has a leaf of type int",
+    ):
         tu.tree_map(lambda x, y: x, [1, [2]], [1, 2])
 
 
@@ -147,8 +155,11 @@ def test_transpose_swaps_outer_and_inner_structure():
 
 def test_transpose_with_wrong_leaf_count_is_a_type_error_showing_both_structures():
     outer, inner = tu.tree_structure([0, 0]), tu.tree_structure((0, 0, 0))
-    with pytest.raises(TypeError, match=r"(?s)tree_transpose: the tree has structure.*"
-                       r"\[\(\*, \*, \*\), \(\*, \*\)\].*\[\(\*, \*, \*\), \(\*, \*, \*\)\]"):
+    with pytest.raises(
+        TypeError,
+        match=r"(?s)tree_transpose: the tree has structure.*"
+        r"\[\(\*, \*, \*\), \(\*, \*\)\].*\[\(\*, \*, \*\), \(\*, \*, \*\)\]",
+    ):
         tu.tree_transpose(outer, inner, [(1, 2, 3), (4, 5)])
 
 
@@ -158,9 +169,12 @@ def test_broadcast_copies_prefix_leaves_over_subtrees():
 
 
 def test_broadcast_with_non_prefix_names_key_path():
-    with pytest.raises(ValueError, match=r"prefix_tree is not a prefix of full_tree at key path "
-                       r"\[1\]\['a'\]: prefix_tree has a list of length 3 there, full_tree has "
-                       r"a list of length 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"prefix_tree is not a prefix of full_tree at key path "
+        r"\[1\]\['a'\]: prefix_tree has a list of length 3 there, full_tree has "
+        r"a list of length 2",
+    ):
         tu.tree_broadcast([1, {"a": [1, 2, 3]}], [0, {"a": [0, 0]}])
 
 
@@ -230,4 +244,5 @@ def test_treedef_pickles_by_registry_reference():
 
 def test_treedef_repr_matches_jax_style():
     assert repr(tu.tree_structure((1, [2], {"a": None}))) == "PyTreeDef((*, [*], {'a': None}))"
-    assert repr(tu.tree_structure(Point(1, 2))) == "PyTreeDef(CustomNode(namedtuple[Point], [*, *]))"
+    expected = "PyTreeDef(CustomNode(namedtuple[Point], [*, *]))"
+    assert repr(tu.tree_structure(Point(1, 2))) == expected

@@ -65,8 +65,7 @@ def register_pytree_node(
     nodetype: type[T],
     flatten_func: Callable[[T], tuple[Iterable[Any], Hashable]],
     unflatten_func: Callable[[Hashable, Iterable[Any]], T],
-    flatten_with_keys_func: Callable[[T], tuple[Iterable[tuple[Any, Any]], Hashable]]
-    | None = None,
+    flatten_with_keys_func: Callable[[T], tuple[Iterable[tuple[Any, Any]], Hashable]] | None = None,
 ) -> None:
     """Makes `nodetype` a pytree node: its instances are flattened into children.
 
