@@ -304,7 +304,8 @@ OUR_OPTIONS = ["jax_enable_x64", "jax_disable_jit", "jax_debug_nans", "jax_debug
                "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                "jax_default_matmul_precision", "jax_default_prng_impl", "jax_enable_checks",
                "jax_traceback_filtering", "jax_check_tracer_leaks", "jax_softmax_custom_jvp",
-               "jax_threefry_partitionable", "jax_explicit_x64_dtypes"]  # fmt: skip
+               "jax_threefry_partitionable", "jax_explicit_x64_dtypes",
+               "jax_debug_key_reuse"]  # fmt: skip
 
 
 @requires_jax

@@ -50,6 +50,7 @@ JAX_DEFAULTS = {
     "jax_softmax_custom_jvp": False,
     "jax_threefry_partitionable": True,
     "jax_explicit_x64_dtypes": "warn",
+    "jax_debug_key_reuse": False,
 }
 
 
@@ -80,6 +81,17 @@ def test_module_level_holders_are_the_registered_options():
         assert isinstance(holder, config_ext.Config)
         with holder(holder.parse(holder.value)):
             assert config.read(name) == holder.value
+
+
+def test_docstring_examples_run():
+    # In a fresh process: the examples define options, which can happen once per process.
+    code = (
+        "import doctest, laminax_core.config as m\n"
+        "r = doctest.testmod(m)\n"
+        "print(r.failed, r.attempted)"
+    )
+    failed, attempted = map(int, _run_fresh(code).split())
+    assert failed == 0 and attempted >= 8
 
 
 def test_all_names_exist_and_are_documented():
@@ -468,3 +480,24 @@ def test_absl_flags_are_defined_with_option_types():
     )
     out = _run_fresh(code)
     assert out.startswith("BooleanFlag") and "'raise'" in out
+
+
+def test_string_or_object_state_takes_objects_and_validates():
+    def validate(value):
+        if isinstance(value, int):
+            raise ValueError("no ints")
+
+    holder = config.define_string_or_object_state(fresh_name(), None, "x", validator=validate)
+    marker = object()
+    config.update(holder.name, marker)
+    assert holder.value is marker
+    with pytest.raises(ValueError, match="no ints"):
+        config.update(holder.name, 3)
+    config.update(holder.name, "cpu")
+    assert config.read(holder.name) == "cpu"
+
+
+def test_checking_leaks_turns_on_leak_checks():
+    with config_module.checking_leaks():
+        assert config.jax_check_tracer_leaks is True
+    assert config.jax_check_tracer_leaks is False

@@ -36,7 +36,9 @@ __all__ = [
     "State",
     "bool_state",
     "check_tracer_leaks",
+    "checking_leaks",
     "config",
+    "debug_key_reuse",
     "debug_infs",
     "debug_nans",
     "default_matmul_precision",
@@ -53,6 +55,7 @@ __all__ = [
     "optional_enum_state",
     "optional_string_state",
     "softmax_custom_jvp",
+    "string_or_object_state",
     "string_state",
     "threefry_partitionable",
     "trace_context",
@@ -585,6 +588,41 @@ class Config:
         holder = State(name, parser(default), help, parser=parser, **kwargs)
         return self._register(holder, "string", {"help": help})
 
+    def define_string_or_object_state(
+        self,
+        name: str,
+        default: Any,
+        help: str,
+        *,
+        validator: Callable[[Any], None] | None = None,
+        **kwargs: Any,
+    ) -> State:
+        """Defines an option holding a string or any object (e.g. a `Device`); returns its holder.
+
+        The environment can only give a string. `validator` is called on every new value and
+        should raise TypeError/ValueError for a bad one. There is no absl flag for such options.
+
+        Example:
+          >>> from laminax_core.config import config
+          >>> opt = config.define_string_or_object_state("laminax_doc_device", None, "A device.")
+          >>> with opt(object()):
+          ...     opt.value is not None
+          True
+        """
+        name = self._check_new_name(name)
+        raw = _env_value(name)
+        if raw is not None:
+            default = raw
+
+        def parse(value: Any) -> Any:
+            if validator is not None:
+                validator(value)
+            return value
+
+        holder = State(name, parse(default), help, parser=parse, **kwargs)
+        self._holders[name] = holder
+        return holder
+
     # -- absl ----------------------------------------------------------------------------------
 
     def _define_absl_flag(self, name: str) -> None:
@@ -607,7 +645,7 @@ class Config:
 
         self.use_absl = True
         self._absl_flags = flags
-        for name in self._holders:
+        for name in self._meta:
             self._define_absl_flag(name)
         app.call_after_init(lambda: self.complete_absl_config(flags))
 
@@ -635,7 +673,7 @@ class Config:
         if not self.use_absl:
             self.use_absl = True
             self._absl_flags = flags
-            for name in self._holders:
+            for name in self._meta:
                 self._define_absl_flag(name)
         flags.FLAGS([argv[0] if argv else "", *ours], known_only=True)
         self.complete_absl_config(flags)
@@ -645,13 +683,54 @@ config = Config()
 """The configuration of the whole laminax stack (JAX: `jax.config`)."""
 
 update = config.update
-bool_state = config.define_bool_state
-enum_state = config.define_enum_state
-optional_enum_state = config.define_optional_enum_state
-int_state = config.define_int_state
-float_state = config.define_float_state
-string_state = config.define_string_state
-optional_string_state = config.define_optional_string_state
+
+
+# JAX's module-level spellings of the define_* methods.
+
+
+def bool_state(name: str, default: bool, help: str, **kwargs: Any) -> State:
+    """`config.define_bool_state` under JAX's module-level name."""
+    return config.define_bool_state(name, default, help, **kwargs)
+
+
+def enum_state(
+    name: str, enum_values: Sequence[str], default: str | None, help: str, **kwargs: Any
+) -> State:
+    """`config.define_enum_state` under JAX's module-level name."""
+    return config.define_enum_state(name, enum_values, default, help, **kwargs)
+
+
+def optional_enum_state(
+    name: str, enum_values: Sequence[str], default: str | None, help: str, **kwargs: Any
+) -> State:
+    """`config.define_optional_enum_state` under JAX's module-level name."""
+    return config.define_optional_enum_state(name, enum_values, default, help, **kwargs)
+
+
+def int_state(name: str, default: int, help: str, **kwargs: Any) -> State:
+    """`config.define_int_state` under JAX's module-level name."""
+    return config.define_int_state(name, default, help, **kwargs)
+
+
+def float_state(name: str, default: float, help: str, **kwargs: Any) -> State:
+    """`config.define_float_state` under JAX's module-level name."""
+    return config.define_float_state(name, default, help, **kwargs)
+
+
+def string_state(name: str, default: str, help: str, **kwargs: Any) -> State:
+    """`config.define_string_state` under JAX's module-level name."""
+    return config.define_string_state(name, default, help, **kwargs)
+
+
+def optional_string_state(name: str, default: str | None, help: str, **kwargs: Any) -> State:
+    """`config.define_optional_string_state` under JAX's module-level name."""
+    return config.define_optional_string_state(name, default, help, **kwargs)
+
+
+def string_or_object_state(name: str, default: Any, help: str, **kwargs: Any) -> State:
+    """`config.define_string_or_object_state` under JAX's module-level name."""
+    return config.define_string_or_object_state(name, default, help, **kwargs)
+
 
 
 def trace_context() -> tuple:
@@ -779,6 +858,27 @@ check_tracer_leaks = bool_state(
     "jax_check_tracer_leaks",
     False,
     "Raises as soon as a trace ends if one of its tracers is still referenced from outside.",
+)
+
+
+def checking_leaks() -> _StateContextManager:
+    """Checks for leaked tracers inside the block (`check_tracer_leaks(True)`; JAX's name).
+
+    Example:
+      >>> from laminax_core.config import check_tracer_leaks, checking_leaks
+      >>> with checking_leaks():
+      ...     check_tracer_leaks.value
+      True
+    """
+    return check_tracer_leaks(True)
+
+
+debug_key_reuse = bool_state(
+    "jax_debug_key_reuse",
+    False,
+    "Tracks the use of typed PRNG keys and raises KeyReuseError when one is used twice.",
+    include_in_jit_key=True,
+    include_in_trace_context=True,
 )
 
 traceback_filtering = enum_state(
