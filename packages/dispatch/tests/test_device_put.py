@@ -140,3 +140,31 @@ except ValueError as e:
         "float32[3] and with device ids [0] on platform CPU and argument y of add with shape "
         "int32[2,2] and with device ids [1] on platform CPU"
     )
+
+
+def test_may_alias_false_always_copies():
+    x = ld.device_put(np.ones(3, np.float32))
+    y = ld.device_put(x, may_alias=False)
+    assert y is not x and not y.committed
+    assert y.unsafe_buffer_pointer() != x.unsafe_buffer_pointer()
+    host = np.ones(3, np.float32)
+    assert ld.device_put(host, may_alias=False).unsafe_buffer_pointer() != host.ctypes.data
+
+
+def test_donate_returns_a_usable_array():
+    x = ld.device_put(np.arange(3, dtype=np.float32), ld.devices()[0])
+    y = ld.device_put(x, donate=True)
+    assert y.committed
+    np.testing.assert_array_equal(np.asarray(y), [0.0, 1.0, 2.0])
+
+
+def test_may_alias_and_donate_together_raise_value_error():
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True at the same time"):
+        ld.device_put(ld.device_put(1.0), may_alias=True, donate=True)
+
+
+def test_device_put_of_a_deleted_array_raises_runtime_error():
+    x = ld.device_put(np.ones(2, np.float32))
+    x.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        ld.device_put(x, ld.devices()[0])

@@ -85,3 +85,14 @@ def test_computations_without_effects_leave_tokens_alone():
     run = Executable(compile_module(module, ld.devices()[:1]), "jit_pure", [F32_3, F32_3], [F32_3])
     run(np.ones(3, np.float32), np.ones(3, np.float32))
     assert runtime_tokens.current_tokens == {}
+
+
+def test_host_callback_modules_record_a_runtime_token_without_ordered_effects():
+    module = build_module("jit_cb", [F32_3, F32_3], [F32_3],
+                          lambda toks, args: (toks, [hlo.AddOp(*args).result]))
+    run = Executable(compile_module(module, ld.devices()[:1]), "jit_cb", [F32_3, F32_3], [F32_3],
+                     has_host_callbacks=True)
+    (out,) = run(np.ones(3, np.float32), np.ones(3, np.float32))
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0, 2.0])
+    assert runtime_tokens.current_tokens == {}
+    assert ld.devices()[0] in runtime_tokens.output_runtime_tokens

@@ -305,7 +305,18 @@ class ArrayImpl:
         return (_unpickle_array, (np.array(self._value), self.aval.weak_type))
 
 
-Array = ArrayImpl
+@on_cpp_class(_jax.Array)
+class Array:
+    """The type of every laminax array (JAX: `jax.Array`), for annotations and `isinstance`.
+
+    `ArrayImpl` is the concrete class; this is jaxlib's C++ base class of it, which core's
+    tracers also register with, as JAX's do.
+
+    Example:
+      >>> from laminax_dispatch import Array, device_put
+      >>> isinstance(device_put(1.0), Array)
+      True
+    """
 
 
 def _unpickle_array(value: np.ndarray, weak_type: bool):

@@ -205,14 +205,20 @@ class Executable:
       in_avals: the avals main expects (after the tokens).
       out_avals: the avals main returns (after the tokens).
       ordered_effects: one hashable per runtime token main threads through, in order.
+      has_host_callbacks: the module calls Python; runs then record a runtime token, so that
+        `effects_barrier()` waits for the callbacks too.
     """
 
-    def __init__(self, executable, name: str, in_avals, out_avals, ordered_effects=()):
+    def __init__(
+        self, executable, name: str, in_avals, out_avals, ordered_effects=(),
+        has_host_callbacks: bool = False,
+    ):
         self.xla_executable = executable
         self.name = name
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
         self.ordered_effects = tuple(ordered_effects)
+        self.has_host_callbacks = has_host_callbacks
         (self.device,) = executable.local_devices()
         self._sharding = SingleDeviceSharding(self.device)
 
@@ -239,9 +245,12 @@ class Executable:
         handlers = [
             _jax.array_result_handler(a, self._sharding, committed, True) for a in self.out_avals
         ]
-        if not self.ordered_effects:
+        if not (self.ordered_effects or self.has_host_callbacks):
             results = self.xla_executable.execute_sharded(inputs)
             return results.consume_with_handlers(handlers)
+        return self._call_with_tokens(inputs, handlers)
+
+    def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
         tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         token_outs = results.consume_with_handlers(

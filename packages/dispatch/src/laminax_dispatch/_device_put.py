@@ -63,41 +63,63 @@ def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray
     return aval, np.asarray(x, dtype=aval.dtype)
 
 
-def _put_host(x: Any, device, weak_type: bool | None = None) -> ArrayImpl:
+def _put_host(x: Any, device, weak_type: bool | None = None, copy: bool = False) -> ArrayImpl:
     target, committed = _target(device)
     aval, value = _host_value(x, weak_type)
     sharding = SingleDeviceSharding(target)
-    return _jax.batched_device_put(aval, sharding, [value], [target], committed)
+    return _jax.batched_device_put(aval, sharding, [value], [target], committed, force_copy=copy)
 
 
-def _put_array(x: ArrayImpl, device) -> ArrayImpl:
-    if device is None:
-        return x
-    target, _ = _target(device)
+def _copy_semantics(may_alias: bool | None, donate: bool) -> _jax.ArrayCopySemantics:
+    if donate:
+        return _jax.ArrayCopySemantics.DONATE_INPUT
+    if may_alias is False:
+        return _jax.ArrayCopySemantics.ALWAYS_COPY
+    return _jax.ArrayCopySemantics.REUSE_INPUT
+
+
+def _put_array(x: ArrayImpl, device, may_alias: bool | None, donate: bool) -> ArrayImpl:
     if x.is_deleted():
         raise _deleted_error(x)
+    if device is None:
+        if may_alias is not False and not donate:
+            return x
+        device = x.sharding._device if x.committed else None
+    target, committed = _target(device)
     sharding = SingleDeviceSharding(target)
-    if x.sharding == sharding:
+    semantics = _copy_semantics(may_alias, donate)
+    if x.sharding == sharding and semantics == _jax.ArrayCopySemantics.REUSE_INPUT:
         if x.committed:
             return x
         # Same buffer, now committed: only the array's metadata changes.
         return _jax.ArrayImpl(x.aval, sharding, [x._arrays[0]], True, True)
     if len(x._arrays) == 1 and x._arrays[0].sharding._device.client == target.client:
-        moved = _jax.batched_copy_array_to_devices_with_sharding(
-            [x], [_jax.DeviceList((target,))], [sharding], [_jax.ArrayCopySemantics.ALWAYS_COPY]
-        )[0]
-        return _jax.ArrayImpl(x.aval, sharding, [moved._arrays[0]], True, True)
+        (moved,) = _jax.batched_copy_array_to_devices_with_sharding(
+            [x], [_jax.DeviceList((target,))], [sharding], [semantics]
+        )
+        return _jax.ArrayImpl(x.aval, sharding, [moved._arrays[0]], committed, True)
     # Another backend (or a sharded source): go through the host.
-    return _jax.batched_device_put(x.aval, sharding, [np.asarray(x)], [target], True)
+    return _jax.batched_device_put(x.aval, sharding, [np.asarray(x)], [target], committed)
 
 
-def device_put(x: Any, device: xc.Device | Sharding | None = None, *, _weak_type=None) -> Any:
+def device_put(
+    x: Any,
+    device: xc.Device | Sharding | None = None,
+    *,
+    may_alias: bool | None = None,
+    donate: bool = False,
+    _weak_type: bool | None = None,
+) -> Any:
     """Places `x` (an array, scalar or pytree of them) on a device.
 
     Args:
       x: a NumPy array, Python or NumPy scalar, Array, or a pytree of these.
       device: a `Device` or `SingleDeviceSharding` to commit the result to, or None to put it
         on the default device uncommitted (Arrays are then returned unchanged).
+      may_alias: False to always copy; True or None (the default) let the result share the
+        input's memory (an Array already in place is returned as is).
+      donate: True to hand the input Array's buffer over to the result where the runtime
+        supports it (the input must not be used afterwards).
 
     Returns:
       Arrays with the structure of `x`. Python scalars become weakly typed; 64-bit dtypes
@@ -106,6 +128,7 @@ def device_put(x: Any, device: xc.Device | Sharding | None = None, *, _weak_type
     Raises:
       TypeError: a leaf is not an array type (a string, an arbitrary object).
       OverflowError: a Python int does not fit the canonical integer dtype.
+      ValueError: both `may_alias` and `donate` are True.
 
     Example:
       >>> from laminax_dispatch import device_put
@@ -113,10 +136,16 @@ def device_put(x: Any, device: xc.Device | Sharding | None = None, *, _weak_type
       Array(1., dtype=float32, weak_type=True)
     """
 
+    if may_alias and donate:
+        raise ValueError(
+            "device_put: may_alias and donate cannot be True at the same time; donate gives the "
+            "buffer away, may_alias shares it."
+        )
+
     def put(leaf):
         if isinstance(leaf, _jax.ArrayImpl):
-            return _put_array(leaf, device)
-        return _put_host(leaf, device, _weak_type)
+            return _put_array(leaf, device, may_alias, donate)
+        return _put_host(leaf, device, _weak_type, copy=may_alias is False)
 
     return tree_map(put, x)
 
