@@ -346,3 +346,73 @@ result = {n: [b.__name__ for b in getattr(jax.errors, n).__mro__] for n in names
         ours = [b for b in ours if b != "_LaminaxErrorMixin"]
         theirs = [b for b in theirs if b != "_JAXErrorMixin"]
         assert ours == theirs, name
+
+
+_JAX_TRIPLES = """
+import warnings
+from jax._src.lax import lax as lax_internal
+
+class WeakStandIn:
+    def __init__(self, name):
+        self.aval = jax.core.ShapedArray((), np.dtype(name), weak_type=True)
+        self.dtype = self.aval.dtype
+
+def make(kind, name):
+    if kind == "strong":
+        return np.dtype(name)
+    if kind == "pytype":
+        return {"int": int, "float": float, "complex": complex}[name]
+    if kind == "value":
+        return {"bool": True, "int": 3, "float": 2.5, "complex": 1j}[name]
+    try:
+        return lax_internal._convert_element_type(0, np.dtype(name), weak_type=True)
+    except Exception:
+        return WeakStandIn(name)
+
+def promote(*args):
+    try:
+        dt, weak = jax.dtypes.result_type(*args, return_weak_type_flag=True)
+        return (str(dt), bool(weak))
+    except Exception as err:
+        return ("error", type(err).__name__)
+
+values = {tuple(op): make(*op) for triple in triples for op in triple}
+weak_dtypes = {k: str(v.dtype) for k, v in values.items() if k[0] == "weak"}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    result = (weak_dtypes, [promote(*(values[tuple(op)] for op in t)) for t in triples])
+"""
+
+
+@requires_jax
+@pytest.mark.jax
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_three_argument_promotion_matches_jax(x64):
+    rng = np.random.default_rng(0)
+    pool = OPERANDS + [("value", n) for n in ("bool", "int", "float", "complex")]
+    triples = [[pool[i] for i in rng.integers(0, len(pool), 3)] for _ in range(3000)]
+    weak_dtypes, expected = run_jax(_JAX_TRIPLES, x64=x64, triples=triples)
+    values = {"bool": True, "int": 3, "float": 2.5, "complex": 1j}
+
+    def make(kind, name):
+        if kind == "value":
+            return values[name]
+        return _laminax_operand(kind, name, weak_dtypes.get((kind, name)))
+
+    mismatches = []
+    with enable_x64(x64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for triple, want in zip(triples, expected, strict=True):
+            try:
+                dt, weak = dtypes.result_type(*(make(*op) for op in triple),
+                                              return_weak_type_flag=True)
+                got = (str(dt), bool(weak))
+            except dtypes.TypePromotionError:
+                got = ("error", "TypePromotionError")
+            if len({tuple(op) for op in triple}) == 1 and _is_known_jax_crash(
+                tuple(triple[0]), tuple(triple[0]), got, tuple(want)
+            ):
+                continue
+            if got != tuple(want):
+                mismatches.append((triple, got, tuple(want)))
+    assert not mismatches, f"{len(mismatches)} mismatches, first 10: {mismatches[:10]}"
