@@ -248,7 +248,9 @@ def test_check_user_dtype_rejects_arrays_and_none():
 
 # -- issubdtype, isdtype, finfo, iinfo ------------------------------------------------------------
 
-NARROW_FLOATS = [d for d in dtypes.float_dtypes if d.type.__module__.startswith("ml_dtypes")]
+NARROW_FLOATS = sorted(
+    (d for d in dtypes.float_dtypes if d.type.__module__.startswith("ml_dtypes")), key=str
+)
 
 
 @pytest.mark.parametrize("dt", NARROW_FLOATS, ids=str)
