@@ -378,6 +378,20 @@ def test_laminax_environment_variable_wins_over_jax_one(monkeypatch):
     assert config.define_bool_state(name, False, "x").value is True
 
 
+def test_laminax_prefixed_option_reads_laminax_variable(monkeypatch):
+    name = fresh_name("laminax_env_prefixed")
+    monkeypatch.setenv(name.upper(), "yes")
+    assert config.define_bool_state(name, False, "x").value is True
+
+
+def test_bad_environment_value_names_both_variables(monkeypatch):
+    name = fresh_name("jax_env_names")
+    monkeypatch.setenv(name.upper(), "perhaps")
+    short = "LAMINAX_" + name[4:].upper()
+    with pytest.raises(ValueError, match=f"{short} or {name.upper()}"):
+        config.define_bool_state(name, False, "x")
+
+
 @pytest.mark.parametrize(
     "kind,raw,expected",
     [("int", "12", 12), ("float", "0.25", 0.25), ("string", "abc", "abc"), ("enum", "b", "b")],

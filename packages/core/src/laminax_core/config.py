@@ -76,18 +76,29 @@ class _NoDefault:
 _NO_DEFAULT = _NoDefault()
 
 
+def _env_names(name: str) -> tuple[str, ...]:
+    """The environment variables for option `name`, highest priority first.
+
+    `jax_enable_x64` -> (LAMINAX_ENABLE_X64, JAX_ENABLE_X64); `laminax_foo` -> (LAMINAX_FOO,).
+    """
+    for prefix in ("jax_", "laminax_"):
+        if name.startswith(prefix):
+            short = "LAMINAX_" + name[len(prefix) :].upper()
+            return (short,) if short == name.upper() else (short, name.upper())
+    return ("LAMINAX_" + name.upper(), name.upper())
+
+
 def _env_value(name: str) -> str | None:
     """The environment's value for option `name`; LAMINAX_* beats JAX_* when both are set."""
-    short = name[4:] if name.startswith("jax_") else name
-    laminax_value = os.environ.get("LAMINAX_" + short.upper())
-    if laminax_value is not None:
-        return laminax_value
-    return os.environ.get(name.upper())
+    for variable in _env_names(name):
+        value = os.environ.get(variable)
+        if value is not None:
+            return value
+    return None
 
 
 def _env_variables(name: str) -> str:
-    short = name[4:] if name.startswith("jax_") else name
-    return f"LAMINAX_{short.upper()} or {name.upper()}"
+    return " or ".join(_env_names(name))
 
 
 class State(_config_ext.Config):
