@@ -4,12 +4,11 @@ import os
 import subprocess
 import sys
 
+import laminax_dispatch as ld
 import ml_dtypes
 import numpy as np
 import pytest
 from jaxref import JaxReferenceError, jax_python, requires_jax, run_jax
-
-import laminax_dispatch as ld
 
 VALUES = {
     "f32_vector": np.array([1.0, 2.0], np.float32),
@@ -33,9 +32,7 @@ VALUES = {
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_repr_and_str_match_jax(name):
     value = VALUES[name]
-    expected = run_jax(
-        "x = jax.device_put(value); result = (repr(x), str(x))", value=value
-    )
+    expected = run_jax("x = jax.device_put(value); result = (repr(x), str(x))", value=value)
     x = ld.device_put(value)
     assert (repr(x), str(x)) == tuple(expected)
 
@@ -94,13 +91,16 @@ def test_deleted_array_message_starts_like_jax():
 
 
 def _count(python, package, env):
-    code = (f"import {package} as m; print(m.device_count(), m.local_device_count(), "
-            "m.default_backend(), m.process_count())")
+    code = (
+        f"import {package} as m; print(m.device_count(), m.local_device_count(), "
+        "m.default_backend(), m.process_count())"
+    )
     clean = {k: v for k, v in os.environ.items() if not k.endswith("NUM_CPU_DEVICES")}
     clean.pop("XLA_FLAGS", None)
     clean.update(env, JAX_PLATFORMS="cpu", LAMINAX_PLATFORMS="cpu")
-    done = subprocess.run([str(python), "-c", code], env=clean, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [str(python), "-c", code], env=clean, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -108,8 +108,7 @@ def _count(python, package, env):
 @requires_jax
 @pytest.mark.parametrize(
     "env",
-    [{}, {"XLA_FLAGS": "--xla_force_host_platform_device_count=3"},
-     {"JAX_NUM_CPU_DEVICES": "5"}],
+    [{}, {"XLA_FLAGS": "--xla_force_host_platform_device_count=3"}, {"JAX_NUM_CPU_DEVICES": "5"}],
     ids=["default", "xla_flag", "num_cpu_devices"],
 )
 def test_device_counts_match_jax(env):

@@ -3,11 +3,10 @@
 import operator
 import pickle
 
+import laminax_dispatch as ld
 import ml_dtypes
 import numpy as np
 import pytest
-
-import laminax_dispatch as ld
 from laminax_core._avals import ShapedArray, get_aval
 
 

@@ -5,20 +5,23 @@ import subprocess
 import sys
 import threading
 
-import pytest
-
 import laminax_dispatch as ld
+import pytest
 from laminax_core.config import config
 from laminax_dispatch import _backends
 
 
 def _run(code: str, **env: str) -> str:
     """Runs `code` in a fresh interpreter (device counts are process-global) and returns stdout."""
-    full_env = {k: v for k, v in os.environ.items()
-                if k not in ("LAMINAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LAMINAX_NUM_CPU_DEVICES", "JAX_NUM_CPU_DEVICES", "XLA_FLAGS")
+    }
     full_env.update(env)
-    done = subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=full_env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -43,8 +46,10 @@ def test_xla_force_host_platform_device_count_flag_is_honoured():
 
 
 def test_config_update_before_first_use_sets_the_count():
-    code = ("import laminax_dispatch; from laminax_core.config import config; "
-            "config.update('jax_num_cpu_devices', 6); " + COUNT)
+    code = (
+        "import laminax_dispatch; from laminax_core.config import config; "
+        "config.update('jax_num_cpu_devices', 6); " + COUNT
+    )
     assert _run(code) == "6 6"
 
 
@@ -54,14 +59,18 @@ def test_devices_are_cpu_devices_with_ids_in_order():
 
 
 def test_jax_platforms_with_unavailable_platform_raises():
-    code = ("import laminax_dispatch as ld\ntry:\n  ld.devices()\nexcept RuntimeError as e:\n"
-            "  print('RuntimeError', 'could not be initialized' in str(e))")
+    code = (
+        "import laminax_dispatch as ld\ntry:\n  ld.devices()\nexcept RuntimeError as e:\n"
+        "  print('RuntimeError', 'could not be initialized' in str(e))"
+    )
     assert _run(code, LAMINAX_PLATFORMS="cuda") == "RuntimeError True"
 
 
 def test_unknown_platform_in_jax_platforms_raises():
-    code = ("import laminax_dispatch as ld\ntry:\n  ld.devices()\nexcept RuntimeError as e:\n"
-            "  print('unknown platform' in str(e))")
+    code = (
+        "import laminax_dispatch as ld\ntry:\n  ld.devices()\nexcept RuntimeError as e:\n"
+        "  print('unknown platform' in str(e))"
+    )
     assert _run(code, LAMINAX_PLATFORMS="tpux") == "True"
 
 
@@ -72,8 +81,10 @@ def test_broken_plugin_path_warns_and_falls_back_to_cpu():
 
 
 def test_backends_are_lazy_until_first_use():
-    code = ("import laminax_dispatch as ld; from laminax_dispatch import _backends as b; "
-            "print(b.backends_are_initialized()); ld.devices(); print(b.backends_are_initialized())")
+    code = (
+        "import laminax_dispatch as ld; from laminax_dispatch import _backends as b; "
+        "print(b.backends_are_initialized()); ld.devices(); print(b.backends_are_initialized())"
+    )
     assert _run(code) == "False\nTrue"
 
 

@@ -7,11 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import laminax_dispatch as ld
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
-
-import laminax_dispatch as ld
 from laminax_core._avals import ShapedArray
 from laminax_core.config import config
 from laminax_dispatch.internal import build_module, cache_info, clear_caches, compile_module
@@ -38,8 +37,12 @@ CHILD = textwrap.dedent("""
 
 
 def _child(cache_dir, n=4) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(cache_dir), str(n)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(cache_dir), str(n)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _finish(proc: subprocess.Popen) -> tuple[str, str]:
@@ -99,8 +102,9 @@ def disk_cache(tmp_path):
 
 def _module(n):
     aval = ShapedArray((n,), np.float32)
-    return build_module("jit_in_process", [aval, aval], [aval],
-                        lambda t, a: (t, [hlo.AddOp(*a).result]))
+    return build_module(
+        "jit_in_process", [aval, aval], [aval], lambda t, a: (t, [hlo.AddOp(*a).result])
+    )
 
 
 def test_in_process_disk_hit_after_clearing_memory(disk_cache):
@@ -122,8 +126,9 @@ def test_garbage_payload_with_a_valid_checksum_is_a_logged_miss(disk_cache, capl
     compile_module(_module(13), ld.devices()[:1])
     (entry,) = disk_cache.glob("*.lmxexec")
     payload = b"not an executable" * 10
-    entry.write_bytes(b"laminax-executable-v1\n" + hashlib.sha256(payload).hexdigest().encode()
-                      + b"\n" + payload)
+    entry.write_bytes(
+        b"laminax-executable-v1\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    )
     clear_caches()
     with caplog.at_level(logging.WARNING, logger="laminax_dispatch"):
         compile_module(_module(13), ld.devices()[:1])
@@ -150,6 +155,5 @@ def test_unwritable_cache_dir_only_warns(tmp_path, caplog):
     finally:
         config.update("jax_compilation_cache_dir", saved[0])
         config.update("jax_persistent_cache_min_compile_time_secs", saved[1])
-    assert any("Could not write compilation cache entry" in r.getMessage()
-               for r in caplog.records)
+    assert any("Could not write compilation cache entry" in r.getMessage() for r in caplog.records)
     assert os.path.isfile(blocker)

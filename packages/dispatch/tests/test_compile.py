@@ -2,11 +2,10 @@
 
 import logging
 
+import laminax_dispatch as ld
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
-
-import laminax_dispatch as ld
 from laminax_core._avals import ShapedArray
 from laminax_core.config import config
 from laminax_dispatch.internal import (
@@ -29,8 +28,11 @@ def _dot_module(m, k, n):
 
     def body(tokens, args):
         dims = hlo.DotDimensionNumbers.get(
-            lhs_batching_dimensions=[], rhs_batching_dimensions=[],
-            lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])
+            lhs_batching_dimensions=[],
+            rhs_batching_dimensions=[],
+            lhs_contracting_dimensions=[1],
+            rhs_contracting_dimensions=[0],
+        )
         from laminax_dispatch.internal import aval_to_ir_type
 
         return tokens, [hlo.DotGeneralOp(aval_to_ir_type(out), *args, dims).result]
@@ -145,8 +147,14 @@ def test_dump_ir_writes_each_module_with_locations(tmp_path, option):
 
 def test_xla_rejecting_a_module_raises_runtime_error():
     aval = ShapedArray((3,), np.float32)
-    module = build_module("jit_custom", [aval], [aval], lambda t, a: (t, [
-        hlo.CustomCallOp([a[0].type], a, call_target_name="laminax_no_such_target").result
-    ]))
+    module = build_module(
+        "jit_custom",
+        [aval],
+        [aval],
+        lambda t, a: (
+            t,
+            [hlo.CustomCallOp([a[0].type], a, call_target_name="laminax_no_such_target").result],
+        ),
+    )
     with pytest.raises(RuntimeError, match="XLA could not compile the module"):
         compile_module(module, ld.devices()[:1])

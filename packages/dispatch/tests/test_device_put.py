@@ -4,18 +4,29 @@ import os
 import subprocess
 import sys
 
+import laminax_dispatch as ld
 import ml_dtypes
 import numpy as np
 import pytest
-
-import laminax_dispatch as ld
 from laminax_core.config import enable_x64
 from laminax_dispatch.internal import devices_for_args
 
 DTYPES = [
-    np.bool_, np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32,
-    np.float16, np.float32, np.complex64, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-    ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2fnuz,
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.float16,
+    np.float32,
+    np.complex64,
+    ml_dtypes.bfloat16,
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e5m2,
+    ml_dtypes.float8_e4m3fnuz,
+    ml_dtypes.float8_e5m2fnuz,
 ]
 
 
@@ -59,7 +70,9 @@ def test_64_bit_inputs_are_kept_with_x64():
 
 
 def test_too_large_python_int_raises_overflow_error():
-    with pytest.raises(OverflowError, match="Python int 1099511627776 too large to convert to int32"):
+    with pytest.raises(
+        OverflowError, match="Python int 1099511627776 too large to convert to int32"
+    ):
         ld.device_put(2**40)
 
 
@@ -113,8 +126,9 @@ def test_devices_for_args_ignores_uncommitted_arrays():
 
 def _run(code: str) -> str:
     env = dict(os.environ, LAMINAX_NUM_CPU_DEVICES="2")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

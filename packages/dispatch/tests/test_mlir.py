@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
-
 from laminax_core._avals import ShapedArray
 from laminax_dispatch.internal import (
     SourceInfo,
@@ -45,21 +44,25 @@ def test_build_module_makes_a_public_main():
     module = build_module("jit_add", [F32_3, F32_3], [F32_3], _add_body)
     text = module_to_string(module, enable_debug_info=False)
     assert "module @jit_add" in text
-    assert ("func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> "
-            "tensor<3xf32>") in text
+    assert (
+        "func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32>"
+    ) in text
     assert "stablehlo.add %arg0, %arg1" in text
 
 
 def test_tokens_come_first_in_arguments_and_results():
     module = build_module("jit_tok", [F32_3, F32_3], [F32_3], _add_body, num_tokens=1)
     text = module_to_string(module, enable_debug_info=False)
-    assert ("@main(%arg0: !stablehlo.token, %arg1: tensor<3xf32>, %arg2: tensor<3xf32>) -> "
-            "(!stablehlo.token, tensor<3xf32>)") in text
+    assert (
+        "@main(%arg0: !stablehlo.token, %arg1: tensor<3xf32>, %arg2: tensor<3xf32>) -> "
+        "(!stablehlo.token, tensor<3xf32>)"
+    ) in text
 
 
 def test_source_locations_are_attached():
-    module = build_module("jit_add", [F32_3, F32_3], [F32_3], _add_body,
-                          source=SourceInfo("user.py", 12, 4, "add"))
+    module = build_module(
+        "jit_add", [F32_3, F32_3], [F32_3], _add_body, source=SourceInfo("user.py", 12, 4, "add")
+    )
     text = module_to_string(module, enable_debug_info=True)
     assert 'loc("user.py":12:4)' in text
     assert 'loc("add"(#loc' in text
@@ -71,7 +74,9 @@ def test_unsafe_names_are_sanitized():
 
 
 def test_wrong_result_types_raise_type_error():
-    with pytest.raises(TypeError, match=r"the body returned \['tensor<3xf32>'\], but main declares"):
+    with pytest.raises(
+        TypeError, match=r"the body returned \['tensor<3xf32>'\], but main declares"
+    ):
         build_module("jit_bad", [F32_3, F32_3], [ShapedArray((2,), np.float32)], _add_body)
 
 

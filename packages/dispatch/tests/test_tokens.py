@@ -1,10 +1,9 @@
 """Runtime tokens: computations with ordered effects chain their token buffers."""
 
+import laminax_dispatch as ld
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
-
-import laminax_dispatch as ld
 from laminax_core._avals import ShapedArray
 from laminax_dispatch.internal import (
     Executable,
@@ -18,11 +17,20 @@ F32_3 = ShapedArray((3,), np.float32)
 
 
 def _token_add(effects=("io",)):
-    module = build_module("jit_effectful_add", [F32_3, F32_3], [F32_3],
-                          lambda toks, args: (toks, [hlo.AddOp(*args).result]),
-                          num_tokens=len(effects))
-    return Executable(compile_module(module, ld.devices()[:1]), "jit_effectful_add",
-                      [F32_3, F32_3], [F32_3], ordered_effects=effects)
+    module = build_module(
+        "jit_effectful_add",
+        [F32_3, F32_3],
+        [F32_3],
+        lambda toks, args: (toks, [hlo.AddOp(*args).result]),
+        num_tokens=len(effects),
+    )
+    return Executable(
+        compile_module(module, ld.devices()[:1]),
+        "jit_effectful_add",
+        [F32_3, F32_3],
+        [F32_3],
+        ordered_effects=effects,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -80,18 +88,25 @@ def test_effects_barrier_waits_and_forgets_tokens():
 
 
 def test_computations_without_effects_leave_tokens_alone():
-    module = build_module("jit_pure", [F32_3, F32_3], [F32_3],
-                          lambda toks, args: (toks, [hlo.AddOp(*args).result]))
+    module = build_module(
+        "jit_pure", [F32_3, F32_3], [F32_3], lambda toks, args: (toks, [hlo.AddOp(*args).result])
+    )
     run = Executable(compile_module(module, ld.devices()[:1]), "jit_pure", [F32_3, F32_3], [F32_3])
     run(np.ones(3, np.float32), np.ones(3, np.float32))
     assert runtime_tokens.current_tokens == {}
 
 
 def test_host_callback_modules_record_a_runtime_token_without_ordered_effects():
-    module = build_module("jit_cb", [F32_3, F32_3], [F32_3],
-                          lambda toks, args: (toks, [hlo.AddOp(*args).result]))
-    run = Executable(compile_module(module, ld.devices()[:1]), "jit_cb", [F32_3, F32_3], [F32_3],
-                     has_host_callbacks=True)
+    module = build_module(
+        "jit_cb", [F32_3, F32_3], [F32_3], lambda toks, args: (toks, [hlo.AddOp(*args).result])
+    )
+    run = Executable(
+        compile_module(module, ld.devices()[:1]),
+        "jit_cb",
+        [F32_3, F32_3],
+        [F32_3],
+        has_host_callbacks=True,
+    )
     (out,) = run(np.ones(3, np.float32), np.ones(3, np.float32))
     np.testing.assert_array_equal(np.asarray(out), [2.0, 2.0, 2.0])
     assert runtime_tokens.current_tokens == {}

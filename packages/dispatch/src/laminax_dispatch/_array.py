@@ -53,19 +53,25 @@ class Shard:
     @property
     def replica_id(self) -> int:
         index = self.index
-        same = [d for d, i in self._sharding.devices_indices_map(self._global_shape).items()
-                if i == index]
+        same = [
+            d
+            for d, i in self._sharding.devices_indices_map(self._global_shape).items()
+            if i == index
+        ]
         return [d.id for d in sorted(same, key=lambda d: d.id)].index(self.device.id)
 
     def __repr__(self) -> str:
-        return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data})")
+        return (
+            f"Shard(device={self.device!r}, index={self.index}, "
+            f"replica_id={self.replica_id}, data={self.data})"
+        )
 
 
 def _deleted_error(x) -> RuntimeError:
     return RuntimeError(
-        f"Array has been deleted with shape={x.dtype.name}[{','.join(map(str, x.shape))}]. It was deleted with "
-        "`.delete()` or donated to a computation; keep a copy made before that instead."
+        f"Array has been deleted with shape={x.dtype.name}[{','.join(map(str, x.shape))}]. "
+        "It was deleted with `.delete()` or donated to a computation; keep a copy made before "
+        "that instead."
     )
 
 

@@ -128,7 +128,7 @@ def _plugin_library_in(module_name: str) -> tuple[str, str] | None:
 
 
 def _discover_plugins() -> dict[str, str]:
-    """Maps platform name to PJRT plugin library path, from the environment and installed packages."""
+    """Maps platform to PJRT plugin library, from the environment and installed packages."""
     found: dict[str, str] = {}
     for entry in os.environ.get("PJRT_NAMES_AND_LIBRARY_PATHS", "").split(","):
         name, sep, path = entry.partition(":")
@@ -255,7 +255,9 @@ def get_backend(platform: str | xc.Client | None = None) -> xc.Client:
         return clients[_default_platform(clients)]
     name = str(platform).lower()
     if name not in _PLATFORM_ALIASES:
-        raise RuntimeError(f"Unknown backend {platform!r}. Available backends are {sorted(clients)}.")
+        raise RuntimeError(
+            f"Unknown backend {platform!r}. Available backends are {sorted(clients)}."
+        )
     for candidate in _PLATFORM_ALIASES[name]:
         if candidate in clients:
             return clients[candidate]

@@ -115,8 +115,11 @@ def _backend_compile(client, bytecode, device_list, options, host_callbacks):
 def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_text):
     client = devices[0].client
     device_list = _jax.DeviceList(tuple(devices))
-    key = _compilation_cache.cache_key(bytecode, options, devices) if (
-        _compilation_cache.is_enabled()) else None
+    key = (
+        _compilation_cache.cache_key(bytecode, options, devices)
+        if (_compilation_cache.is_enabled())
+        else None
+    )
     if key is not None:
         cached = _compilation_cache.get_executable(
             key, client, device_list, options, host_callbacks
@@ -129,8 +132,9 @@ def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_te
     executable = _backend_compile(client, bytecode, device_list, options, host_callbacks)
     seconds = time.perf_counter() - start
     level = logging.WARNING if log_compiles.value else logging.DEBUG
-    logger.log(level, "Finished XLA compilation of %s for [%s] in %.6f sec",
-               name, avals_text, seconds)
+    logger.log(
+        level, "Finished XLA compilation of %s for [%s] in %.6f sec", name, avals_text, seconds
+    )
     if key is not None:
         _compilation_cache.put_executable(key, client, executable, seconds)
     return executable
@@ -210,7 +214,12 @@ class Executable:
     """
 
     def __init__(
-        self, executable, name: str, in_avals, out_avals, ordered_effects=(),
+        self,
+        executable,
+        name: str,
+        in_avals,
+        out_avals,
+        ordered_effects=(),
         has_host_callbacks: bool = False,
     ):
         self.xla_executable = executable
@@ -241,7 +250,9 @@ class Executable:
             raise TypeError(
                 f"{self.name} was compiled for {len(self.in_avals)} arguments, got {len(args)}."
             )
-        inputs = [self._input(x, a, i) for i, (x, a) in enumerate(zip(args, self.in_avals))]
+        inputs = [
+            self._input(x, a, i) for i, (x, a) in enumerate(zip(args, self.in_avals, strict=True))
+        ]
         handlers = [
             _jax.array_result_handler(a, self._sharding, committed, True) for a in self.out_avals
         ]
@@ -253,9 +264,7 @@ class Executable:
     def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
         tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
-        token_outs = results.consume_with_handlers(
-            [lambda bufs: bufs] * len(tokens), strict=False
-        )
+        token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         runtime_tokens.set_output_runtime_token(self.device, results.consume_token().get_token(0))
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
             runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))

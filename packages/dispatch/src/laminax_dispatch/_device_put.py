@@ -184,7 +184,7 @@ def block_until_ready(x: Any) -> Any:
     except _jax.JaxRuntimeError as err:
         deleted = [a for a in arrays if a.is_deleted()]
         if deleted:
-                raise _deleted_error(deleted[0]) from err
+            raise _deleted_error(deleted[0]) from err
         raise
     return x
 

@@ -126,7 +126,9 @@ def safe_module_name(name: str) -> str:
 
 
 # body(token_args, args) -> (token_results, results), all ir.Values.
-ModuleBody = Callable[[list[ir.Value], list[ir.Value]], tuple[Sequence[ir.Value], Sequence[ir.Value]]]
+ModuleBody = Callable[
+    [list[ir.Value], list[ir.Value]], tuple[Sequence[ir.Value], Sequence[ir.Value]]
+]
 
 
 def build_module(
