@@ -146,3 +146,13 @@ def test_first_use_from_many_threads_is_safe_in_process():
     for t in threads:
         t.join()
     assert len(set(results)) == 1
+
+
+def test_runtime_reads_cores_x64_state_before_the_first_array():
+    # jaxlib raises "enable_x64_state is not set" unless core wired its config into C++ first.
+    code = (
+        "import numpy as np, laminax_dispatch as ld; "
+        "print(ld.device_put(np.float64(1)).dtype, ld.device_put(1.0).dtype)"
+    )
+    assert _run(code) == "float32 float32"
+    assert _run(code, LAMINAX_ENABLE_X64="1") == "float64 float64"

@@ -84,3 +84,20 @@ def test_bytecode_is_deterministic_for_identical_modules():
     one = module_to_bytecode(build_module("jit_add", [F32_3, F32_3], [F32_3], _add_body))
     two = module_to_bytecode(build_module("jit_add", [F32_3, F32_3], [F32_3], _add_body))
     assert one == two
+
+
+def test_source_info_from_caller_points_at_the_user_line():
+    info = SourceInfo.from_caller(name="add")
+    assert info.file == __file__
+    assert (
+        info.line
+        == test_source_info_from_caller_points_at_the_user_line.__code__.co_firstlineno + 1
+    )
+    assert info.name == "add"
+
+
+def test_build_module_called_from_user_code_can_use_the_callers_line():
+    module = build_module(
+        "jit_add", [F32_3, F32_3], [F32_3], _add_body, source=SourceInfo.from_caller()
+    )
+    assert f'loc("{__file__}":' in module_to_string(module)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,18 @@ __all__ = [
     "token_type",
 ]
 
+# Frames of these top-level packages are laminax's own, not the user's code.
+_LAMINAX_PACKAGES = frozenset(
+    {
+        "laminax",
+        "laminax_pytree",
+        "laminax_core",
+        "laminax_dispatch",
+        "laminax_pjit",
+        "laminax_hostcb",
+        "laminax_export",
+    }
+)
 _REGISTRY = ir.DialectRegistry()
 _jax_mlir_ext.register_dialects(_REGISTRY)
 _THREAD_POOL = ir.ThreadPool()
@@ -114,10 +127,29 @@ class SourceInfo:
     column: int = 0
     name: str | None = None
 
+    @classmethod
+    def from_caller(cls, name: str | None = None) -> SourceInfo:
+        """The innermost calling frame outside laminax's packages: the user's line.
+
+        Args:
+          name: the location's name, such as the primitive's.
+        """
+        frame = sys._getframe(1)
+        while frame is not None and _is_laminax_frame(frame):
+            frame = frame.f_back
+        if frame is None:
+            return cls("<unknown>", 0, 0, name)
+        return cls(frame.f_code.co_filename, frame.f_lineno, 0, name)
+
     def location(self) -> ir.Location:
         """The MLIR location (a file location, named when `name` is set); needs a context."""
         loc = ir.Location.file(self.file, self.line, self.column)
         return ir.Location.name(self.name, childLoc=loc) if self.name else loc
+
+
+def _is_laminax_frame(frame) -> bool:
+    module = frame.f_globals.get("__name__", "")
+    return module.partition(".")[0] in _LAMINAX_PACKAGES
 
 
 def safe_module_name(name: str) -> str:
