@@ -515,3 +515,37 @@ def test_checking_leaks_turns_on_leak_checks():
     with config_module.checking_leaks():
         assert config.jax_check_tracer_leaks is True
     assert config.jax_check_tracer_leaks is False
+
+
+def test_jaxlib_cpp_jit_reads_laminax_disable_jit():
+    # jaxlib's C++ PjitFunction calls the Python function directly when the holder registered
+    # with set_disable_jit_state is True, and its cache-miss handler otherwise.
+    from jaxlib import _jax
+
+    calls = []
+
+    def fun(x):
+        calls.append(("fun", x))
+        return x
+
+    def cache_miss(*args, **kwargs):
+        calls.append(("cache_miss", args[0]))
+        return args[0], None, False
+
+    registry = _jax.pytree.PyTreeRegistry(
+        enable_none=True, enable_tuple=True, enable_namedtuple=True, enable_list=True,
+        enable_dict=True,
+    )  # fmt: skip
+    jitted = _jax.pjit(
+        "f", fun, cache_miss, [], [], "laminax-test", registry, lambda *a: None,
+        _jax.PjitFunctionCache(),
+    )  # fmt: skip
+    with disable_jit():
+        assert jitted(3) == 3
+    assert jitted(4) == 4
+    config.update("jax_disable_jit", True)
+    try:
+        assert jitted(5) == 5
+    finally:
+        config.update("jax_disable_jit", False)
+    assert calls == [("fun", 3), ("cache_miss", 4), ("fun", 5)]
