@@ -1,0 +1,736 @@
+"""The public transformations: make_jaxpr, eval_shape, jvp, linearize, vjp, grad,
+value_and_grad, jacfwd, jacrev, hessian and vmap.
+
+Each takes and returns pytrees; it flattens them with `laminax_pytree`, runs the flat
+interpreter from `_interpreters/`, and unflattens the results.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import ShapeDtypeStruct, ShapedArray, get_aval
+from laminax_core._interpreters import batching, partial_eval, transpose
+from laminax_core._interpreters.eval import eval_jaxpr
+from laminax_core._interpreters.jvp import Zero, jvp_flat, zeros_like_aval
+from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_pytree.internal import flatten_axes
+
+__all__ = [
+    "eval_shape",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "make_jaxpr",
+    "value_and_grad",
+    "vjp",
+    "vmap",
+]
+
+
+# ----- flattening helpers -------------------------------------------------------------------
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _check_output_leaves(name: str, fun, leaves) -> None:
+    for leaf in leaves:
+        if not _is_array_leaf(leaf):
+            raise TypeError(
+                f"{name}: the function {_fun_name(fun)} returned a value of type "
+                f"{type(leaf).__name__} ({leaf!r}); transformed functions must return arrays, "
+                "scalars or pytrees of them."
+            )
+
+
+def _is_array_leaf(x) -> bool:
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _flatten_fun(name: str, fun: Callable, in_tree, out_trees: list):
+    """`fun` as a function of flat leaves returning flat leaves; records the output tree."""
+
+    def flat(*leaves):
+        args = tree_unflatten(in_tree, leaves)
+        out = fun(*args)
+        out_leaves, out_tree = tree_flatten(out)
+        _check_output_leaves(name, fun, out_leaves)
+        out_trees.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
+def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_store: list):
+    """Like `_flatten_fun` for `has_aux` functions returning `(out, aux)`."""
+
+    def flat(*leaves):
+        result = fun(*tree_unflatten(in_tree, leaves))
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError(f"{name} with has_aux=True requires the function to return a pair "
+                            f"(output, auxiliary data), got {type(result).__name__}.")
+        out, aux = result
+        out_leaves, out_tree = tree_flatten(out)
+        _check_output_leaves(name, fun, out_leaves)
+        out_trees.append(out_tree)
+        aux_store.append(aux)
+        return out_leaves
+
+    return flat
+
+
+def _check_args(name: str, leaves) -> None:
+    for leaf in leaves:
+        if not _is_array_leaf(leaf):
+            raise TypeError(
+                f"{name}: argument of type {type(leaf).__name__} ({leaf!r}) is not a valid array "
+                "type. Pass arrays or scalars, or make the argument static "
+                "(static_argnums) or close over it."
+            )
+
+
+def _normalize_argnums(name: str, argnums, nargs: int) -> tuple[int, ...]:
+    if isinstance(argnums, int | np.integer):
+        nums = (operator.index(argnums),)
+    elif isinstance(argnums, tuple | list) and all(isinstance(a, int) for a in argnums):
+        nums = tuple(argnums)
+    else:
+        raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}.")
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums} requires at least "
+                f"{max(nums) + 1 if a >= 0 else -a} positional arguments to be passed by the "
+                f"caller, but got only {nargs} positional arguments."
+            )
+    return tuple(a % nargs for a in nums)
+
+
+def _partial_on(fun: Callable, args: Sequence, argnums: tuple[int, ...]) -> Callable:
+    """`fun` as a function of the arguments at `argnums` only (the others fixed to `args`)."""
+
+    def partial_fun(*dyn):
+        full = list(args)
+        for i, value in zip(argnums, dyn, strict=True):
+            full[i] = value
+        return fun(*full)
+
+    return partial_fun
+
+
+# ----- make_jaxpr, eval_shape ---------------------------------------------------------------
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
+               return_shape: bool = False) -> Callable:
+    """A function that traces `fun` and returns its `ClosedJaxpr`.
+
+    Args:
+      fun: the function to trace.
+      static_argnums: positions of arguments passed through as Python values (not traced).
+      return_shape: also return the output's shapes as a pytree of `ShapeDtypeStruct`.
+
+    Returns:
+      A function taking `fun`'s arguments and returning the `ClosedJaxpr` (and the shapes).
+
+    Example:
+      >>> print(make_jaxpr(lambda x: x * 2.0)(np.ones(3, np.float32)))
+      { lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }
+    """
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make_jaxpr_fun(*args, **kwargs):
+        static_set = {s % len(args) for s in static} if args else set()
+        dyn_nums = tuple(i for i in range(len(args)) if i not in static_set)
+        traced = _partial_on(lambda *a: fun(*a, **kwargs), args, dyn_nums)
+        leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_nums))
+        _check_args("make_jaxpr", leaves)
+        out_trees: list = []
+        flat = _flatten_fun("make_jaxpr", lambda *a: traced(*a), in_tree, out_trees)
+        closed, outs = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
+        if not return_shape:
+            return closed
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+        return closed, tree_unflatten(out_trees[0], shapes)
+
+    return make_jaxpr_fun
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """The output shapes and dtypes of `fun(*args)`, computed without any FLOPs.
+
+    Args:
+      fun: the function.
+      *args: arrays, or `ShapeDtypeStruct`s standing for them (pytrees allowed).
+
+    Returns:
+      A pytree of `ShapeDtypeStruct` with the structure of `fun`'s output.
+
+    Example:
+      >>> eval_shape(lambda x: x.sum(), ShapeDtypeStruct((3,), np.float32))
+      ShapeDtypeStruct(shape=(), dtype=float32)
+    """
+    leaves, in_tree = tree_flatten(args)
+    _check_args("eval_shape", leaves)
+    out_trees: list = []
+    flat = _flatten_fun("eval_shape", lambda *a: fun(*a, **kwargs), in_tree, out_trees)
+    closed, _ = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves], "eval_shape")
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    return tree_unflatten(out_trees[0], shapes)
+
+
+# ----- jvp, linearize -----------------------------------------------------------------------
+
+
+def _check_tangent(primal, tangent, index) -> None:
+    primal_aval, tangent_aval = get_aval(primal), get_aval(tangent)
+    expected = primal_aval.to_tangent_aval()
+    if tangent_aval.dtype != expected.dtype:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+            "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+            f"{primal_aval.dtype.name} and so expected tangent dtype {_dtype_name(expected)}, "
+            f"but got tangent dtype {_dtype_name(tangent_aval)} instead (argument {index})."
+        )
+    if tangent_aval.shape != primal_aval.shape:
+        raise ValueError(
+            "jvp called with different primal and tangent shapes; got primal shape "
+            f"{primal_aval.shape} and tangent shape as {tangent_aval.shape} (argument {index})."
+        )
+
+
+def _dtype_name(aval: ShapedArray) -> str:
+    return "float0" if aval.dtype == dtypes.float0 else aval.dtype.name
+
+
+def _as_tangent(primal, tangent):
+    """A user tangent as the interpreter's: float0 tangents become symbolic zeros."""
+    if get_aval(tangent).dtype == dtypes.float0:
+        return Zero(get_aval(primal).to_tangent_aval())
+    return tangent
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """Evaluates `fun` at `primals` and its directional derivative along `tangents`.
+
+    Args:
+      fun: the function to differentiate.
+      primals: a tuple or list of the arguments.
+      tangents: a tuple or list of the same structure, of matching shapes and tangent dtypes
+        (float0 for integer and boolean primals).
+      has_aux: `fun` returns `(output, aux)`; aux is returned undifferentiated.
+
+    Returns:
+      `(primals_out, tangents_out)` (plus `aux` if `has_aux`).
+
+    Example:
+      >>> jvp(sin, (np.float32(0.0),), (np.float32(1.0),))
+      (array(0., dtype=float32), array(1., dtype=float32))
+    """
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    primal_leaves, in_tree = tree_flatten(tuple(primals))
+    tangent_leaves, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree structure; primals "
+            f"have tree structure {in_tree} whereas tangents have tree structure {tangent_tree}."
+        )
+    _check_args("jvp", primal_leaves)
+    for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves, strict=True)):
+        _check_tangent(p, t, i)
+    out_trees: list = []
+    aux: list = []
+    flat = (_flatten_fun_aux("jvp", fun, in_tree, out_trees, aux) if has_aux
+            else _flatten_fun("jvp", fun, in_tree, out_trees))
+    tangents_in = [_as_tangent(p, t) for p, t in zip(primal_leaves, tangent_leaves, strict=True)]
+    primals_out, tangents_out = jvp_flat(flat, primal_leaves, tangents_in)
+    out = (tree_unflatten(out_trees[0], primals_out), tree_unflatten(out_trees[0], tangents_out))
+    return (*out, aux[0]) if has_aux else out
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """Evaluates `fun` at `primals` and returns its linearization there.
+
+    Returns:
+      `(primals_out, f_jvp)` where `f_jvp(*tangents)` gives the output tangents by evaluating a
+      staged linear jaxpr (plus `aux` if `has_aux`).
+
+    Example:
+      >>> y, f_jvp = linearize(sin, np.float32(0.0))
+      >>> f_jvp(np.float32(2.0))
+      array(2., dtype=float32)
+    """
+    leaves, in_tree = tree_flatten(primals)
+    _check_args("linearize", leaves)
+    out_trees: list = []
+    aux: list = []
+    flat = (_flatten_fun_aux("linearize", fun, in_tree, out_trees, aux) if has_aux
+            else _flatten_fun("linearize", fun, in_tree, out_trees))
+    primals_out, jaxpr, consts = partial_eval.linearize_flat(flat, leaves)
+    out_tree = out_trees[0]
+
+    def f_jvp(*tangents):
+        tangent_leaves, tangent_tree = tree_flatten(tangents)
+        if tangent_tree != in_tree:
+            raise TypeError(f"linearize's f_jvp expects tangents with structure {in_tree}, got "
+                            f"{tangent_tree}.")
+        for i, (p, t) in enumerate(zip(leaves, tangent_leaves, strict=True)):
+            _check_tangent(p, t, i)
+        outs = eval_jaxpr(jaxpr, consts, *tangent_leaves)
+        return tree_unflatten(out_tree, outs)
+
+    result = (tree_unflatten(out_tree, primals_out), f_jvp)
+    return (*result, aux[0]) if has_aux else result
+
+
+# ----- vjp, grad --------------------------------------------------------------------------
+
+
+def _zero_cotangent(aval: ShapedArray):
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    return zeros_like_aval(aval)
+
+
+def _vjp_flat(flat, leaves):
+    """`(primals_out, pullback)` for flat functions; pullback maps flat cts to flat cts."""
+    primals_out, jaxpr, consts = partial_eval.linearize_flat(flat, leaves, transformation="vjp")
+    in_avals = [get_aval(x).to_tangent_aval() for x in leaves]
+
+    def pullback(cts_out):
+        args = [transpose.UndefinedPrimal(v.aval) for v in jaxpr.invars]
+        cts_in = transpose.backward_pass(jaxpr, consts, args, cts_out)
+        return [_zero_cotangent(aval) if isinstance(ct, Zero) else ct
+                for ct, aval in zip(cts_in, in_avals, strict=True)]
+
+    return primals_out, pullback
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """Evaluates `fun` at `primals` and returns its vector-Jacobian product function.
+
+    Returns:
+      `(primals_out, vjp_fun)` (plus `aux` if `has_aux`); `vjp_fun(ct)` takes a cotangent with
+      the structure of `primals_out` and returns a tuple with one cotangent per primal.
+
+    Example:
+      >>> y, vjp_fun = vjp(sin, np.float32(0.0))
+      >>> vjp_fun(np.float32(1.0))
+      (array(1., dtype=float32),)
+    """
+    leaves, in_tree = tree_flatten(primals)
+    _check_args("vjp", leaves)
+    out_trees: list = []
+    aux: list = []
+    flat = (_flatten_fun_aux("vjp", fun, in_tree, out_trees, aux) if has_aux
+            else _flatten_fun("vjp", fun, in_tree, out_trees))
+    primals_out, pullback = _vjp_flat(flat, leaves)
+    out_tree = out_trees[0]
+    out_avals = [get_aval(p) for p in primals_out]
+
+    def vjp_fun(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(
+                "Tree structure of cotangent input {}, does not match structure of primal "
+                "output {}.".format(ct_tree, out_tree)
+            )
+        for ct_leaf, aval in zip(ct_leaves, out_avals, strict=True):
+            ct_aval = get_aval(ct_leaf)
+            if ct_aval.shape != aval.shape:
+                raise ValueError(f"vjp: cotangent of shape {ct_aval.shape} for a primal output "
+                                 f"of shape {aval.shape}; they must match.")
+        return tree_unflatten(in_tree, pullback(ct_leaves))
+
+    result = (tree_unflatten(out_tree, primals_out), vjp_fun)
+    return (*result, aux[0]) if has_aux else result
+
+
+def _check_grad_input(aval: ShapedArray, holomorphic: bool, allow_int: bool) -> None:
+    dtype = aval.dtype
+    if holomorphic:
+        if not dtypes.issubdtype(dtype, np.complexfloating):
+            raise TypeError("grad with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif not dtypes.issubdtype(dtype, np.inexact) and not allow_int:
+        raise TypeError(
+            "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+            f"np.inexact), but got {dtype.name}. If you want to use Integer-valued inputs, set "
+            "allow_int to True."
+        )
+
+
+def _check_grad_output(aval: ShapedArray, holomorphic: bool) -> None:
+    if aval.shape != ():
+        raise TypeError(
+            "Gradient only defined for scalar-output functions. Output had shape: "
+            f"{aval.shape}. Use jacrev or jacfwd for non-scalar outputs, or sum the output."
+        )
+    if holomorphic:
+        if not dtypes.issubdtype(aval.dtype, np.complexfloating):
+            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif not dtypes.issubdtype(aval.dtype, np.floating):
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use jax.vjp directly."
+        )
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence = ()) -> Callable:
+    """A function returning `fun`'s value and its gradient with respect to `argnums`.
+
+    Args:
+      fun: a function with a scalar real output (complex with `holomorphic=True`).
+      argnums: the positional argument(s) to differentiate (an int or a tuple of ints).
+      has_aux: `fun` returns `(value, aux)`; the result is then `((value, aux), grad)`.
+      holomorphic: `fun` is holomorphic in complex inputs.
+      allow_int: allow integer inputs, whose gradients are float0 zeros.
+
+    Returns:
+      A function returning `(value, grad)`; `grad` has the structure of the argument (a tuple
+      of them for a tuple `argnums`).
+
+    Example:
+      >>> value_and_grad(lambda x: x * x)(np.float32(3.0))
+      (array(9., dtype=float32), array(6., dtype=float32))
+    """
+    del reduce_axes  # accepted for JAX compatibility; has no effect (as in current JAX)
+
+    @functools.wraps(fun)
+    def value_and_grad_fun(*args, **kwargs):
+        nums = _normalize_argnums("grad", argnums, len(args))
+        dyn = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(dyn)
+        _check_args("grad", leaves)
+        for leaf in leaves:
+            _check_grad_input(get_aval(leaf), holomorphic, allow_int)
+        partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
+        out_trees: list = []
+        aux: list = []
+        flat = (_flatten_fun_aux("grad", partial_fun, in_tree, out_trees, aux) if has_aux
+                else _flatten_fun("grad", partial_fun, in_tree, out_trees))
+        outs, pullback = _vjp_flat(flat, leaves)
+        if len(outs) != 1:
+            raise TypeError("Gradient only defined for scalar-output functions. Output was "
+                            f"a pytree with {len(outs)} leaves: {out_trees[0]}.")
+        aval = get_aval(outs[0])
+        _check_grad_output(aval, holomorphic)
+        grads = tree_unflatten(in_tree, pullback([np.ones((), aval.dtype)]))
+        grads = grads[0] if isinstance(argnums, int | np.integer) else grads
+        value = tree_unflatten(out_trees[0], outs)
+        return ((value, aux[0]) if has_aux else value), grads
+
+    return value_and_grad_fun
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False,
+         reduce_axes: Sequence = ()) -> Callable:
+    """A function returning the gradient of `fun` with respect to `argnums`.
+
+    Same arguments as `value_and_grad`. With `has_aux`, returns `(grad, aux)`.
+
+    Example:
+      >>> grad(lambda x: x * x)(np.float32(3.0))
+      array(6., dtype=float32)
+    """
+    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int,
+                                        reduce_axes)
+
+    @functools.wraps(fun)
+    def grad_fun(*args, **kwargs):
+        (value, *aux), grads = _split_value(value_and_grad_fun(*args, **kwargs), has_aux)
+        return (grads, aux[0]) if has_aux else grads
+
+    return grad_fun
+
+
+def _split_value(result, has_aux):
+    value_part, grads = result
+    if has_aux:
+        value, aux = value_part
+        return (value, aux), grads
+    return (value_part,), grads
+
+
+# ----- jacobians ------------------------------------------------------------------------------
+
+
+def _std_basis(leaves) -> tuple[int, list]:
+    """The identity in the flattened space of `leaves`: one basis array per leaf, each with
+    a leading axis of the total size."""
+    sizes = [get_aval(x).size for x in leaves]
+    total = sum(sizes)
+    out, offset = [], 0
+    for leaf, size in zip(leaves, sizes, strict=True):
+        aval = get_aval(leaf)
+        dtype = aval.dtype if dtypes.issubdtype(aval.dtype, np.inexact) else np.float32
+        eye = np.eye(total, dtype=dtype)[:, offset:offset + size]
+        out.append(eye.reshape((total, *aval.shape)))
+        offset += size
+    return total, out
+
+
+def _split_jac(jac_leaf, out_shape, in_avals, axis_first: bool):
+    """Splits one output's Jacobian (flattened input axis first or last) into one block per
+    input leaf, shaped `out_shape + in_shape`."""
+    from laminax_core import lax
+
+    blocks, offset = [], 0
+    ndim = get_aval(jac_leaf).ndim
+    for aval in in_avals:
+        start = [0] * ndim
+        limit = list(get_aval(jac_leaf).shape)
+        axis = 0 if axis_first else ndim - 1
+        start[axis], limit[axis] = offset, offset + aval.size
+        block = lax.slice(jac_leaf, start, limit)
+        if axis_first:
+            block = lax.transpose(block, (*range(1, ndim), 0))
+        blocks.append(lax.reshape(block, (*out_shape, *aval.shape)))
+        offset += aval.size
+    return blocks
+
+
+def _check_jac_inputs(name: str, leaves, holomorphic: bool, allow_int: bool = False) -> None:
+    for leaf in leaves:
+        dtype = get_aval(leaf).dtype
+        if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+        if not holomorphic and not dtypes.issubdtype(dtype, np.inexact) and not allow_int:
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use "
+                "Integer-valued inputs, set allow_int to True."
+            )
+
+
+def _jacobian_tree(out_tree, in_tree, blocks_per_out, argnums):
+    per_out = [tree_unflatten(in_tree, blocks) for blocks in blocks_per_out]
+    if isinstance(argnums, int | np.integer):
+        per_out = [b[0] for b in per_out]
+    return tree_unflatten(out_tree, per_out)
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis).
+
+    Returns:
+      A function returning, for each output leaf, the Jacobian blocks of shape
+      `out_shape + in_shape` arranged like the differentiated arguments.
+
+    Example:
+      >>> jacfwd(lambda x: x * x)(np.arange(2.0, dtype=np.float32))
+      array([[0., 0.],
+             [0., 2.]], dtype=float32)
+    """
+
+    def jacfun(*args, **kwargs):
+        nums = _normalize_argnums("jacfwd", argnums, len(args))
+        dyn = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(dyn)
+        _check_args("jacfwd", leaves)
+        _check_jac_inputs("jacfwd", leaves, holomorphic)
+        partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
+        out_trees: list = []
+        aux: list = []
+        flat = (_flatten_fun_aux("jacfwd", partial_fun, in_tree, out_trees, aux) if has_aux
+                else _flatten_fun("jacfwd", partial_fun, in_tree, out_trees))
+        total, basis = _std_basis(leaves)
+        pushfwd = lambda *tangents: jvp_flat(flat, leaves, list(tangents))  # noqa: E731
+        n_out = []
+
+        def batched(*tangents):
+            primals_out, tangents_out = pushfwd(*tangents)
+            n_out.append(len(primals_out))
+            return [*primals_out, *tangents_out]
+
+        outs = batching.batch_flat(batched, basis, [0] * len(basis),
+                                   batching.AxisData(None, total),
+                                   lambda: [None] * n_out[0] + [-1] * n_out[0])
+        primals_out, jacs = outs[: n_out[0]], outs[n_out[0]:]
+        in_avals = [get_aval(x) for x in leaves]
+        blocks = [_split_jac(j, get_aval(p).shape, in_avals, axis_first=False)
+                  for j, p in zip(jacs, primals_out, strict=True)]
+        jac = _jacobian_tree(out_trees[0], in_tree, blocks, argnums)
+        return (jac, aux[0]) if has_aux else jac
+
+    return jacfun
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+    """The Jacobian of `fun` by reverse mode (vmap of vjp over the output basis).
+
+    Returns:
+      A function returning Jacobian blocks laid out as `jacfwd`'s.
+
+    Example:
+      >>> jacrev(lambda x: x * x)(np.arange(2.0, dtype=np.float32))
+      array([[0., 0.],
+             [0., 2.]], dtype=float32)
+    """
+
+    def jacfun(*args, **kwargs):
+        nums = _normalize_argnums("jacrev", argnums, len(args))
+        dyn = tuple(args[i] for i in nums)
+        leaves, in_tree = tree_flatten(dyn)
+        _check_args("jacrev", leaves)
+        _check_jac_inputs("jacrev", leaves, holomorphic, allow_int)
+        partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
+        out_trees: list = []
+        aux: list = []
+        flat = (_flatten_fun_aux("jacrev", partial_fun, in_tree, out_trees, aux) if has_aux
+                else _flatten_fun("jacrev", partial_fun, in_tree, out_trees))
+        primals_out, pullback = _vjp_flat(flat, leaves)
+        total, basis = _std_basis(primals_out)
+        cts = batching.batch_flat(lambda *c: pullback(list(c)), basis, [0] * len(basis),
+                                  batching.AxisData(None, total),
+                                  lambda: [0] * len(leaves))
+        out_avals = [get_aval(p) for p in primals_out]
+        blocks = [[] for _ in out_avals]
+        for ct in cts:  # one per input leaf, shape (total, *in_shape)
+            ct_aval = get_aval(ct)
+            offset = 0
+            for j, aval in enumerate(out_avals):
+                from laminax_core import lax
+
+                start = [0] * ct_aval.ndim
+                limit = list(ct_aval.shape)
+                start[0], limit[0] = offset, offset + aval.size
+                block = lax.slice(ct, start, limit)
+                blocks[j].append(lax.reshape(block, (*aval.shape, *ct_aval.shape[1:])))
+                offset += aval.size
+        jac = _jacobian_tree(out_trees[0], in_tree, blocks, argnums)
+        return (jac, aux[0]) if has_aux else jac
+
+    return jacfun
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
+    """The Hessian of a scalar `fun`: `jacfwd(jacrev(fun))`.
+
+    Example:
+      >>> hessian(lambda x: (x * x * x).sum())(np.ones(2, np.float32))
+      array([[6., 0.],
+             [0., 6.]], dtype=float32)
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+
+
+# ----- vmap -------------------------------------------------------------------------------
+
+
+def _check_in_axes_type(in_axes) -> None:
+    if isinstance(in_axes, list):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes}."
+        )
+
+
+def _mapped_size(leaves, axes, in_tree, axis_size) -> int:
+    sizes = {}
+    for i, (x, axis) in enumerate(zip(leaves, axes, strict=True)):
+        if axis is None:
+            continue
+        ndim = get_aval(x).ndim
+        if not -ndim <= axis < ndim:
+            raise ValueError(
+                f"vmap was requested to map its argument along axis {axis}, which implies that "
+                f"its rank should be at least {axis + 1 if axis >= 0 else -axis}, but is only "
+                f"{ndim} (its shape is {get_aval(x).shape})"
+            )
+        sizes[i] = get_aval(x).shape[axis]
+    if not sizes:
+        if axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes, or be "
+                             "given axis_size.")
+        return axis_size
+    distinct = set(sizes.values()) | ({axis_size} if axis_size is not None else set())
+    if len(distinct) > 1:
+        lines = [f"  argument leaf {i} of type {get_aval(leaves[i]).str_short()} had size "
+                 f"{s} along axis {axes[i]}" for i, s in sizes.items()]
+        raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
+                         + "\n".join(lines) + (f"\n  axis_size was {axis_size}"
+                                               if axis_size is not None else ""))
+    return distinct.pop()
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
+         axis_size: int | None = None, spmd_axis_name=None) -> Callable:
+    """Vectorizes `fun` over a mapped axis of its inputs.
+
+    Args:
+      fun: the function to vectorize.
+      in_axes: an int, None, or a tuple with one entry per positional argument (each a
+        pytree prefix of the argument) giving the mapped axis; None marks unmapped inputs.
+      out_axes: the same for the outputs: where the mapped axis goes (None: not mapped).
+      axis_name: a name for the mapped axis, for collectives such as `psum`.
+      axis_size: the axis size, needed when no input is mapped.
+
+    Returns:
+      The vectorized function.
+
+    Example:
+      >>> vmap(lambda x: x.sum())(np.ones((3, 2), np.float32))
+      array([2., 2., 2.], dtype=float32)
+    """
+    del spmd_axis_name  # sharding of the mapped axis belongs to pjit; accepted for compatibility
+    _check_in_axes_type(in_axes)
+
+    @functools.wraps(fun)
+    def vmap_fun(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                f"positional arguments passed to the function, but got len(in_axes) = "
+                f"{len(in_axes)}, len(args) = {len(args)}"
+            )
+        leaves, in_tree = tree_flatten(args)
+        _check_args("vmap", leaves)
+        spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        axes = flatten_axes("vmap in_axes", in_tree, spec)
+        size = _mapped_size(leaves, axes, in_tree, axis_size)
+        dims = [None if a is None else a % get_aval(x).ndim
+                for x, a in zip(leaves, axes, strict=True)]
+        out_trees: list = []
+        flat = _flatten_fun("vmap", lambda *a: fun(*a, **kwargs), in_tree, out_trees)
+        outs = batching.batch_flat(
+            flat, leaves, dims, batching.AxisData(axis_name, size),
+            lambda: flatten_axes("vmap out_axes", out_trees[0], out_axes),
+        )
+        return tree_unflatten(out_trees[0], outs)
+
+    return vmap_fun
+
+
+

@@ -1,0 +1,237 @@
+"""Abstract values: what tracing knows about an array (shape, dtype, weak type).
+
+`ShapedArray` is the only abstract value of this phase. `get_aval(x)` maps any value a
+transformation may meet (tracers, NumPy arrays and scalars, Python scalars, and whatever an
+upper layer registers in `pytype_aval_mappings`) to its `ShapedArray`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from laminax_core import dtypes
+
+__all__ = [
+    "ShapeDtypeStruct",
+    "ShapedArray",
+    "canonicalize_shape",
+    "get_aval",
+    "is_array_like",
+    "pytype_aval_mappings",
+    "short_dtype_name",
+    "to_numpy",
+]
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+# Upper layers (dispatch's Array) register `type -> (value -> ShapedArray)` here.
+pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
+
+
+def short_dtype_name(dtype) -> str:
+    """`float32 -> f32`, `int8 -> i8`, `bfloat16 -> bf16`, `bool -> bool`, as jaxprs print."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.float0:
+        return "float0"
+    name = dtype.name
+    for long, short in (("bfloat", "bf"), ("uint", "u"), ("int", "i"), ("complex", "c"),
+                        ("float", "f")):
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name
+
+
+def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
+    """Turns a shape-like value into a tuple of non-negative Python ints, or raises TypeError."""
+    if isinstance(shape, int | np.integer):
+        shape = (shape,)
+    try:
+        result = tuple(operator.index(d) for d in shape)
+    except TypeError as err:
+        where = f"{context}: " if context else ""
+        raise TypeError(
+            f"{where}shapes must be sequences of integers, got {shape!r}. If a dimension is a "
+            "traced value, make it static (for example with static_argnums)."
+        ) from err
+    if any(d < 0 for d in result):
+        where = f"{context}: " if context else ""
+        raise TypeError(f"{where}shape {result} has a negative dimension.")
+    return result
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape, dtype and weak type.
+
+    Args:
+      shape: a tuple of non-negative ints.
+      dtype: a NumPy dtype (canonicalized, so float64 becomes float32 unless x64 is enabled).
+      weak_type: True for values that came from Python scalars and adopt the other operand's
+        dtype in binary operations.
+
+    Example:
+      >>> ShapedArray((3, 4), np.float32).str_short()
+      'f32[3,4]'
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+        self.shape = canonicalize_shape(shape)
+        self.dtype = dtypes.canonicalize_dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        """A copy with the given fields replaced."""
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        """The same aval with `weak_type=False`."""
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The aval of this value's tangents: float0 for integer and boolean dtypes."""
+        if dtypes.issubdtype(self.dtype, np.inexact):
+            return self.update(weak_type=self.weak_type)
+        return ShapedArray(self.shape, dtypes.float0)
+
+    def str_short(self) -> str:
+        """`f32[3,4]`: the form jaxprs print (weak types are not shown, as in JAX)."""
+        return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, ShapedArray)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        name = self.dtype.name if self.dtype != dtypes.float0 else "float0"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{weak})"
+
+    __str__ = __repr__
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array, as `eval_shape` returns and accepts.
+
+    Args:
+      shape: a tuple of ints.
+      dtype: a NumPy dtype.
+      weak_type: whether the value is weakly typed.
+
+    Example:
+      >>> ShapeDtypeStruct((2, 3), np.float32)
+      ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+        self.shape = canonicalize_shape(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, ShapeDtypeStruct)
+            and (self.shape, self.dtype, self.weak_type)
+            == (other.shape, other.dtype, other.weak_type)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+def _python_scalar_aval(x) -> ShapedArray:
+    dtype = dtypes.result_type(x)
+    return ShapedArray((), dtype, weak_type=type(x) is not bool)
+
+
+def _numpy_aval(x) -> ShapedArray:
+    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), weak_type=False)
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of `x`: a tracer's aval, or the aval of a concrete array or scalar.
+
+    Raises:
+      TypeError: `x` is not an array-like value (for example a string or a list).
+    """
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    for base in type(x).__mro__:
+        if base in pytype_aval_mappings:
+            return pytype_aval_mappings[base](x)
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    raise TypeError(
+        f"Value {x!r} of type {type(x).__name__} is not a valid array type. Arguments of "
+        "transformed functions must be arrays, NumPy scalars or Python scalars; mark other "
+        "arguments static (static_argnums) or close over them."
+    )
+
+
+pytype_aval_mappings.update({t: _python_scalar_aval for t in _PYTHON_SCALARS})
+pytype_aval_mappings[np.ndarray] = _numpy_aval
+pytype_aval_mappings[np.generic] = _numpy_aval
+
+
+def is_array_like(x) -> bool:
+    """True if `get_aval(x)` succeeds."""
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def to_numpy(x, aval: ShapedArray | None = None) -> np.ndarray:
+    """A concrete value as a NumPy array of its aval's (canonical) dtype."""
+    dtype = (aval or get_aval(x)).dtype
+    return np.asarray(x, dtype=dtype)
+
+
+class WeakTypedArray(np.ndarray):
+    """A NumPy constant that keeps its weak type (a Python scalar converted to an array dtype).
+
+    `get_aval` reports `weak_type=True` for it, so `x + 1` on a float16 tracer stays float16
+    and prints the literal `1.0:f16[]`, as in JAX.
+    """
+
+
+def weak_array(value, dtype) -> WeakTypedArray:
+    """`value` as a weakly typed NumPy constant of `dtype`."""
+    return np.asarray(value, dtype=dtype).view(WeakTypedArray)
+
+
+def _weak_array_aval(x) -> ShapedArray:
+    return ShapedArray(x.shape, x.dtype, weak_type=True)
+
+
+pytype_aval_mappings[WeakTypedArray] = _weak_array_aval

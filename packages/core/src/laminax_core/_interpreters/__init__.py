@@ -1,0 +1,1 @@
+"""The interpreters behind the transformations; each owns the rule table it reads."""

@@ -1,0 +1,159 @@
+"""Staging primitives into jaxprs, and known/unknown partial evaluation.
+
+`JaxprTrace` records the primitives applied to its tracers as jaxpr equations. In *staging* mode
+(make_jaxpr) it records everything it is handed. In *partial-eval* mode (linearize, vjp, grad)
+an application whose inputs are all known values of the parent trace is evaluated right away in
+the parent; only the applications touching an unknown (a tangent) are recorded, with the known
+values they read becoming the jaxpr's constants. That is what lets `grad` of a function with
+Python control flow on concrete values work eagerly: primal values stay concrete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from laminax_core import _trace, dtypes
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+
+__all__ = ["JaxprTrace", "JaxprTracer", "linearize_flat", "trace_to_jaxpr"]
+
+_LITERAL_TYPES = (bool, int, float, complex, np.generic)
+
+
+class JaxprTracer(_trace.Tracer):
+    """A value being staged: stands for the jaxpr variable `var`."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, trace: JaxprTrace, var: Var):
+        super().__init__(trace)
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.var.aval
+
+
+def _is_literal(x) -> bool:
+    if isinstance(x, _LITERAL_TYPES):
+        return True
+    return isinstance(x, np.ndarray) and x.shape == () and x.dtype != dtypes.float0
+
+
+class JaxprTrace(_trace.Trace):
+    """Builds a jaxpr from the primitives applied to its tracers.
+
+    Args:
+      parent: the trace below.
+      evaluate_known: evaluate applications with no tracer of this trace in the parent
+        (partial evaluation) instead of staging them.
+      transformation: the name error messages use.
+    """
+
+    def __init__(self, parent, *, evaluate_known: bool, transformation: str = "make_jaxpr"):
+        super().__init__(parent)
+        self.evaluate_known = evaluate_known
+        self.transformation = transformation
+        self.invars: list[Var] = []
+        self.eqns: list[JaxprEqn] = []
+        self._consts: dict[int, tuple[Var, object]] = {}
+
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        """A new jaxpr input of abstract value `aval`."""
+        var = Var(aval)
+        self.invars.append(var)
+        return JaxprTracer(self, var)
+
+    def atom(self, x):
+        """The jaxpr atom standing for `x`: a tracer's var, a literal, or a constvar."""
+        if isinstance(x, JaxprTracer) and x._trace is self:
+            return x.var
+        if _is_literal(x):
+            aval = get_aval(x)
+            return Literal(x, aval)
+        entry = self._consts.get(id(x))
+        if entry is None:
+            entry = (Var(get_aval(x).strip_weak_type() if not isinstance(x, _trace.Tracer)
+                         else get_aval(x)), x)
+            self._consts[id(x)] = entry
+        return entry[0]
+
+    def process_primitive(self, primitive, args, params):
+        own = any(isinstance(x, JaxprTracer) and x._trace is self for x in args)
+        if self.evaluate_known and not own:
+            with _trace.set_current_trace(self.parent):
+                return primitive.bind(*args, **params)
+        invars = [self.atom(x) for x in args]
+        avals_out, effects = primitive.abstract_eval(*[a.aval for a in invars], **params)
+        if not primitive.multiple_results:
+            avals_out = [avals_out]
+        outvars = [Var(aval) for aval in avals_out]
+        eqn = JaxprEqn(invars, outvars, primitive, params, effects, _trace.user_source_info())
+        self.eqns.append(eqn)
+        outs = [JaxprTracer(self, var) for var in outvars]
+        return outs if primitive.multiple_results else outs[0]
+
+    def to_jaxpr(self, outs: Sequence) -> tuple[Jaxpr, list]:
+        """The jaxpr computing `outs` from the inputs, and the values of its constvars."""
+        outvars = [self.atom(x) for x in outs]
+        _drop_unused_outvars(self.eqns, outvars)
+        constvars = [var for var, _ in self._consts.values()]
+        consts = [value for _, value in self._consts.values()]
+        return Jaxpr(constvars, self.invars, outvars, self.eqns), consts
+
+
+def _drop_unused_outvars(eqns, outvars) -> None:
+    """Replaces equation outputs nothing reads by `DropVar`s (printed `_`), as JAX does."""
+    used = {id(v) for v in outvars}
+    for eqn in eqns:
+        used.update(id(v) for v in eqn.invars)
+    for eqn in eqns:
+        eqn.outvars = [v if id(v) in used else DropVar(v.aval) for v in eqn.outvars]
+
+
+def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
+                   transformation: str = "make_jaxpr") -> tuple[ClosedJaxpr, list]:
+    """Stages `fun` (flat arrays in, flat list out) into a closed jaxpr.
+
+    Returns:
+      `(closed_jaxpr, outs)` where `outs` are the traced outputs (for their avals).
+    """
+    trace = JaxprTrace(_trace.current_trace(), evaluate_known=False,
+                       transformation=transformation)
+    try:
+        ins = [trace.new_arg(aval) for aval in in_avals]
+        with _trace.set_current_trace(trace):
+            outs = list(fun(*ins))
+        jaxpr, consts = trace.to_jaxpr(outs)
+    finally:
+        trace.is_live = False
+    return ClosedJaxpr(jaxpr, consts), outs
+
+
+def linearize_flat(fun: Callable, primals: Sequence, *, transformation: str = "linearize"):
+    """Evaluates `fun` at `primals` and stages its linear (tangent) part into a jaxpr.
+
+    Returns:
+      `(primals_out, linear_jaxpr, consts)`: `linear_jaxpr` maps the input tangents to the
+      output tangents; its constvars take `consts` (known values of the current trace).
+    """
+    parent = _trace.current_trace()
+    pe_trace = JaxprTrace(parent, evaluate_known=True, transformation=transformation)
+    tangents = []
+    for x in primals:
+        aval = get_aval(x).to_tangent_aval()
+        arg = pe_trace.new_arg(aval)
+        tangents.append(arg if aval.dtype != dtypes.float0 else jvp_interpreter.Zero(aval))
+    try:
+        with _trace.set_current_trace(pe_trace):
+            primals_out, tangents_out = jvp_interpreter.jvp_flat(
+                fun, primals, tangents, transformation=transformation, instantiate=True
+            )
+        jaxpr, consts = pe_trace.to_jaxpr(tangents_out)
+    finally:
+        pe_trace.is_live = False
+    return primals_out, jaxpr, consts

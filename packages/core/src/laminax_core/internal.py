@@ -1,0 +1,116 @@
+"""What the laminax layers above core may use: the primitive registry and rule tables, jaxpr
+machinery, trace internals and the eager-execution hook.
+
+Nothing here is promised to code outside laminax: names and signatures change with laminax's
+internal needs, without deprecation.
+"""
+
+from __future__ import annotations
+
+from laminax_core._avals import WeakTypedArray as WeakTypedArray
+from laminax_core._avals import get_aval as get_aval
+from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
+from laminax_core._avals import short_dtype_name as short_dtype_name
+from laminax_core._avals import weak_array as weak_array
+from laminax_core._effects import Effect as Effect
+from laminax_core._effects import EffectTypeSet as EffectTypeSet
+from laminax_core._effects import control_flow_allowed_effects as control_flow_allowed_effects
+from laminax_core._effects import lowerable_effects as lowerable_effects
+from laminax_core._effects import no_effects as no_effects
+from laminax_core._effects import ordered_effects as ordered_effects
+from laminax_core._interpreters import batching, jvp, transpose
+from laminax_core._interpreters import eval as eval_interpreter
+from laminax_core._interpreters.batching import AxisData as AxisData
+from laminax_core._interpreters.batching import BatchTrace as BatchTrace
+from laminax_core._interpreters.batching import batch_rules as batch_rules
+from laminax_core._interpreters.batching import not_mapped as not_mapped
+from laminax_core._interpreters.eval import eval_jaxpr as eval_jaxpr
+from laminax_core._interpreters.eval import get_eager_impl as get_eager_impl
+from laminax_core._interpreters.eval import reference_rules as reference_rules
+from laminax_core._interpreters.eval import run_reference as run_reference
+from laminax_core._interpreters.eval import set_eager_impl as set_eager_impl
+from laminax_core._interpreters.jvp import JVPTrace as JVPTrace
+from laminax_core._interpreters.jvp import Zero as Zero
+from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
+from laminax_core._interpreters.partial_eval import JaxprTrace as JaxprTrace
+from laminax_core._interpreters.partial_eval import linearize_flat as linearize_flat
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr as trace_to_jaxpr
+from laminax_core._interpreters.transpose import UndefinedPrimal as UndefinedPrimal
+from laminax_core._interpreters.transpose import backward_pass as backward_pass
+from laminax_core._interpreters.transpose import is_undefined_primal as is_undefined_primal
+from laminax_core._interpreters.transpose import transpose_rules as transpose_rules
+from laminax_core._jaxpr import DropVar as DropVar
+from laminax_core._jaxpr import check_jaxpr as check_jaxpr
+from laminax_core._jaxpr import dce_closed_jaxpr as dce_closed_jaxpr
+from laminax_core._jaxpr import dce_jaxpr as dce_jaxpr
+from laminax_core._jaxpr import pp_jaxpr as pp_jaxpr
+from laminax_core._primitive import ANY as ANY
+from laminax_core._primitive import FLOATING as FLOATING
+from laminax_core._primitive import INEXACT as INEXACT
+from laminax_core._primitive import NO_OPERANDS as NO_OPERANDS
+from laminax_core._primitive import NOT_LINEAR as NOT_LINEAR
+from laminax_core._primitive import NUMERIC as NUMERIC
+from laminax_core._primitive import ZERO_TANGENT as ZERO_TANGENT
+from laminax_core._primitive import batch_elementwise as batch_elementwise
+from laminax_core._primitive import define_primitive as define_primitive
+from laminax_core._primitive import jvp_from as jvp_from
+from laminax_core._primitive import linear as linear
+from laminax_core._primitive import same_shape as same_shape
+from laminax_core._trace import Trace as Trace
+from laminax_core._trace import current_trace as current_trace
+from laminax_core._trace import set_current_trace as set_current_trace
+
+__all__ = [
+    "ANY", "AxisData", "BatchTrace", "DropVar", "Effect", "EffectTypeSet", "FLOATING",
+    "INEXACT", "JVPTrace", "JaxprTrace", "NOT_LINEAR", "NO_OPERANDS", "NUMERIC",
+    "UndefinedPrimal", "WeakTypedArray", "ZERO_TANGENT", "Zero", "all_primitives",
+    "backward_pass", "batch_elementwise", "batch_rules", "check_jaxpr",
+    "control_flow_allowed_effects", "current_trace", "dce_closed_jaxpr", "dce_jaxpr",
+    "define_primitive", "describe", "eval_jaxpr", "get_aval", "get_eager_impl",
+    "is_undefined_primal", "jvp_from", "jvp_rules", "linear", "linearize_flat",
+    "lowerable_effects", "no_effects", "not_mapped", "ordered_effects", "pp_jaxpr",
+    "pytype_aval_mappings", "reference_rules", "register_describer", "run_reference",
+    "same_shape", "set_current_trace", "set_eager_impl", "short_dtype_name", "trace_to_jaxpr",
+    "transpose_rules", "weak_array",
+]  # fmt: skip
+
+# Upper layers add lines to `describe` (dispatch: the lowering) with `register_describer`.
+_describers: list = []
+
+
+def register_describer(fn) -> None:
+    """Adds `fn(primitive) -> list of (rule kind, text)` to what `describe` lists."""
+    _describers.append(fn)
+
+
+def all_primitives() -> list:
+    """Every primitive with a reference rule or an abstract evaluation registered in core."""
+    return sorted(eval_interpreter.reference_rules, key=lambda p: p.name)
+
+
+def describe(primitive) -> str:
+    """Lists a primitive's rules and where each was registered.
+
+    Example:
+      >>> from laminax_core import lax
+      >>> print(describe(lax.sin_p).splitlines()[0])
+      primitive 'sin'
+    """
+    lines = [f"primitive {primitive.name!r}"
+             + (" (multiple results)" if primitive.multiple_results else "")]
+    tables = {
+        "abstract_eval": primitive._abstract_eval is not None,
+        "reference": primitive in eval_interpreter.reference_rules or primitive.impl is not None,
+        "jvp": primitive in jvp.jvp_rules,
+        "transpose": primitive in transpose.transpose_rules,
+        "batch": primitive in batching.batch_rules,
+    }
+    for kind, present in tables.items():
+        where = primitive.registered_at.get(kind)
+        text = where if where else ("registered" if present else "none")
+        lines.append(f"  {kind:<14} {text}")
+    for fn in _describers:
+        lines += [f"  {kind:<14} {text}" for kind, text in fn(primitive)]
+    return "\n".join(lines)
+
+

@@ -1,0 +1,290 @@
+"""Named-axis collectives (psum, pmax, pmin, pmean, all_gather, axis_index) for use inside
+`vmap(..., axis_name=...)`. Their batching rules do the communication: over the vmap'd axis a
+`psum` is a sum over the batch dimension."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import _trace
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import batching
+from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.jvp import Zero
+from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
+from laminax_pytree import tree_flatten, tree_unflatten
+
+__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
+
+
+def _axis_tuple(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, tuple | list) else (axis_name,)
+
+
+def _axis_size(names) -> int:
+    size = 1
+    for name in names:
+        size *= _trace.find_axis_data(name).size
+    return size
+
+
+def _unbound(name) -> NameError:
+    return NameError(
+        f"Found an unbound axis name: {name}. Collectives over a named axis must run inside a "
+        f"transformation that binds it, for example vmap(f, axis_name={name!r})."
+    )
+
+
+def _reduce_abstract_eval(*avals, axes, axis_index_groups):
+    for a in axes:
+        if not isinstance(a, int):
+            _trace.find_axis_data(a)  # raises NameError for an unbound name
+    positional = {a for a in axes if isinstance(a, int)}
+    return [ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in positional), x.dtype,
+                        x.weak_type) for x in avals]
+
+
+def _reduce_reference(np_reduce):
+    def rule(*xs, axes, axis_index_groups):
+        for a in axes:
+            if not isinstance(a, int):
+                raise _unbound(a)
+        return [np_reduce(x, axis=tuple(axes)).astype(x.dtype) for x in xs]
+
+    return rule
+
+
+def _reduce_batch(primitive, unmapped):
+    """Batching rule of psum/pmax/pmin: over this vmap's axis, reduce the batch dimension."""
+
+    def rule(axis_data, args, dims, axes, axis_index_groups):
+        names = [a for a in axes if not isinstance(a, int)]
+        positional = [a for a in axes if isinstance(a, int)]
+        mine = axis_data.name in names
+        others = tuple(n for n in names if n != axis_data.name)
+        outs, out_dims = [], []
+        for x, d in zip(args, dims, strict=True):
+            shifted = tuple(a + 1 if d is not None and a >= d else a for a in positional)
+            if mine and d is None:
+                x = unmapped(x, axis_data.size)
+                if shifted or others:
+                    x = primitive.bind(x, axes=(*others, *shifted),
+                                       axis_index_groups=axis_index_groups)[0]
+                outs.append(x)
+                out_dims.append(None)
+                continue
+            reduced = (d, *shifted) if mine else shifted
+            out = primitive.bind(x, axes=(*reduced, *others),
+                                 axis_index_groups=axis_index_groups)[0]
+            outs.append(out)
+            out_dims.append(None if mine or d is None else d - sum(a < d for a in shifted))
+        return outs, out_dims
+
+    return rule
+
+
+def _reduce_primitive(name, np_reduce, unmapped, jvp):
+    primitive = define_primitive(
+        name,
+        abstract_eval=_reduce_abstract_eval,
+        reference=_reduce_reference(np_reduce),
+        jvp=jvp,
+        transpose=NOT_LINEAR,
+        batch=lambda *a, **p: rule(*a, **p),
+        multiple_results=True,
+    )
+    rule = _reduce_batch(primitive, unmapped)
+    batching.collective_axis_names[primitive] = lambda params: params["axes"]
+    return primitive
+
+
+def _scale(x, size):
+    from laminax_core.lax._elementwise import mul
+
+    return mul(x, np.asarray(size, get_aval(x).dtype))
+
+
+def _extremum_jvp(primitive_name):
+    # tangent: the mean of the tangents at the positions that attain the extremum
+    def rule(primals, tangents, axes, axis_index_groups):
+        from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
+
+        prim = _PRIMITIVES[primitive_name]
+        ans = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
+        out_tangents = []
+        for x, t, y in zip(primals, tangents, ans, strict=True):
+            if isinstance(t, Zero):
+                out_tangents.append(Zero.from_primal_value(y))
+                continue
+            hit = convert_element_type(eq(x, y), get_aval(x).dtype)
+            num, count = psum_p.bind(mul(t, hit), hit, axes=axes,
+                                     axis_index_groups=axis_index_groups)
+            out_tangents.append(div(num, count))
+        return ans, out_tangents
+
+    return rule
+
+
+psum_p = _reduce_primitive("psum", np.sum, _scale, linear)
+psum_p_transpose = psum_p.def_transpose(
+    lambda cts, *xs, axes, axis_index_groups: psum_p.bind(
+        *[ct if not isinstance(ct, Zero) else np.zeros(ct.aval.shape, ct.aval.dtype)
+          for ct in cts], axes=axes, axis_index_groups=axis_index_groups)
+)
+pmax_p = _reduce_primitive("pmax", np.max, lambda x, size: x, _extremum_jvp("pmax"))
+pmin_p = _reduce_primitive("pmin", np.min, lambda x, size: x, _extremum_jvp("pmin"))
+_PRIMITIVES = {"pmax": pmax_p, "pmin": pmin_p}
+
+
+def _tree_collective(primitive, x, axis_name):
+    leaves, tree = tree_flatten(x)
+    outs = primitive.bind(*leaves, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    return tree_unflatten(tree, outs)
+
+
+def psum(x, axis_name):
+    """Sums `x` (a pytree of arrays) over the named axis (or tuple of axes) `axis_name`.
+
+    Example:
+      >>> vmap(lambda v: psum(v, "i"), axis_name="i")(np.arange(3.0, dtype=np.float32))
+      array([3., 3., 3.], dtype=float32)
+    """
+    return _tree_collective(psum_p, x, axis_name)
+
+
+def pmax(x, axis_name):
+    """The maximum of `x` over the named axis `axis_name`."""
+    return _tree_collective(pmax_p, x, axis_name)
+
+
+def pmin(x, axis_name):
+    """The minimum of `x` over the named axis `axis_name`."""
+    return _tree_collective(pmin_p, x, axis_name)
+
+
+def pmean(x, axis_name):
+    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size)."""
+    from laminax_core.lax._elementwise import div
+
+    size = _axis_size(_axis_tuple(axis_name))
+    summed = psum(x, axis_name)
+    leaves, tree = tree_flatten(summed)
+    return tree_unflatten(tree, [div(s, np.asarray(size, get_aval(s).dtype)) for s in leaves])
+
+
+# ----- all_gather -------------------------------------------------------------------------
+
+
+def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+    """Stacks the values of `x` across the named axis at position `axis` (concatenates them
+    along `axis` if `tiled`)."""
+    size = _axis_size(_axis_tuple(axis_name))
+    leaves, tree = tree_flatten(x)
+    outs = []
+    for leaf in leaves:
+        ndim = get_aval(leaf).ndim
+        dim = axis % (ndim + (not tiled)) if ndim or not tiled else 0
+        outs.append(all_gather_p.bind(leaf, all_gather_dimension=dim, axis_name=axis_name,
+                                      axis_index_groups=None, axis_size=size, tiled=tiled))
+    return tree_unflatten(tree, outs)
+
+
+def _all_gather_abstract_eval(x, all_gather_dimension, axis_name, axis_index_groups, axis_size,
+                              tiled):
+    for name in _axis_tuple(axis_name):
+        _trace.find_axis_data(name)
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _all_gather_reference(x, axis_name, **params):
+    raise _unbound(axis_name)
+
+
+def _all_gather_batch(axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups,
+                      axis_size, tiled):
+    from laminax_core.lax._structural import reshape
+
+    if _axis_tuple(axis_name) != (axis_data.name,):
+        raise NotImplementedError("all_gather over several named axes at once is not supported; "
+                                  "gather over one axis at a time.")
+    (x,), (d,) = args, dims
+    x = bdim_at_front(x, d, axis_data.size)
+    out = move_bdim(x, 0, all_gather_dimension)
+    if tiled:
+        shape = list(get_aval(x).shape[1:])
+        shape[all_gather_dimension] *= axis_data.size
+        out = reshape(move_bdim(x, 0, all_gather_dimension), tuple(shape))
+    return out, None
+
+
+def _all_gather_transpose(ct, x, all_gather_dimension, axis_name, axis_index_groups, axis_size,
+                          tiled):
+    # every position's output holds every input: sum the cotangents, keep this position's slice
+    from laminax_core.lax._elementwise import mul
+    from laminax_core.lax._structural import dynamic_slice, squeeze
+
+    (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    aval = x.aval
+    index = axis_index(axis_name)
+    starts = [np.int32(0)] * get_aval(total).ndim
+    sizes = list(get_aval(total).shape)
+    if tiled:
+        starts[all_gather_dimension] = mul(index, np.int32(aval.shape[all_gather_dimension]))
+        sizes[all_gather_dimension] = aval.shape[all_gather_dimension]
+        return [dynamic_slice(total, starts, sizes)]
+    starts[all_gather_dimension] = index
+    sizes[all_gather_dimension] = 1
+    return [squeeze(dynamic_slice(total, starts, sizes), (all_gather_dimension,))]
+
+
+all_gather_p = define_primitive(
+    "all_gather",
+    abstract_eval=_all_gather_abstract_eval,
+    reference=_all_gather_reference,
+    jvp=linear,
+    transpose=_all_gather_transpose,
+    batch=_all_gather_batch,
+)
+batching.collective_axis_names[all_gather_p] = lambda params: _axis_tuple(params["axis_name"])
+
+
+# ----- axis_index -------------------------------------------------------------------------
+
+
+def axis_index(axis_name):
+    """The position (int32) along the named axis `axis_name` of the current value."""
+    return axis_index_p.bind(axis_name=axis_name)
+
+
+def _axis_index_abstract_eval(axis_name):
+    _trace.find_axis_data(axis_name)
+    return ShapedArray((), np.int32)
+
+
+def _axis_index_reference(axis_name):
+    raise _unbound(axis_name)
+
+
+axis_index_p = define_primitive(
+    "axis_index",
+    abstract_eval=_axis_index_abstract_eval,
+    reference=_axis_index_reference,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=NO_OPERANDS,
+)
+
+
+@axis_index_p.def_batch
+def _axis_index_batch(axis_data, args, dims, axis_name):
+    from laminax_core.lax._structural import iota
+
+    return iota(np.int32, axis_data.size), 0
+
+
+batching.collective_axis_names[axis_index_p] = lambda params: (params["axis_name"],)

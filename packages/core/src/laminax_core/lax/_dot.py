@@ -1,0 +1,163 @@
+"""dot_general: contractions with batch dimensions (matmul, inner and outer products)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters.batching import move_bdim
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core.lax._structural import transpose
+
+__all__ = ["dot_general"]
+
+
+def _canonical_dimension_numbers(dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return (tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb)))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    """Contracts `lhs` and `rhs`: `dimension_numbers = ((lhs_contract, rhs_contract),
+    (lhs_batch, rhs_batch))`. The output dims are batch, then lhs free, then rhs free.
+
+    Example:
+      >>> x = np.ones((2, 3), np.float32)
+      >>> dot_general(x, x, (((1,), (1,)), ((), ()))).shape
+      (2, 2)
+    """
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    return dot_general_p.bind(
+        lhs, rhs, dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding,
+    )
+
+
+def _free_dims(ndim, *used):
+    taken = set().union(*map(set, used))
+    return [d for d in range(ndim) if d not in taken]
+
+
+def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                               out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    check_dtype("dot_general", lhs.dtype, (*NUMERIC, np.bool_))
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"dot_general requires operands of the same dtype, got "
+                        f"{lhs.dtype.name} and {rhs.dtype.name}; convert one first.")
+    for name, (ld, rd) in (("contracting", (lc, rc)), ("batch", (lb, rb))):
+        if len(ld) != len(rd) or any(not 0 <= d < a.ndim for a, ds in ((lhs, ld), (rhs, rd))
+                                     for d in ds):
+            raise TypeError(f"dot_general: {name} dimensions {ld} and {rd} must pair up and be "
+                            f"within ranks {lhs.ndim} and {rhs.ndim}.")
+        sizes = [(lhs.shape[a], rhs.shape[b]) for a, b in zip(ld, rd, strict=True)]
+        if any(a != b for a, b in sizes):
+            raise TypeError(f"dot_general requires {name} dimensions to have the same shape, "
+                            f"got {[a for a, _ in sizes]} and {[b for _, b in sizes]} (lhs "
+                            f"{lhs.shape}, rhs {rhs.shape}).")
+    shape = (*(lhs.shape[d] for d in lb), *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
+             *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
+    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_reference(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                           out_sharding):
+    (lc, rc), (lb, rb) = dimension_numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    lhs_sub = [next(letters) for _ in range(lhs.ndim)]
+    rhs_sub = [next(letters) for _ in range(rhs.ndim)]
+    for a, b in zip((*lc, *lb), (*rc, *rb), strict=True):
+        rhs_sub[b] = lhs_sub[a]
+    out = ([lhs_sub[d] for d in lb] + [lhs_sub[d] for d in _free_dims(lhs.ndim, lc, lb)]
+           + [rhs_sub[d] for d in _free_dims(rhs.ndim, rc, rb)])
+    spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
+    dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
+    return np.einsum(spec, lhs.astype(dtype), rhs.astype(dtype)).astype(dtype)
+
+
+def _ranges_like(*lists):
+    start = 0
+    for xs in lists:
+        yield list(range(start, start + len(xs)))
+        start += len(xs)
+
+
+def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
+    # ct has dims (batch, x free, y free) (or (batch, y free, x free) when swapped); contract
+    # it with y over y's free dims and batch dims, then put the result in x's layout.
+    (xc, yc), (xb, yb) = dimension_numbers
+    y_ndim = get_aval(y).ndim
+    x_kept = _free_dims(x_aval.ndim, xc, xb)
+    y_kept = _free_dims(y_ndim, yc, yb)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(xb, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
+    x_contract_sorted_by_y = [xc[i] for i in np.argsort(yc)]
+    out_axes = np.argsort([*xb, *x_kept, *x_contract_sorted_by_y])
+    result = dot_general(ct, y, dims, params["precision"], None)
+    result = transpose(result, tuple(int(a) for a in out_axes))
+    if get_aval(result).dtype != x_aval.dtype:
+        from laminax_core.lax._elementwise import convert_element_type
+
+        result = convert_element_type(result, x_aval.dtype)
+    return result
+
+
+def _dot_general_transpose(ct, lhs, rhs, dimension_numbers, **params):
+    if undefined(lhs) and undefined(rhs):
+        raise TypeError("dot_general is transposed with both operands linear: the function is "
+                        "not linear in its inputs (a bug in a jvp rule).")
+    if undefined(lhs):
+        return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, **params), None]
+    (lc, rc), (lb, rb) = dimension_numbers
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _transpose_lhs(ct, rhs.aval, lhs, swapped, swap_ans=True, **params)]
+
+
+def _dot_general_batch(axis_data, args, dims, dimension_numbers, **params):
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+    if ld is not None and rd is not None:
+        lhs, rhs = move_bdim(lhs, ld, 0), move_bdim(rhs, rd, 0)
+        numbers = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), 0
+    if ld is not None:
+        lhs = move_bdim(lhs, ld, 0)
+        numbers = ((shift(lc), rc), (shift(lb), rb))
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), len(lb)
+    rhs = move_bdim(rhs, rd, 0)
+    numbers = ((lc, shift(rc)), (lb, shift(rb)))
+    n_lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params)
+    return out, len(lb) + n_lhs_free
+
+
+def _dot_general_print(params):
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown = {"dimension_numbers": f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"}
+    for name in ("precision", "preferred_element_type", "out_sharding"):
+        if params[name] is not None:
+            shown[name] = params[name]
+    return shown
+
+
+dot_general_p = define_primitive(
+    "dot_general",
+    abstract_eval=_dot_general_abstract_eval,
+    reference=_dot_general_reference,
+    jvp=jvp_from(lambda t, ans, x, y, **p: dot_general_p.bind(t, y, **p),
+                 lambda t, ans, x, y, **p: dot_general_p.bind(x, t, **p)),
+    transpose=_dot_general_transpose,
+    batch=_dot_general_batch,
+    print_params=_dot_general_print,
+)
+

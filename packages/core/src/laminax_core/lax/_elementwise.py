@@ -1,0 +1,619 @@
+"""Elementwise primitives: arithmetic, transcendental functions, comparisons, selection and
+dtype conversion. Each block holds the public wrapper, the rules, and the registration."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._primitive import (
+    ANY,
+    INEXACT,
+    NOT_LINEAR,
+    NUMERIC,
+    ZERO_TANGENT,
+    batch_elementwise,
+    define_primitive,
+    jvp_from,
+    linear,
+    same_shape,
+)
+from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
+
+__all__ = [
+    "abs", "add", "add_any", "convert_element_type", "cos", "div", "eq", "exp", "ge", "gt",
+    "integer_pow", "le", "log", "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow",
+    "rsqrt", "select_n", "sign", "sin", "sqrt", "stop_gradient", "sub", "tanh",
+]  # fmt: skip
+
+
+def _hide_none(*names):
+    """A `print_params` hiding the listed params when they are None (as JAX's jaxprs do)."""
+    return lambda params: {k: v for k, v in params.items() if not (k in names and v is None)}
+
+
+def _like_ans(t, ans):
+    """A tangent contribution broadcast to the output's shape."""
+    return broadcast_to_shape(t, get_aval(ans).shape)
+
+
+# ----- add, sub, add_any, neg -------------------------------------------------------------
+
+
+def add(x, y):
+    """Elementwise `x + y` (same dtypes; rank-0 and size-1 dims broadcast).
+
+    Example:
+      >>> add(np.float32(1), 2.0)
+      array(3., dtype=float32)
+    """
+    return add_p.bind(*as_operands(x, y))
+
+
+def _add_transpose(ct, x, y):
+    return [unbroadcast(x.aval, ct) if undefined(x) else None,
+            unbroadcast(y.aval, ct) if undefined(y) else None]
+
+
+add_p = define_primitive(
+    "add",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.add,
+    jvp=jvp_from(lambda t, ans, x, y: _like_ans(t, ans), lambda t, ans, x, y: _like_ans(t, ans)),
+    transpose=_add_transpose,
+    batch=batch_elementwise,
+)
+
+
+def add_any(x, y):
+    """Adds two tangents or cotangents (the `add_any` primitive that autodiff emits)."""
+    return add_any_p.bind(x, y)
+
+
+add_any_p = define_primitive(
+    "add_any",
+    abstract_eval=same_shape(dtypes=ANY),
+    reference=np.add,
+    jvp=linear,
+    transpose=_add_transpose,
+    batch=batch_elementwise,
+)
+
+
+def sub(x, y):
+    """Elementwise `x - y`."""
+    return sub_p.bind(*as_operands(x, y))
+
+
+def _sub_transpose(ct, x, y):
+    return [unbroadcast(x.aval, ct) if undefined(x) else None,
+            unbroadcast(y.aval, neg(ct)) if undefined(y) else None]
+
+
+sub_p = define_primitive(
+    "sub",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.subtract,
+    jvp=jvp_from(lambda t, ans, x, y: _like_ans(t, ans),
+                 lambda t, ans, x, y: _like_ans(neg(t), ans)),
+    transpose=_sub_transpose,
+    batch=batch_elementwise,
+)
+
+
+def neg(x):
+    """Elementwise `-x`."""
+    return neg_p.bind(x)
+
+
+neg_p = define_primitive(
+    "neg",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.negative,
+    jvp=linear,
+    transpose=lambda ct, x: [neg(ct)],
+    batch=batch_elementwise,
+)
+
+
+# ----- mul, div -----------------------------------------------------------------------------
+
+
+def mul(x, y):
+    """Elementwise `x * y`."""
+    return mul_p.bind(*as_operands(x, y), out_dtype=None)
+
+
+def _mul_transpose(ct, x, y, out_dtype=None):
+    if undefined(x) and undefined(y):
+        raise TypeError("mul is transposed with both operands linear: the function is not "
+                        "linear in its inputs (a bug in a jvp rule).")
+    if undefined(x):
+        return [unbroadcast(x.aval, mul(ct, y)), None]
+    return [None, unbroadcast(y.aval, mul(x, ct))]
+
+
+mul_p = define_primitive(
+    "mul",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=lambda x, y, out_dtype=None: np.multiply(x, y),
+    jvp=jvp_from(lambda t, ans, x, y, **_: mul(t, y), lambda t, ans, x, y, **_: mul(x, t)),
+    transpose=_mul_transpose,
+    batch=batch_elementwise,
+    print_params=_hide_none("out_dtype"),
+)
+
+
+def div(x, y):
+    """Elementwise `x / y` (integer division rounds toward zero, as in C)."""
+    return div_p.bind(*as_operands(x, y))
+
+
+def _div_reference(x, y):
+    if np.issubdtype(x.dtype, np.integer):
+        return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(x.dtype)
+    return np.divide(x, y).astype(x.dtype)
+
+
+def _div_transpose(ct, x, y):
+    if undefined(y):
+        raise TypeError("div is not linear in its divisor (a bug in a jvp rule).")
+    return [unbroadcast(x.aval, div(ct, y)), None]
+
+
+div_p = define_primitive(
+    "div",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=_div_reference,
+    jvp=jvp_from(lambda t, ans, x, y: _like_ans(div(t, y), ans),
+                 lambda t, ans, x, y: mul(neg(t), div(ans, y))),  # d(x/y)/dy = -x/y^2
+    transpose=_div_transpose,
+    batch=batch_elementwise,
+)
+
+
+# ----- max, min -----------------------------------------------------------------------------
+
+
+def _balanced_eq(x, z, y):
+    # 1 where x alone attains the extremum z, 1/2 where x and y tie (JAX splits the gradient)
+    dtype = get_aval(z).dtype
+    x_hits = convert_element_type(eq(x, z), dtype)
+    y_hits = convert_element_type(eq(y, z), dtype)
+    return div(x_hits, add(y_hits, 1.0))
+
+
+def max(x, y):  # noqa: A001 (JAX's name)
+    """Elementwise maximum (NaN-propagating)."""
+    return max_p.bind(*as_operands(x, y))
+
+
+max_p = define_primitive(
+    "max",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.maximum,
+    jvp=jvp_from(lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
+                 lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x))),
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+def min(x, y):  # noqa: A001 (JAX's name)
+    """Elementwise minimum (NaN-propagating)."""
+    return min_p.bind(*as_operands(x, y))
+
+
+min_p = define_primitive(
+    "min",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.minimum,
+    jvp=jvp_from(lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
+                 lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x))),
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+# ----- transcendental functions (all take accuracy=None, hidden when None) -----------------
+
+
+def _unary(name, reference, jvp_rule, dtypes_=INEXACT):
+    return define_primitive(
+        name,
+        abstract_eval=same_shape(dtypes=dtypes_),
+        reference=lambda x, accuracy=None: reference(x).astype(x.dtype),
+        jvp=jvp_from(jvp_rule),
+        transpose=NOT_LINEAR,
+        batch=batch_elementwise,
+        print_params=_hide_none("accuracy"),
+    )
+
+
+def exp(x, accuracy=None):
+    """Elementwise `e ** x`."""
+    return exp_p.bind(x, accuracy=accuracy)
+
+
+exp_p = _unary("exp", np.exp, lambda t, ans, x, **_: mul(t, ans))  # d exp x = exp x
+
+
+def log(x, accuracy=None):
+    """Elementwise natural logarithm."""
+    return log_p.bind(x, accuracy=accuracy)
+
+
+log_p = _unary("log", np.log, lambda t, ans, x, **_: div(t, x))  # d log x = 1/x
+
+
+def sin(x, accuracy=None):
+    """Elementwise sine."""
+    return sin_p.bind(x, accuracy=accuracy)
+
+
+sin_p = _unary("sin", np.sin, lambda t, ans, x, **_: mul(t, cos(x)))  # d sin x = cos x
+
+
+def cos(x, accuracy=None):
+    """Elementwise cosine."""
+    return cos_p.bind(x, accuracy=accuracy)
+
+
+cos_p = _unary("cos", np.cos, lambda t, ans, x, **_: neg(mul(t, sin(x))))  # d cos x = -sin x
+
+
+def tanh(x, accuracy=None):
+    """Elementwise hyperbolic tangent."""
+    return tanh_p.bind(x, accuracy=accuracy)
+
+
+# d tanh x = 1 - tanh(x)^2
+tanh_p = _unary("tanh", np.tanh, lambda t, ans, x, **_: mul(t, sub(1.0, mul(ans, ans))))
+
+
+def _logistic_reference(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def logistic(x, accuracy=None):
+    """Elementwise logistic sigmoid `1 / (1 + exp(-x))`."""
+    return logistic_p.bind(x, accuracy=accuracy)
+
+
+# d logistic x = logistic(x) * (1 - logistic(x))
+logistic_p = _unary("logistic", _logistic_reference,
+                    lambda t, ans, x, **_: mul(t, mul(ans, sub(1.0, ans))))
+
+
+def sqrt(x, accuracy=None):
+    """Elementwise square root."""
+    return sqrt_p.bind(x, accuracy=accuracy)
+
+
+# d sqrt x = 1 / (2 sqrt x)
+sqrt_p = _unary("sqrt", np.sqrt, lambda t, ans, x, **_: div(t, mul(2.0, ans)))
+
+
+def rsqrt(x, accuracy=None):
+    """Elementwise reciprocal square root `1 / sqrt(x)`."""
+    return rsqrt_p.bind(x, accuracy=accuracy)
+
+
+# d x^(-1/2) = -1/2 x^(-3/2) = -1/2 rsqrt(x) / x
+rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
+                 lambda t, ans, x, **_: mul(t, mul(-0.5, div(ans, x))))
+
+
+# ----- pow, integer_pow -------------------------------------------------------------------
+
+
+def pow(x, y):  # noqa: A001 (JAX's name)
+    """Elementwise `x ** y` for floating `x` and `y`."""
+    return pow_p.bind(*as_operands(x, y))
+
+
+def _pow_jvp_x(t, ans, x, y):
+    # d x^y / dx = y x^(y-1)
+    return _like_ans(mul(t, mul(y, pow(x, sub(y, 1.0)))), ans)
+
+
+def _pow_jvp_y(t, ans, x, y):
+    # d x^y / dy = log(x) x^y, taken as 0 where x == 0
+    from laminax_core._interpreters.jvp import zeros_like_aval
+
+    safe_log = select_n(eq(x, 0.0), log(x), zeros_like_aval(get_aval(x)))
+    return _like_ans(mul(t, mul(safe_log, ans)), ans)
+
+
+pow_p = define_primitive(
+    "pow",
+    abstract_eval=same_shape(dtypes=INEXACT),
+    reference=lambda x, y: np.power(x, y).astype(x.dtype),
+    jvp=jvp_from(_pow_jvp_x, _pow_jvp_y),
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+def integer_pow(x, y: int):
+    """Elementwise `x ** y` for a static Python int `y`."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_reference(x, y):
+    if y < 0:
+        return (1 / np.power(x, -y)).astype(x.dtype)
+    return np.power(x, y).astype(x.dtype)
+
+
+def _integer_pow_jvp(t, ans, x, y):
+    # d x^y = y x^(y-1)
+    if y == 0:
+        return mul(t, 0.0)
+    factor = x if y == 2 else integer_pow(x, y - 1)
+    return mul(t, mul(float(y), factor))
+
+
+integer_pow_p = define_primitive(
+    "integer_pow",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=_integer_pow_reference,
+    jvp=jvp_from(_integer_pow_jvp),
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+# ----- sign, abs ----------------------------------------------------------------------------
+
+
+def sign(x):
+    """Elementwise sign: -1, 0 or 1."""
+    return sign_p.bind(x)
+
+
+sign_p = define_primitive(
+    "sign",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.sign,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+def abs(x):  # noqa: A001 (JAX's name)
+    """Elementwise absolute value."""
+    return abs_p.bind(x)
+
+
+abs_p = define_primitive(
+    "abs",
+    abstract_eval=same_shape(dtypes=NUMERIC),
+    reference=np.abs,
+    jvp=jvp_from(lambda t, ans, x: mul(sign(x), t)),  # d |x| = sign(x)
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+# ----- comparisons --------------------------------------------------------------------------
+
+
+def _comparison(name, reference):
+    return define_primitive(
+        name,
+        abstract_eval=same_shape(dtypes=ANY, result_dtype=np.bool_),
+        reference=reference,
+        jvp=ZERO_TANGENT,
+        transpose=NOT_LINEAR,
+        batch=batch_elementwise,
+    )
+
+
+eq_p = _comparison("eq", np.equal)
+ne_p = _comparison("ne", np.not_equal)
+lt_p = _comparison("lt", np.less)
+le_p = _comparison("le", np.less_equal)
+gt_p = _comparison("gt", np.greater)
+ge_p = _comparison("ge", np.greater_equal)
+
+
+def eq(x, y):
+    """Elementwise `x == y` (bool)."""
+    return eq_p.bind(*as_operands(x, y))
+
+
+def ne(x, y):
+    """Elementwise `x != y` (bool)."""
+    return ne_p.bind(*as_operands(x, y))
+
+
+def lt(x, y):
+    """Elementwise `x < y` (bool)."""
+    return lt_p.bind(*as_operands(x, y))
+
+
+def le(x, y):
+    """Elementwise `x <= y` (bool)."""
+    return le_p.bind(*as_operands(x, y))
+
+
+def gt(x, y):
+    """Elementwise `x > y` (bool)."""
+    return gt_p.bind(*as_operands(x, y))
+
+
+def ge(x, y):
+    """Elementwise `x >= y` (bool)."""
+    return ge_p.bind(*as_operands(x, y))
+
+
+# ----- select_n -----------------------------------------------------------------------------
+
+
+def select_n(which, *cases):
+    """Picks `cases[which]` elementwise; `which` is bool (two cases) or int32.
+
+    Example:
+      >>> select_n(np.array([True, False]), np.zeros(2, np.float32), np.ones(2, np.float32))
+      array([1., 0.], dtype=float32)
+    """
+    return select_n_p.bind(which, *as_operands(*cases))
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n requires at least one case.")
+    if which.dtype != np.bool_ and which.dtype != np.int32:
+        raise TypeError(f"select_n: which must be bool or int32, got {which.dtype.name}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError(f"select_n: a bool which selects between 2 cases, got {len(cases)}.")
+    rule = same_shape(dtypes=ANY)
+    rule.primitive_name = "select_n"
+    out = rule(*cases)
+    if which.shape not in ((), out.shape):
+        raise TypeError(f"select_n: which has shape {which.shape}, cases have {out.shape}; "
+                        "which must be a scalar or have the cases' shape.")
+    return out
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = select_n(which, *cases)
+    if all(isinstance(t, Zero) for t in tangents[1:]):
+        return ans, Zero.from_primal_value(ans)
+    return ans, select_n(which, *map(instantiate_zeros, tangents[1:]))
+
+
+def _select_n_transpose(ct, which, *cases):
+    from laminax_core._interpreters.jvp import zeros_like_aval
+
+    zeros = zeros_like_aval(get_aval(ct))
+    return [None] + [
+        select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+        if undefined(c) else None
+        for i, c in enumerate(cases)
+    ]
+
+
+def _select_n_batch(axis_data, args, dims):
+    from laminax_core._interpreters.batching import bdim_at_front
+
+    which, which_dim = args[0], dims[0]
+    cases = [bdim_at_front(c, d, axis_data.size) for c, d in zip(args[1:], dims[1:], strict=True)]
+    out_shape = get_aval(cases[0]).shape
+    if which_dim is None and get_aval(which).ndim > 0:
+        which = bdim_at_front(which, None, axis_data.size)
+    elif which_dim is not None:
+        which = bdim_at_front(which, which_dim, axis_data.size)
+        if get_aval(which).ndim == 1 and len(out_shape) > 1:
+            which = broadcast_in_dim_for_select(which, out_shape)
+    return select_n(which, *cases), 0
+
+
+def broadcast_in_dim_for_select(which, shape):
+    from laminax_core.lax._structural import broadcast_in_dim
+
+    return broadcast_in_dim(which, shape, (0,))
+
+
+select_n_p = define_primitive(
+    "select_n",
+    abstract_eval=_select_n_abstract_eval,
+    reference=lambda which, *cases: np.choose(which.astype(np.int32), cases),
+    jvp=_select_n_jvp,
+    transpose=_select_n_transpose,
+    batch=_select_n_batch,
+)
+
+
+# ----- convert_element_type ---------------------------------------------------------------
+
+
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+    """Casts `x` to `new_dtype` (canonicalized; float to int truncates toward zero).
+
+    Example:
+      >>> convert_element_type(np.float32(2.7), np.int32)
+      array(2, dtype=int32)
+    """
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
+                                       sharding=None)
+
+
+def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                      sharding=sharding)
+    differentiable = (dtypes.issubdtype(get_aval(x).dtype, np.inexact)
+                      and dtypes.issubdtype(new_dtype, np.inexact))
+    if isinstance(t, Zero) or not differentiable:
+        return ans, Zero.from_primal_value(ans)
+    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                            sharding=sharding)
+
+
+def _convert_transpose(ct, x, new_dtype, weak_type, sharding):
+    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type,
+                                        sharding=sharding)]
+
+
+def _convert_reference(x, new_dtype, weak_type, sharding):
+    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(new_dtype,
+                                                                        np.complexfloating):
+        x = x.real
+    return x.astype(new_dtype)
+
+
+convert_element_type_p = define_primitive(
+    "convert_element_type",
+    abstract_eval=_convert_abstract_eval,
+    reference=_convert_reference,
+    jvp=_convert_jvp,
+    transpose=_convert_transpose,
+    batch=batch_elementwise,
+    print_params=lambda params: {k: v for k, v in params.items() if k != "sharding"},
+)
+
+
+# ----- stop_gradient, copy ------------------------------------------------------------------
+
+
+def stop_gradient(x):
+    """The identity, with a zero derivative: gradients do not flow through it.
+
+    Example:
+      >>> stop_gradient(np.float32(3))
+      array(3., dtype=float32)
+    """
+    return stop_gradient_p.bind(x)
+
+
+stop_gradient_p = define_primitive(
+    "stop_gradient",
+    abstract_eval=same_shape(dtypes=ANY),
+    reference=lambda x: x,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=batch_elementwise,
+)
+
+
+copy_p = define_primitive(
+    "copy",
+    abstract_eval=same_shape(dtypes=ANY),
+    reference=np.copy,
+    jvp=linear,
+    transpose=lambda ct, x: [copy_p.bind(ct)],
+    batch=batch_elementwise,
+)
+

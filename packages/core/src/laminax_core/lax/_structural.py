@@ -1,0 +1,617 @@
+"""Structural primitives: broadcasting, reshaping, transposition, slicing, padding and
+concatenation. All are linear in their array operands."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._primitive import (
+    NO_OPERANDS,
+    NOT_LINEAR,
+    ZERO_TANGENT,
+    define_primitive,
+    linear,
+)
+from laminax_core.lax._helpers import as_operands
+
+__all__ = [
+    "broadcast_in_dim", "concatenate", "dynamic_slice", "dynamic_update_slice", "expand_dims",
+    "iota", "pad", "reshape", "slice", "squeeze", "transpose",
+]  # fmt: skip
+
+
+def _axis(axis: int, ndim: int, name: str) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}.")
+    return axis % ndim if ndim else 0
+
+
+# ----- broadcast_in_dim ---------------------------------------------------------------------
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None):
+    """Broadcasts `operand` to `shape`; operand dim i becomes dim `broadcast_dimensions[i]`.
+
+    Example:
+      >>> broadcast_in_dim(np.arange(3, dtype=np.float32), (2, 3), (1,)).shape
+      (2, 3)
+    """
+    (operand,) = as_operands(operand)
+    return broadcast_in_dim_p.bind(
+        operand, shape=canonicalize_shape(shape, "broadcast_in_dim"),
+        broadcast_dimensions=tuple(operator.index(d) for d in broadcast_dimensions),
+        sharding=sharding,
+    )
+
+
+def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
+    dims = broadcast_dimensions
+    if len(dims) != x.ndim:
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {dims} must have one entry per "
+                        f"operand dimension (operand shape {x.shape}).")
+    if any(b <= a for a, b in zip(dims, dims[1:])) or any(not 0 <= d < len(shape) for d in dims):
+        raise TypeError(f"broadcast_in_dim: broadcast_dimensions {dims} must be strictly "
+                        f"increasing and within the output rank {len(shape)}.")
+    for size, d in zip(x.shape, dims, strict=True):
+        if size not in (1, shape[d]):
+            raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
+                            f"{shape} along broadcast_dimensions {dims}.")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
+    expanded = [1] * len(shape)
+    for size, d in zip(x.shape, broadcast_dimensions, strict=True):
+        expanded[d] = size
+    return np.array(np.broadcast_to(np.reshape(x, expanded), shape))
+
+
+def _broadcast_in_dim_transpose(ct, x, shape, broadcast_dimensions, sharding):
+    from laminax_core.lax._reductions import reduce_sum
+
+    dims = broadcast_dimensions
+    summed = [d for d in range(len(shape)) if d not in dims]
+    summed += [d for size, d in zip(x.aval.shape, dims, strict=True) if size == 1 != shape[d]]
+    out = reduce_sum(ct, tuple(sorted(summed))) if summed else ct
+    return [reshape(out, x.aval.shape) if get_aval(out).shape != x.aval.shape else out]
+
+
+def _broadcast_in_dim_batch(axis_data, args, dims, shape, broadcast_dimensions, sharding):
+    x = move_bdim(args[0], dims[0], 0)
+    new_dims = (0, *(d + 1 for d in broadcast_dimensions))
+    return broadcast_in_dim(x, (axis_data.size, *shape), new_dims, sharding), 0
+
+
+def _broadcast_in_dim_print(params):
+    dims = params["broadcast_dimensions"]
+    return {"broadcast_dimensions": dims} if dims else {}
+
+
+broadcast_in_dim_p = define_primitive(
+    "broadcast_in_dim",
+    abstract_eval=_broadcast_in_dim_abstract_eval,
+    reference=_broadcast_in_dim_reference,
+    jvp=linear,
+    transpose=_broadcast_in_dim_transpose,
+    batch=_broadcast_in_dim_batch,
+    print_params=_broadcast_in_dim_print,
+)
+
+
+def expand_dims(array, dimensions):
+    """Inserts size-1 dimensions at `dimensions` (a composition of broadcast_in_dim)."""
+    shape = list(get_aval(array).shape)
+    ndim_out = len(shape) + len(dimensions)
+    dims = sorted(_axis(d, ndim_out, "expand_dims") for d in dimensions)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(array, tuple(shape), kept)
+
+
+# ----- reshape ------------------------------------------------------------------------------
+
+
+def reshape(operand, new_sizes, dimensions=None, sharding=None):
+    """Reshapes `operand` (after transposing it by `dimensions`, if given)."""
+    new_sizes = canonicalize_shape(new_sizes, "reshape")
+    if dimensions is not None:
+        dimensions = tuple(operator.index(d) for d in dimensions)
+    if get_aval(operand).shape == new_sizes and dimensions is None:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=sharding)
+
+
+def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(f"reshape: cannot reshape an array of shape {x.shape} (size {x.size}) "
+                        f"into shape {new_sizes}.")
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of "
+                        f"{tuple(range(x.ndim))}.")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_reference(x, new_sizes, dimensions, sharding):
+    return np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)
+
+
+def _reshape_transpose(ct, x, new_sizes, dimensions, sharding):
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape)]
+    permuted = tuple(x.aval.shape[d] for d in dimensions)
+    return [transpose(reshape(ct, permuted), tuple(np.argsort(dimensions).tolist()))]
+
+
+def _reshape_batch(axis_data, args, dims, new_sizes, dimensions, sharding):
+    x = move_bdim(args[0], dims[0], 0)
+    if dimensions is not None:
+        x = transpose(x, (0, *(d + 1 for d in dimensions)))
+    return reshape(x, (axis_data.size, *new_sizes), None, sharding), 0
+
+
+reshape_p = define_primitive(
+    "reshape",
+    abstract_eval=_reshape_abstract_eval,
+    reference=_reshape_reference,
+    jvp=linear,
+    transpose=_reshape_transpose,
+    batch=_reshape_batch,
+)
+
+
+# ----- squeeze ------------------------------------------------------------------------------
+
+
+def squeeze(array, dimensions):
+    """Removes the size-1 dimensions listed in `dimensions`."""
+    ndim = get_aval(array).ndim
+    dims = tuple(sorted({_axis(d, ndim, "squeeze") for d in dimensions}))
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def _squeeze_abstract_eval(x, dimensions):
+    for d in dimensions:
+        if not 0 <= d < x.ndim or x.shape[d] != 1:
+            raise TypeError(f"squeeze: dimension {d} of an array of shape {x.shape} is not of "
+                            "size 1; only size-1 dimensions can be squeezed.")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _squeeze_transpose(ct, x, dimensions):
+    kept = tuple(i for i in range(x.aval.ndim) if i not in dimensions)
+    return [broadcast_in_dim(ct, x.aval.shape, kept)]
+
+
+def _squeeze_batch(axis_data, args, dims, dimensions):
+    x = move_bdim(args[0], dims[0], 0)
+    return squeeze(x, tuple(d + 1 for d in dimensions)), 0
+
+
+squeeze_p = define_primitive(
+    "squeeze",
+    abstract_eval=_squeeze_abstract_eval,
+    reference=lambda x, dimensions: np.squeeze(x, axis=dimensions),
+    jvp=linear,
+    transpose=_squeeze_transpose,
+    batch=_squeeze_batch,
+)
+
+
+# ----- transpose ----------------------------------------------------------------------------
+
+
+def transpose(operand, permutation):
+    """Permutes the dimensions of `operand`: output dim i is input dim `permutation[i]`."""
+    permutation = tuple(operator.index(p) for p in permutation)
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def _transpose_abstract_eval(x, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(f"transpose: permutation {permutation} is not a permutation of the "
+                        f"dimensions of an array of shape {x.shape}.")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+def _transpose_batch(axis_data, args, dims, permutation):
+    x = move_bdim(args[0], dims[0], 0)
+    return transpose(x, (0, *(p + 1 for p in permutation))), 0
+
+
+transpose_p = define_primitive(
+    "transpose",
+    abstract_eval=_transpose_abstract_eval,
+    reference=lambda x, permutation: np.transpose(x, permutation),
+    jvp=linear,
+    transpose=lambda ct, x, permutation: [transpose(ct, tuple(np.argsort(permutation).tolist()))],
+    batch=_transpose_batch,
+)
+
+
+# ----- slice --------------------------------------------------------------------------------
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
+    """The static slice `operand[start:limit:stride, ...]`."""
+    start = tuple(operator.index(i) for i in start_indices)
+    limit = tuple(operator.index(i) for i in limit_indices)
+    strides = None if strides is None else tuple(operator.index(s) for s in strides)
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def _slice_abstract_eval(x, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise TypeError(f"slice: start_indices {start_indices}, limit_indices {limit_indices} and "
+                        f"strides must each have one entry per dimension of shape {x.shape}.")
+    shape = []
+    for size, lo, hi, step in zip(x.shape, start_indices, limit_indices, strides, strict=True):
+        if not 0 <= lo <= hi <= size or step < 1:
+            raise TypeError(f"slice: start_indices {start_indices} and limit_indices "
+                            f"{limit_indices} must satisfy 0 <= start <= limit <= {x.shape}.")
+        shape.append((hi - lo + step - 1) // step)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _slice_reference(x, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    index = tuple(
+        np.s_[lo:hi:step] for lo, hi, step in zip(start_indices, limit_indices, strides, strict=True)
+    )
+    return x[index]
+
+
+def _slice_transpose(ct, x, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.aval.ndim
+    out_shape = get_aval(ct).shape
+    config = []
+    for size, lo, step, n in zip(x.aval.shape, start_indices, strides, out_shape, strict=True):
+        if n == 0:
+            config.append((size, 0, 0))
+        else:
+            config.append((lo, size - (lo + (n - 1) * step + 1), step - 1))
+    return [pad(ct, np.zeros((), get_aval(ct).dtype), tuple(config))]
+
+
+def _slice_batch(axis_data, args, dims, start_indices, limit_indices, strides):
+    x = move_bdim(args[0], dims[0], 0)
+    strides = None if strides is None else (1, *strides)
+    return slice(x, (0, *start_indices), (axis_data.size, *limit_indices), strides), 0
+
+
+slice_p = define_primitive(
+    "slice",
+    abstract_eval=_slice_abstract_eval,
+    reference=_slice_reference,
+    jvp=linear,
+    transpose=_slice_transpose,
+    batch=_slice_batch,
+)
+
+
+# ----- dynamic_slice, dynamic_update_slice --------------------------------------------------
+
+
+def _index_operands(start_indices):
+    out = []
+    for i in start_indices:
+        (i,) = as_operands(i)
+        if not dtypes.issubdtype(get_aval(i).dtype, np.integer) or get_aval(i).ndim != 0:
+            raise TypeError(f"dynamic slice indices must be integer scalars, got {get_aval(i)}.")
+        out.append(i)
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """`operand[start:start+size, ...]` with traced starts, clamped to stay in bounds."""
+    sizes = canonicalize_shape(slice_sizes, "dynamic_slice")
+    return dynamic_slice_p.bind(operand, *_index_operands(start_indices), slice_sizes=sizes)
+
+
+def _clamped_starts(shape, sizes, starts):
+    return tuple(int(np.clip(s, 0, d - n)) for d, n, s in zip(shape, sizes, starts, strict=True))
+
+
+def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
+    if len(indices) != x.ndim or len(slice_sizes) != x.ndim:
+        raise TypeError(f"dynamic_slice: an operand of shape {x.shape} needs {x.ndim} start "
+                        f"indices and slice sizes, got {len(indices)} and {len(slice_sizes)}.")
+    if any(not 0 <= n <= d for n, d in zip(slice_sizes, x.shape, strict=True)):
+        raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} exceed the operand shape "
+                        f"{x.shape}.")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _dynamic_slice_reference(x, *indices, slice_sizes):
+    starts = _clamped_starts(x.shape, slice_sizes, indices)
+    return x[tuple(np.s_[s:s + n] for s, n in zip(starts, slice_sizes, strict=True))]
+
+
+def _dynamic_slice_jvp(primals, tangents, slice_sizes):
+    x, *indices = primals
+    ans = dynamic_slice_p.bind(x, *indices, slice_sizes=slice_sizes)
+    if isinstance(tangents[0], Zero):
+        return ans, Zero.from_primal_value(ans)
+    return ans, dynamic_slice_p.bind(tangents[0], *indices, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
+    zeros = zeros_like_aval(x.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
+
+
+def _per_example(axis_data, args, dims, fn):
+    # Batched start indices: apply `fn` to each example and stack the results.
+    rows = []
+    for b in range(axis_data.size):
+        picked = [x if d is None else _take(x, d, b) for x, d in zip(args, dims, strict=True)]
+        rows.append(expand_dims(fn(*picked), (0,)))
+    return concatenate(rows, 0), 0
+
+
+def _take(x, axis, b):
+    aval = get_aval(x)
+    start = [0] * aval.ndim
+    limit = list(aval.shape)
+    start[axis], limit[axis] = b, b + 1
+    return squeeze(slice(x, start, limit), (axis,))
+
+
+def _dynamic_slice_batch(axis_data, args, dims, slice_sizes):
+    if any(d is not None for d in dims[1:]):
+        fn = lambda x, *idx: dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)  # noqa: E731
+        return _per_example(axis_data, args, dims, fn)
+    x = move_bdim(args[0], dims[0], 0)
+    zero = np.zeros((), get_aval(args[1]).dtype) if len(args) > 1 else np.int32(0)
+    sizes = (axis_data.size, *slice_sizes)
+    return dynamic_slice_p.bind(x, zero, *args[1:], slice_sizes=sizes), 0
+
+
+dynamic_slice_p = define_primitive(
+    "dynamic_slice",
+    abstract_eval=_dynamic_slice_abstract_eval,
+    reference=_dynamic_slice_reference,
+    jvp=_dynamic_slice_jvp,
+    transpose=_dynamic_slice_transpose,
+    batch=_dynamic_slice_batch,
+)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """`operand` with `update` written at traced `start_indices` (clamped to stay in bounds)."""
+    (update,) = as_operands(update)
+    return dynamic_update_slice_p.bind(operand, update, *_index_operands(start_indices))
+
+
+def _dynamic_update_slice_abstract_eval(x, update, *indices):
+    if update.ndim != x.ndim or len(indices) != x.ndim:
+        raise TypeError(f"dynamic_update_slice: operand {x.shape}, update {update.shape} and "
+                        f"{len(indices)} indices must have the same rank.")
+    if any(u > d for u, d in zip(update.shape, x.shape, strict=True)):
+        raise TypeError(f"dynamic_update_slice: update shape {update.shape} exceeds the operand "
+                        f"shape {x.shape}.")
+    if update.dtype != x.dtype:
+        raise TypeError(f"dynamic_update_slice: update dtype {update.dtype.name} differs from "
+                        f"the operand dtype {x.dtype.name}.")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dynamic_update_slice_reference(x, update, *indices):
+    starts = _clamped_starts(x.shape, update.shape, indices)
+    out = np.array(x)
+    out[tuple(np.s_[s:s + n] for s, n in zip(starts, update.shape, strict=True))] = update
+    return out
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *indices = primals
+    ans = dynamic_update_slice_p.bind(x, update, *indices)
+    if isinstance(tangents[0], Zero) and isinstance(tangents[1], Zero):
+        return ans, Zero.from_primal_value(ans)
+    t_x, t_update = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[1])
+    return ans, dynamic_update_slice_p.bind(t_x, t_update, *indices)
+
+
+def _dynamic_update_slice_transpose(ct, x, update, *indices):
+    update_aval = update.aval if undefined(update) else get_aval(update)
+    ct_x = ct_update = None
+    if undefined(x):
+        ct_x = dynamic_update_slice_p.bind(ct, zeros_like_aval(update_aval), *indices)
+    if undefined(update):
+        ct_update = dynamic_slice_p.bind(ct, *indices, slice_sizes=update_aval.shape)
+    return [ct_x, ct_update] + [None] * len(indices)
+
+
+def _dynamic_update_slice_batch(axis_data, args, dims):
+    if any(d is not None for d in dims[2:]):
+        return _per_example(axis_data, args, dims, lambda x, u, *idx:
+                            dynamic_update_slice_p.bind(x, u, *idx))
+    x = bdim_at_front(args[0], dims[0], axis_data.size)
+    update = bdim_at_front(args[1], dims[1], axis_data.size)
+    zero = np.zeros((), get_aval(args[2]).dtype) if len(args) > 2 else np.int32(0)
+    return dynamic_update_slice_p.bind(x, update, zero, *args[2:]), 0
+
+
+dynamic_update_slice_p = define_primitive(
+    "dynamic_update_slice",
+    abstract_eval=_dynamic_update_slice_abstract_eval,
+    reference=_dynamic_update_slice_reference,
+    jvp=_dynamic_update_slice_jvp,
+    transpose=_dynamic_update_slice_transpose,
+    batch=_dynamic_update_slice_batch,
+)
+
+
+# ----- concatenate --------------------------------------------------------------------------
+
+
+def concatenate(operands, dimension: int):
+    """Joins `operands` along `dimension` (same dtypes, same other dimensions)."""
+    return concatenate_p.bind(*as_operands(*operands), dimension=operator.index(dimension))
+
+
+def _concatenate_abstract_eval(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate needs at least one operand.")
+    first = xs[0]
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate: dimension {dimension} is out of bounds for rank "
+                        f"{first.ndim}.")
+    for x in xs:
+        others = lambda s: s[:dimension] + s[dimension + 1:]  # noqa: E731
+        if x.dtype != first.dtype or x.ndim != first.ndim or others(x.shape) != others(first.shape):
+            raise TypeError(f"concatenate: operands must agree in dtype and in every dimension "
+                            f"but {dimension}; got {[a.str_short() for a in xs]}.")
+    size = sum(x.shape[dimension] for x in xs)
+    shape = first.shape[:dimension] + (size,) + first.shape[dimension + 1:]
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    out, start = [], 0
+    shape = get_aval(ct).shape
+    for x in xs:
+        aval = x.aval if undefined(x) else get_aval(x)
+        size = aval.shape[dimension]
+        if undefined(x):
+            lo = [0] * len(shape)
+            hi = list(shape)
+            lo[dimension], hi[dimension] = start, start + size
+            out.append(slice(ct, lo, hi))
+        else:
+            out.append(None)
+        start += size
+    return out
+
+
+def _concatenate_batch(axis_data, args, dims, dimension):
+    moved = [bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
+    return concatenate(moved, dimension + 1), 0
+
+
+concatenate_p = define_primitive(
+    "concatenate",
+    abstract_eval=_concatenate_abstract_eval,
+    reference=lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    jvp=linear,
+    transpose=_concatenate_transpose,
+    batch=_concatenate_batch,
+)
+
+
+# ----- pad ----------------------------------------------------------------------------------
+
+
+def pad(operand, padding_value, padding_config):
+    """Pads `operand` with `padding_value`: `(low, high, interior)` per dimension (low and
+    high may be negative, which crops)."""
+    operand, padding_value = as_operands(operand, padding_value)
+    config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def _pad_abstract_eval(x, padding_value, padding_config):
+    if padding_value.ndim != 0 or padding_value.dtype != x.dtype:
+        raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
+                        f"{x.dtype.name}, got {padding_value.str_short()}.")
+    if len(padding_config) != x.ndim or any(i < 0 for _, _, i in padding_config):
+        raise TypeError(f"pad: padding_config {padding_config} needs one (low, high, interior) "
+                        f"per dimension of shape {x.shape}, with interior >= 0.")
+    shape = tuple(lo + hi + d + max(d - 1, 0) * i
+                  for d, (lo, hi, i) in zip(x.shape, padding_config, strict=True))
+    if any(s < 0 for s in shape):
+        raise TypeError(f"pad: padding_config {padding_config} gives a negative dimension.")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _pad_reference(x, padding_value, padding_config):
+    grown = [max(lo, 0) + max(hi, 0) + d + max(d - 1, 0) * i
+             for d, (lo, hi, i) in zip(x.shape, padding_config, strict=True)]
+    out = np.full(grown, padding_value, dtype=x.dtype)
+    inner = tuple(np.s_[max(lo, 0):max(lo, 0) + d + max(d - 1, 0) * i:i + 1]
+                  for d, (lo, _, i) in zip(x.shape, padding_config, strict=True))
+    out[inner] = x
+    crop = tuple(np.s_[max(-lo, 0):g - max(-hi, 0)]
+                 for g, (lo, hi, _) in zip(grown, padding_config, strict=True))
+    return out[crop]
+
+
+def _pad_transpose(ct, x, padding_value, padding_config):
+    from laminax_core.lax._elementwise import sub
+    from laminax_core.lax._reductions import reduce_sum
+
+    zero = np.zeros((), get_aval(ct).dtype)
+    unpadded = pad(ct, zero, tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    ndim = get_aval(ct).ndim
+    ct_x = slice(unpadded, (0,) * ndim, get_aval(unpadded).shape,
+                 tuple(i + 1 for _, _, i in padding_config))
+    ct_value = None
+    if undefined(padding_value):
+        all_axes = tuple(range(ndim))
+        ct_value = sub(reduce_sum(ct, all_axes), reduce_sum(ct_x, all_axes))
+    return [ct_x if undefined(x) else None, ct_value]
+
+
+def _pad_batch(axis_data, args, dims, padding_config):
+    from laminax_core.lax._elementwise import select_n
+
+    x = bdim_at_front(args[0], dims[0], axis_data.size)
+    config = ((0, 0, 0), *padding_config)
+    if dims[1] is None:
+        return pad(x, args[1], config), 0
+    # a batched padding value: pad with zeros, then select it where the mask says "padding"
+    aval = get_aval(x)
+    mask = pad(np.zeros(aval.shape, np.bool_), True, config)
+    value = broadcast_in_dim(move_bdim(args[1], dims[1], 0), get_aval(mask).shape, (0,))
+    return select_n(mask, pad(x, np.zeros((), aval.dtype), config), value), 0
+
+
+pad_p = define_primitive(
+    "pad",
+    abstract_eval=_pad_abstract_eval,
+    reference=_pad_reference,
+    jvp=linear,
+    transpose=_pad_transpose,
+    batch=_pad_batch,
+)
+
+
+# ----- iota ---------------------------------------------------------------------------------
+
+
+def iota(dtype, size: int):
+    """`[0, 1, ..., size - 1]` of `dtype`.
+
+    Example:
+      >>> iota(np.int32, 3)
+      array([0, 1, 2], dtype=int32)
+    """
+    dtype = dtypes.canonicalize_dtype(dtype)
+    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0, sharding=None)
+
+
+def _iota_reference(dtype, shape, dimension, sharding):
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    values = np.arange(shape[dimension], dtype=dtype).reshape(expanded)
+    return np.array(np.broadcast_to(values, shape))
+
+
+iota_p = define_primitive(
+    "iota",
+    abstract_eval=lambda dtype, shape, dimension, sharding: ShapedArray(shape, dtype),
+    reference=_iota_reference,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=NO_OPERANDS,
+)

@@ -1,0 +1,284 @@
+"""Testing helpers: `check_grads` (derivatives against finite differences) and `OP_CASES`,
+the table of primitive test cases that drives generic tests of every lax primitive.
+
+Example:
+  >>> from laminax_core import lax
+  >>> check_grads(lax.sin, (np.float32(0.5),), order=2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from laminax_core import _api, dtypes, lax
+from laminax_pytree import tree_flatten, tree_map
+
+__all__ = ["OP_CASES", "OpCase", "check_grads", "check_jvp", "check_vjp", "random_args"]
+
+_DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 3e-3,
+                np.dtype(np.float64): 1e-6}
+_DEFAULT_TOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 3e-2,
+                np.dtype(np.float64): 1e-5}
+
+
+def _leaves(tree) -> list[np.ndarray]:
+    return [np.asarray(x, dtype=np.float64) for x in tree_flatten(tree)[0]]
+
+
+def _inner(a, b) -> float:
+    return float(sum(np.sum(x * y) for x, y in zip(_leaves(a), _leaves(b), strict=True)))
+
+
+def _random_like(rng, tree):
+    def draw(x):
+        x = np.asarray(x)
+        return rng.standard_normal(x.shape).astype(x.dtype)
+
+    return tree_map(draw, tree)
+
+
+def _axpy(alpha, x, y):
+    return tree_map(lambda a, b: (np.asarray(b, np.float64) + alpha * np.asarray(a, np.float64))
+                    .astype(np.asarray(b).dtype), x, y)
+
+
+def _tolerance(args, atol, rtol, eps):
+    dtype = max((np.asarray(x).dtype for x in tree_flatten(args)[0]),
+                key=lambda d: d.itemsize, default=np.dtype(np.float32))
+    tol = _DEFAULT_TOL.get(dtype, 3e-2)
+    return (atol if atol is not None else tol, rtol if rtol is not None else tol,
+            eps if eps is not None else _DEFAULT_EPS.get(dtype, 3e-3))
+
+
+def _assert_close(name, actual, expected, atol, rtol):
+    for a, e in zip(_leaves(actual), _leaves(expected), strict=True):
+        np.testing.assert_allclose(a, e, atol=atol, rtol=rtol, err_msg=name)
+
+
+def check_jvp(f: Callable, args: Sequence, *, atol=None, rtol=None, eps=None, seed=0) -> None:
+    """Checks `jvp(f)` along a random direction against a central finite difference."""
+    atol, rtol, eps = _tolerance(args, atol, rtol, eps)
+    rng = np.random.RandomState(seed)
+    tangents = _random_like(rng, tuple(args))
+    _, out_tangent = _api.jvp(f, tuple(args), tangents)
+    plus = f(*_axpy(eps, tangents, tuple(args)))
+    minus = f(*_axpy(-eps, tangents, tuple(args)))
+    numeric = tree_map(lambda p, m: (np.asarray(p, np.float64) - np.asarray(m, np.float64))
+                       / (2 * eps), plus, minus)
+    _assert_close("jvp vs finite differences", out_tangent, numeric, atol, rtol)
+
+
+def check_vjp(f: Callable, args: Sequence, *, atol=None, rtol=None, eps=None, seed=0) -> None:
+    """Checks `vjp(f)` against `jvp(f)`: <u, J v> == <J^T u, v> for random u and v."""
+    atol, rtol, eps = _tolerance(args, atol, rtol, eps)
+    rng = np.random.RandomState(seed)
+    tangents = _random_like(rng, tuple(args))
+    out, out_tangent = _api.jvp(f, tuple(args), tangents)
+    _, pullback = _api.vjp(f, *args)
+    cotangent = _random_like(rng, out)
+    ct_args = pullback(cotangent)
+    lhs, rhs = _inner(cotangent, out_tangent), _inner(ct_args, tangents)
+    np.testing.assert_allclose(rhs, lhs, atol=atol * (1 + abs(lhs)), rtol=rtol,
+                               err_msg="vjp vs jvp (<u, J v> == <J^T u, v>)")
+
+
+def check_grads(f: Callable, args: Sequence, order: int, modes=("fwd", "rev"), atol=None,
+                rtol=None, eps=None) -> None:
+    """Checks `f`'s derivatives up to `order` in forward and/or reverse mode.
+
+    Forward mode is compared with central finite differences; reverse mode with forward mode
+    through the identity <u, J v> = <J^T u, v>. Order 2 checks the derivatives of the jvp and
+    vjp functions in turn.
+
+    Args:
+      f: a function of arrays returning arrays (pytrees allowed).
+      args: the point to differentiate at (floating arrays).
+      order: 1 or 2 (higher works, with looser tolerances).
+      modes: any of "fwd", "rev".
+      atol, rtol, eps: tolerances and finite-difference step (defaults per dtype).
+
+    Raises:
+      AssertionError: a derivative disagrees.
+    """
+    args = tuple(args)
+    for mode in modes:
+        if mode not in ("fwd", "rev"):
+            raise ValueError(f"check_grads: unknown mode {mode!r}; use 'fwd' and/or 'rev'.")
+    if "fwd" in modes:
+        check_jvp(f, args, atol=atol, rtol=rtol, eps=eps)
+        if order > 1:
+            tangents = _random_like(np.random.RandomState(1), args)
+            f_jvp = lambda *primals: _api.jvp(f, primals, tangents)[1]  # noqa: E731
+            check_grads(f_jvp, args, order - 1, ("fwd",), atol, rtol, eps)
+    if "rev" in modes:
+        check_vjp(f, args, atol=atol, rtol=rtol, eps=eps)
+        if order > 1:
+            out = f(*args)
+            cotangent = _random_like(np.random.RandomState(2), out)
+            f_vjp = lambda *primals: _api.vjp(f, *primals)[1](cotangent)  # noqa: E731
+            check_grads(f_vjp, args, order - 1, ("rev",), atol, rtol, eps)
+
+
+# ----- the primitive test table -------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class OpCase:
+    """One row of the primitive test table.
+
+    Attributes:
+      name: the primitive's name (as jaxprs print it).
+      fun: the laminax function under test, taking arrays.
+      reference: an independent NumPy implementation of the same function.
+      shapes: the argument shapes.
+      dtypes: dtypes to test (one per case, applied to every float argument).
+      tol: tolerance for value comparisons.
+      domain: the range random float arguments are drawn from.
+      differentiable: whether to check derivatives.
+      linear_args: indices of arguments the function is linear in (for the transpose test).
+      int_args: values for integer arguments (fixed, e.g. indices), by position.
+      grad_tol, grad_eps: tolerance and step for derivative checks (None: per-dtype defaults).
+    """
+
+    name: str
+    fun: Callable
+    reference: Callable
+    shapes: tuple
+    dtypes: tuple = (np.float32,)
+    tol: float = 1e-5
+    domain: tuple = (-2.0, 2.0)
+    differentiable: bool = True
+    linear_args: tuple = ()
+    int_args: dict = dataclasses.field(default_factory=dict)
+    grad_tol: float | None = None
+    grad_eps: float | None = None
+
+
+def random_args(case: OpCase, dtype, seed: int = 0, batch: int | None = None) -> list:
+    """Random arguments for `case` (with a leading batch axis if `batch`)."""
+    rng = np.random.RandomState(seed)
+    args = []
+    for i, shape in enumerate(case.shapes):
+        full = shape if batch is None else (batch, *shape)
+        if i in case.int_args:
+            value = np.asarray(case.int_args[i], np.int32)
+            args.append(np.broadcast_to(value, full).copy() if batch else value)
+        elif np.dtype(dtype) == np.bool_:
+            args.append(rng.uniform(size=full) > 0.5)
+        else:
+            lo, hi = case.domain
+            args.append(rng.uniform(lo, hi, size=full).astype(dtype))
+    return args
+
+
+def _binary_case(name, fun, reference, **kw):
+    return OpCase(name, fun, reference, ((3, 4), (3, 4)), **kw)
+
+
+def _unary_case(name, fun, reference, **kw):
+    return OpCase(name, fun, reference, ((3, 4),), **kw)
+
+
+def _np_pad(x, value, config):
+    lo_hi = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in config]
+    out = x
+    for axis, (_, _, interior) in enumerate(config):
+        if interior:
+            idx = np.repeat(np.arange(1, out.shape[axis]), interior)
+            out = np.insert(out, idx, value, axis=axis)
+    out = np.pad(out, lo_hi, constant_values=value)
+    crop = tuple(np.s_[max(-lo, 0): out.shape[a] - max(-hi, 0)]
+                 for a, (lo, hi, _) in enumerate(config))
+    return out[crop]
+
+
+OP_CASES: tuple[OpCase, ...] = (
+    _binary_case("add", lax.add, np.add, dtypes=(np.float32, np.int32), linear_args=(0, 1)),
+    _binary_case("add_any", lax.add_any, np.add, linear_args=(0, 1)),
+    _binary_case("sub", lax.sub, np.subtract, dtypes=(np.float32, np.int32),
+                 linear_args=(0, 1)),
+    _binary_case("mul", lax.mul, np.multiply, dtypes=(np.float32, np.int32),
+                 linear_args=(0,)),
+    OpCase("mul", lambda x, y: lax.mul(x, y), np.multiply, ((3, 4), ()), linear_args=(1,)),
+    _binary_case("div", lax.div, np.divide, domain=(0.5, 2.0), linear_args=(0,)),
+    _unary_case("neg", lax.neg, np.negative, linear_args=(0,)),
+    _binary_case("max", lax.max, np.maximum),
+    _binary_case("min", lax.min, np.minimum),
+    _unary_case("exp", lax.exp, np.exp, tol=1e-5),
+    _unary_case("log", lax.log, np.log, domain=(0.5, 3.0)),
+    _unary_case("sin", lax.sin, np.sin),
+    _unary_case("cos", lax.cos, np.cos),
+    _unary_case("tanh", lax.tanh, np.tanh),
+    _unary_case("logistic", lax.logistic, lambda x: 1 / (1 + np.exp(-x))),
+    _unary_case("sqrt", lax.sqrt, np.sqrt, domain=(0.5, 3.0)),
+    _unary_case("rsqrt", lax.rsqrt, lambda x: 1 / np.sqrt(x), domain=(0.5, 3.0)),
+    _unary_case("integer_pow", lambda x: lax.integer_pow(x, 3), lambda x: x**3),
+    _unary_case("integer_pow", lambda x: lax.integer_pow(x, -2), lambda x: x**-2.0,
+                domain=(0.5, 2.0)),
+    _binary_case("pow", lax.pow, np.power, domain=(0.5, 2.0), tol=1e-5),
+    _unary_case("sign", lax.sign, np.sign, differentiable=False),
+    _unary_case("abs", lax.abs, np.abs, dtypes=(np.float32, np.int32)),
+    _binary_case("eq", lax.eq, np.equal, differentiable=False),
+    _binary_case("ne", lax.ne, np.not_equal, differentiable=False),
+    _binary_case("lt", lax.lt, np.less, differentiable=False),
+    _binary_case("le", lax.le, np.less_equal, differentiable=False),
+    _binary_case("gt", lax.gt, np.greater, differentiable=False),
+    _binary_case("ge", lax.ge, np.greater_equal, differentiable=False),
+    OpCase("select_n", lambda x, y, z: lax.select_n(lax.gt(x, 0.0), y, z),
+           lambda x, y, z: np.where(x > 0, z, y), ((3, 4), (3, 4), (3, 4)), linear_args=(1, 2)),
+    _unary_case("convert_element_type", lambda x: lax.convert_element_type(x, np.float16),
+                lambda x: x.astype(np.float16), tol=1e-3, linear_args=(0,), grad_tol=0.15,
+                grad_eps=5e-2),
+    _unary_case("convert_element_type", lambda x: lax.convert_element_type(x, np.int32),
+                lambda x: x.astype(np.int32), differentiable=False),
+    _unary_case("stop_gradient", lax.stop_gradient, lambda x: x, differentiable=False),
+    _unary_case("copy", lambda x: lax.copy_p.bind(x), np.copy, linear_args=(0,)),
+    OpCase("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1, 2)),
+           lambda x: np.broadcast_to(x, (2, 3, 4)), ((3, 4),), linear_args=(0,)),
+    OpCase("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (3, 4), (0, 1)),
+           lambda x: np.broadcast_to(x, (3, 4)), ((1, 4),), linear_args=(0,)),
+    OpCase("reshape", lambda x: lax.reshape(x, (4, 3)), lambda x: x.reshape(4, 3), ((3, 4),),
+           linear_args=(0,)),
+    OpCase("reshape", lambda x: lax.reshape(x, (2, 6), (1, 0)),
+           lambda x: x.T.reshape(2, 6), ((3, 4),), linear_args=(0,)),
+    OpCase("squeeze", lambda x: lax.squeeze(x, (1,)), lambda x: x[:, 0], ((3, 1, 4),),
+           linear_args=(0,)),
+    OpCase("squeeze", lambda x: lax.expand_dims(x, (0, 2)), lambda x: x[None, :, None],
+           ((3, 4),), linear_args=(0,)),
+    OpCase("transpose", lambda x: lax.transpose(x, (2, 0, 1)),
+           lambda x: np.transpose(x, (2, 0, 1)), ((2, 3, 4),), linear_args=(0,)),
+    OpCase("reduce_sum", lambda x: lax.reduce_sum(x, (0, 2)), lambda x: x.sum((0, 2)),
+           ((2, 3, 4),), tol=1e-5, linear_args=(0,)),
+    OpCase("reduce_max", lambda x: lax.reduce_max(x, (1,)), lambda x: x.max(1), ((3, 4),)),
+    OpCase("argmax", lambda x: lax.argmax(x, 1, np.int32), lambda x: x.argmax(1), ((3, 4),),
+           differentiable=False),
+    OpCase("dot_general", lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
+           np.dot, ((3, 4), (4, 5)), tol=1e-5, linear_args=(0,)),
+    OpCase("dot_general", lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
+           lambda x, y: np.einsum("bij,bjk->bik", x, y), ((2, 3, 4), (2, 4, 5)), tol=1e-5,
+           linear_args=(1,)),
+    OpCase("dot_general", lambda x, y: lax.dot_general(x, y, (((0,), (1,)), ((), ()))),
+           lambda x, y: np.einsum("ij,ki->jk", x, y), ((3, 4), (5, 3)), tol=1e-5,
+           linear_args=(0,)),
+    OpCase("slice", lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), lambda x: x[0:3:2, 1:4:2],
+           ((3, 5),), linear_args=(0,)),
+    OpCase("dynamic_slice", lambda x, i: lax.dynamic_slice(x, (i, 1), (2, 2)),
+           lambda x, i: x[int(np.clip(i, 0, 1)):int(np.clip(i, 0, 1)) + 2, 1:3],
+           ((3, 4), ()), int_args={1: 1}, linear_args=(0,)),
+    OpCase("dynamic_slice", lambda x, i: lax.dynamic_slice(x, (i, 0), (2, 4)),
+           lambda x, i: x[1:3], ((3, 4), ()), int_args={1: 5}, linear_args=(0,)),
+    OpCase("dynamic_update_slice", lambda x, u, i: lax.dynamic_update_slice(x, u, (i, 1)),
+           lambda x, u, i: np.concatenate([x[:1], np.concatenate(
+               [x[1:3, :1], u, x[1:3, 3:]], 1)], 0),
+           ((3, 4), (2, 2), ()), int_args={2: 1}, linear_args=(0, 1)),
+    OpCase("concatenate", lambda x, y: lax.concatenate([x, y], 1),
+           lambda x, y: np.concatenate([x, y], 1), ((3, 4), (3, 2)), linear_args=(0, 1)),
+    OpCase("pad", lambda x, v: lax.pad(x, v, ((1, 2, 1), (-1, 1, 0))),
+           lambda x, v: _np_pad(x, v, ((1, 2, 1), (-1, 1, 0))), ((3, 4), ()),
+           linear_args=(0, 1)),
+)
+"""The primitive test table: at least one row per lax primitive except the named-axis
+collectives, which are tested inside vmap."""
