@@ -125,7 +125,8 @@ def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_te
             key, client, device_list, options, host_callbacks
         )
         if cached is not None:
-            _stats["disk_hits"] += 1
+            with _lock:
+                _stats["disk_hits"] += 1
             logger.debug("Persistent compilation cache hit for %s.", name)
             return cached
     start = time.perf_counter()
