@@ -146,9 +146,15 @@ try:
     devices_for_args([x, z], ["x", "y"], "add")
 except ValueError as e:
     print(e)
+tree = ld.device_put((np.ones(2), {"a": 1.0, "b": 2}), (d0, d1))
+leaves = [tree[0], tree[1]["a"], tree[1]["b"]]
+mixed = ld.device_put((np.ones(2), 3.0), (d0, None))
+print([a.device.id for a in leaves], [a.committed for a in leaves],
+      [a.device.id for a in mixed], [a.committed for a in mixed])
 """
     lines = _run(code).splitlines()
     assert lines[0] == "True 1 [0.0, 1.0, 2.0] 0"
+    assert lines[2] == "[0, 1, 1] [True, True, True] [0, 0] [True, False]"
     assert lines[1] == (
         "Received incompatible devices for jitted computation. Got argument x of add with shape "
         "float32[3] and with device ids [0] on platform CPU and argument y of add with shape "
@@ -182,3 +188,9 @@ def test_device_put_of_a_deleted_array_raises_runtime_error():
     x.delete()
     with pytest.raises(RuntimeError, match="Array has been deleted"):
         ld.device_put(x, ld.devices()[0])
+
+
+def test_device_prefix_that_does_not_match_raises_value_error():
+    device = ld.devices()[0]
+    with pytest.raises(ValueError, match="must be a Device, a Sharding, None, or a pytree prefix"):
+        ld.device_put((1.0, 2.0), (device, device, device))

@@ -17,7 +17,8 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_pytree import tree_leaves, tree_map
+from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._backends import get_backend
@@ -114,8 +115,9 @@ def device_put(
 
     Args:
       x: a NumPy array, Python or NumPy scalar, Array, or a pytree of these.
-      device: a `Device` or `SingleDeviceSharding` to commit the result to, or None to put it
-        on the default device uncommitted (Arrays are then returned unchanged).
+      device: a `Device` or `SingleDeviceSharding` to commit the result to, None to put it
+        on the default device uncommitted (Arrays are then returned unchanged), or a pytree
+        prefix of `x` of these (one placement per subtree).
       may_alias: False to always copy; True or None (the default) let the result share the
         input's memory (an Array already in place is returned as is).
       donate: True to hand the input Array's buffer over to the result where the runtime
@@ -142,12 +144,26 @@ def device_put(
             "buffer away, may_alias shares it."
         )
 
-    def put(leaf):
+    def put(leaf, leaf_device):
         if isinstance(leaf, _jax.ArrayImpl):
-            return _put_array(leaf, device, may_alias, donate)
-        return _put_host(leaf, device, _weak_type, copy=may_alias is False)
+            return _put_array(leaf, leaf_device, may_alias, donate)
+        return _put_host(leaf, leaf_device, _weak_type, copy=may_alias is False)
 
-    return tree_map(put, x)
+    if device is None or isinstance(device, xc.Device | Sharding):
+        return tree_map(lambda leaf: put(leaf, device), x)
+    leaves, treedef = tree_flatten(x)
+    try:
+        leaf_devices = broadcast_prefix(device, x, is_leaf=_is_placement)
+    except ValueError as err:
+        raise ValueError(
+            f"device_put: the device argument must be a Device, a Sharding, None, or a pytree "
+            f"prefix of x made of those. {err}"
+        ) from err
+    return tree_unflatten(treedef, [put(*pair) for pair in zip(leaves, leaf_devices, strict=True)])
+
+
+def _is_placement(node: Any) -> bool:
+    return node is None or isinstance(node, xc.Device | Sharding)
 
 
 def device_get(x: Any) -> Any:
