@@ -38,6 +38,12 @@ class Shard:
       index: the tuple of slices that selects the piece from the global array.
       replica_id: which copy this is when the piece is replicated (0 for the first).
       data: the piece as a single-device Array.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_dispatch import device_put
+      >>> device_put(np.zeros(2, np.float32)).addressable_shards[0].index
+      (slice(None, None, None),)
     """
 
     def __init__(self, device: xc.Device, sharding: Sharding, global_shape, data=None):
@@ -347,6 +353,15 @@ def make_array(
 
     Raises:
       ValueError: the pieces' devices, shapes or dtypes do not match the sharding.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_dispatch import SingleDeviceSharding, device_put, devices, make_array
+      >>> piece = device_put(np.ones(2, np.float32))
+      >>> sharding = SingleDeviceSharding(devices()[0])
+      >>> make_array(ShapedArray((2,), np.float32), sharding, [piece]).committed
+      True
     """
     return _jax.ArrayImpl(aval, sharding, list(arrays), committed)
 

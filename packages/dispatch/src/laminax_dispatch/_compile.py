@@ -162,6 +162,19 @@ def compile_module(
 
     Raises:
       RuntimeError: XLA rejected the module (the message is XLA's).
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlib.mlir.dialects import stablehlo as hlo
+      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_dispatch import devices
+      >>> from laminax_dispatch.internal import Executable, build_module
+      >>> aval = ShapedArray((2,), np.float32)
+      >>> body = lambda tokens, args: (tokens, [hlo.multiply(*args)])
+      >>> module = build_module("jit_mul", [aval, aval], [aval], body)
+      >>> run = Executable(compile_module(module, devices()[:1]), "jit_mul", [aval, aval], [aval])
+      >>> run(np.array([2, 3], np.float32), np.array([4, 5], np.float32))
+      [Array([ 8., 15.], dtype=float32)]
     """
     name = _module_name(module)
     if dump_ir_to.value:

@@ -230,6 +230,12 @@ def devices_for_args(
 
     Raises:
       ValueError: two committed arguments are on different devices (JAX's message).
+
+    Example:
+      >>> from laminax_dispatch import device_put, devices
+      >>> from laminax_dispatch.internal import devices_for_args
+      >>> devices_for_args([device_put(1.0), device_put(2.0, devices()[0])])
+      CpuDevice(id=0)
     """
     names = list(arg_names) if arg_names is not None else [f"args[{i}]" for i in range(len(args))]
     first = None

@@ -188,6 +188,17 @@ def build_module(
 
     Raises:
       TypeError: the body returned the wrong number or types of results.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlib.mlir.dialects import stablehlo as hlo
+      >>> from laminax_core._avals import ShapedArray
+      >>> aval = ShapedArray((3,), np.float32)
+      >>> module = build_module(
+      ...     "jit_add", [aval, aval], [aval], lambda tokens, args: (tokens, [hlo.add(*args)])
+      ... )
+      >>> print(module_to_string(module, enable_debug_info=False).splitlines()[1].strip())
+      func.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32> {
     """
     context = make_ir_context()
     location = source.location if source else ir.Location.unknown

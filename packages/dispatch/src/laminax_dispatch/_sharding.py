@@ -52,6 +52,12 @@ class Sharding:
 
     Subclasses provide `device_set`, `_device_assignment`, `is_fully_replicated`,
     `devices_indices_map` and `_to_xla_hlo_sharding`; the rest derives from them.
+
+    Example:
+      >>> from laminax_dispatch import Sharding, SingleDeviceSharding, devices
+      >>> sharding = SingleDeviceSharding(devices()[0])
+      >>> isinstance(sharding, Sharding), sharding.num_devices, sharding.shard_shape((4, 2))
+      (True, 1, (4, 2))
     """
 
     @property
