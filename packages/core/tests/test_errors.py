@@ -94,7 +94,7 @@ def test_concretization_error_names_tracer_context_origin_and_fix():
         "It came from the argument x of f."
     )
     assert "static_argnums" in message
-    assert message.rstrip().endswith("#concretizationtypeerror")
+    assert message.rstrip().endswith("help(laminax.errors.ConcretizationTypeError).")
     with pytest.raises(TypeError, match=r"float32\[3\]"):
         raise err
 
@@ -136,7 +136,7 @@ def test_tracer_errors_messages(cls, pattern):
     err = cls(Tracer((5,), "int8"))
     with pytest.raises(cls, match=pattern) as info:
         raise err
-    assert str(info.value).rstrip().endswith("#" + cls.__name__.lower())
+    assert str(info.value).rstrip().endswith(f"help(laminax.errors.{cls.__name__}).")
 
 
 def test_bool_conversion_error_is_catchable_as_concretization_error():
@@ -145,7 +145,7 @@ def test_bool_conversion_error_is_catchable_as_concretization_error():
 
 
 def test_message_only_errors():
-    with pytest.raises(UnexpectedTracerError, match="(?s)leaked from f.*#unexpectedtracererror"):
+    with pytest.raises(UnexpectedTracerError, match=r"(?s)leaked from f.*help\(laminax.errors.UnexpectedTracerError\)"):
         raise UnexpectedTracerError("A tracer leaked from f.")
     with pytest.raises(KeyReuseError, match="key passed at index 0"):
         raise KeyReuseError("Previously used key passed at index 0")

@@ -28,7 +28,8 @@ __all__ = [
     "UnexpectedTracerError",
 ]
 
-ERRORS_PAGE = "https://github.com/laminax/laminax/blob/main/docs/errors.md"
+# The explanation travels with the installed package: each class's docstring gives causes and fixes.
+_MORE_HELP = "For common causes and fixes, see help(laminax.errors.{name})."
 
 _STATIC_HINT = (
     "If this value is an argument of a jitted function that Python control flow or a shape "
@@ -74,10 +75,10 @@ def tracer_origin(tracer: Any) -> str:
 
 
 class _LaminaxErrorMixin:
-    """Adds the link to the class's section of laminax's error documentation to the message."""
+    """Ends the message with where to read the class's causes and fixes."""
 
     def __init__(self, message: str):
-        super().__init__(f"{message}\nSee {ERRORS_PAGE}#{type(self).__name__.lower()}")
+        super().__init__(f"{message}\n{_MORE_HELP.format(name=type(self).__name__)}")
 
 
 class JAXTypeError(_LaminaxErrorMixin, TypeError):
