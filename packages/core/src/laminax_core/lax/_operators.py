@@ -42,13 +42,21 @@ def _promote_ranks(args):
     return out
 
 
-def promote_args(name: str, *args):
-    """`args` converted to their common dtype (JAX's promotion, weak types included) and rank."""
+def promote_args(name: str, *args, broadcast: bool = True):
+    """`args` converted to their common dtype (JAX's promotion, weak types included) and, if
+    `broadcast`, to a common rank (NumPy broadcasting; incompatible shapes raise ValueError)."""
     for a in args:
         get_aval(a)  # raises TypeError for non-arrays
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     converted = [_convert(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
-    np.broadcast_shapes(*(get_aval(a).shape for a in converted))  # ValueError if incompatible
+    if not broadcast:
+        return converted
+    shapes = [get_aval(a).shape for a in converted]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError as err:
+        raise ValueError(f"{name}: operands of shapes {', '.join(map(str, shapes))} cannot be "
+                         "broadcast together.") from err
     return _promote_ranks(converted)
 
 
@@ -76,7 +84,7 @@ def _power(x, y):
 
 
 def _matmul(x, y):
-    x, y = promote_args("matmul", x, y)
+    x, y = promote_args("matmul", x, y, broadcast=False)
     xa, ya = get_aval(x), get_aval(y)
     if xa.ndim == 0 or ya.ndim == 0:
         raise TypeError("matmul: operands must have at least one dimension; use * for scalars.")
@@ -165,7 +173,7 @@ def _expand_index(idx, ndim):
             out += [slice(None)] * (ndim - consumed)
         else:
             out.append(i)
-    if Ellipsis not in idx:
+    if not any(i is Ellipsis for i in idx):
         out += [slice(None)] * (ndim - consumed)
     return out
 
