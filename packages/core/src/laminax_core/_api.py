@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapeDtypeStruct, ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval, transpose
 from laminax_core._interpreters.eval import eval_jaxpr
-from laminax_core._interpreters.jvp import Zero, jvp_flat, zeros_like_aval
-from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_core._interpreters.jvp import JVPTrace, Zero, jvp_flat, zeros_like_aval
+from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 from laminax_pytree.internal import flatten_axes
 
 __all__ = [
@@ -88,10 +88,20 @@ def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_sto
         out_leaves, out_tree = tree_flatten(out)
         _check_output_leaves(name, fun, out_leaves)
         out_trees.append(out_tree)
-        aux_store.append(aux)
+        aux_store.append(_strip_aux(aux))
         return out_leaves
 
     return flat
+
+
+def _strip_aux(aux):
+    """Auxiliary outputs are not differentiated: replace jvp tracers of the running
+    differentiation by their primal values, so they do not leak out of it."""
+    trace = _trace.current_trace()
+    if not isinstance(trace, JVPTrace):
+        return aux
+    return tree_map(lambda leaf: trace.lift(leaf)[0] if isinstance(leaf, _trace.Tracer) else leaf,
+                    aux)
 
 
 def _check_args(name: str, leaves) -> None:

@@ -117,8 +117,9 @@ def _extremum_jvp(primitive_name):
                 out_tangents.append(Zero.from_primal_value(y))
                 continue
             hit = convert_element_type(eq(x, y), get_aval(x).dtype)
-            num, count = psum_p.bind(mul(t, hit), hit, axes=axes,
-                                     axis_index_groups=axis_index_groups)
+            # two binds, so the count (known) stays out of the linear part
+            (num,) = psum_p.bind(mul(t, hit), axes=axes, axis_index_groups=axis_index_groups)
+            (count,) = psum_p.bind(hit, axes=axes, axis_index_groups=axis_index_groups)
             out_tangents.append(div(num, count))
         return ans, out_tangents
 
