@@ -7,6 +7,7 @@ internal needs, without deprecation.
 
 from __future__ import annotations
 
+from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
@@ -39,7 +40,12 @@ from laminax_core._interpreters.transpose import UndefinedPrimal as UndefinedPri
 from laminax_core._interpreters.transpose import backward_pass as backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as is_undefined_primal
 from laminax_core._interpreters.transpose import transpose_rules as transpose_rules
+from laminax_core._jaxpr import ClosedJaxpr as ClosedJaxpr
 from laminax_core._jaxpr import DropVar as DropVar
+from laminax_core._jaxpr import Jaxpr as Jaxpr
+from laminax_core._jaxpr import JaxprEqn as JaxprEqn
+from laminax_core._jaxpr import Literal as Literal
+from laminax_core._jaxpr import Var as Var
 from laminax_core._jaxpr import check_jaxpr as check_jaxpr
 from laminax_core._jaxpr import dce_closed_jaxpr as dce_closed_jaxpr
 from laminax_core._jaxpr import dce_jaxpr as dce_jaxpr
@@ -56,12 +62,15 @@ from laminax_core._primitive import define_primitive as define_primitive
 from laminax_core._primitive import jvp_from as jvp_from
 from laminax_core._primitive import linear as linear
 from laminax_core._primitive import same_shape as same_shape
+from laminax_core._primitive import Primitive as Primitive
 from laminax_core._trace import Trace as Trace
+from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
 
 __all__ = [
-    "ANY", "AxisData", "BatchTrace", "DropVar", "Effect", "EffectTypeSet", "FLOATING",
+    "ANY", "AxisData", "BatchTrace", "ClosedJaxpr", "DropVar", "Jaxpr", "JaxprEqn", "Literal",
+    "Primitive", "ShapedArray", "Tracer", "Var", "Effect", "EffectTypeSet", "FLOATING",
     "INEXACT", "JVPTrace", "JaxprTrace", "NOT_LINEAR", "NO_OPERANDS", "NUMERIC",
     "UndefinedPrimal", "WeakTypedArray", "ZERO_TANGENT", "Zero", "all_primitives",
     "backward_pass", "batch_elementwise", "batch_rules", "check_jaxpr",
