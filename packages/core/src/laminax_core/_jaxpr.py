@@ -186,7 +186,8 @@ class _NameContext:
 
 def _pp_vars(vars_, context: _NameContext, *, separator: str = "", shapes: bool = False):
     docs = [
-        pp.text(context.name(v) + (":" + v.aval.str_short() if shapes else "")) for v in vars_
+        pp.concat([pp.text(context.name(v)), pp.text(":" + v.aval.str_short() if shapes else "")])
+        for v in vars_
     ]
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 

@@ -3,8 +3,8 @@
 A document is built from `text`, `brk` (a space or a newline), `nest` (indentation) and
 `group`. When a group is laid out, it is printed flat (every break as its text) if its whole
 flat width fits in what is left of the line; otherwise its breaks become newlines. Only the
-group itself is measured, not the text after it, which is how JAX's printer decides too (so a
-line may run a few columns past the width after the last break that fitted).
+group and the plain text right after it are measured, not what follows beyond, which is how
+JAX's printer decides too (so a line may run a few columns past the width).
 """
 
 from __future__ import annotations
@@ -81,6 +81,17 @@ def _flat_width(doc: Doc) -> int:
     return sum(_flat_width(child) for child in doc.children)
 
 
+def _trailing_text(stack) -> int:
+    # plain text right after a group must fit on its line too (a closing " }"); anything else
+    # (a nested document) is not looked at
+    total = 0
+    for _, _, d in reversed(stack):
+        if d.kind != "text":
+            break
+        total += len(d.value)
+    return total
+
+
 def _layout(doc: Doc, width: int) -> str:
     out: list[str] = []
     column = 0
@@ -102,6 +113,6 @@ def _layout(doc: Doc, width: int) -> str:
         elif d.kind == "nest":
             stack.append((indent + d.value, flat, d.children[0]))
         else:  # group
-            fits = flat or column + _flat_width(d) <= width
+            fits = flat or column + _flat_width(d) + _trailing_text(stack) <= width
             stack.append((indent, fits, d.children[0]))
     return "".join(out)

@@ -276,6 +276,8 @@ OP_CASES: tuple[OpCase, ...] = (
            ((3, 4), (2, 2), ()), int_args={2: 1}, linear_args=(0, 1)),
     OpCase("concatenate", lambda x, y: lax.concatenate([x, y], 1),
            lambda x, y: np.concatenate([x, y], 1), ((3, 4), (3, 2)), linear_args=(0, 1)),
+    OpCase("split", lambda x: lax.split(x, (1, 3), 1)[1] * 2.0,
+           lambda x: x[:, 1:] * 2.0, ((3, 4),), linear_args=(0,)),
     OpCase("pad", lambda x, v: lax.pad(x, v, ((1, 2, 1), (-1, 1, 0))),
            lambda x, v: _np_pad(x, v, ((1, 2, 1), (-1, 1, 0))), ((3, 4), ()),
            linear_args=(0, 1)),

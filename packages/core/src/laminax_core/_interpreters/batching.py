@@ -184,7 +184,7 @@ def batch_flat(fun: Callable, args, in_dims, axis_data: AxisData, out_dims_fn: C
                 )
             results.append(val)
             continue
-        val = bdim_at_front(val, bdim, axis_data.size)
-        want = want % get_aval(val).ndim
-        results.append(move_bdim(val, 0, want))
+        if bdim is None:
+            val, bdim = bdim_at_front(val, None, axis_data.size), 0
+        results.append(move_bdim(val, bdim, want % get_aval(val).ndim))
     return results

@@ -106,6 +106,8 @@ from laminax_core.lax._structural import (
     reshape_p as reshape_p,
     slice as slice,
     slice_p as slice_p,
+    split as split,
+    split_p as split_p,
     squeeze as squeeze,
     squeeze_p as squeeze_p,
     transpose as transpose,
@@ -126,7 +128,7 @@ __all__ = [
     "ne", "ne_p", "neg", "neg_p", "pad", "pad_p", "pmax", "pmax_p", "pmean", "pmin", "pmin_p",
     "pow", "pow_p", "psum", "psum_p", "reduce_max", "reduce_max_p", "reduce_sum",
     "reduce_sum_p", "reshape", "reshape_p", "rsqrt", "rsqrt_p", "select_n", "select_n_p",
-    "sign", "sign_p", "sin", "sin_p", "slice", "slice_p", "sqrt", "sqrt_p", "squeeze",
+    "sign", "sign_p", "sin", "sin_p", "slice", "slice_p", "split", "split_p", "sqrt", "sqrt_p", "squeeze",
     "squeeze_p", "stop_gradient", "stop_gradient_p", "sub", "sub_p", "tanh", "tanh_p",
     "transpose", "transpose_p",
 ]  # fmt: skip

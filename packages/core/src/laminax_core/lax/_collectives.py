@@ -101,7 +101,7 @@ def _reduce_primitive(name, np_reduce, unmapped, jvp):
 def _scale(x, size):
     from laminax_core.lax._elementwise import mul
 
-    return mul(x, np.asarray(size, get_aval(x).dtype))
+    return mul(np.asarray(size, get_aval(x).dtype), x)
 
 
 def _extremum_jvp(primitive_name):

@@ -23,7 +23,7 @@ from laminax_core.lax._helpers import as_operands
 
 __all__ = [
     "broadcast_in_dim", "concatenate", "dynamic_slice", "dynamic_update_slice", "expand_dims",
-    "iota", "pad", "reshape", "slice", "squeeze", "transpose",
+    "iota", "pad", "reshape", "slice", "split", "squeeze", "transpose",
 ]  # fmt: skip
 
 
@@ -213,6 +213,8 @@ squeeze_p = define_primitive(
 def transpose(operand, permutation):
     """Permutes the dimensions of `operand`: output dim i is input dim `permutation[i]`."""
     permutation = tuple(operator.index(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return operand
     return transpose_p.bind(operand, permutation=permutation)
 
 
@@ -478,20 +480,9 @@ def _concatenate_abstract_eval(*xs, dimension):
 
 
 def _concatenate_transpose(ct, *xs, dimension):
-    out, start = [], 0
-    shape = get_aval(ct).shape
-    for x in xs:
-        aval = x.aval if undefined(x) else get_aval(x)
-        size = aval.shape[dimension]
-        if undefined(x):
-            lo = [0] * len(shape)
-            hi = list(shape)
-            lo[dimension], hi[dimension] = start, start + size
-            out.append(slice(ct, lo, hi))
-        else:
-            out.append(None)
-        start += size
-    return out
+    sizes = [(x.aval if undefined(x) else get_aval(x)).shape[dimension] for x in xs]
+    pieces = split(ct, sizes, dimension)
+    return [piece if undefined(x) else None for piece, x in zip(pieces, xs, strict=True)]
 
 
 def _concatenate_batch(axis_data, args, dims, dimension):
@@ -506,6 +497,51 @@ concatenate_p = define_primitive(
     jvp=linear,
     transpose=_concatenate_transpose,
     batch=_concatenate_batch,
+)
+
+
+# ----- split ------------------------------------------------------------------------------
+
+
+def split(operand, sizes, axis: int = 0):
+    """Splits `operand` along `axis` into pieces of the given `sizes` (which sum to its size).
+
+    Example:
+      >>> [p.shape for p in split(np.zeros(5, np.float32), (2, 3))]
+      [(2,), (3,)]
+    """
+    sizes = tuple(operator.index(n) for n in sizes)
+    axis = _axis(axis, get_aval(operand).ndim, "split")
+    return split_p.bind(operand, sizes=sizes, axis=axis)
+
+
+def _split_abstract_eval(x, sizes, axis):
+    if not 0 <= axis < x.ndim or sum(sizes) != x.shape[axis] or any(n < 0 for n in sizes):
+        raise TypeError(f"split: sizes {sizes} must be non-negative and sum to dimension {axis} "
+                        f"of shape {x.shape}.")
+    return [x.update(shape=x.shape[:axis] + (n,) + x.shape[axis + 1:]) for n in sizes]
+
+
+def _split_transpose(cts, x, sizes, axis):
+    shape = x.aval.shape
+    pieces = [zeros_like_aval(x.aval.update(shape=shape[:axis] + (n,) + shape[axis + 1:]))
+              if isinstance(ct, Zero) else ct for ct, n in zip(cts, sizes, strict=True)]
+    return [concatenate(pieces, axis)]
+
+
+def _split_batch(axis_data, args, dims, sizes, axis):
+    x = move_bdim(args[0], dims[0], 0)
+    return split(x, sizes, axis + 1), [0] * len(sizes)
+
+
+split_p = define_primitive(
+    "split",
+    abstract_eval=_split_abstract_eval,
+    reference=lambda x, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis=axis),
+    jvp=linear,
+    transpose=_split_transpose,
+    batch=_split_batch,
+    multiple_results=True,
 )
 
 
