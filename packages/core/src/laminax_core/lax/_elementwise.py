@@ -270,8 +270,9 @@ def tanh(x, accuracy=None):
     return tanh_p.bind(x, accuracy=accuracy)
 
 
-# d tanh x = 1 - tanh(x)^2
-tanh_p = _unary("tanh", np.tanh, lambda t, ans, x, **_: mul(t, sub(1.0, mul(ans, ans))))
+# d tanh x = 1 - tanh(x)^2 = (1 + tanh x)(1 - tanh x), written as JAX writes it
+tanh_p = _unary("tanh", np.tanh,
+                lambda t, ans, x, **_: mul(add(t, mul(t, ans)), sub(1.0, ans)))
 
 
 def _logistic_reference(x):

@@ -17,7 +17,7 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
-from laminax_core.lax._structural import broadcast_in_dim
+from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = ["argmax", "reduce_max", "reduce_sum"]
 
