@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -284,3 +285,149 @@ OP_CASES: tuple[OpCase, ...] = (
 )
 """The primitive test table: at least one row per lax primitive except the named-axis
 collectives, which are tested inside vmap."""
+
+
+# ----- rows for the rest of the primitive set (math, special functions, bitwise, reductions) --
+
+
+def _vectorized(fn):
+    return lambda *xs: np.vectorize(fn, otypes=[np.float64])(*xs)
+
+
+def _np_round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def _np_digamma(x):  # a central difference of log Gamma, in float64
+    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    x = np.asarray(x, np.float64)
+    return (lgamma(x + 1e-5) - lgamma(x - 1e-5)) / 2e-5
+
+
+def _np_hurwitz_zeta(s, q, terms=20000):  # direct sum plus the integral of the tail
+    q = np.asarray(q, np.float64)
+    k = np.arange(terms).reshape((-1,) + (1,) * q.ndim)
+    return np.sum((q + k) ** -s, axis=0) + (q + terms) ** (1 - s) / (s - 1) + 0.5 * (
+        q + terms) ** -s
+
+
+def _np_erf_inv(y):  # bisection on math.erf
+    lo, hi = np.full(np.shape(y), -6.0), np.full(np.shape(y), 6.0)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        below = erf(mid) < y
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
+def _np_shift(op, x, y):
+    bits = x.dtype.itemsize * 8
+    ok = (y >= 0) & (y < bits)
+    return np.where(ok, op(x, np.where(ok, y, 0)), 0).astype(x.dtype)
+
+
+_SHIFTS = np.arange(12, dtype=np.int32).reshape(3, 4) * 3  # 0 ... 33: some past the width
+_BITS = dict(dtypes=(np.int32,), domain=(-1000.0, 1000.0), differentiable=False)
+
+OP_CASES = OP_CASES + (
+    _unary_case("square", lax.square, np.square, dtypes=(np.float32, np.int32)),
+    _binary_case("rem", lax.rem, np.fmod, domain=(1.0, 9.0), dtypes=(np.int32,),
+                 differentiable=False),
+    OpCase("rem", lambda x, y: lax.rem(lax.add(x, 2.5), lax.add(y, 1.0)),  # quotient in (2, 3)
+           lambda x, y: np.fmod(x + 2.5, y + 1), ((3, 4), (3, 4)), domain=(0.0, 0.2)),
+    _binary_case("nextafter", lax.nextafter, np.nextafter, differentiable=False, tol=0),
+    _unary_case("floor", lax.floor, np.floor, differentiable=False),
+    _unary_case("ceil", lax.ceil, np.ceil, differentiable=False),
+    _unary_case("round", lambda x: lax.round(lax.mul(x, 2.0)),
+                lambda x: _np_round_half_away(x * 2), differentiable=False),
+    _unary_case("round", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+                np.rint, differentiable=False),
+    _unary_case("is_finite", lambda x: lax.is_finite(lax.div(1.0, lax.round(x))),
+                lambda x: np.isfinite(1 / _np_round_half_away(x)), differentiable=False),
+    _unary_case("exp2", lax.exp2, np.exp2),
+    _unary_case("log1p", lax.log1p, np.log1p, domain=(-0.5, 2.0)),
+    _unary_case("expm1", lax.expm1, np.expm1),
+    _unary_case("tan", lax.tan, np.tan, domain=(-1.2, 1.2), grad_tol=5e-2),
+    _unary_case("asin", lax.asin, np.arcsin, domain=(-0.8, 0.8)),
+    _unary_case("acos", lax.acos, np.arccos, domain=(-0.8, 0.8)),
+    _unary_case("atan", lax.atan, np.arctan),
+    _binary_case("atan2", lax.atan2, np.arctan2, domain=(0.3, 2.0)),
+    _unary_case("sinh", lax.sinh, np.sinh),
+    _unary_case("cosh", lax.cosh, np.cosh),
+    _unary_case("asinh", lax.asinh, np.arcsinh),
+    _unary_case("acosh", lax.acosh, np.arccosh, domain=(1.2, 3.0)),
+    _unary_case("atanh", lax.atanh, np.arctanh, domain=(-0.8, 0.8)),
+    _unary_case("cbrt", lax.cbrt, np.cbrt, domain=(0.3, 3.0)),
+    _binary_case("complex", lambda x, y: lax.real(lax.mul(lax.complex(x, y), lax.complex(y, x))),
+                 lambda x, y: np.real((x + 1j * y) * (y + 1j * x)), tol=1e-5),
+    _binary_case("real", lambda x, y: lax.real(lax.complex(x, y)), lambda x, y: x,
+                 linear_args=(0,)),
+    _binary_case("imag", lambda x, y: lax.imag(lax.complex(x, y)), lambda x, y: y,
+                 linear_args=(1,)),
+    _binary_case("conj", lambda x, y: lax.imag(lax.conj(lax.complex(x, y))), lambda x, y: -y,
+                 linear_args=(1,)),
+    _unary_case("conj", lambda x: lax.real(lax.conj(x)), lambda x: x, linear_args=(0,)),
+    _unary_case("clamp", lambda x: lax.clamp(-1.0, x, 1.0), lambda x: np.clip(x, -1, 1)),
+    OpCase("clamp", lambda lo, x, hi: lax.clamp(lo, x, lax.add(hi, 3.0)),
+           lambda lo, x, hi: np.clip(x, lo, hi + 3), ((3, 4), (3, 4), (3, 4))),
+    _unary_case("bitcast_convert_type", lambda x: lax.bitcast_convert_type(x, np.int32),
+                lambda x: x.view(np.int32), differentiable=False, tol=0),
+    OpCase("bitcast_convert_type", lambda x: lax.bitcast_convert_type(x, np.uint16),
+           lambda x: x.reshape(3, 4, 1).view(np.uint16), ((3, 4),), differentiable=False,
+           tol=0),
+    _unary_case("reduce_precision", lambda x: lax.reduce_precision(x, 5, 10),
+                lambda x: x.astype(np.float16).astype(np.float32), differentiable=False,
+                tol=0),
+    _unary_case("erf", lax.erf, _vectorized(math.erf)),
+    _unary_case("erfc", lax.erfc, lambda x: 1 - _vectorized(math.erf)(x)),
+    _unary_case("erf_inv", lax.erf_inv, _np_erf_inv, domain=(-0.9, 0.9), tol=1e-4),
+    _unary_case("lgamma", lax.lgamma,
+                lambda x: np.log(np.abs(_vectorized(math.gamma)(x))), domain=(0.2, 4.0),
+                tol=1e-4),
+    _unary_case("digamma", lax.digamma, _np_digamma, domain=(0.3, 4.0), tol=1e-4),
+    _unary_case("polygamma", lambda x: lax.polygamma(1.0, x),
+                lambda x: _np_hurwitz_zeta(2.0, x), domain=(0.5, 4.0), tol=1e-4),
+    _unary_case("zeta", lambda x: lax.zeta(2.5, x), lambda x: _np_hurwitz_zeta(2.5, x),
+                domain=(0.5, 4.0), tol=1e-4),
+    _binary_case("and", lax.bitwise_and, np.bitwise_and, **_BITS),
+    _binary_case("and", lax.bitwise_and, np.logical_and, dtypes=(np.bool_,),
+                 differentiable=False),
+    _binary_case("or", lax.bitwise_or, np.bitwise_or, **_BITS),
+    _binary_case("xor", lax.bitwise_xor, np.bitwise_xor, **_BITS),
+    _unary_case("not", lax.bitwise_not, np.invert, **_BITS),
+    _unary_case("not", lax.bitwise_not, np.logical_not, dtypes=(np.bool_,),
+                differentiable=False),
+    _binary_case("shift_left", lax.shift_left, lambda x, y: _np_shift(np.left_shift, x, y),
+                 int_args={1: _SHIFTS}, **_BITS),
+    _binary_case("shift_right_logical", lax.shift_right_logical,
+                 lambda x, y: _np_shift(lambda a, b: (a.view(np.uint32) >> b.astype(np.uint32))
+                                        .view(np.int32), x, y),
+                 int_args={1: _SHIFTS}, **_BITS),
+    _binary_case("shift_right_arithmetic", lax.shift_right_arithmetic,
+                 lambda x, y: np.right_shift(x, np.minimum(y, 31)), int_args={1: _SHIFTS},
+                 **_BITS),
+    _unary_case("population_count", lax.population_count,
+                np.vectorize(lambda v: bin(int(v) & 0xFFFFFFFF).count("1"), otypes=[np.int32]),
+                **_BITS),
+    _unary_case("clz", lax.clz,
+                np.vectorize(lambda v: 32 - (int(v) & 0xFFFFFFFF).bit_length(),
+                             otypes=[np.int32]), **_BITS),
+    OpCase("reduce_min", lambda x: lax.reduce_min(x, (1,)), lambda x: x.min(1), ((3, 4),),
+           dtypes=(np.float32, np.int32)),
+    OpCase("reduce_prod", lambda x: lax.reduce_prod(x, (0, 2)), lambda x: x.prod((0, 2)),
+           ((3, 2, 5),), domain=(0.5, 1.5), tol=1e-5),
+    OpCase("reduce_and", lambda x: lax.reduce_and(x, (0,)), lambda x: x.all(0), ((3, 4),),
+           dtypes=(np.bool_,), differentiable=False),
+    OpCase("reduce_or", lambda x: lax.reduce_or(x, (1,)), lambda x: x.any(1), ((3, 4),),
+           dtypes=(np.bool_,), differentiable=False),
+    OpCase("reduce_xor", lambda x: lax.reduce_xor(x, (0, 1)),
+           lambda x: np.bitwise_xor.reduce(x, axis=None), ((3, 4),), dtypes=(np.bool_,),
+           differentiable=False),
+    OpCase("argmin", lambda x: lax.argmin(x, 0, np.int32), lambda x: x.argmin(0), ((3, 4),),
+           differentiable=False),
+    OpCase("reduce", lambda x: lax.reduce(x, np.float32(0), lambda a, b: lax.add(a, b), (1,)),
+           lambda x: x.sum(1), ((3, 5),), tol=1e-5),
+    OpCase("rev", lambda x: lax.rev(x, (0, 1)), lambda x: x[::-1, ::-1], ((3, 4),),
+           linear_args=(0,)),
+)

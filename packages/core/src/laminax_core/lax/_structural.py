@@ -22,8 +22,9 @@ from laminax_core._primitive import (
 from laminax_core.lax._helpers import as_operands
 
 __all__ = [
-    "broadcast_in_dim", "concatenate", "dynamic_slice", "dynamic_update_slice", "expand_dims",
-    "iota", "pad", "reshape", "slice", "split", "squeeze", "transpose",
+    "broadcast_in_dim", "broadcasted_iota", "concatenate", "dynamic_slice",
+    "dynamic_update_slice", "expand_dims", "iota", "pad", "reshape", "rev", "slice", "split",
+    "squeeze", "transpose",
 ]  # fmt: skip
 
 
@@ -650,4 +651,54 @@ iota_p = define_primitive(
     jvp=ZERO_TANGENT,
     transpose=NOT_LINEAR,
     batch=NO_OPERANDS,
+)
+
+
+def broadcasted_iota(dtype, shape, dimension: int, sharding=None):
+    """An array of `shape` counting 0, 1, ... along `dimension` (constant along the others).
+
+    Example:
+      >>> broadcasted_iota(np.int32, (2, 3), 1)
+      array([[0, 1, 2],
+             [0, 1, 2]], dtype=int32)
+    """
+    dtype = dtypes.canonicalize_dtype(dtype)
+    shape = canonicalize_shape(shape, "broadcasted_iota")
+    dimension = _axis(dimension, len(shape), "broadcasted_iota")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=sharding)
+
+
+# ----- rev ----------------------------------------------------------------------------------
+
+
+def rev(operand, dimensions):
+    """Reverses `operand` along each of `dimensions`.
+
+    Example:
+      >>> rev(np.arange(3, dtype=np.int32), (0,))
+      array([2, 1, 0], dtype=int32)
+    """
+    dims = tuple(operator.index(d) for d in dimensions)
+    return rev_p.bind(operand, dimensions=dims)
+
+
+def _rev_abstract_eval(x, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
+        raise TypeError(f"rev: dimensions {dimensions} must be distinct dimensions of an array "
+                        f"of shape {x.shape}.")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _rev_batch(axis_data, args, dims, dimensions):
+    x = move_bdim(args[0], dims[0], 0)
+    return rev(x, tuple(d + 1 for d in dimensions)), 0
+
+
+rev_p = define_primitive(
+    "rev",
+    abstract_eval=_rev_abstract_eval,
+    reference=lambda x, dimensions: np.flip(x, dimensions) if dimensions else x,
+    jvp=linear,
+    transpose=lambda ct, x, dimensions: [rev(ct, dimensions)],
+    batch=_rev_batch,
 )

@@ -1,0 +1,279 @@
+"""Special functions: erf, erfc, erf_inv, lgamma, digamma, polygamma and the Hurwitz zeta.
+
+The NumPy references compute in float64 with NumPy-only algorithms (`math.erf`/`math.lgamma`
+applied elementwise, series with argument shifting for the rest), accurate well beyond
+float32 and to about 1e-12 relative in float64."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from laminax_core._avals import get_aval
+from laminax_core._primitive import (
+    FLOATING,
+    NOT_LINEAR,
+    batch_elementwise,
+    define_primitive,
+    jvp_from,
+    same_shape,
+)
+from laminax_core.lax._elementwise import _like_ans, add, exp, mul, neg
+from laminax_core.lax._helpers import as_operands
+from laminax_core.lax._math import square
+
+__all__ = ["digamma", "erf", "erf_inv", "erfc", "lgamma", "polygamma", "zeta"]
+
+
+def _in_float64(fn):
+    """A reference computing `fn` on float64 values and casting back to the input dtype."""
+
+    def reference(*args):
+        wide = [np.asarray(a, np.float64) for a in np.broadcast_arrays(*args)]
+        return np.asarray(fn(*wide)).astype(args[0].dtype)
+
+    return reference
+
+
+def _elementwise(scalar_fn):
+    return np.vectorize(scalar_fn, otypes=[np.float64])
+
+
+def _special(name, reference, jvp):
+    return define_primitive(
+        name,
+        abstract_eval=same_shape(dtypes=FLOATING),
+        reference=_in_float64(reference),
+        jvp=jvp,
+        transpose=NOT_LINEAR,
+        batch=batch_elementwise,
+    )
+
+
+# ----- erf, erfc ----------------------------------------------------------------------------
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def erf(x):
+    """Elementwise error function `2/sqrt(pi) * integral_0^x exp(-t^2) dt`.
+
+    Example:
+      >>> erf(np.float32(0.5))
+      array(0.5204999, dtype=float32)
+    """
+    return erf_p.bind(x)
+
+
+def _gaussian(x):
+    return exp(neg(square(x)))
+
+
+# d erf x = 2/sqrt(pi) exp(-x^2)
+erf_p = _special("erf", _elementwise(math.erf),
+                 jvp_from(lambda t, ans, x: mul(_TWO_OVER_SQRT_PI, mul(t, _gaussian(x)))))
+
+
+def erfc(x):
+    """Elementwise complementary error function `1 - erf(x)`, accurate for large `x`."""
+    return erfc_p.bind(x)
+
+
+erfc_p = _special("erfc", _elementwise(math.erfc),
+                  jvp_from(lambda t, ans, x: mul(-_TWO_OVER_SQRT_PI, mul(t, _gaussian(x)))))
+
+
+# ----- erf_inv ------------------------------------------------------------------------------
+
+_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _polynomial(coefficients, w):
+    p = np.zeros_like(w)
+    for c in coefficients:
+        p = p * w + c
+    return p
+
+
+def _erf_inv_reference(y):
+    # a single-precision rational start (Giles), then Newton steps on erf in float64
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -np.log((1 - y) * (1 + y))
+        central = _polynomial(_CENTRAL, w - 2.5)
+        tail = _polynomial(_TAIL, np.sqrt(np.maximum(w, 0)) - 3)
+        x = np.where(w < 5, central, tail) * y
+        interior = np.abs(y) < 1
+        x = np.where(interior, x, 0.0)
+        erf_ = _elementwise(math.erf)
+        for _ in range(3):
+            x = x - (erf_(x) - y) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+        edge = np.where(np.abs(y) == 1, np.copysign(np.inf, y), np.nan)
+        return np.where(interior, x, edge)
+
+
+def erf_inv(x):
+    """Elementwise inverse of `erf` on (-1, 1) (+-inf at +-1, NaN outside).
+
+    Example:
+      >>> erf_inv(np.float32(0.5))
+      array(0.47693628, dtype=float32)
+    """
+    return erf_inv_p.bind(x)
+
+
+# d erf_inv y = sqrt(pi)/2 exp(erf_inv(y)^2)
+erf_inv_p = _special("erf_inv", _erf_inv_reference,
+                     jvp_from(lambda t, ans, x: mul(1 / _TWO_OVER_SQRT_PI, mul(t, exp(square(ans))))))
+
+
+# ----- lgamma, digamma ----------------------------------------------------------------------
+
+
+def _lgamma_scalar(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:  # the poles at 0, -1, -2, ...
+        return math.inf
+
+
+def lgamma(x):
+    """Elementwise `log |Gamma(x)|`.
+
+    Example:
+      >>> lgamma(np.float32(5))
+      array(3.1780539, dtype=float32)
+    """
+    return lgamma_p.bind(x)
+
+
+lgamma_p = _special("lgamma", _elementwise(_lgamma_scalar),
+                    jvp_from(lambda t, ans, x: mul(t, digamma(x))))  # d lgamma x = digamma x
+
+
+def _shift_up(x, bound, term):
+    """Sums `term(x)` while moving `x` up by one until it reaches `bound`; returns both."""
+    total = np.zeros_like(x)
+    steps = int(np.clip(np.ceil(bound - np.min(x, initial=bound)), 0, 100000))
+    for _ in range(steps):
+        below = x < bound
+        total = total + np.where(below, term(np.where(below, x, 1.0)), 0.0)
+        x = np.where(below, x + 1, x)
+    return x, total
+
+
+def _digamma_reference(x):
+    # reflection psi(x) = psi(1 - x) - pi / tan(pi x) below 1/2, then recurrence
+    # psi(y) = psi(y + 1) - 1/y up to y >= 10, then the asymptotic series
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reflect = x < 0.5
+        y, shifted = _shift_up(np.where(reflect, 1 - x, x), 10.0, lambda v: -1 / v)
+        inv2 = 1 / (y * y)
+        series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
+            1 / 240 - inv2 / 132))))
+        out = np.log(y) - 0.5 / y - series + shifted
+        out = np.where(reflect, out - np.pi / np.tan(np.pi * x), out)
+        return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+
+
+def digamma(x):
+    """Elementwise digamma function `d/dx log Gamma(x)` (NaN at the poles).
+
+    Example:
+      >>> digamma(np.float32(1))
+      array(-0.5772157, dtype=float32)
+    """
+    return digamma_p.bind(x)
+
+
+digamma_p = _special("digamma", _digamma_reference,
+                     jvp_from(lambda t, ans, x: mul(t, polygamma(np.ones((), get_aval(x).dtype), x))))
+
+
+# ----- zeta, polygamma ----------------------------------------------------------------------
+
+# Euler-Maclaurin coefficients B_2j / (2j)!
+_EULER_MACLAURIN = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160,
+                    -691 / 1307674368000)
+
+
+def _hurwitz_zeta(s, q):
+    """sum_k (q + k)^-s, for s > 1 (any q when s is an integer, q > 0 otherwise)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x, head = _shift_up(q, 12.0, lambda v: v ** -s)
+        out = head + x ** (1 - s) / (s - 1) + 0.5 * x ** -s
+        rising = s * x ** (-s - 1)  # s (s+1) ... (s+2j-2) x^(-s-2j+1)
+        for j, coefficient in enumerate(_EULER_MACLAURIN):
+            out = out + coefficient * rising
+            rising = rising * (s + 2 * j + 1) * (s + 2 * j + 2) / (x * x)
+        integer_s = s == np.floor(s)
+        pole = (q <= 0) & (q == np.floor(q))
+        out = np.where(pole & integer_s, np.inf, out)
+        out = np.where((q <= 0) & ~integer_s, np.nan, out)
+        return np.where(s == 1, np.inf, np.where(s < 1, np.nan, out))
+
+
+def zeta(x, q):
+    """Elementwise Hurwitz zeta function `sum_k (q + k) ** -x`.
+
+    Example:
+      >>> zeta(np.float32(2), np.float32(1))
+      array(1.644934, dtype=float32)
+    """
+    return zeta_p.bind(*as_operands(x, q))
+
+
+def _zeta_jvp(primals, tangents):
+    from laminax_core._interpreters.jvp import Zero
+
+    x, q = primals
+    ans = zeta(x, q)
+    if not isinstance(tangents[0], Zero):
+        raise NotImplementedError("Differentiation rule for 'zeta' with respect to its first "
+                                  "argument (the exponent) not implemented")
+    if isinstance(tangents[1], Zero):
+        return ans, Zero.from_primal_value(ans)
+    # d/dq zeta(x, q) = -x zeta(x + 1, q)
+    return ans, _like_ans(mul(tangents[1], mul(neg(x), zeta(add(x, 1.0), q))), ans)
+
+
+zeta_p = _special("zeta", _hurwitz_zeta, _zeta_jvp)
+
+
+def _polygamma_reference(m, x):
+    integer_m = (m == np.floor(m)) & (m >= 0)
+    factorial = _elementwise(lambda v: math.gamma(v + 1) if v < 171 else math.inf)(
+        np.where(integer_m, m, 0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        higher = (-1) ** (m + 1) * factorial * _hurwitz_zeta(m + 1, x)
+    out = np.where(m == 0, _digamma_reference(x), higher)
+    return np.where(integer_m, out, np.nan)
+
+
+def polygamma(m, x):
+    """Elementwise `m`-th derivative of digamma at `x` (`m` a non-negative integer value).
+
+    Example:
+      >>> polygamma(np.float32(1), np.float32(1))
+      array(1.644934, dtype=float32)
+    """
+    return polygamma_p.bind(*as_operands(m, x))
+
+
+def _polygamma_jvp(primals, tangents):
+    from laminax_core._interpreters.jvp import Zero
+
+    m, x = primals
+    ans = polygamma(m, x)
+    if not isinstance(tangents[0], Zero):
+        raise NotImplementedError("Differentiation rule for 'polygamma' with respect to its "
+                                  "order m not implemented")
+    if isinstance(tangents[1], Zero):
+        return ans, Zero.from_primal_value(ans)
+    return ans, _like_ans(mul(tangents[1], polygamma(add(m, 1.0), x)), ans)
+
+
+polygamma_p = _special("polygamma", _polygamma_reference, _polygamma_jvp)
