@@ -119,8 +119,8 @@ def _reduce_max_jvp(primals, tangents, axes):
     if isinstance(t, Zero):
         return ans, Zero.from_primal_value(ans)
     aval = get_aval(x)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    at_max = convert_element_type(eq(x, broadcast_in_dim(ans, aval.shape, kept)), aval.dtype)
+    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+    at_max = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
     counts = reduce_sum(at_max, axes)
     return ans, div(reduce_sum(mul(t, at_max), axes), counts)
 
