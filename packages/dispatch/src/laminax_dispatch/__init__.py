@@ -28,6 +28,17 @@ from laminax_dispatch._device_put import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
 from laminax_dispatch._sharding import Sharding as Sharding
 from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
+from laminax_dispatch import _array_methods, _eager
+from laminax_dispatch import stages as stages
+from laminax_dispatch._jit import jit as jit
+from laminax_dispatch._jit_primitive import jit_p as jit_p
+from laminax_dispatch._lowering import lowering_for as lowering_for
+from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._tokens import effects_barrier as effects_barrier
+
+# Arrays get the operators of core's tracers; primitives applied outside a trace run on XLA.
+_array_methods.install_array_methods()
+_eager.install()
 
 __all__ = [
     "Array",
@@ -37,6 +48,12 @@ __all__ = [
     "SingleDeviceSharding",
     "backends",
     "block_until_ready",
+    "effects_barrier",
+    "jit",
+    "jit_p",
+    "lowering_for",
+    "register_lowering",
+    "stages",
     "default_backend",
     "device_count",
     "device_get",

@@ -171,6 +171,7 @@ def build_module(
     *,
     num_tokens: int = 0,
     source: SourceInfo | None = None,
+    on_module: Callable[[ir.Module], None] | None = None,
 ) -> ir.Module:
     """Builds a module with a public ``main(tokens..., inputs...) -> (tokens..., outputs...)``.
 
@@ -182,6 +183,8 @@ def build_module(
         token results and the array results.
       num_tokens: how many runtime tokens main threads through (one per ordered effect).
       source: the location operations get unless the body sets its own.
+      on_module: called with the new module before main is built (the body may then add
+        private functions to it).
 
     Returns:
       The module, in a fresh context (`module.context`).
@@ -205,6 +208,8 @@ def build_module(
     with context, location():
         module = ir.Module.create()
         module.operation.attributes["sym_name"] = ir.StringAttr.get(safe_module_name(name))
+        if on_module is not None:
+            on_module(module)
         tokens = [token_type()] * num_tokens
         arg_types = tokens + [aval_to_ir_type(a) for a in in_avals]
         result_types = tokens + [aval_to_ir_type(a) for a in out_avals]

@@ -1,0 +1,49 @@
+"""Array operators and methods: the same ones core installs on its tracers.
+
+Core's lax (and numpy, as it grows) installs the array operators (`+`, `@`, `[...]`, `.sum()`,
+`.at` ...) on `Tracer`. This module copies every one of them onto jaxlib's `ArrayImpl`, so that
+eager code and traced code read and behave the same: on an Array each operator binds
+primitives, which run through eager dispatch. What only makes sense for one of the two classes
+(concrete-value access, construction, printing, hashing, metadata) is left alone.
+"""
+
+from __future__ import annotations
+
+from jaxlib import _jax
+from laminax_core.internal import Tracer
+
+__all__ = ["install_array_methods"]
+
+# Tracer attributes that are not array operators: tracer machinery and what ArrayImpl defines
+# itself from its concrete value.
+_NOT_COPIED = frozenset({
+    "__array__", "__array_priority__", "__bool__", "__complex__", "__doc__", "__float__",
+    "__hash__", "__index__", "__init__", "__int__", "__iter__", "__len__", "__module__",
+    "__repr__", "__slots__", "__str__", "__format__", "__dict__", "__weakref__", "_concrete",
+    "_debug_info", "_trace", "aval", "dtype", "ndim", "shape", "size", "to_concrete_value",
+    "weak_type",
+})  # fmt: skip
+
+
+def install_array_methods(cls=_jax.ArrayImpl) -> list[str]:
+    """Copies core's array operators and methods from `Tracer` onto `cls`.
+
+    Returns:
+      The names installed.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_dispatch import device_put
+      >>> "__add__" in install_array_methods()
+      True
+      >>> device_put(np.float32(1)) + 1
+      Array(2., dtype=float32)
+    """
+    installed = []
+    for klass in reversed(Tracer.__mro__[:-1]):
+        for name, value in vars(klass).items():
+            if name in _NOT_COPIED:
+                continue
+            setattr(cls, name, value)
+            installed.append(name)
+    return installed

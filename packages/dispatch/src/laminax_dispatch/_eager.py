@@ -1,0 +1,205 @@
+"""Eager op-by-op dispatch: every primitive applied outside a trace runs on XLA.
+
+`apply_primitive` is what core's eval trace calls (plugged in with `set_eager_impl`). It looks
+up an executable compiled for (primitive, params, input avals with weak types, device); on a
+miss it stages the one equation into a jaxpr, lowers and compiles it. A computation that only
+forwards its inputs (`stop_gradient`, a `convert_element_type` that changes only the weak
+type) is never compiled: its outputs are the input buffers under the output avals.
+
+A primitive with no lowering (a user primitive with only a NumPy reference) runs its reference
+implementation and the result is put on the device, so eager code keeps working; `jit` raises
+for it instead.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+from jaxlib import _jax
+from laminax_core import config as core_config
+from laminax_core.internal import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Var,
+    get_aval,
+    ordered_effects,
+    run_reference,
+    set_eager_impl,
+)
+from laminax_core.lax import copy_p
+
+from laminax_dispatch import _debugging
+from laminax_dispatch._array import ArrayImpl, _deleted_error
+from laminax_dispatch._backends import get_backend
+from laminax_dispatch._compile import Executable, compile_module
+from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._lowering import _core as lowering
+
+__all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
+
+_CACHE_SIZE = 4096
+_lock = threading.Lock()
+_cache: collections.OrderedDict = collections.OrderedDict()
+_stats = {"hits": 0, "misses": 0, "forwarded": 0}
+
+
+class _EagerComputation:
+    """What one cache entry holds: an executable, or the forwarding map of a trivial one."""
+
+    __slots__ = ("executable", "forwarded", "out_avals", "multiple_results", "name")
+
+    def __init__(self, executable, forwarded, out_avals, multiple_results, name):
+        self.executable = executable
+        self.forwarded = forwarded  # output index -> input index, when nothing is computed
+        self.out_avals = out_avals
+        self.multiple_results = multiple_results
+        self.name = name
+
+
+def _single_eqn_jaxpr(primitive, avals, params) -> ClosedJaxpr:
+    avals_out, effects = primitive.abstract_eval(*avals, **params)
+    if not primitive.multiple_results:
+        avals_out = [avals_out]
+    invars = [Var(a) for a in avals]
+    outvars = [Var(a) for a in avals_out]
+    eqn = JaxprEqn(invars, outvars, primitive, params, effects, "")
+    return ClosedJaxpr(Jaxpr([], invars, outvars, [eqn]), [])
+
+
+def _forwarding(module) -> dict[int, int] | None:
+    """output -> argument index if main only returns its arguments, else None."""
+    main = next(iter(module.body.operations))
+    block = main.regions[0].blocks[0]
+    ops = list(block.operations)
+    if len(ops) != 1:
+        return None
+    args = list(block.arguments)
+    forwarded = {}
+    for i, value in enumerate(ops[0].operands):
+        if value not in args:
+            return None
+        forwarded[i] = args.index(value)
+    return forwarded
+
+
+def _compile_eager(primitive, avals, params, device) -> _EagerComputation:
+    closed = _single_eqn_jaxpr(primitive, avals, params)
+    effects = [e for e in closed.jaxpr.effects if ordered_effects.contains(e)]
+    name = f"jit_{primitive.name}"
+    result = lowering.lower_jaxpr(closed, name=name, fun_name=primitive.name, ordered=effects)
+    out_avals = closed.out_avals
+    forwarded = None if effects or primitive is copy_p else _forwarding(result.module)
+    if forwarded is not None:
+        _stats["forwarded"] += 1
+        return _EagerComputation(None, forwarded, out_avals, primitive.multiple_results, name)
+    compiled = compile_module(result.module, [device], in_avals=avals)
+    executable = Executable(compiled, name, avals, out_avals, ordered_effects=effects)
+    return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
+
+
+def _params_key(params: dict):
+    key = tuple(sorted(params.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _lookup(primitive, avals, params, device) -> _EagerComputation:
+    params_key = _params_key(params)
+    if params_key is None:  # unhashable params: compile (the module cache still helps)
+        return _compile_eager(primitive, avals, params, device)
+    key = (primitive, params_key, tuple(avals), device)
+    with _lock:
+        entry = _cache.get(key)
+        if entry is not None:
+            _stats["hits"] += 1
+            return entry
+        _stats["misses"] += 1
+    entry = _compile_eager(primitive, avals, params, device)
+    with _lock:
+        _cache[key] = entry
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return entry
+
+
+def _rewrap(x: ArrayImpl, aval) -> ArrayImpl:
+    if x.aval == aval:
+        return x
+    return _jax.ArrayImpl(aval, x.sharding, [x._arrays[0]], x._committed, True)
+
+
+def _run(entry: _EagerComputation, args, device, committed: bool) -> list:
+    if entry.forwarded is None:
+        return entry.executable(*args, committed=committed)
+    outs = []
+    for i, aval in enumerate(entry.out_avals):
+        x = args[entry.forwarded[i]]
+        if not isinstance(x, _jax.ArrayImpl):
+            x = device_put(x, device if committed else None, _weak_type=aval.weak_type)
+        elif x.is_deleted():
+            raise _deleted_error(x)
+        outs.append(_rewrap(x, aval))
+    return outs
+
+
+def _run_reference(primitive, args, params):
+    avals_out, _ = primitive.abstract_eval(*[get_aval(x) for x in args], **params)
+    outs = run_reference(primitive, [np.asarray(x) for x in args], params)
+    if not primitive.multiple_results:
+        return device_put(outs, _weak_type=avals_out.weak_type)
+    return [device_put(o, _weak_type=a.weak_type) for o, a in zip(outs, avals_out, strict=True)]
+
+
+def apply_primitive(primitive, args, params):
+    """Runs `primitive(*args, **params)` on XLA and returns Arrays (core's eager hook).
+
+    Args:
+      primitive: a core `Primitive`.
+      args: Arrays, NumPy arrays or scalars (Python scalars are weakly typed).
+      params: the primitive's parameters.
+
+    Returns:
+      An Array, or a list of Arrays for `multiple_results` primitives.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_core import lax
+      >>> apply_primitive(lax.sin_p, [np.float32(0.0)], {"accuracy": None})
+      Array(0., dtype=float32)
+    """
+    if primitive not in lowering.lowerings:
+        return _run_reference(primitive, args, params)
+    avals = [get_aval(x) for x in args]
+    committed_device = devices_for_args(args, fun_name=primitive.name)
+    device = committed_device or get_backend().local_devices()[0]
+    entry = _lookup(primitive, avals, params, device)
+    outs = _run(entry, args, device, committed_device is not None)
+    if core_config.debug_nans.value or core_config.debug_infs.value:
+        _debugging.check_outputs(primitive.name, outs)
+    return outs if entry.multiple_results else outs[0]
+
+
+def eager_cache_info() -> dict[str, int]:
+    """Counts of eager-cache hits, misses and entries."""
+    with _lock:
+        return {**_stats, "size": len(_cache)}
+
+
+def clear_eager_cache() -> None:
+    """Empties the eager executable cache and resets its counters."""
+    with _lock:
+        _cache.clear()
+        for key in _stats:
+            _stats[key] = 0
+
+
+def install() -> None:
+    """Plugs `apply_primitive` into core's eval trace."""
+    set_eager_impl(apply_primitive)
+

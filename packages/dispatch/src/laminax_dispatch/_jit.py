@@ -1,0 +1,611 @@
+"""`jit`: trace a function once per signature, compile it with XLA, and call the executable.
+
+A call splits the arguments into static ones (hashed into the cache key) and dynamic ones
+(flattened to leaves), and looks up a `CompiledCall` keyed on the leaves' avals (shape, dtype,
+weak type), the input tree, the static values, the committed device and the config values that
+matter (`config.trace_context()`). Everything per entry (the jaxpr, pruned inputs, donation
+aliases, the executable, hoisted constants on the device) is computed once, on the first call
+with that signature; a later call only flattens, looks up and executes. That per-call path is
+what jaxlib's C++ `PjitFunction` will replace (issue 6).
+
+Cache entries live in a bounded LRU per function, in a `WeakKeyDictionary` keyed by the
+function: `jit(f)` objects made anew for the same `f` share entries, and entries go when `f`
+does.
+
+Under another trace (make_jaxpr, an outer jit, grad, vmap) the call binds `jit_p` with the
+traced jaxpr instead (see `_jit_primitive.py`); with ``jax_disable_jit`` it calls `f` as is.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import logging
+import threading
+import time
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from jaxlib import _jax
+from laminax_core import config as core_config
+from laminax_core.internal import (
+    ClosedJaxpr,
+    Jaxpr,
+    Tracer,
+    current_trace,
+    dce_jaxpr,
+    eval_interpreter,
+    eval_jaxpr,
+    get_aval,
+    ordered_effects,
+    trace_to_jaxpr,
+)
+from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+
+from laminax_dispatch import _debugging
+from laminax_dispatch._backends import get_backend
+from laminax_dispatch._compile import Executable, compile_module, log_compiles
+from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
+from laminax_dispatch._lowering._core import LoweringResult, lower_jaxpr, lowering_module_name
+from laminax_dispatch._mlir import SourceInfo
+
+__all__ = ["CompiledCall", "JitFunction", "jit"]
+
+logger = logging.getLogger("laminax_dispatch.jit")
+
+_CACHE_SIZE = 4096  # entries per function
+_lock = threading.Lock()
+_fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+_UNUSABLE_DONATION = (
+    "Some donated buffers were not usable: {avals}.\nDonation reuses an input buffer for an "
+    "output of the same shape and dtype; these inputs have no such output, so they were left "
+    "alone. Donate only arguments whose buffers an output can take over."
+)
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+# ----- argument bookkeeping -----------------------------------------------------------------
+
+
+def _as_tuple(x, kind) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, kind):
+        return (x,)
+    return tuple(x)
+
+
+def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Completes positional indices from names and names from indices, via the signature."""
+    nums = _as_tuple(argnums, int)
+    names = _as_tuple(argnames, str)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return tuple(sorted(set(nums))), tuple(names)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    for n in nums:
+        if not has_varargs and not -len(positional) <= n < len(positional):
+            raise ValueError(
+                f"jit: {what}_argnums={argnums} refers to argument {n}, but "
+                f"{_fun_name(fun)} takes {len(positional)} positional arguments."
+            )
+    nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
+    by_name = {p.name: i for i, p in enumerate(positional)}
+    names_out = set(names) | {
+        positional[n].name for n in nums
+        if n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
+    }
+    nums_out = set(nums) | {by_name[name] for name in names if name in by_name}
+    return tuple(sorted(nums_out)), tuple(sorted(names_out))
+
+
+def _arg_names(fun) -> list[str] | None:
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _check_hashable(value, where: str) -> None:
+    try:
+        hash(value)
+    except TypeError as err:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(value)}, {value!r} (static argument {where}). "
+            f"The error was:\nTypeError: {err}\nMake it hashable (a tuple instead of a list) or "
+            "pass it as a regular (traced) argument."
+        ) from err
+
+
+class _Options:
+    """What `jit` was given, resolved once; `key` enters every cache key."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                 keep_unused, device, backend, inline):
+        self.static_argnums, self.static_argnames = _resolve(
+            fun, static_argnums, static_argnames, "static")
+        self.donate_argnums, self.donate_argnames = _resolve(
+            fun, donate_argnums, donate_argnames, "donate")
+        clash = set(self.static_argnums) & set(self.donate_argnums)
+        if clash:
+            raise ValueError(
+                f"jit: static_argnums and donate_argnums cannot intersect (both name "
+                f"{sorted(clash)}); a static argument has no buffer to donate."
+            )
+        if device is not None and backend is not None:
+            raise ValueError("jit: pass device or backend, not both.")
+        self.keep_unused = bool(keep_unused)
+        self.device = device
+        self.backend = backend
+        self.inline = bool(inline)
+        self.names = _arg_names(fun)
+        self.key = (self.static_argnums, self.static_argnames, self.donate_argnums,
+                    self.donate_argnames, self.keep_unused, device, backend, self.inline)
+
+    def split(self, args, kwargs):
+        """`(dyn_args, dyn_kwargs, static_key)`, checking that static values are hashable."""
+        nums, names = self.static_argnums, self.static_argnames
+        if not nums and not names:
+            return args, kwargs, ()
+        static = []
+        for i in nums:
+            if i < len(args):
+                _check_hashable(args[i], f"{i}")
+                static.append((i, args[i]))
+        for name in names:
+            if name in kwargs:
+                _check_hashable(kwargs[name], repr(name))
+                static.append((name, kwargs[name]))
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
+        return dyn_args, dyn_kwargs, tuple(static)
+
+    def merge(self, dyn_args, dyn_kwargs, static) -> tuple[tuple, dict]:
+        """The full arguments from the dynamic ones and the static pairs."""
+        positions = {k: v for k, v in static if isinstance(k, int)}
+        args, dyn = [], iter(dyn_args)
+        for i in range(len(dyn_args) + len(positions)):
+            args.append(positions[i] if i in positions else next(dyn))
+        kwargs = dict(dyn_kwargs)
+        kwargs.update({k: v for k, v in static if isinstance(k, str)})
+        return tuple(args), kwargs
+
+    def leaf_info(self, dyn_args, dyn_kwargs, static) -> tuple[list[str], list[bool]]:
+        """A name per leaf (for messages) and whether each leaf is donated."""
+        static_positions = sorted(k for k, _ in static if isinstance(k, int))
+        original = [i for i in range(len(dyn_args) + len(static_positions))
+                    if i not in static_positions]
+        names, donated = [], []
+        for i, arg in zip(original, dyn_args, strict=False):
+            base = self.names[i] if self.names and i < len(self.names) else f"args[{i}]"
+            flag = i in self.donate_argnums
+            for path, _ in tree_flatten_with_path(arg)[0]:
+                names.append(base + keystr(path))
+                donated.append(flag)
+        for key in sorted(dyn_kwargs):
+            flag = key in self.donate_argnames
+            for path, _ in tree_flatten_with_path(dyn_kwargs[key])[0]:
+                names.append(key + keystr(path))
+                donated.append(flag)
+        return names, donated
+
+
+# ----- one cache entry ----------------------------------------------------------------------
+
+
+class CompiledCall:
+    """Everything one signature of a jitted function needs, computed once.
+
+    Attributes:
+      closed: the traced jaxpr (all dynamic leaves as inputs).
+      in_tree, out_tree: the trees of the dynamic arguments and of the result.
+      arg_names: a name per input leaf; donated: whether each leaf is donated.
+      kept: the indices of the leaves the compiled program takes (unused ones pruned).
+      device: where it runs; committed: whether its outputs are committed to it.
+    """
+
+    def __init__(self, name, closed, in_tree, out_tree, arg_names, donated, kept, device,
+                 committed):
+        self.name = name
+        self.closed = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.arg_names = arg_names
+        self.donated = donated
+        self.kept = kept
+        self.device = device
+        self.committed = committed
+        self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        self._lowering: LoweringResult | None = None
+        self._executable: Executable | None = None
+        self._const_args: list = []
+        self._donated_kept = [i for i in kept if donated[i]]
+        self._lock = threading.Lock()
+
+    in_avals = property(lambda self: self.closed.in_avals)
+    out_avals = property(lambda self: self.closed.out_avals)
+
+    def _pruned(self) -> ClosedJaxpr:
+        """The jaxpr without dead equations, taking only the kept inputs."""
+        jaxpr = self.closed.jaxpr
+        keep = [i in set(self.kept) for i in range(len(jaxpr.invars))]
+        pruned, _ = dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars), instantiate=keep)
+        live = {id(v) for v in pruned.constvars}
+        consts = [c for v, c in zip(jaxpr.constvars, self.closed.consts, strict=True)
+                  if id(v) in live]
+        return ClosedJaxpr(pruned, consts)
+
+    def _aliases(self) -> dict[int, int]:
+        """Donated kept input -> output of the same shape and dtype (first free one)."""
+        aliases, taken, unusable = {}, set(), []
+        in_avals = self.in_avals
+        for position, leaf in enumerate(self.kept):
+            if not self.donated[leaf]:
+                continue
+            aval = in_avals[leaf]
+            match = next((o for o, out in enumerate(self.out_avals) if o not in taken
+                          and (out.shape, out.dtype) == (aval.shape, aval.dtype)), None)
+            if match is None:
+                unusable.append(aval.str_short())
+                continue
+            aliases[position] = match
+            taken.add(match)
+        unused_donations = [in_avals[i].str_short() for i, d in enumerate(self.donated)
+                            if d and i not in self.kept]
+        if unusable or unused_donations:
+            text = ", ".join(_long_aval(s) for s in unusable + unused_donations)
+            warnings.warn(_UNUSABLE_DONATION.format(avals=text), UserWarning, stacklevel=5)
+        return aliases
+
+    def lower(self) -> LoweringResult:
+        """The StableHLO module (built once)."""
+        with self._lock:
+            if self._lowering is None:
+                self._lowering = lower_jaxpr(
+                    self._pruned(), name=lowering_module_name(self.name), fun_name=self.name,
+                    ordered=self.ordered, aliases=self._aliases(),
+                    source=SourceInfo.from_caller(self.name),
+                )
+            return self._lowering
+
+    def executable(self) -> Executable:
+        """The compiled program on `device` (compiled once; logged with jax_log_compiles)."""
+        lowering = self.lower()
+        with self._lock:
+            if self._executable is None:
+                start = time.perf_counter()
+                compiled = compile_module(lowering.module, [self.device],
+                                          in_avals=lowering.in_avals)
+                _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
+                self._executable = Executable(compiled, lowering.name, lowering.in_avals,
+                                              lowering.out_avals, ordered_effects=self.ordered)
+                self._const_args = [device_put(c, self.device) for c in lowering.hoisted_consts]
+            return self._executable
+
+    def __call__(self, leaves: Sequence) -> list:
+        executable = self._executable or self.executable()
+        args = [leaves[i] for i in self.kept]
+        if self._donated_kept:
+            _check_donations(self, leaves)
+        outs = executable(*self._const_args, *args, committed=self.committed)
+        if core_config.debug_nans.value or core_config.debug_infs.value:
+            _check_nans(self, leaves, outs)
+        return outs
+
+
+def _long_aval(short: str) -> str:
+    # 'f32[3]' -> 'float32[3]', the form JAX's donation warning uses
+    for short_name, long_name in (("bf", "bfloat"), ("f", "float"), ("i", "int"), ("u", "uint"),
+                                  ("c", "complex")):
+        if short.startswith(short_name) and short[len(short_name)].isdigit():
+            return long_name + short[len(short_name):]
+    return short
+
+
+def _log_compile(name, in_avals, seconds) -> None:
+    level = logging.WARNING if log_compiles.value else logging.DEBUG
+    avals = ", ".join(a.str_short() for a in in_avals)
+    logger.log(level, "Compiling jit(%s) with argument avals [%s]: %.6f sec", name, avals,
+               seconds)
+
+
+def _check_donations(entry: CompiledCall, leaves) -> None:
+    seen: dict[int, int] = {}
+    for i in entry.kept:
+        x = leaves[i]
+        if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
+            continue
+        pointer = x.unsafe_buffer_pointer()
+        if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
+            first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
+            raise RuntimeError(
+                f"jit({entry.name}): arguments {first} and {second} are the same buffer, and "
+                "it is donated: a donated buffer can be passed only once per call. Pass a copy "
+                "(x.copy()) as one of them, or do not donate it."
+            )
+        seen[pointer] = i
+
+
+def _check_nans(entry: CompiledCall, leaves, outs) -> None:
+    kind = _debugging.has_bad_values(outs)
+    if kind is None:
+        return
+    args = [leaves[i] for i in range(len(leaves))]
+    eqn, found = _debugging.find_first_bad_equation(entry.closed.jaxpr, entry.closed.consts, args)
+    where = ""
+    if eqn is not None:
+        kind = found
+        where = f" in {eqn.primitive.name}, from {eqn.source_info or 'an unknown line'}"
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered{where} (jit({entry.name}) was re-run op by op "
+        f"because jax_debug_{kind}s is set, to find the first primitive that produced it)."
+    )
+
+
+# ----- the jitted function ------------------------------------------------------------------
+
+
+def _eval_trace():
+    return eval_interpreter.eval_trace
+
+
+class JitFunction:
+    """A function compiled with XLA on first call per signature (what `jit` returns).
+
+    Call it like the function; `.lower(*args)` and `.trace(*args)` give the ahead-of-time
+    stages, `.eval_shape(*args)` the output shapes.
+    """
+
+    def __init__(self, fun: Callable, options: _Options):
+        self._fun = fun
+        self._options = options
+        self._name = _fun_name(fun)
+        self._local_cache: collections.OrderedDict | None = None
+        functools.update_wrapper(self, fun, updated=())
+
+    # -- caching ----------------------------------------------------------------------------
+
+    def _cache(self) -> collections.OrderedDict:
+        try:
+            with _lock:
+                cache = _fun_caches.get(self._fun)
+                if cache is None:
+                    cache = _fun_caches[self._fun] = collections.OrderedDict()
+                return cache
+        except TypeError:  # not weak-referenceable: keep the entries on this object
+            if self._local_cache is None:
+                self._local_cache = collections.OrderedDict()
+            return self._local_cache
+
+    def _cache_size(self) -> int:
+        return len(self._cache())
+
+    def clear_cache(self) -> None:
+        """Forgets every traced and compiled signature of this function."""
+        self._cache().clear()
+
+    # -- tracing ----------------------------------------------------------------------------
+
+    def _trace(self, in_tree, avals, static) -> tuple[ClosedJaxpr, Any]:
+        out_trees = []
+        options, fun, name = self._options, self._fun, self._name
+
+        def flat_fun(*leaves):
+            dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
+            args, kwargs = options.merge(dyn_args, dyn_kwargs, static)
+            out_leaves, out_tree = tree_flatten(fun(*args, **kwargs))
+            for leaf in out_leaves:
+                _check_output(name, leaf)
+            out_trees.append(out_tree)
+            return out_leaves
+
+        closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        return closed, out_trees[0]
+
+    def _device(self, leaves) -> tuple[Any, bool]:
+        options = self._options
+        if options.device is not None:
+            return options.device, True
+        committed = devices_for_args(leaves, None, self._name)
+        if committed is not None:
+            return committed, True
+        return get_backend(options.backend).local_devices()[0], False
+
+    def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
+        dyn_args, dyn_kwargs, static = self._options.split(args, kwargs)
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
+        device, committed = self._device(leaves)
+        key = (self._options.key, in_tree, avals, static, device, committed,
+               core_config.trace_context())
+        cache = self._cache()
+        entry = cache.get(key)
+        if entry is None:
+            entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, device,
+                                    committed)
+            cache[key] = entry
+            if len(cache) > _CACHE_SIZE:
+                cache.popitem(last=False)
+        return entry, leaves
+
+    def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, device, committed):
+        closed, out_tree = self._trace(in_tree, avals, static)
+        names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
+        if self._options.keep_unused:
+            kept = list(range(len(avals)))
+        else:
+            _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+            kept = [i for i, u in enumerate(used) if u]
+        return CompiledCall(self._name, closed, in_tree, out_tree, names, donated, kept,
+                            device, committed)
+
+    # -- calling ----------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if core_config.disable_jit.value:
+            return self._fun(*args, **kwargs)
+        if current_trace() is not _eval_trace():
+            return self._call_traced(args, kwargs)
+        entry, leaves = self._entry(args, kwargs)
+        return tree_unflatten(entry.out_tree, entry(leaves))
+
+    def _call_traced(self, args, kwargs):
+        # Under another transformation: stage this call as one `jit` equation.
+        dyn_args, dyn_kwargs, static = self._options.split(args, kwargs)
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(get_aval(x) for x in leaves)
+        closed, out_tree = self._trace(in_tree, avals, static)
+        closed, extra = _closure_convert(closed)
+        if self._options.inline:
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *extra, *leaves)
+        else:
+            outs = call_jaxpr(closed, [*extra, *leaves], self._name)
+        return tree_unflatten(out_tree, outs)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<JitFunction of {self._fun!r}>"
+
+    # -- ahead-of-time stages ---------------------------------------------------------------
+
+    def trace(self, *args, **kwargs):
+        """Traces the function for these arguments (no compilation): a `Traced` stage.
+
+        Example:
+          >>> jit(lambda x: x * 2).trace(1.0).jaxpr
+          { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+        """
+        from laminax_dispatch._stages import Traced
+
+        entry, _ = self._entry(args, kwargs)
+        return Traced(entry)
+
+    def lower(self, *args, **kwargs):
+        """Traces and lowers the function for these arguments: a `Lowered` stage.
+
+        Example:
+          >>> "stablehlo.multiply" in jit(lambda x: x * 2).lower(1.0).as_text()
+          True
+        """
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        """The output's shapes and dtypes (`ShapeDtypeStruct`s), without running anything.
+
+        Example:
+          >>> jit(lambda x: x * 2).eval_shape(1.0)
+          ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)
+        """
+        return self.trace(*args, **kwargs).out_info
+
+
+def _check_output(name: str, leaf) -> None:
+    try:
+        get_aval(leaf)
+    except TypeError:
+        raise TypeError(
+            f"jit({name}): the function returned a value of type {type(leaf).__name__} "
+            f"({leaf!r}); jitted functions must return arrays, scalars or pytrees of them."
+        ) from None
+
+
+def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Moves constants that are tracers of an outer trace into leading jaxpr inputs."""
+    traced = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(traced):
+        return closed, []
+    jaxpr = closed.jaxpr
+    moved = [v for v, t in zip(jaxpr.constvars, traced, strict=True) if t]
+    kept = [v for v, t in zip(jaxpr.constvars, traced, strict=True) if not t]
+    new = Jaxpr(kept, [*moved, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
+    consts = [c for c, t in zip(closed.consts, traced, strict=True) if not t]
+    extra = [c for c, t in zip(closed.consts, traced, strict=True) if t]
+    return ClosedJaxpr(new, consts), extra
+
+
+# ----- jit_p's eager impl: a jaxpr run like a jitted function -------------------------------
+
+
+def _jit_impl(*args, jaxpr, name, **params):
+    key = ("impl", jaxpr, tuple(get_aval(x) for x in args))
+
+    def make():
+        device = devices_for_args(args, None, name) or get_backend().local_devices()[0]
+        kept = list(range(len(args)))
+        return CompiledCall(name, jaxpr, None, None, [f"args[{i}]" for i in kept],
+                            [False] * len(args), kept, device, False)
+
+    return memoize_on_jaxpr(key, make)(list(args))
+
+
+jit_p.def_impl(_jit_impl)
+
+
+# ----- the public entry point ---------------------------------------------------------------
+
+
+def jit(
+    fun: Callable | None = None,
+    *,
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+    device=None,
+    backend: str | None = None,
+    inline: bool = False,
+) -> JitFunction:
+    """Compiles `fun` with XLA: traced once per argument signature, then run as one program.
+
+    Args:
+      fun: a function of arrays (pytrees allowed) returning arrays.
+      static_argnums, static_argnames: arguments passed by value into the trace (they must be
+        hashable; each new value traces and compiles again).
+      donate_argnums, donate_argnames: arguments whose buffers the computation may reuse for
+        outputs of the same shape and dtype; donated Arrays are deleted by the call.
+      keep_unused: keep arguments the function does not use as inputs of the compiled program.
+      device: the device to run on (default: the committed arguments' device, else the
+        default device); backend: run on this backend's default device instead.
+      inline: under another trace, put `fun`'s equations in the outer jaxpr instead of a call.
+
+    Returns:
+      A `JitFunction`, called like `fun`.
+
+    Raises:
+      ValueError: a static argument is not hashable, or argnums refer to missing arguments.
+
+    Example:
+      >>> import numpy as np
+      >>> f = jit(lambda x, y: x * y + 1.0)
+      >>> f(np.float32(2), np.float32(3))
+      Array(7., dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(
+            jit, static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+        )
+    if not callable(fun):
+        raise TypeError(f"jit: expected a callable, got {fun!r} of type {type(fun).__name__}.")
+    options = _Options(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       keep_unused, device, backend, inline)
+    return JitFunction(fun, options)
+

@@ -1,0 +1,239 @@
+"""`jit_p`: the call primitive that a jitted function becomes inside another trace.
+
+When `jit(f)` is called on tracers (under `make_jaxpr`, an outer `jit`, `grad`, `vmap`), `f` is
+traced to a closed jaxpr and `jit_p` is bound with it, so the outer jaxpr shows the call as
+JAX prints it: `jit[jaxpr={ lambda ... } name=f]`. Its rules:
+
+- impl: compile the jaxpr (cached by jaxpr) and run it, as a top-level jit call does;
+- jvp: two calls, one for the primal outputs and one for the tangents, so that under `grad`
+  the primal call stays known (evaluated at once) and only the tangent call is staged;
+- transpose: the backward pass of the inner jaxpr;
+- batching: `vmap` of the inner jaxpr, staged into a new jaxpr and called with `jit_p`;
+- lowering: a private function `@f` and a `func.call` (inlined when `inline=True`).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from laminax_core import dtypes as core_dtypes
+from laminax_core.internal import (
+    ClosedJaxpr,
+    Primitive,
+    Zero,
+    UndefinedPrimal,
+    backward_pass,
+    batching,
+    dce_closed_jaxpr,
+    eval_jaxpr,
+    get_aval,
+    jvp,
+    ordered_effects,
+    trace_to_jaxpr,
+)
+
+from laminax_dispatch._lowering._core import (
+    ir_constant,
+    jaxpr_subcomp,
+    lower_private_function,
+    lowering_for,
+)
+from laminax_dispatch._mlir import aval_to_ir_type, token_type
+
+__all__ = ["jit_p", "call_jaxpr"]
+
+jit_p = Primitive("jit")
+jit_p.multiple_results = True
+jit_p.print_params = lambda params: {"name": params["name"], "jaxpr": params["jaxpr"]}
+
+_LRU_SIZE = 1024
+_lock = threading.Lock()
+# (jaxpr, extra key) -> derived jaxpr or executable: the jaxpr objects key by identity
+_derived: collections.OrderedDict = collections.OrderedDict()
+
+
+def memoize_on_jaxpr(key, make):
+    """`make()` cached under `key` (whose jaxprs compare by identity), bounded LRU."""
+    with _lock:
+        value = _derived.get(key)
+        if value is not None:
+            _derived.move_to_end(key)
+            return value
+    value = make()
+    with _lock:
+        _derived[key] = value
+        if len(_derived) > _LRU_SIZE:
+            _derived.popitem(last=False)
+    return value
+
+
+def call_jaxpr(closed: ClosedJaxpr, args, name: str, inline: bool = False) -> list:
+    """Binds `jit_p` with `closed` on `args` (under whatever trace is current)."""
+    return jit_p.bind(*args, jaxpr=closed, name=name, donated_invars=(False,) * len(args),
+                      keep_unused=False, inline=inline)
+
+
+def _jit_abstract_eval(*avals, jaxpr, **params):
+    return jaxpr.out_avals, jaxpr.effects
+
+
+jit_p.def_effectful_abstract_eval(_jit_abstract_eval)
+
+
+def _jit_reference(*args, jaxpr, **params):
+    return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+jit_p.def_reference(_jit_reference)
+
+
+# ----- jvp ----------------------------------------------------------------------------------
+
+
+def _eval_closed(closed: ClosedJaxpr):
+    return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+
+
+def _jvp_jaxpr(closed: ClosedJaxpr, nonzero: tuple, differentiable_out: tuple) -> ClosedJaxpr:
+    """A jaxpr from (primals, nonzero tangents) to the tangents of the differentiable outputs."""
+    in_avals = closed.in_avals
+    tangent_avals = [a.to_tangent_aval() for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+
+    def tangents_fun(*xs):
+        primals, rest = list(xs[: len(in_avals)]), iter(xs[len(in_avals):])
+        tangents = [next(rest) if nz else Zero(a.to_tangent_aval())
+                    for a, nz in zip(in_avals, nonzero, strict=True)]
+        _, tangents_out = jvp.jvp_flat(_eval_closed(closed), primals, tangents)
+        return [t for t, d in zip(tangents_out, differentiable_out, strict=True) if d]
+
+    traced, _ = trace_to_jaxpr(tangents_fun, [*in_avals, *tangent_avals], "jvp of jit")
+    return _dce(traced)
+
+
+def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
+    # the primal equations the tangents do not need (JAX's partial evaluation drops them too)
+    return dce_closed_jaxpr(closed, [True] * len(closed.jaxpr.outvars))
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, **params):
+    primals_out = call_jaxpr(jaxpr, primals, name, params.get("inline", False))
+    nonzero = tuple(not isinstance(t, Zero) for t in tangents)
+    differentiable = tuple(a.to_tangent_aval().dtype != core_dtypes.float0
+                           for a in jaxpr.out_avals)
+    if not any(nonzero) or not any(differentiable):
+        return primals_out, [Zero.from_primal_value(p) for p in primals_out]
+    tangent_jaxpr = memoize_on_jaxpr(
+        ("jvp", jaxpr, nonzero), lambda: _jvp_jaxpr(jaxpr, nonzero, differentiable)
+    )
+    given = [t for t in tangents if not isinstance(t, Zero)]
+    computed = iter(call_jaxpr(tangent_jaxpr, [*primals, *given], name))
+    tangents_out = [next(computed) if d else Zero.from_primal_value(p)
+                    for p, d in zip(primals_out, differentiable, strict=True)]
+    return primals_out, tangents_out
+
+
+jit_p.def_jvp(_jit_jvp)
+
+
+# ----- transpose ----------------------------------------------------------------------------
+
+
+def _transpose_jaxpr(closed: ClosedJaxpr, undefined: tuple, ct_given: tuple) -> ClosedJaxpr:
+    """A jaxpr from (residuals, given cotangents) to the cotangents of the linear inputs."""
+    in_avals, out_avals = closed.in_avals, closed.out_avals
+    residual_avals = [a for a, u in zip(in_avals, undefined, strict=True) if not u]
+    ct_avals = [a.to_tangent_aval() for a, g in zip(out_avals, ct_given, strict=True) if g]
+
+    def transposed(*xs):
+        residuals, cts = iter(xs[: len(residual_avals)]), iter(xs[len(residual_avals):])
+        args = [UndefinedPrimal(a) if u else next(residuals)
+                for a, u in zip(in_avals, undefined, strict=True)]
+        cts_out = [next(cts) if g else Zero(a.to_tangent_aval())
+                   for a, g in zip(out_avals, ct_given, strict=True)]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, args, cts_out)
+        return [jvp.instantiate_zeros(ct) for ct, a, u in zip(cts_in, in_avals, undefined,
+                                                              strict=True) if _has_ct(a, u)]
+
+    traced, _ = trace_to_jaxpr(transposed, [*residual_avals, *ct_avals], "transpose of jit")
+    return _dce(traced)
+
+
+def _has_ct(aval, undefined: bool) -> bool:
+    return undefined and aval.to_tangent_aval().dtype != core_dtypes.float0
+
+
+def _jit_transpose(cts, *args, jaxpr, name, **params):
+    undefined = tuple(isinstance(a, UndefinedPrimal) for a in args)
+    ct_given = tuple(not isinstance(ct, Zero) for ct in cts)
+    transposed = memoize_on_jaxpr(("transpose", jaxpr, undefined, ct_given),
+                                  lambda: _transpose_jaxpr(jaxpr, undefined, ct_given))
+    residuals = [a for a, u in zip(args, undefined, strict=True) if not u]
+    given = [ct for ct, g in zip(cts, ct_given, strict=True) if g]
+    outs = iter(call_jaxpr(transposed, [*residuals, *given], f"transpose({name})"))
+    cts_in = []
+    for a, u in zip(args, undefined, strict=True):
+        if not u:
+            cts_in.append(None)
+        else:
+            cts_in.append(next(outs) if _has_ct(a.aval, True) else Zero(a.aval.to_tangent_aval()))
+    return cts_in
+
+
+jit_p.def_transpose(_jit_transpose)
+
+
+# ----- batching -----------------------------------------------------------------------------
+
+
+def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data) -> ClosedJaxpr:
+    n_out = len(closed.out_avals)
+
+    def batched_fun(*xs):
+        return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data,
+                                   lambda: [0] * n_out)
+
+    traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
+    return traced
+
+
+def _jit_batch(axis_data, args, dims, *, jaxpr, name, **params):
+    in_avals = [get_aval(x) for x in args]
+    key = ("vmap", jaxpr, tuple(in_avals), tuple(dims), axis_data.size, axis_data.name)
+    batched = memoize_on_jaxpr(key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data))
+    outs = call_jaxpr(batched, args, name, params.get("inline", False))
+    return outs, [0] * len(outs)
+
+
+jit_p.def_batch(_jit_batch)
+
+
+# ----- lowering -----------------------------------------------------------------------------
+
+
+@lowering_for(jit_p)
+def _jit_lower(ctx, *args, jaxpr, name, inline=False, **params):
+    effects = [e for e in jaxpr.effects if ordered_effects.contains(e)]
+    name_stack = f"{ctx.name_stack}/jit({name})"
+    if inline:
+        consts = [ir_constant(c) for c in jaxpr.consts]
+        outs, tokens = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, name_stack,
+                                     ctx.tokens_in, consts, *args)
+        ctx.tokens_out = tokens
+        return outs
+    mctx = ctx.module_context
+    key = (id(jaxpr), tuple(effects))
+    cached = mctx.function_cache.get(key)
+    if cached is None or cached[1] is not jaxpr:
+        symbol = mctx.unique_symbol(name)
+        lower_private_function(mctx, symbol, jaxpr, name_stack, effects)
+        cached = (symbol, jaxpr)
+        mctx.function_cache[key] = cached
+    result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
+    tokens = [ctx.tokens_in[e] for e in effects]
+    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(cached[0]), [*tokens, *args])
+    results = list(call.results)
+    ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
+    return results[len(effects):]

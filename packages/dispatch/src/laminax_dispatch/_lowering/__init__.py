@@ -1,0 +1,25 @@
+"""Lowering to StableHLO: the rule table (`_core.py`) and one rule module per core lax module.
+
+Importing this package registers every rule.
+"""
+
+from laminax_dispatch._lowering import dot as dot
+from laminax_dispatch._lowering import elementwise as elementwise
+from laminax_dispatch._lowering import reductions as reductions
+from laminax_dispatch._lowering import structural as structural
+from laminax_dispatch._lowering._core import LoweringResult as LoweringResult
+from laminax_dispatch._lowering._core import LoweringRuleContext as LoweringRuleContext
+from laminax_dispatch._lowering._core import ModuleContext as ModuleContext
+from laminax_dispatch._lowering._core import get_lowering as get_lowering
+from laminax_dispatch._lowering._core import ir_constant as ir_constant
+from laminax_dispatch._lowering._core import jaxpr_subcomp as jaxpr_subcomp
+from laminax_dispatch._lowering._core import lower_jaxpr as lower_jaxpr
+from laminax_dispatch._lowering._core import lowering_for as lowering_for
+from laminax_dispatch._lowering._core import lowerings as lowerings
+from laminax_dispatch._lowering._core import register_lowering as register_lowering
+
+__all__ = [
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "dot", "elementwise",
+    "get_lowering", "ir_constant", "jaxpr_subcomp", "lower_jaxpr", "lowering_for", "lowerings",
+    "reductions", "register_lowering", "structural",
+]  # fmt: skip

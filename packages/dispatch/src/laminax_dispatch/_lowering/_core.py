@@ -1,0 +1,478 @@
+"""Lowering jaxprs to StableHLO: the rule table, the contexts rules receive, and the interpreter.
+
+A lowering rule is `rule(ctx, *operands, **params) -> value or list of values`, where the
+operands are `ir.Value`s and `ctx` is a `LoweringRuleContext` (the avals in and out, the
+module being built, the runtime tokens of ordered effects). Rules live in one module per core
+lax module (`elementwise.py` beside `lax/_elementwise.py`) and are registered with
+`register_lowering(prim, rule)` or `@lowering_for(prim)`.
+
+`jaxpr_subcomp` interprets a jaxpr inside the current insertion point (reading each equation's
+operands from an environment, applying its rule, writing its results), and `lower_jaxpr`
+builds a whole module around it with `_mlir.build_module`. Every operation gets a location made
+of the name stack (`jit(f)/sin`) and the user's source line that staged the equation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core import config as core_config
+from laminax_core.internal import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    Literal,
+    ShapedArray,
+    ordered_effects,
+)
+
+from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
+
+__all__ = [
+    "LoweringResult",
+    "LoweringRuleContext",
+    "ModuleContext",
+    "broadcast_to_aval",
+    "elementwise",
+    "get_lowering",
+    "ir_constant",
+    "jaxpr_subcomp",
+    "lower_jaxpr",
+    "lowering_for",
+    "lowerings",
+    "register_lowering",
+]
+
+# primitive -> rule; primitive -> "file:line" of the registration
+lowerings: dict[Any, Callable] = {}
+registered_at: dict[Any, str] = {}
+
+embedded_constants_max_bytes = core_config.config.define_int_state(
+    "jax_embedded_constants_max_bytes",
+    32,
+    "Closed-over constants larger than this many bytes are passed to the compiled program as "
+    "arguments instead of being embedded in the StableHLO module.",
+    include_in_jit_key=True,
+    include_in_trace_context=True,
+)
+
+
+def _registration_site() -> str:
+    frame = sys._getframe(2)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def register_lowering(primitive, rule: Callable) -> Callable:
+    """Registers `rule(ctx, *operands, **params)` as `primitive`'s StableHLO lowering.
+
+    Args:
+      primitive: a core `Primitive`.
+      rule: returns one `ir.Value` (or a list of them for `multiple_results` primitives).
+
+    Returns:
+      `rule`, so that this also works as a decorator through `lowering_for`.
+
+    Example:
+      >>> from jaxlib.mlir.dialects import stablehlo as hlo
+      >>> from laminax_core import lax
+      >>> _ = register_lowering(lax.sin_p, elementwise(hlo.sine))
+    """
+    lowerings[primitive] = rule
+    registered_at[primitive] = _registration_site()
+    return rule
+
+
+def lowering_for(primitive) -> Callable[[Callable], Callable]:
+    """Decorator form of `register_lowering`.
+
+    Example:
+      >>> from jaxlib.mlir.dialects import stablehlo as hlo
+      >>> from laminax_core import lax
+      >>> @lowering_for(lax.neg_p)
+      ... def _neg_lower(ctx, x):
+      ...     return hlo.negate(x)
+    """
+
+    def decorate(rule: Callable) -> Callable:
+        lowerings[primitive] = rule
+        registered_at[primitive] = _registration_site()
+        return rule
+
+    return decorate
+
+
+def get_lowering(primitive) -> Callable:
+    """`primitive`'s lowering rule, or JAX's NotImplementedError saying how to add one."""
+    rule = lowerings.get(primitive)
+    if rule is None:
+        raise NotImplementedError(
+            f"jit: primitive {primitive.name!r} has no StableHLO lowering. Register one with "
+            f"laminax_dispatch.register_lowering({primitive.name}_p, rule)."
+        )
+    return rule
+
+
+# ----- contexts -----------------------------------------------------------------------------
+
+
+class ModuleContext:
+    """What every rule of one module shares: the module, its symbol names and function cache."""
+
+    def __init__(self, module: ir.Module, name: str):
+        self.module = module
+        self.name = name
+        self._symbols: set[str] = {"main"}
+        # (id(jaxpr), ...) -> name of the private function lowered for it (nested jit calls)
+        self.function_cache: dict[Any, tuple[str, Any]] = {}
+
+    def unique_symbol(self, base: str) -> str:
+        """A function name not yet used in the module (`f`, `f_0`, `f_1`, ...)."""
+        name, counter = base, 0
+        while name in self._symbols:
+            name = f"{base}_{counter}"
+            counter += 1
+        self._symbols.add(name)
+        return name
+
+
+@dataclasses.dataclass
+class LoweringRuleContext:
+    """What a rule knows about the equation it lowers.
+
+    Attributes:
+      module_context: the module being built (for private functions).
+      primitive: the primitive being lowered.
+      avals_in, avals_out: the abstract values of the operands and results.
+      tokens_in: effect -> token value, for the equation's ordered effects.
+      tokens_out: the rule sets the updated tokens here (unchanged by default).
+      name_stack: `jit(f)/jit(g)`, for locations and nested functions.
+    """
+
+    module_context: ModuleContext
+    primitive: Any
+    avals_in: Sequence[ShapedArray]
+    avals_out: Sequence[ShapedArray]
+    tokens_in: dict
+    name_stack: str
+    tokens_out: dict | None = None
+
+
+# ----- constants and broadcasting -----------------------------------------------------------
+
+_VIEW_AS_INT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _dense_attr(value: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAttr:
+    shape = list(value.shape)
+    if value.dtype == np.bool_:
+        data = value.astype(np.uint8)
+    elif value.dtype.kind == "V" or value.dtype.type.__module__.startswith("ml_dtypes"):
+        data = value.view(_VIEW_AS_INT[value.dtype.itemsize])  # bfloat16, float8: raw bits
+    else:
+        data = value
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(data), type=element_type, shape=shape)
+
+
+def ir_constant(value) -> ir.Value:
+    """A `stablehlo.constant` for a NumPy value; arrays with a zero stride (broadcast views,
+    such as `np.zeros(...)` made with `np.broadcast_to`) become a scalar constant broadcast
+    with `broadcast_in_dim`, as JAX emits them."""
+    value = np.asarray(value)
+    element_type = _element_type(value.dtype)
+    if value.ndim and value.size and 0 in value.strides:
+        scalar = hlo.constant(_dense_attr(value.reshape(-1)[:1].reshape(()), element_type))
+        result_type = ir.RankedTensorType.get(list(value.shape), element_type)
+        return hlo.broadcast_in_dim(result_type, scalar, [])
+    return hlo.constant(_dense_attr(value, element_type))
+
+
+def broadcast_to_aval(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) -> ir.Value:
+    """`x` broadcast to `aval_out`'s shape: rank-0 operands and size-1 dims (core's rule)."""
+    if aval_in.shape == aval_out.shape:
+        return x
+    result_type = ir.RankedTensorType.get(list(aval_out.shape), _element_type(aval_in.dtype))
+    dims = [] if aval_in.ndim == 0 else list(range(aval_in.ndim))
+    return hlo.broadcast_in_dim(result_type, x, dims)
+
+
+def elementwise(op: Callable) -> Callable:
+    """The lowering of a primitive that maps 1:1 onto an elementwise StableHLO op.
+
+    Operands are broadcast to the output shape first (lax allows rank-0 operands); params
+    such as `accuracy=None` are ignored.
+
+    Example:
+      >>> from jaxlib.mlir.dialects import stablehlo as hlo
+      >>> rule = elementwise(hlo.add)
+    """
+
+    def rule(ctx: LoweringRuleContext, *args, **params):
+        out_shape = ctx.avals_out[0].shape
+        operands = [
+            broadcast_to_aval(x, a, a.update(shape=out_shape))
+            for x, a in zip(args, ctx.avals_in, strict=True)
+        ]
+        return op(*operands)
+
+    rule.__name__ = f"elementwise_{getattr(op, '__name__', 'op')}"
+    return rule
+
+
+# ----- the jaxpr interpreter ----------------------------------------------------------------
+
+
+def _location(source_info: str, name: str) -> ir.Location:
+    file, _, line = source_info.rpartition(":")
+    if file and line.isdigit():
+        return ir.Location.name(name, childLoc=ir.Location.file(file, int(line), 0))
+    return ir.Location.name(name)
+
+
+def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands) -> list:
+    rule = get_lowering(eqn.primitive)
+    effects = [e for e in eqn.effects if ordered_effects.contains(e)]
+    ctx = LoweringRuleContext(
+        mctx, eqn.primitive, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
+        {e: tokens[e] for e in effects}, name_stack,
+    )
+    with _location(eqn.source_info, f"{name_stack}/{eqn.primitive.name}"):
+        outs = rule(ctx, *operands, **eqn.params)
+    if isinstance(outs, ir.Value | ir.OpResult):
+        outs = [outs]
+    elif isinstance(outs, ir.OpView | ir.Operation):
+        outs = list(outs.results)
+    outs = list(outs)
+    if len(outs) != len(eqn.outvars):
+        raise ValueError(
+            f"the lowering of {eqn.primitive.name!r} returned {len(outs)} values for "
+            f"{len(eqn.outvars)} results; a rule returns one value per result."
+        )
+    if ctx.tokens_out:
+        tokens.update(ctx.tokens_out)
+    return outs
+
+
+def jaxpr_subcomp(
+    mctx: ModuleContext,
+    jaxpr: Jaxpr,
+    name_stack: str,
+    tokens: dict,
+    consts: Sequence[ir.Value],
+    *args: ir.Value,
+) -> tuple[list[ir.Value], dict]:
+    """Emits `jaxpr`'s equations at the current insertion point.
+
+    Args:
+      mctx: the module context.
+      jaxpr: the program.
+      name_stack: the location prefix (`jit(f)`).
+      tokens: effect -> current token value, for the jaxpr's ordered effects.
+      consts: values for the constvars; args: values for the invars.
+
+    Returns:
+      `(outputs, tokens)`: the output values and the updated tokens.
+    """
+    env: dict[int, ir.Value] = {}
+    tokens = dict(tokens)
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            return ir_constant(atom.val)
+        return env[id(atom)]
+
+    for var, value in zip([*jaxpr.constvars, *jaxpr.invars], [*consts, *args], strict=True):
+        env[id(var)] = value
+    for eqn in jaxpr.eqns:
+        outs = _lower_eqn(mctx, eqn, name_stack, tokens, [read(a) for a in eqn.invars])
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            if not isinstance(var, DropVar):
+                env[id(var)] = value
+    return [read(v) for v in jaxpr.outvars], tokens
+
+
+# ----- whole modules ------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class LoweringResult:
+    """A lowered module and what running it needs.
+
+    Attributes:
+      module: the StableHLO module (public `main(tokens..., hoisted consts..., args...)`).
+      name: the module name (`jit_f`).
+      in_avals: the avals of main's array arguments: hoisted constants first, then the args.
+      out_avals: the avals of main's array results.
+      hoisted_consts: the host or device values to pass for the hoisted constants.
+      ordered_effects: one per runtime token main threads through.
+    """
+
+    module: ir.Module
+    name: str
+    in_avals: list
+    out_avals: list
+    hoisted_consts: list
+    ordered_effects: list
+
+
+def _is_embeddable(value) -> bool:
+    return isinstance(value, np.ndarray | np.generic) and (
+        value.nbytes <= embedded_constants_max_bytes.value
+    )
+
+
+def lowering_module_name(fun_name: str) -> str:
+    """JAX's module name for a function: `jit_<name>`, `<lambda>` becoming `_lambda`."""
+    return "jit_" + fun_name.replace("<", "_").replace(">", "")
+
+
+def _set_main_attributes(module: ir.Module, num_tokens: int, donated_to: dict, out_avals):
+    main = next(op for op in module.body.operations
+                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    n_args = len(main.arguments)
+    arg_attrs = []
+    for i in range(n_args):
+        entries = {}
+        if i - num_tokens in donated_to:
+            entries["tf.aliasing_output"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), donated_to[i - num_tokens] + num_tokens
+            )
+        arg_attrs.append(ir.DictAttr.get(entries))
+    main.arg_attrs = ir.ArrayAttr.get(arg_attrs)
+    results = ["result"] if len(out_avals) == 1 else [f"result[{i}]" for i in range(len(out_avals))]
+    res_attrs = [ir.DictAttr.get({}) for _ in range(num_tokens)]
+    res_attrs += [ir.DictAttr.get({"jax.result_info": ir.StringAttr.get(r)}) for r in results]
+    main.result_attrs = ir.ArrayAttr.get(res_attrs)
+    i32 = ir.IntegerType.get_signless(32)
+    module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
+    module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+
+
+def lower_jaxpr(
+    closed: ClosedJaxpr,
+    *,
+    name: str,
+    fun_name: str | None = None,
+    ordered: Sequence = (),
+    aliases: dict[int, int] | None = None,
+    source=None,
+) -> LoweringResult:
+    """Lowers a closed jaxpr to a module with a public `main`.
+
+    Constants are embedded as `stablehlo.constant` when at most
+    ``jax_embedded_constants_max_bytes`` (32) bytes, and passed as leading arguments of main
+    otherwise (so large arrays do not bloat the module or its cache key).
+
+    Args:
+      closed: the program.
+      name: the module name (`jit_f`).
+      fun_name: the name stack root (`jit(f)`'s `f`); defaults to `name`.
+      ordered: the ordered effects main threads tokens for.
+      aliases: jaxpr input index -> output index to alias (buffer donation).
+      source: a `SourceInfo` for operations without their own location.
+
+    Returns:
+      A `LoweringResult`.
+    """
+    jaxpr = closed.jaxpr
+    embedded = [_is_embeddable(c) for c in closed.consts]
+    hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
+    hoisted_avals = [v.aval.strip_weak_type() for v, e in
+                     zip(jaxpr.constvars, embedded, strict=True) if not e]
+    in_avals = [*hoisted_avals, *jaxpr.in_avals]
+    out_avals = jaxpr.out_avals
+    name_stack = f"jit({fun_name or name})"
+    ordered = list(ordered)
+    module_box: list = []
+
+    def body(token_args, args):
+        mctx = ModuleContext(module_box[0], name)
+        hoisted_iter = iter(args[: len(hoisted)])
+        consts = [ir_constant(c) if e else next(hoisted_iter)
+                  for c, e in zip(closed.consts, embedded, strict=True)]
+        tokens = dict(zip(ordered, token_args, strict=True))
+        outs, tokens = jaxpr_subcomp(mctx, jaxpr, name_stack, tokens, consts,
+                                     *args[len(hoisted):])
+        return [tokens[e] for e in ordered], outs
+
+    module = build_module(name, in_avals, out_avals, body, num_tokens=len(ordered),
+                          source=source, on_module=lambda m: module_box.append(m))
+    donated_to = {len(hoisted) + i: o for i, o in (aliases or {}).items()}
+    with module.context, ir.Location.unknown():
+        _set_main_attributes(module, len(ordered), donated_to, out_avals)
+    return LoweringResult(module, name, in_avals, list(out_avals), hoisted, ordered)
+
+
+def lower_private_function(
+    mctx: ModuleContext, name: str, closed: ClosedJaxpr, name_stack: str,
+    ordered: Sequence = (),
+) -> func.FuncOp:
+    """Emits `closed` as a private function `name(tokens..., args...)` of the module and
+    returns it (for nested jit calls and control-flow bodies)."""
+    jaxpr = closed.jaxpr
+    ordered = list(ordered)
+    tokens = [token_type()] * len(ordered)
+    arg_types = tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
+    result_types = tokens + [aval_to_ir_type(a) for a in jaxpr.out_avals]
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func.FuncOp(name, ir.FunctionType.get(arg_types, result_types))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        block = fn.add_entry_block()
+    with ir.InsertionPoint(block):
+        args = list(block.arguments)
+        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        token_map = dict(zip(ordered, args[: len(ordered)], strict=True))
+        outs, token_map = jaxpr_subcomp(mctx, jaxpr, name_stack, token_map, consts,
+                                        *args[len(ordered):])
+        func.ReturnOp([*(token_map[e] for e in ordered), *outs])
+    return fn
+
+
+# ----- helpers shared by the rule modules ---------------------------------------------------
+
+
+def _compare_type(dtype: np.dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_ or np.issubdtype(dtype, np.unsignedinteger):
+        return "UNSIGNED"
+    if np.issubdtype(dtype, np.signedinteger):
+        return "SIGNED"
+    return "FLOAT"
+
+
+def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
+    """`stablehlo.compare <direction>` with the comparison type of `dtype` (as JAX picks it)."""
+    return hlo.compare(
+        x, y, hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(_compare_type(dtype)),
+    )
+
+
+def full_like(value, aval: ShapedArray) -> ir.Value:
+    """A scalar constant of `aval`'s dtype broadcast to its shape (JAX's splat pattern)."""
+    scalar = ir_constant(np.asarray(value, dtype=aval.dtype))
+    return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, [])
+
+
+def convert(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) -> ir.Value:
+    """`x` converted from `aval_in`'s dtype to `aval_out`'s (nothing when they are equal).
+
+    Conversions to bool compare with zero, and complex to real takes the real part first,
+    as JAX lowers them."""
+    if aval_in.dtype == aval_out.dtype:
+        return x
+    if np.issubdtype(aval_in.dtype, np.complexfloating) and not np.issubdtype(
+        aval_out.dtype, np.complexfloating
+    ):
+        x = hlo.real(x)
+        aval_in = aval_in.update(dtype=np.finfo(aval_in.dtype).dtype)
+    if aval_out.dtype == np.bool_:
+        x = compare(x, full_like(0, aval_in), "NE", aval_in.dtype)
+        return hlo.convert(aval_to_ir_type(aval_out), x)
+    return hlo.convert(aval_to_ir_type(aval_out), x)

@@ -1,0 +1,174 @@
+"""Ahead-of-time stages of a jitted function: `Traced` -> `Lowered` -> `Compiled`.
+
+`jit(f).trace(*args)` stops after tracing (the jaxpr), `.lower()` after building the StableHLO
+module, `.compile()` after XLA. A `Compiled` is callable with the dynamic arguments only (static
+ones were fixed when tracing), and checks that they have the types it was compiled for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaxlib.mlir import ir
+from laminax_core.internal import ShapedArray, get_aval
+from laminax_pytree import tree_flatten, tree_unflatten
+
+from laminax_dispatch._mlir import module_to_string
+from laminax_dispatch._sharding import SingleDeviceSharding
+
+__all__ = ["Compiled", "Lowered", "Traced"]
+
+
+def _shape_dtype_structs(entry):
+    from laminax_core import ShapeDtypeStruct
+
+    outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.out_avals]
+    return tree_unflatten(entry.out_tree, outs)
+
+
+class Traced:
+    """A traced jitted function (`jit(f).trace(*args)`).
+
+    Attributes:
+      jaxpr: the closed jaxpr of the function for these arguments.
+      out_info: the output's `ShapeDtypeStruct`s, in the output's tree.
+
+    Example:
+      >>> from laminax_dispatch import jit
+      >>> print(jit(lambda x: x + 1.0).trace(1.0).jaxpr)
+      { lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (b,) }
+    """
+
+    def __init__(self, entry):
+        self._entry = entry
+
+    jaxpr = property(lambda self: self._entry.closed)
+    in_tree = property(lambda self: self._entry.in_tree)
+    fun_name = property(lambda self: self._entry.name)
+
+    @property
+    def out_info(self):
+        return _shape_dtype_structs(self._entry)
+
+    def lower(self) -> Lowered:
+        """Lowers the traced function to StableHLO."""
+        self._entry.lower()
+        return Lowered(self._entry)
+
+
+class Lowered:
+    """A lowered jitted function: its StableHLO module, ready to compile.
+
+    Example:
+      >>> from laminax_dispatch import jit
+      >>> lowered = jit(lambda x: x * 2.0).lower(1.0)
+      >>> "func.func public @main" in lowered.as_text()
+      True
+    """
+
+    def __init__(self, entry):
+        self._entry = entry
+
+    in_tree = property(lambda self: self._entry.in_tree, doc="The tree of (args, kwargs).")
+    out_tree = property(lambda self: self._entry.out_tree, doc="The output's tree.")
+
+    @property
+    def out_info(self):
+        """The output's `ShapeDtypeStruct`s, in the output's tree."""
+        return _shape_dtype_structs(self._entry)
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as StableHLO text (with source locations if `debug_info`)."""
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; use 'stablehlo'.")
+        return module_to_string(self._entry.lower().module, enable_debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str | None = None) -> ir.Module:
+        """The module as an MLIR `ir.Module` (StableHLO)."""
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}; use 'stablehlo'.")
+        return self._entry.lower().module
+
+    def compile(self) -> Compiled:
+        """Compiles the module with XLA (or takes it from the caches)."""
+        self._entry.executable()
+        return Compiled(self._entry)
+
+
+class Compiled:
+    """A compiled jitted function, callable with its dynamic arguments.
+
+    Example:
+      >>> import numpy as np
+      >>> from laminax_dispatch import jit
+      >>> compiled = jit(lambda x: x * 2.0).lower(np.float32(1)).compile()
+      >>> compiled(np.float32(4))
+      Array(8., dtype=float32)
+    """
+
+    def __init__(self, entry):
+        self._entry = entry
+        self._executable = entry.executable()
+
+    in_tree = property(lambda self: self._entry.in_tree)
+    out_tree = property(lambda self: self._entry.out_tree)
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree = tree_flatten((args, kwargs))
+        if in_tree != self._entry.in_tree:
+            raise TypeError(
+                f"Compiled function {self._entry.name} was compiled for arguments with tree "
+                f"{self._entry.in_tree}, but called with {in_tree}; call it with the dynamic "
+                "arguments it was lowered with (static arguments are already fixed)."
+            )
+        self._check_types(leaves)
+        return tree_unflatten(self._entry.out_tree, self._entry(leaves))
+
+    def _check_types(self, leaves) -> None:
+        mismatches = []
+        for name, expected, x in zip(self._entry.arg_names, self._entry.in_avals, leaves,
+                                     strict=True):
+            got = get_aval(x)
+            if (got.shape, got.dtype) != (expected.shape, expected.dtype):
+                mismatches.append(f"Argument '{name}' compiled with {_long(expected)} and "
+                                  f"called with {_long(got)}")
+        if mismatches:
+            raise TypeError(
+                "Argument types differ from the types for which this computation was compiled. "
+                "The mismatches are:\n" + "\n".join(mismatches)
+            )
+
+    def as_text(self) -> str:
+        """The optimized HLO of the compiled program."""
+        return self._executable.xla_executable.hlo_modules()[0].to_string()
+
+    def cost_analysis(self) -> dict[str, Any]:
+        """XLA's cost estimates (flops, bytes accessed ...)."""
+        return dict(self._executable.xla_executable.cost_analysis())
+
+    def memory_analysis(self):
+        """XLA's memory statistics of the compiled program (argument, output, temp sizes)."""
+        return self._executable.xla_executable.get_compiled_memory_stats()
+
+    def runtime_executable(self):
+        """The jaxlib `LoadedExecutable`."""
+        return self._executable.xla_executable
+
+    @property
+    def input_shardings(self):
+        """`((sharding per positional leaf ...), {})`, as JAX reports it."""
+        sharding = SingleDeviceSharding(self._entry.device)
+        dyn_args, dyn_kwargs = tree_unflatten(self._entry.in_tree,
+                                              [sharding] * len(self._entry.in_avals))
+        return dyn_args, dyn_kwargs
+
+    @property
+    def output_shardings(self):
+        """One sharding per output leaf, in the output's tree."""
+        sharding = SingleDeviceSharding(self._entry.device)
+        return tree_unflatten(self._entry.out_tree, [sharding] * len(self._entry.out_avals))
+
+
+def _long(aval: ShapedArray) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
