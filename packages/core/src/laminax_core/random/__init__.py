@@ -1,0 +1,53 @@
+"""laminax's `random`: JAX's counter-based PRNG (threefry2x32), bit-exact with JAX 0.10.2.
+
+Keys are explicit values: create one with `key(seed)` (typed) or `PRNGKey(seed)` (raw
+`uint32[2]`), derive independent keys with `split`/`fold_in`, and pass a key to each sampler.
+`threefry2x32_p` and `threefry_2x32` (the hash primitive and its counter layout, JAX's
+`jax.extend.random` names) are exported for the layers above.
+"""
+
+from laminax_core.random._keys import PRNGKey as PRNGKey
+from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
+from laminax_core.random._keys import fold_in as fold_in
+from laminax_core.random._keys import key as key
+from laminax_core.random._keys import key_data as key_data
+from laminax_core.random._keys import key_impl as key_impl
+from laminax_core.random._keys import split as split
+from laminax_core.random._keys import wrap_key_data as wrap_key_data
+from laminax_core.random._samplers import bernoulli as bernoulli
+from laminax_core.random._samplers import bits as bits
+from laminax_core.random._samplers import categorical as categorical
+from laminax_core.random._samplers import exponential as exponential
+from laminax_core.random._samplers import gumbel as gumbel
+from laminax_core.random._samplers import laplace as laplace
+from laminax_core.random._samplers import logistic as logistic
+from laminax_core.random._samplers import normal as normal
+from laminax_core.random._samplers import randint as randint
+from laminax_core.random._samplers import truncated_normal as truncated_normal
+from laminax_core.random._samplers import uniform as uniform
+from laminax_core.random._threefry import threefry2x32_p as threefry2x32_p
+from laminax_core.random._threefry import threefry_2x32 as threefry_2x32
+
+__all__ = [
+    "PRNGKey",
+    "PRNGKeyArray",
+    "bernoulli",
+    "bits",
+    "categorical",
+    "exponential",
+    "fold_in",
+    "gumbel",
+    "key",
+    "key_data",
+    "key_impl",
+    "laplace",
+    "logistic",
+    "normal",
+    "randint",
+    "split",
+    "threefry2x32_p",
+    "threefry_2x32",
+    "truncated_normal",
+    "uniform",
+    "wrap_key_data",
+]

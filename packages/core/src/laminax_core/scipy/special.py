@@ -1,0 +1,291 @@
+"""`scipy.special` functions (`laminax_core.scipy.special`) as compositions of lax operations.
+
+Inputs are promoted as JAX promotes them: integer and bool arrays become the default float
+dtype, Python scalars are weakly typed. Values agree with JAX 0.10.2's to float tolerance.
+
+Differs from JAX: `ndtri` refines Acklam's rational approximation with a Newton step on `ndtr`
+instead of evaluating Cephes' piecewise rational approximations; the result is the same function
+to within a few ulps. `xlogy`/`xlog1py` have no custom jvp (laminax core has no custom_jvp yet):
+their derivative is that of the composition, which equals JAX's wherever `x != 0`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import dtypes, lax
+from laminax_core._avals import get_aval, weak_array
+from laminax_core.nn._functions import logsumexp as _logsumexp
+
+__all__ = [
+    "digamma", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr", "logit", "logsumexp",
+    "ndtr", "ndtri", "xlog1py", "xlogy",
+]  # fmt: skip
+
+
+def _inexact(name: str, *args):
+    """The arguments promoted to one inexact dtype (Python scalars adopt the arrays' dtype)."""
+    converted = []
+    for x in args:
+        if isinstance(x, bool | int | float):
+            x = weak_array(x, dtypes.result_type(x))
+        else:
+            try:
+                get_aval(x)
+            except TypeError as err:
+                raise TypeError(f"{name} requires array arguments, got "
+                                f"{type(x).__name__}.") from err
+        converted.append(x)
+    dtype = dtypes.result_type(*converted)
+    if not dtypes.issubdtype(dtype, np.inexact):
+        dtype = dtypes.default_float_dtype()
+    weak = all(get_aval(x).weak_type for x in converted)
+    out = [x if get_aval(x).dtype == dtype and not (get_aval(x).weak_type and not weak)
+           else lax.convert_element_type(x, dtype, weak_type=weak) for x in converted]
+    return _broadcast(out) if len(out) > 1 else out[0]
+
+
+def _broadcast(args):
+    from laminax_core.lax._helpers import broadcast_to_shape
+
+    shape = np.broadcast_shapes(*(get_aval(x).shape for x in args))
+    out = []
+    for x in args:
+        x_shape = get_aval(x).shape
+        if len(x_shape) < len(shape):
+            x = lax.reshape(x, (1,) * (len(shape) - len(x_shape)) + x_shape)
+        out.append(broadcast_to_shape(x, shape))
+    return out
+
+
+def _c(x, value):
+    return np.asarray(value, get_aval(x).dtype)
+
+
+def erf(x):
+    """The error function `2/sqrt(pi) * integral_0^x exp(-t^2) dt`.
+
+    Example:
+      >>> erf(np.float32(0.5))
+      array(0.5204999, dtype=float32)
+    """
+    return lax.erf(_inexact("erf", x))
+
+
+def erfc(x):
+    """The complementary error function `1 - erf(x)`.
+
+    Example:
+      >>> erfc(np.float32(0.5))
+      array(0.47950011, dtype=float32)
+    """
+    return lax.erfc(_inexact("erfc", x))
+
+
+def erfinv(x):
+    """The inverse error function on (-1, 1).
+
+    Example:
+      >>> erfinv(np.float32(0.5))
+      array(0.47693628, dtype=float32)
+    """
+    return lax.erf_inv(_inexact("erfinv", x))
+
+
+def gammaln(x):
+    """`log |Gamma(x)|`.
+
+    Example:
+      >>> gammaln(np.float32(5))
+      array(3.1780539, dtype=float32)
+    """
+    return lax.lgamma(_inexact("gammaln", x))
+
+
+def digamma(x):
+    """The digamma function `d/dx log Gamma(x)`.
+
+    Example:
+      >>> digamma(np.float32(1))
+      array(-0.5772157, dtype=float32)
+    """
+    return lax.digamma(_inexact("digamma", x))
+
+
+def expit(x):
+    """The logistic sigmoid `1 / (1 + exp(-x))`.
+
+    Example:
+      >>> expit(np.float32(0))
+      array(0.5, dtype=float32)
+    """
+    return lax.logistic(_inexact("expit", x))
+
+
+def logit(x):
+    """`log(x / (1 - x))`, the inverse of `expit`.
+
+    Example:
+      >>> logit(np.float32(0.5))
+      array(0., dtype=float32)
+    """
+    x = _inexact("logit", x)
+    return lax.log(lax.div(x, lax.sub(_c(x, 1), x)))
+
+
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,
+              where=None):
+    """`log(sum(b * exp(a), axis))` without overflow; see `laminax_core.nn.logsumexp`.
+
+    Example:
+      >>> logsumexp(np.array([0.0, 0.0], np.float32), b=np.array([1.0, -2.0], np.float32),
+      ...           return_sign=True)
+      (array(0., dtype=float32), array(-1., dtype=float32))
+    """
+    return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign,
+                      where=where)
+
+
+def _x_times(name, x, y, log_fn):
+    # x * log_fn(y), defined as 0 where x == 0 (even where log_fn(y) is infinite)
+    x, y = _inexact(name, x, y)
+    x_nonzero = lax.ne(x, _c(x, 0))
+    one = lax.add(lax.mul(x, _c(x, 0)), _c(x, 1))
+    safe_x = lax.select_n(x_nonzero, one, x)
+    safe_y = lax.select_n(x_nonzero, one, y)
+    return lax.select_n(x_nonzero, lax.mul(x, _c(x, 0)), lax.mul(safe_x, log_fn(safe_y)))
+
+
+def xlogy(x, y):
+    """`x * log(y)`, 0 where `x == 0`.
+
+    Example:
+      >>> xlogy(np.float32(0), np.float32(0)), xlogy(np.float32(2), np.float32(np.e))
+      (array(0., dtype=float32), array(2., dtype=float32))
+    """
+    return _x_times("xlogy", x, y, lax.log)
+
+
+def xlog1py(x, y):
+    """`x * log1p(y)`, 0 where `x == 0`.
+
+    Example:
+      >>> xlog1py(np.float32(0), np.float32(-1))
+      array(0., dtype=float32)
+    """
+    return _x_times("xlog1py", x, y, lax.log1p)
+
+
+def ndtr(x):
+    """The standard normal CDF `Phi(x) = (1 + erf(x / sqrt(2))) / 2`.
+
+    Example:
+      >>> ndtr(np.float32(0))
+      array(0.5, dtype=float32)
+    """
+    return _ndtr(_inexact("ndtr", x))
+
+
+def _ndtr(x):
+    # erf near 0, erfc in the tails, where 1 + erf(x) would cancel
+    half_sqrt_2 = _c(x, 0.5 * np.sqrt(2.0))
+    w = lax.mul(x, half_sqrt_2)
+    z = lax.abs(w)
+    upper = lax.sub(_c(x, 2), lax.erfc(z))
+    tails = lax.select_n(lax.gt(w, _c(x, 0)), lax.erfc(z), upper)
+    y = lax.select_n(lax.lt(z, half_sqrt_2), tails, lax.add(_c(x, 1), lax.erf(w)))
+    return lax.mul(_c(x, 0.5), y)
+
+
+# Acklam's rational approximation of the normal quantile (relative error < 1.2e-9)
+_ACKLAM_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
+             1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)
+_ACKLAM_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
+             6.680131188771972e01, -1.328068155288572e01, 1.0)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
+             -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
+             3.754408661907416e00, 1.0)
+_ACKLAM_SPLIT = 0.02425
+
+
+def _horner(coefficients, x):
+    out = _c(x, coefficients[0])
+    for c in coefficients[1:]:
+        out = lax.add(lax.mul(out, x), _c(x, c))
+    return out
+
+
+def ndtri(p):
+    """The standard normal quantile: `x` with `ndtr(x) == p` (-inf at 0, inf at 1, NaN
+    outside [0, 1]).
+
+    Example:
+      >>> ndtri(np.float32(0.975))
+      array(1.9599644, dtype=float32)
+    """
+    p = _inexact("ndtri", p)
+    # Acklam's approximation, in float64 precision within the dtype: central part and tails
+    q = lax.sub(p, _c(p, 0.5))
+    r = lax.mul(q, q)
+    central = lax.div(lax.mul(_horner(_ACKLAM_A, r), q), _horner(_ACKLAM_B, r))
+    tail_p = lax.min(p, lax.sub(_c(p, 1), p))
+    safe_tail = lax.max(tail_p, _c(p, np.finfo(get_aval(p).dtype).tiny))
+    t = lax.sqrt(lax.mul(_c(p, -2), lax.log(safe_tail)))
+    tail = lax.div(_horner(_ACKLAM_C, t), _horner(_ACKLAM_D, t))
+    tail = lax.select_n(lax.gt(p, _c(p, 0.5)), tail, lax.neg(tail))
+    x = lax.select_n(lax.lt(tail_p, _c(p, _ACKLAM_SPLIT)), central, tail)
+    # one Newton step on ndtr(x) = p: x -= (ndtr(x) - p) / pdf(x)
+    pdf = lax.mul(_c(p, 1 / np.sqrt(2 * np.pi)), lax.exp(lax.mul(_c(p, -0.5), lax.mul(x, x))))
+    x = lax.sub(x, lax.div(lax.sub(_ndtr(x), p), pdf))
+    inf = lax.add(lax.mul(p, _c(p, 0)), _c(p, np.inf))
+    x = lax.select_n(lax.eq(p, _c(p, 0)), x, lax.neg(inf))
+    x = lax.select_n(lax.eq(p, _c(p, 1)), x, inf)
+    outside = lax.bitwise_or(lax.lt(p, _c(p, 0)), lax.gt(p, _c(p, 1)))
+    return lax.select_n(outside, x, lax.add(x, _c(p, np.nan)))
+
+
+def log_ndtr(x, series_order: int = 3):
+    """`log(ndtr(x))`, accurate far into both tails (an asymptotic series below -20, or -10
+    in float32, and `-ndtr(-x)` above 8, or 5 in float32).
+
+    Example:
+      >>> log_ndtr(np.float32(0))
+      array(-0.6931472, dtype=float32)
+    """
+    if not isinstance(series_order, int) or series_order < 0 or series_order > 30:
+        raise ValueError(f"log_ndtr: series_order must be an int in [0, 30], got "
+                         f"{series_order!r}.")
+    x = _inexact("log_ndtr", x)
+    dtype = get_aval(x).dtype
+    if dtype == np.float64:
+        lower, upper = -20.0, 8.0
+    elif dtype == np.float32:
+        lower, upper = -10.0, 5.0
+    else:
+        raise TypeError(f"log_ndtr: x.dtype={dtype} is not supported; use float32 or float64.")
+    above = lax.gt(x, _c(x, upper))
+    ndtr_arg = lax.select_n(above, lax.max(x, _c(x, lower)), lax.neg(x))
+    ndtr_value = _ndtr(ndtr_arg)
+    lower_tail = _log_ndtr_lower(lax.min(x, _c(x, lower)), series_order)
+    middle = lax.select_n(lax.gt(x, _c(x, lower)), lower_tail, lax.log(ndtr_value))
+    return lax.select_n(above, middle, lax.neg(ndtr_value))
+
+
+def _log_ndtr_lower(x, series_order):
+    # log Phi(x) ~ -x^2/2 - log(-x) - log(2 pi)/2 + log(1 + sum_n (-1)^n (2n-1)!! / x^(2n))
+    x_2 = lax.mul(x, x)
+    log_scale = lax.sub(lax.sub(lax.mul(_c(x, -0.5), x_2), lax.log(lax.neg(x))),
+                        _c(x, 0.5 * np.log(2 * np.pi)))
+    series = _c(x, 1)
+    even = odd = lax.mul(x, _c(x, 0))
+    x_2n = x_2
+    for n in range(1, series_order + 1):
+        term = lax.div(_c(x, float(np.prod(np.arange(2 * n - 1, 1, -2)))), x_2n)
+        if n % 2:
+            odd = lax.add(odd, term)
+        else:
+            even = lax.add(even, term)
+        x_2n = lax.mul(x_2n, x_2)
+    series = lax.add(lax.sub(_c(x, 1), odd), even)
+    return lax.add(log_scale, lax.log(series))

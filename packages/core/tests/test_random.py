@@ -1,0 +1,300 @@
+"""Tests of laminax_core.random on the reference interpreter: the threefry primitive (known
+answers from the Random123 paper, lax expansion, batching), keys, and samplers (shapes,
+dtypes, ranges, statistics with fixed keys, errors, vmap over keys)."""
+
+import doctest
+
+import numpy as np
+import pytest
+from laminax_core import config, dtypes, lax, make_jaxpr, vmap
+from laminax_core import random as jr
+from laminax_core.random import _keys, _samplers, _threefry
+
+U32 = np.uint32
+
+
+# ----- threefry2x32 -------------------------------------------------------------------------
+
+# Random123 known-answer vectors for threefry2x32_20: (key, counter) -> output
+KNOWN_ANSWERS = [
+    ((0x0, 0x0), (0x0, 0x0), (0x6B200159, 0x99BA4EFE)),
+    ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+    ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
+]
+
+
+@pytest.mark.parametrize("key, count, expected", KNOWN_ANSWERS)
+def test_threefry2x32_matches_random123_known_answers(key, count, expected):
+    args = [np.asarray(v, U32) for v in (*key, *count)]
+    out = jr.threefry2x32_p.bind(*args)
+    assert [int(o) for o in out] == list(expected)
+
+
+@pytest.mark.parametrize("key, count, expected", KNOWN_ANSWERS)
+def test_threefry2x32_lax_expansion_matches_primitive(key, count, expected):
+    args = [np.asarray(v, U32) for v in (*key, *count)]
+    assert [int(o) for o in _threefry.threefry2x32_lax(*args)] == list(expected)
+
+
+def test_threefry2x32_lax_expansion_on_arrays():
+    rng = np.random.RandomState(0)
+    x1, x2 = (rng.randint(0, 2**32, size=(3, 5), dtype=np.uint64).astype(U32) for _ in range(2))
+    k1, k2 = U32(12345), U32(0xDEADBEEF)
+    expected = jr.threefry2x32_p.bind(k1, k2, x1, x2)
+    got = _threefry.threefry2x32_lax(k1, k2, x1, x2)
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_threefry2x32_rejects_non_uint32():
+    with pytest.raises(TypeError, match="threefry2x32 takes uint32 arguments.*int32"):
+        jr.threefry2x32_p.bind(U32(0), U32(0), np.int32(1), U32(1))
+
+
+def test_threefry2x32_jaxpr_and_batching():
+    jaxpr = make_jaxpr(lambda a, b: jr.threefry2x32_p.bind(U32(1), U32(2), a, b))(
+        np.zeros(3, U32), np.zeros(3, U32))
+    assert "threefry2x32" in str(jaxpr)
+    xs = np.arange(12, dtype=U32).reshape(4, 3)
+    batched = vmap(lambda k, x: jr.threefry2x32_p.bind(k, U32(7), x, x))(xs[:, 0], xs)
+    for i in range(4):
+        expected = jr.threefry2x32_p.bind(xs[i, 0], U32(7), xs[i], xs[i])
+        np.testing.assert_array_equal(batched[0][i], expected[0])
+        np.testing.assert_array_equal(batched[1][i], expected[1])
+
+
+def test_threefry_2x32_odd_length_counts():
+    key = np.array([3, 4], U32)
+    out = jr.threefry_2x32(key, np.arange(5, dtype=U32))
+    padded = jr.threefry_2x32(key, np.array([0, 1, 2, 3, 4, 0], U32))
+    assert out.shape == (5,)
+    # the pad element pairs with the middle counter, so only the layout differs
+    assert out.dtype == np.uint32 and len(set(out.tolist())) == 5
+    assert padded.shape == (6,)
+
+
+# ----- keys ---------------------------------------------------------------------------------
+
+
+def test_prngkey_seed_words():
+    np.testing.assert_array_equal(jr.PRNGKey(0), [0, 0])
+    np.testing.assert_array_equal(jr.PRNGKey(42), [0, 42])
+    np.testing.assert_array_equal(jr.PRNGKey(-1), [0, 2**32 - 1])
+    np.testing.assert_array_equal(jr.PRNGKey(2**40 + 5), [0, 5])  # low word without x64
+
+
+def test_prngkey_64_bit_seed_with_x64():
+    with config.enable_x64(True):
+        np.testing.assert_array_equal(jr.PRNGKey(2**40 + 5), [256, 5])
+        np.testing.assert_array_equal(jr.PRNGKey(-1), [2**32 - 1, 2**32 - 1])
+
+
+def test_seed_errors():
+    with pytest.raises(TypeError, match="PRNGKey accepts a scalar seed.*shape \\(2,\\)"):
+        jr.PRNGKey(np.array([1, 2]))
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        jr.PRNGKey(np.float32(1.5))
+    with pytest.raises(TypeError, match="key accepts a scalar seed, but was given a PRNG key"):
+        jr.key(jr.key(0))
+
+
+def test_typed_keys_shape_dtype_printing_and_indexing():
+    k = jr.key(0)
+    assert k.shape == () and k.ndim == 0 and str(k.dtype) == "key<fry>"
+    assert dtypes.issubdtype(k.dtype, dtypes.prng_key)
+    assert repr(k) == "Array((), dtype=key<fry>) overlaying:\n[0 0]"
+    keys = jr.split(k, 3)
+    assert isinstance(keys, jr.PRNGKeyArray) and keys.shape == (3,) and len(keys) == 3
+    np.testing.assert_array_equal(jr.key_data(keys[1]), jr.split(jr.PRNGKey(0), 3)[1])
+    np.testing.assert_array_equal(jr.key_data(keys[-1]), jr.key_data(list(keys)[2]))
+    assert keys[1:].shape == (2,)
+    assert bool(keys[0] == keys[0]) and not bool(keys[0] == keys[1])
+    assert jr.split(k, (2, 2)).shape == (2, 2)
+    assert keys.reshape(3, 1).shape == (3, 1)
+    assert jr.key_impl(k) == "threefry2x32"
+
+
+def test_wrap_key_data_round_trip():
+    data = jr.key_data(jr.key(7))
+    np.testing.assert_array_equal(data, [0, 7])
+    assert bool(jr.wrap_key_data(data) == jr.key(7))
+    with pytest.raises(TypeError, match="wrap_key_data expects raw uint32 key data"):
+        jr.wrap_key_data(jr.key(7))
+
+
+def test_raw_and_typed_keys_give_the_same_values():
+    np.testing.assert_array_equal(jr.normal(jr.key(3), (4,)), jr.normal(jr.PRNGKey(3), (4,)))
+    np.testing.assert_array_equal(jr.key_data(jr.fold_in(jr.key(3), 9)),
+                                  jr.fold_in(jr.PRNGKey(3), 9))
+
+
+def test_invalid_keys_name_the_function():
+    with pytest.raises(TypeError, match="normal: invalid PRNG key data.*int32"):
+        jr.normal(np.zeros(2, np.int32))
+    with pytest.raises(TypeError, match="uniform: invalid PRNG key data.*\\[3\\]"):
+        jr.uniform(np.zeros(3, U32))
+    with pytest.raises(ValueError, match="split accepts a single key.*shape \\(3,\\)"):
+        jr.split(jr.split(jr.key(0), 3))
+    with pytest.raises(TypeError, match="unexpected PRNG key type float"):
+        jr.bits(1.5)
+    with pytest.raises(TypeError, match="fold_in accepts a scalar"):
+        jr.fold_in(jr.key(0), np.array([1, 2]))
+
+
+def test_split_and_fold_in_differ_and_are_deterministic():
+    a, b = jr.split(jr.PRNGKey(1))
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(jr.fold_in(jr.PRNGKey(1), 5), jr.fold_in(jr.PRNGKey(1), 5))
+    assert not np.array_equal(jr.fold_in(jr.PRNGKey(1), 5), jr.fold_in(jr.PRNGKey(1), 6))
+
+
+def test_original_threefry_layout_when_not_partitionable():
+    with config.threefry_partitionable(False):
+        key = jr.PRNGKey(0)
+        split = jr.split(key)
+        np.testing.assert_array_equal(split, jr.threefry_2x32(key, np.arange(4, dtype=U32))
+                                      .reshape(2, 2))
+        for dtype in (np.uint8, np.uint16, np.uint32):
+            assert jr.bits(key, (5,), dtype).dtype == dtype
+
+
+# ----- samplers -----------------------------------------------------------------------------
+
+KEY = jr.PRNGKey(1701)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_bits_dtypes_and_spread(dtype):
+    out = jr.bits(KEY, (1000,), dtype)
+    assert out.dtype == dtype and out.shape == (1000,)
+    assert out.max() > np.iinfo(dtype).max * 0.9 and len(np.unique(out)) > 200
+
+
+def test_bits_rejects_signed_dtype():
+    with pytest.raises(ValueError, match="`bits` must be an unsigned int dtype, got int32"):
+        jr.bits(KEY, (2,), np.int32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, dtypes.bfloat16])
+def test_uniform_range_and_mean(dtype):
+    out = jr.uniform(KEY, (4000,), dtype)
+    assert out.dtype == dtype
+    values = np.asarray(out, np.float64)
+    assert values.min() >= 0 and values.max() < 1
+    assert abs(values.mean() - 0.5) < 0.02
+
+
+def test_uniform_bounds_broadcast():
+    out = jr.uniform(KEY, (2, 3), minval=np.array([0.0, 10.0, 20.0], np.float32),
+                     maxval=np.array([1.0, 11.0, 21.0], np.float32))
+    assert np.all(out >= [0, 10, 20]) and np.all(out < [1, 11, 21])
+    with pytest.raises(ValueError, match="uniform parameter shapes must be broadcast"):
+        jr.uniform(KEY, (2,), minval=np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="`uniform` must be a float dtype, got int32"):
+        jr.uniform(KEY, (2,), np.int32)
+
+
+def test_normal_statistics_and_complex():
+    out = jr.normal(KEY, (20000,))
+    assert abs(out.mean()) < 0.03 and abs(out.std() - 1) < 0.03
+    z = jr.normal(KEY, (20000,), np.complex64)
+    assert z.dtype == np.complex64 and abs(np.var(z.real) - 0.5) < 0.03
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int16])
+def test_randint_range(dtype):
+    out = jr.randint(KEY, (2000,), 3, 10, dtype)
+    assert out.dtype == dtype and out.min() == 3 and out.max() == 9
+
+
+def test_randint_full_uint8_range_and_empty_span():
+    out = jr.randint(KEY, (4000,), 0, 256, np.uint8)
+    assert out.min() == 0 and out.max() == 255
+    np.testing.assert_array_equal(jr.randint(KEY, (3,), 5, 2), [5, 5, 5])
+    with pytest.raises(TypeError, match="randint only accepts integer dtypes"):
+        jr.randint(KEY, (2,), 0, 3, np.float32)
+
+
+def test_bernoulli_rate_and_modes():
+    assert abs(jr.bernoulli(KEY, 0.3, (5000,)).mean() - 0.3) < 0.03
+    assert abs(jr.bernoulli(KEY, 0.3, (5000,), mode="high").mean() - 0.3) < 0.03
+    assert jr.bernoulli(KEY, np.array([0.0, 1.0], np.float32)).tolist() == [False, True]
+    with pytest.raises(ValueError, match="expected 'high' or 'low'"):
+        jr.bernoulli(KEY, 0.5, mode="mid")
+
+
+@pytest.mark.parametrize("name, mean, var", [
+    ("exponential", 1.0, 1.0), ("laplace", 0.0, 2.0), ("logistic", 0.0, np.pi**2 / 3),
+    ("gumbel", np.euler_gamma, np.pi**2 / 6),
+])
+def test_continuous_distribution_moments(name, mean, var):
+    out = np.asarray(getattr(jr, name)(KEY, (40000,)), np.float64)
+    assert abs(out.mean() - mean) < 0.05 and abs(out.var() / var - 1) < 0.06
+
+
+def test_gumbel_high_mode_and_errors():
+    out = jr.gumbel(KEY, (20000,), mode="high")
+    assert abs(out.mean() - np.euler_gamma) < 0.05
+    with pytest.raises(ValueError, match="'highest' is not implemented"):
+        jr.gumbel(KEY, mode="highest")
+
+
+def test_truncated_normal_bounds():
+    out = jr.truncated_normal(KEY, -0.5, 1.5, (5000,))
+    assert out.min() > -0.5 and out.max() < 1.5
+    out = jr.truncated_normal(KEY, np.array([-1.0, 0.0], np.float32), 2.0)
+    assert out.shape == (2,)
+
+
+def test_categorical_frequencies_and_shapes():
+    probs = np.array([0.2, 0.5, 0.3], np.float32)
+    draws = jr.categorical(KEY, np.log(probs), shape=(6000,))
+    np.testing.assert_allclose(np.bincount(draws, minlength=3) / 6000, probs, atol=0.03)
+    logits = np.zeros((4, 3), np.float32)
+    assert jr.categorical(KEY, logits).shape == (4,)
+    assert jr.categorical(KEY, logits, axis=0).shape == (3,)
+    assert jr.categorical(KEY, logits, shape=(5, 4)).shape == (5, 4)
+
+
+def test_vmap_over_keys_matches_python_loop():
+    keys = jr.split(jr.PRNGKey(0), 4)
+    for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
+                    lambda k: jr.randint(k, (3,), 0, 100), lambda k: jr.split(k),
+                    lambda k: jr.bits(k, (2,), np.uint8)):
+        batched = vmap(sampler)(keys)
+        for i in range(4):
+            np.testing.assert_array_equal(batched[i], sampler(keys[i]))
+
+
+def test_vmap_over_typed_keys():
+    keys = jr.split(jr.key(0), 3)
+    batched = vmap(lambda k: jr.uniform(k, (2,)))(keys)
+    for i in range(3):
+        np.testing.assert_array_equal(batched[i], jr.uniform(keys[i], (2,)))
+
+
+def test_vmap_over_seeds_and_fold_in_data():
+    seeds = np.array([0, 1, 2**31 - 1, -5], np.int32)
+    np.testing.assert_array_equal(vmap(jr.PRNGKey)(seeds),
+                                  np.stack([jr.PRNGKey(int(s)) for s in seeds]))
+    data = np.array([0, 7, 9], np.uint32)
+    np.testing.assert_array_equal(vmap(lambda d: jr.fold_in(KEY, d))(data),
+                                  np.stack([jr.fold_in(KEY, int(d)) for d in data]))
+
+
+def test_samplers_trace_to_jaxprs():
+    jaxpr = make_jaxpr(lambda k: jr.normal(k, (3,)))(jr.PRNGKey(0))
+    text = str(jaxpr)
+    assert "threefry2x32" in text and "erf_inv" in text and "f32[3]" in text
+
+
+def test_docstring_examples():
+    globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
+    for module in (_threefry, _keys, _samplers):
+        result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+
+
+def test_every_public_name_has_a_docstring():
+    for name in jr.__all__:
+        assert getattr(jr, name).__doc__, name
