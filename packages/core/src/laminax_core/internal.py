@@ -67,6 +67,7 @@ from laminax_core._trace import Trace as Trace
 from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
+from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
     "ANY", "AxisData", "BatchTrace", "ClosedJaxpr", "DropVar", "Jaxpr", "JaxprEqn", "Literal",
@@ -79,7 +80,8 @@ __all__ = [
     "is_undefined_primal", "jvp_from", "jvp_rules", "linear", "linearize_flat",
     "lowerable_effects", "no_effects", "not_mapped", "ordered_effects", "pp_jaxpr",
     "pytype_aval_mappings", "reference_rules", "register_describer", "run_reference",
-    "same_shape", "set_current_trace", "set_eager_impl", "short_dtype_name", "trace_to_jaxpr",
+    "same_shape", "set_current_trace", "set_eager_impl", "short_dtype_name", "threefry2x32_lax",
+    "trace_to_jaxpr",
     "transpose_rules", "weak_array",
 ]  # fmt: skip
 
