@@ -3,8 +3,12 @@
 Importing this package registers every rule.
 """
 
+from laminax_dispatch._lowering import bitwise as bitwise
 from laminax_dispatch._lowering import dot as dot
 from laminax_dispatch._lowering import elementwise as elementwise
+from laminax_dispatch._lowering import math as math
+from laminax_dispatch._lowering import special as special
+from laminax_dispatch._lowering import random as random
 from laminax_dispatch._lowering import reductions as reductions
 from laminax_dispatch._lowering import structural as structural
 from laminax_dispatch._lowering._core import LoweringResult as LoweringResult
@@ -19,7 +23,7 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "dot", "elementwise",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "dot", "elementwise",
     "get_lowering", "ir_constant", "jaxpr_subcomp", "lower_jaxpr", "lowering_for", "lowerings",
-    "reductions", "register_lowering", "structural",
+    "math", "random", "reductions", "register_lowering", "special", "structural",
 ]  # fmt: skip

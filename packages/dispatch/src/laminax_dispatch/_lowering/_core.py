@@ -31,6 +31,7 @@ from laminax_core.internal import (
     Literal,
     ShapedArray,
     ordered_effects,
+    trace_to_jaxpr,
 )
 
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
@@ -45,6 +46,7 @@ __all__ = [
     "ir_constant",
     "jaxpr_subcomp",
     "lower_jaxpr",
+    "lower_fun",
     "lowering_for",
     "lowerings",
     "register_lowering",
@@ -476,3 +478,30 @@ def convert(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) -> ir.Valu
         x = compare(x, full_like(0, aval_in), "NE", aval_in.dtype)
         return hlo.convert(aval_to_ir_type(aval_out), x)
     return hlo.convert(aval_to_ir_type(aval_out), x)
+
+
+def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
+    """A lowering rule that expands the primitive into lax operations.
+
+    `fun(*operands, **params)` is traced on the operands' avals into a jaxpr, whose equations
+    are lowered in place (JAX's `mlir.lower_fun`): for primitives whose StableHLO is a
+    composition, such as threefry2x32 on CPU.
+
+    Example:
+      >>> from laminax_core import lax
+      >>> rule = lower_fun(lambda x: lax.mul(x, x))
+    """
+
+    def rule(ctx: LoweringRuleContext, *args, **params):
+        def flat(*xs):
+            outs = fun(*xs, **params)
+            return list(outs) if multiple_results else [outs]
+
+        closed, _ = trace_to_jaxpr(flat, list(ctx.avals_in), "lowering")
+        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        outs, tokens = jaxpr_subcomp(ctx.module_context, closed.jaxpr, ctx.name_stack,
+                                     ctx.tokens_in, consts, *args)
+        ctx.tokens_out = tokens
+        return outs
+
+    return rule

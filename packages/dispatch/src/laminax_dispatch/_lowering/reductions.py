@@ -11,7 +11,13 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 
-from laminax_dispatch._lowering._core import compare, ir_constant, lowering_for
+from laminax_dispatch._lowering._core import (
+    compare,
+    ir_constant,
+    jaxpr_subcomp,
+    lowering_for,
+    register_lowering,
+)
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
@@ -39,6 +45,20 @@ def _lowest(dtype):
     return np.iinfo(dtype).min
 
 
+def _highest(dtype):
+    dtype = np.dtype(dtype)
+    if np.issubdtype(dtype, np.inexact):
+        return np.inf
+    if dtype == np.bool_:
+        return True
+    return np.iinfo(dtype).max
+
+
+def _all_bits(dtype):
+    dtype = np.dtype(dtype)
+    return True if dtype == np.bool_ else np.array(-1).astype(dtype)
+
+
 @lowering_for(lax.reduce_sum_p)
 def _reduce_sum_lower(ctx, x, axes, out_sharding):
     return reduce_with(x, ctx.avals_in[0], ctx.avals_out[0], 0, hlo.add, axes)
@@ -50,10 +70,11 @@ def _reduce_max_lower(ctx, x, axes):
     return reduce_with(x, aval, ctx.avals_out[0], _lowest(aval.dtype), hlo.maximum, axes)
 
 
-def _argmax_body(block, dtype, index_dtype):
-    # pick (x1, i1) when x1 > x2, or x1 is NaN, or x1 == x2 and i1 < i2
+def _arg_reduce_body(block, dtype, index_dtype, direction: str):
+    # pick (x1, i1) when x1 beats x2 (GT for argmax, LT for argmin), or x1 is NaN, or they tie
+    # and i1 < i2: the first index wins, as in JAX's lowering
     x1, i1, x2, i2 = block.arguments
-    pick = compare(x1, x2, "GT", dtype)
+    pick = compare(x1, x2, direction, dtype)
     if np.issubdtype(dtype, np.inexact):
         pick = hlo.or_(pick, compare(x1, x1, "NE", dtype))
     tie = hlo.and_(compare(x1, x2, "EQ", dtype), compare(i1, i2, "LT", index_dtype))
@@ -61,14 +82,12 @@ def _argmax_body(block, dtype, index_dtype):
     hlo.return_([hlo.select(pick, x1, x2), hlo.select(pick_index, i1, i2)])
 
 
-@lowering_for(lax.argmax_p)
-def _argmax_lower(ctx, x, axes, index_dtype):
+def _arg_reduce(ctx, x, axes, index_dtype, direction, init):
     (aval,), (aval_out,) = ctx.avals_in, ctx.avals_out
     (axis,) = axes
     index_aval = aval.update(dtype=index_dtype, weak_type=False)
     indices = hlo.iota(aval_to_ir_type(index_aval), axis)
-    inits = [ir_constant(np.asarray(_lowest(aval.dtype), aval.dtype)),
-             ir_constant(np.asarray(0, index_dtype))]
+    inits = [ir_constant(np.asarray(init, aval.dtype)), ir_constant(np.asarray(0, index_dtype))]
     value_out = aval_out.update(dtype=aval.dtype)
     reduce = hlo.ReduceOp([aval_to_ir_type(value_out), aval_to_ir_type(aval_out)],
                           [x, indices], inits, [axis])
@@ -76,5 +95,47 @@ def _argmax_lower(ctx, x, axes, index_dtype):
         _scalar_type(aval), _scalar_type(index_aval), _scalar_type(aval), _scalar_type(index_aval)
     )
     with ir.InsertionPoint(block):
-        _argmax_body(block, aval.dtype, index_dtype)
+        _arg_reduce_body(block, aval.dtype, index_dtype, direction)
     return reduce.results[1]
+
+
+@lowering_for(lax.argmax_p)
+def _argmax_lower(ctx, x, axes, index_dtype):
+    return _arg_reduce(ctx, x, axes, index_dtype, "GT", _lowest(ctx.avals_in[0].dtype))
+
+
+def _monoid(op, identity):
+    def rule(ctx, x, axes, **params):
+        aval = ctx.avals_in[0]
+        return reduce_with(x, aval, ctx.avals_out[0], identity(aval.dtype), op, axes)
+
+    return rule
+
+
+register_lowering(lax.reduce_min_p, _monoid(hlo.minimum, _highest))
+register_lowering(lax.reduce_prod_p, _monoid(hlo.multiply, lambda dtype: 1))
+register_lowering(lax.reduce_and_p, _monoid(hlo.and_, _all_bits))
+register_lowering(lax.reduce_or_p, _monoid(hlo.or_, lambda dtype: 0))
+register_lowering(lax.reduce_xor_p, _monoid(hlo.xor, lambda dtype: 0))
+
+
+@lowering_for(lax.argmin_p)
+def _argmin_lower(ctx, x, axes, index_dtype):
+    return _arg_reduce(ctx, x, axes, index_dtype, "LT", _highest(ctx.avals_in[0].dtype))
+
+
+@lowering_for(lax.reduce_p)
+def _reduce_lower(ctx, *args, computation, jaxpr, dimensions):
+    # a stablehlo.reduce whose body is the traced computation (accumulators, then elements)
+    n = len(args) // 2
+    operands, inits = args[:n], args[n:]
+    reduce = hlo.ReduceOp([aval_to_ir_type(a) for a in ctx.avals_out], list(operands),
+                          list(inits), list(dimensions))
+    scalars = [_scalar_type(a) for a in ctx.avals_in[n:]]
+    block = reduce.regions[0].blocks.append(*scalars, *scalars)
+    with ir.InsertionPoint(block):
+        consts = [ir_constant(np.asarray(c)) for c in jaxpr.consts]
+        outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, ctx.name_stack, {}, consts,
+                                *block.arguments)
+        hlo.return_(outs)
+    return list(reduce.results)

@@ -53,6 +53,19 @@ def _concatenate_lower(ctx, *xs, dimension):
     return hlo.concatenate(list(xs), dimension)
 
 
+@lowering_for(lax.split_p)
+def _split_lower(ctx, x, sizes, axis):
+    # one stablehlo.slice per piece along `axis`
+    shape = ctx.avals_in[0].shape
+    pieces, start = [], 0
+    for size in sizes:
+        starts = [start if d == axis else 0 for d in range(len(shape))]
+        limits = [start + size if d == axis else n for d, n in enumerate(shape)]
+        pieces.append(hlo.slice(x, starts, limits, [1] * len(shape)))
+        start += size
+    return pieces
+
+
 @lowering_for(lax.pad_p)
 def _pad_lower(ctx, x, padding_value, padding_config):
     low, high, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
@@ -62,3 +75,8 @@ def _pad_lower(ctx, x, padding_value, padding_config):
 @lowering_for(lax.iota_p)
 def _iota_lower(ctx, dtype, shape, dimension, sharding):
     return hlo.iota(aval_to_ir_type(ctx.avals_out[0]), dimension)
+
+
+@lowering_for(lax.rev_p)
+def _rev_lower(ctx, x, dimensions):
+    return hlo.reverse(x, list(dimensions))
