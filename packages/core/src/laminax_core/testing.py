@@ -431,3 +431,83 @@ OP_CASES = OP_CASES + (
     OpCase("rev", lambda x: lax.rev(x, (0, 1)), lambda x: x[::-1, ::-1], ((3, 4),),
            linear_args=(0,)),
 )
+
+
+# ----- rows for indexing, cumulative reductions and sorting ---------------------------------
+
+_ROWS = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                   start_index_map=(0,))
+_ROW_UPDATES = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                           scatter_dims_to_operand_dims=(0,))
+_POINTS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0, 1),
+                                      scatter_dims_to_operand_dims=(0, 1))
+_ROW_IDS = np.array([[2], [0], [2]], np.int32)  # a duplicate
+_UNIQUE_IDS = np.array([[3], [0], [1]], np.int32)
+_POINT_IDS = np.array([[0, 1], [2, 3], [0, 1], [1, 0]], np.int32)
+
+
+def _np_scatter(combine, x, rows, updates):
+    out = np.array(x)
+    combine.at(out, rows.reshape(-1), updates)
+    return out
+
+
+def _np_set_rows(x, rows, updates):
+    out = np.array(x)
+    out[rows.reshape(-1)] = updates
+    return out
+
+
+OP_CASES = OP_CASES + (
+    OpCase("gather", lambda x, i: lax.gather(x, i, _ROWS, (1, 4)),
+           lambda x, i: x[i[:, 0]], ((5, 4), (3, 1)), int_args={1: _ROW_IDS},
+           linear_args=(0,)),
+    OpCase("gather", lambda x, i: lax.gather(x, i, _ROWS, (1, 4), mode="clip"),
+           lambda x, i: x[np.clip(i[:, 0], 0, 4)], ((5, 4), (3, 1)),
+           int_args={1: np.array([[7], [-2], [1]], np.int32)}, linear_args=(0,)),
+    OpCase("scatter-add", lambda x, i, u: lax.scatter_add(x, i, u, _ROW_UPDATES),
+           lambda x, i, u: _np_scatter(np.add, x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _ROW_IDS}, linear_args=(0, 2)),
+    OpCase("scatter-add", lambda x, i, u: lax.scatter_add(x, i, u, _POINTS),
+           lambda x, i, u: _np_scatter(np.add, x.reshape(-1), i[:, 0] * 4 + i[:, 1], u)
+           .reshape(3, 4),
+           ((3, 4), (4, 2), (4,)), int_args={1: _POINT_IDS}, linear_args=(0, 2)),
+    OpCase("scatter", lambda x, i, u: lax.scatter(x, i, u, _ROW_UPDATES, unique_indices=True),
+           lambda x, i, u: _np_set_rows(x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _UNIQUE_IDS}, linear_args=(0, 2)),
+    OpCase("scatter", lambda x, i, u: lax.scatter(x, i, u, _ROW_UPDATES),
+           lambda x, i, u: _np_set_rows(x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _ROW_IDS}),
+    OpCase("scatter-mul", lambda x, i, u: lax.scatter_mul(x, i, u, _ROW_UPDATES),
+           lambda x, i, u: _np_scatter(np.multiply, x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _ROW_IDS}, linear_args=(0,), differentiable=False),
+    OpCase("scatter-mul", lambda x, i, u: lax.scatter_mul(x, i, u, _ROW_UPDATES,
+                                                          unique_indices=True),
+           lambda x, i, u: _np_scatter(np.multiply, x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _UNIQUE_IDS}, linear_args=(0,)),
+    OpCase("scatter-min", lambda x, i, u: lax.scatter_min(x, i, u, _ROW_UPDATES),
+           lambda x, i, u: _np_scatter(np.minimum, x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _ROW_IDS}),
+    OpCase("scatter-max", lambda x, i, u: lax.scatter_max(x, i, u, _ROW_UPDATES),
+           lambda x, i, u: _np_scatter(np.maximum, x, i, u), ((5, 4), (3, 1), (3, 4)),
+           int_args={1: _ROW_IDS}),
+    OpCase("cumsum", lambda x: lax.cumsum(x, 1), lambda x: np.cumsum(x, 1), ((3, 5),),
+           dtypes=(np.float32, np.int32), linear_args=(0,)),
+    OpCase("cumsum", lambda x: lax.cumsum(x, 0, reverse=True),
+           lambda x: np.cumsum(x[::-1], 0)[::-1], ((3, 5),), linear_args=(0,)),
+    OpCase("cumprod", lambda x: lax.cumprod(x, 1), lambda x: np.cumprod(x, 1), ((3, 5),),
+           domain=(0.5, 1.5)),
+    OpCase("cummax", lambda x: lax.cummax(x, 1, reverse=True),
+           lambda x: np.maximum.accumulate(x[:, ::-1], 1)[:, ::-1], ((3, 5),)),
+    OpCase("cummin", lambda x: lax.cummin(x, 0), lambda x: np.minimum.accumulate(x, 0),
+           ((4, 3),), dtypes=(np.float32, np.int32)),
+    OpCase("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 1),
+           lambda x: np.log(np.cumsum(np.exp(x.astype(np.float64)), 1)), ((3, 5),)),
+    OpCase("sort", lambda x: lax.sort(x, 1), lambda x: np.sort(x, 1), ((3, 5),),
+           dtypes=(np.float32, np.int32)),
+    OpCase("sort", lambda k, v: lax.sort((k, v), 0, num_keys=1)[1],
+           lambda k, v: np.take_along_axis(v, np.argsort(k, 0, kind="stable"), 0),
+           ((4, 3), (4, 3)), linear_args=(1,)),
+    OpCase("top_k", lambda x: lax.top_k(x, 3)[0], lambda x: -np.sort(-x, 1)[:, :3], ((3, 5),),
+           dtypes=(np.float32, np.int32)),
+)
