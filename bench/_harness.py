@@ -62,7 +62,7 @@ def time_per_call(fn: Callable[[], object], *, quick: bool = False, keep_gc: boo
 
 
 def _best_round(fn: Callable[[], object], quick: bool) -> float:
-    round_s, rounds = (0.005, 3) if quick else (0.05, 7)
+    round_s, rounds = (0.005, 3) if quick else (0.05, 11)
     calls = 1
     while True:
         start = time.perf_counter()
