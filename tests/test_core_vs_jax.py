@@ -19,6 +19,31 @@ M23 = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
 M34 = np.arange(12, dtype=np.float32).reshape(3, 4) / 8
 I3 = np.array([1, 2, 3], np.int32)
 
+_CUSTOM_JVP = """
+@custom_jvp
+def f(x):
+    return lax.sin(x)
+
+@f.defjvp
+def f_jvp(primals, tangents):
+    return f(primals[0]), tangents[0] * 2.0
+
+"""
+_CUSTOM_VJP = """
+def fwd(x):
+    return lax.sin(x), lax.cos(x)
+
+def bwd(cos_x, ct):
+    return (ct * cos_x * 3.0,)
+
+@custom_vjp
+def h(x):
+    return lax.sin(x)
+
+h.defvjp(fwd, bwd)
+
+"""
+
 # (name, source defining g, args, exact printed jaxpr expected)
 CASES = [
     ("sin", "g = lambda x: lax.sin(x)", (F3,), True),
@@ -119,6 +144,16 @@ CASES = [
     ("jacfwd_matrix", "g = jacfwd(lambda m: lax.tanh(m @ m.T))", (M23,), False),
     ("jacrev_matrix", "g = jacrev(lambda m: lax.tanh(m @ m.T))", (M23,), False),
     ("hessian", "g = hessian(lambda x: (x * x * x).sum())", (F3,), False),
+    # custom derivatives
+    ("custom_jvp", _CUSTOM_JVP + "g = f", (np.float32(1.0),), True),
+    ("grad_custom_jvp", _CUSTOM_JVP + "g = grad(f)", (np.float32(1.0),), True),
+    ("vmap_custom_jvp", _CUSTOM_JVP + "g = vmap(f)", (F3,), True),
+    ("grad_vmap_custom_jvp", _CUSTOM_JVP + "g = grad(lambda x: vmap(f)(x).sum())", (F3,),
+     True),
+    ("custom_vjp", _CUSTOM_VJP + "g = h", (np.float32(1.0),), True),
+    ("grad_custom_vjp", _CUSTOM_VJP + "g = grad(lambda x: h(x) * x)", (np.float32(1.0),),
+     True),
+    ("jacrev_custom_vjp", _CUSTOM_VJP + "g = jacrev(lambda x: h(x) * 2.0)", (F3,), False),
     ("hessian_quadratic",
      "g = hessian(lambda x: (x * lax.dot_general(x, x, (((0,), (0,)), ((), ())))).sum())",
      (F3,), False),
@@ -129,7 +164,8 @@ import jax
 from jax import lax
 ns_base = dict(lax=lax, np=np, grad=jax.grad, value_and_grad=jax.value_and_grad, jvp=jax.jvp,
                vjp=jax.vjp, linearize=jax.linearize, vmap=jax.vmap, jacfwd=jax.jacfwd,
-               jacrev=jax.jacrev, hessian=jax.hessian)
+               jacrev=jax.jacrev, hessian=jax.hessian, custom_jvp=jax.custom_jvp,
+               custom_vjp=jax.custom_vjp)
 result = []
 for src, args in cases:
     ns = dict(ns_base)
@@ -145,7 +181,8 @@ for src, args in cases:
 def _laminax(src, args):
     ns = dict(lax=lax, np=np, grad=lc.grad, value_and_grad=lc.value_and_grad, jvp=lc.jvp,
               vjp=lc.vjp, linearize=lc.linearize, vmap=lc.vmap, jacfwd=lc.jacfwd,
-              jacrev=lc.jacrev, hessian=lc.hessian)
+              jacrev=lc.jacrev, hessian=lc.hessian, custom_jvp=lc.custom_jvp,
+              custom_vjp=lc.custom_vjp)
     exec(src, ns)
     g = ns["g"]
     closed = lc.make_jaxpr(g)(*args)

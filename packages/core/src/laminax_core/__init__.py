@@ -22,6 +22,8 @@ from laminax_core._api import value_and_grad as value_and_grad
 from laminax_core._api import vjp as vjp
 from laminax_core._api import vmap as vmap
 from laminax_core._avals import ShapeDtypeStruct as ShapeDtypeStruct
+from laminax_core._custom_derivatives import custom_jvp as custom_jvp
+from laminax_core._custom_derivatives import custom_vjp as custom_vjp
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._effects import Effect as Effect
 from laminax_core._interpreters.eval import eval_jaxpr as eval_jaxpr
@@ -58,6 +60,8 @@ __all__ = [
     "UnexpectedTracerError",
     "Var",
     "config",
+    "custom_jvp",
+    "custom_vjp",
     "disable_jit",
     "dtypes",
     "errors",

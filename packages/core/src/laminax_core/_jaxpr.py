@@ -207,26 +207,30 @@ def _pp_param_value(value, context: _NameContext) -> pp.Doc:
 
 
 def _pp_params(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
-    params = eqn.params
+    # a primitive's `print_params` may return a dict (printed sorted, as JAX does by default)
+    # or a list of (name, value) pairs printed in that order
+    shown = eqn.params
     if eqn.primitive.print_params is not None:
-        params = eqn.primitive.print_params(params)
-    if not params:
+        shown = eqn.primitive.print_params(shown)
+    pairs = sorted(shown.items()) if isinstance(shown, dict) else list(shown)
+    if not pairs:
         return pp.nil()
-    items = [pp.text(f"{k}=") + _pp_param_value(params[k], context) for k in sorted(params)]
+    items = [pp.text(f"{k}=") + _pp_param_value(v, context) for k, v in pairs]
     body = pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), items)]))
     return pp.group(pp.concat([body, pp.brk(""), pp.text("]")]))
 
 
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     """One equation as a document: `b:f32[3] = sin a`."""
+    # binders are named before the params, so nested jaxprs continue the naming after them
+    lhs = _pp_vars(eqn.outvars, context, shapes=True) if eqn.outvars else None
     rhs = [
         pp.text(eqn.primitive.name),
         _pp_params(eqn, context),
         pp.text(" ") + _pp_vars(eqn.invars, context),
     ]
-    if not eqn.outvars:
+    if lhs is None:
         return pp.concat(rhs)
-    lhs = _pp_vars(eqn.outvars, context, shapes=True)
     return pp.concat([lhs, pp.text(" = "), *rhs])
 
 
