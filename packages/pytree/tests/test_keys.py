@@ -74,3 +74,25 @@ def test_namedtuple_paths_use_field_names():
     NT = collections.namedtuple("NT", "first second")
     paths = [tu.keystr(p) for p, _ in tu.tree_leaves_with_path([NT(1, 2)])]
     assert paths == ["[0].first", "[0].second"]
+
+
+def test_map_with_path_mismatch_respects_path_taking_is_leaf():
+    def stop_at_a(path, x):
+        return path == (tu.DictKey("a"),)
+
+    out = tu.tree_map_with_path(
+        lambda p, x, y: y,
+        {"a": [1], "b": [2]},
+        {"a": [1, 2], "b": [3]},
+        is_leaf=stop_at_a,
+        is_leaf_takes_path=True,
+    )
+    assert out == {"a": [1, 2], "b": [3]}
+    with pytest.raises(ValueError, match=r"at key path \['b'\]: argument 0 has a list of length 1"):
+        tu.tree_map_with_path(
+            lambda p, x, y: y,
+            {"a": [1], "b": [2]},
+            {"a": [1, 2], "b": [3, 4]},
+            is_leaf=stop_at_a,
+            is_leaf_takes_path=True,
+        )

@@ -60,7 +60,10 @@ def _child_keys(node: Any) -> list[Any]:
 
 
 def first_mismatch(
-    prefix: Any, full: Any, is_leaf: Callable[[Any], bool] | None = None
+    prefix: Any,
+    full: Any,
+    is_leaf: Callable[..., bool] | None = None,
+    is_leaf_takes_path: bool = False,
 ) -> tuple[KeyPath, str, str] | None:
     """Where `full` stops extending `prefix`, walking both from the root in flatten order.
 
@@ -68,16 +71,21 @@ def first_mismatch(
       prefix: the tree that should be a prefix.
       full: the tree that should extend it.
       is_leaf: applied to `prefix`'s subtrees only, as in `tree_map`.
+      is_leaf_takes_path: call `is_leaf(key_path, subtree)`, as `tree_map_with_path` can.
 
     Returns:
       `(key path, phrase for prefix's subtree, phrase for full's subtree)` at the first
       difference, or None when `prefix` is a prefix of `full`.
     """
-    if (is_leaf is not None and is_leaf(prefix)) or default_registry.flatten_one_level(
-        prefix
-    ) is None:
+    return _first_mismatch((), prefix, full, is_leaf, is_leaf_takes_path)
+
+
+def _first_mismatch(path, prefix, full, is_leaf, is_leaf_takes_path):
+    if is_leaf is not None and (is_leaf(path, prefix) if is_leaf_takes_path else is_leaf(prefix)):
         return None
-    mismatch = ((), describe(prefix), describe(full))
+    if default_registry.flatten_one_level(prefix) is None:
+        return None
+    mismatch = (path, describe(prefix), describe(full))
     if type(prefix) is not type(full):
         return mismatch
     prefix_children, prefix_aux = default_registry.flatten_one_level(prefix)
@@ -88,10 +96,9 @@ def first_mismatch(
     for key, prefix_child, full_child in zip(
         _child_keys(prefix), prefix_children, full_children, strict=True
     ):
-        found = first_mismatch(prefix_child, full_child, is_leaf)
+        found = _first_mismatch((*path, key), prefix_child, full_child, is_leaf, is_leaf_takes_path)
         if found is not None:
-            path, prefix_phrase, full_phrase = found
-            return (key, *path), prefix_phrase, full_phrase
+            return found
     return None
 
 
@@ -100,14 +107,18 @@ def _where(path: KeyPath) -> str:
 
 
 def tree_map_mismatch_error(
-    fn_name: str, tree: Any, rest: tuple[Any, ...], is_leaf: Callable[[Any], bool] | None
+    fn_name: str,
+    tree: Any,
+    rest: tuple[Any, ...],
+    is_leaf: Callable[..., bool] | None,
+    is_leaf_takes_path: bool = False,
 ) -> ValueError | None:
     """The error for `fn_name(f, tree, *rest)` when some tree in `rest` does not extend `tree`.
 
     Returns None when every tree extends `tree` (the failure was something else).
     """
     for position, other in enumerate(rest, start=1):
-        found = first_mismatch(tree, other, is_leaf)
+        found = first_mismatch(tree, other, is_leaf, is_leaf_takes_path)
         if found is None:
             continue
         path, there, here = found

@@ -595,8 +595,9 @@ def tree_map_with_path(
     try:
         others = [treedef.flatten_up_to(other) for other in rest]
     except ValueError as err:
-        plain_is_leaf = None if is_leaf_takes_path else is_leaf
-        error = tree_map_mismatch_error("tree_map_with_path", tree, rest, plain_is_leaf)
+        error = tree_map_mismatch_error(
+            "tree_map_with_path", tree, rest, is_leaf, is_leaf_takes_path
+        )
         if error is None:
             raise
         raise error from err
