@@ -1,0 +1,152 @@
+"""laminax_core.nn, nn.initializers and scipy.special against real JAX 0.10.2: values on the
+same inputs (float tolerance: laminax_core runs on its NumPy reference interpreter, JAX on XLA),
+gradients, and initializers on the same keys."""
+
+import numpy as np
+import pytest
+from jaxref import requires_jax, run_jax
+from laminax_core import config, grad, nn
+from laminax_core import random as jr
+from laminax_core.nn import initializers
+from laminax_core.scipy import special
+
+X = np.array([[-6.0, -2.5, -1.0, -0.25, 0.0], [0.3, 1.0, 2.0, 4.0, 9.0]], np.float32)
+
+ACTIVATIONS = [
+    "relu", "relu6", "leaky_relu", "hard_tanh", "elu", "celu", "selu", "gelu", "sigmoid",
+    "softplus", "log_sigmoid", "silu", "swish", "mish", "soft_sign", "squareplus",
+    "sparse_plus", "sparse_sigmoid", "hard_sigmoid", "hard_silu", "identity",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_activations_match_jax(dtype):
+    x = X.astype(dtype)
+    expected = run_jax("result = [getattr(jax.nn, n)(x) for n in names]", names=ACTIVATIONS,
+                       x=x)
+    rtol = 1e-6 if dtype == "float32" else 2e-3
+    for name, e in zip(ACTIVATIONS, expected, strict=True):
+        got = getattr(nn, name)(x)
+        assert np.asarray(got).dtype == e.dtype, name
+        np.testing.assert_allclose(got, e, rtol=rtol, atol=rtol, err_msg=name)
+
+
+@requires_jax
+def test_parametrized_activations_match_jax():
+    source = """
+result = [jax.nn.gelu(x, approximate=False), jax.nn.elu(x, 0.5), jax.nn.celu(x, 2.0),
+          jax.nn.leaky_relu(x, 0.2), jax.nn.glu(x, axis=0), jax.nn.squareplus(x, 1.0)]
+"""
+    expected = run_jax(source, x=X)
+    got = [nn.gelu(X, approximate=False), nn.elu(X, 0.5), nn.celu(X, 2.0),
+           nn.leaky_relu(X, 0.2), nn.glu(X, axis=0), nn.squareplus(X, 1.0)]
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+
+
+@requires_jax
+def test_activation_gradients_match_jax():
+    points = np.array([-2.0, -0.5, 0.0, 0.5, 6.0], np.float32)
+    names = ["relu", "relu6", "gelu", "silu", "softplus", "elu", "log_sigmoid", "hard_tanh"]
+    expected = run_jax("result = [jax.vmap(jax.grad(getattr(jax.nn, n)))(x) for n in names]",
+                       names=names, x=points)
+    for name, e in zip(names, expected, strict=True):
+        got = np.array([grad(getattr(nn, name))(p) for p in points])
+        np.testing.assert_allclose(got, e, rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+@requires_jax
+def test_softmax_family_matches_jax():
+    where = np.array([[True, True, False, True, True], [False, True, True, True, True]])
+    source = """
+result = [jax.nn.softmax(x), jax.nn.softmax(x, axis=0), jax.nn.log_softmax(x),
+          jax.nn.softmax(x, where=where), jax.nn.log_softmax(x, axis=(0, 1)),
+          jax.nn.logsumexp(x), jax.nn.logsumexp(x, axis=1, keepdims=True),
+          jax.nn.logmeanexp(x, axis=1), jax.nn.standardize(x),
+          jax.nn.standardize(x, axis=0, algorithm='stable'),
+          jax.grad(lambda v: jax.nn.softmax(v)[0, 1])(x)]
+"""
+    expected = run_jax(source, x=X, where=where)
+    got = [nn.softmax(X), nn.softmax(X, axis=0), nn.log_softmax(X), nn.softmax(X, where=where),
+           nn.log_softmax(X, axis=(0, 1)), nn.logsumexp(X),
+           nn.logsumexp(X, axis=1, keepdims=True), nn.logmeanexp(X, axis=1), nn.standardize(X),
+           nn.standardize(X, axis=0, algorithm="stable"),
+           grad(lambda v: nn.softmax(v)[0, 1])(X)]
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=2e-7, err_msg=str(i))
+
+
+@requires_jax
+def test_one_hot_matches_jax():
+    idx = np.array([[0, 3], [2, -1]], np.int32)
+    source = ("result = [jax.nn.one_hot(idx, 4), jax.nn.one_hot(idx, 3, axis=0), "
+              "jax.nn.one_hot(idx, 4, dtype=jnp.int8, axis=1)]")
+    expected = run_jax(source, idx=idx)
+    got = [nn.one_hot(idx, 4), nn.one_hot(idx, 3, axis=0),
+           nn.one_hot(idx, 4, dtype=np.int8, axis=1)]
+    for g, e in zip(got, expected, strict=True):
+        assert np.asarray(g).dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+INITIALIZERS = [
+    "glorot_uniform()", "glorot_normal()", "xavier_uniform()", "xavier_normal()",
+    "lecun_uniform()", "lecun_normal()", "he_uniform()", "he_normal()", "kaiming_uniform()",
+    "kaiming_normal()", "normal(0.3)", "uniform(2.0)", "truncated_normal(0.5)",
+    "variance_scaling(0.7, 'fan_out', 'normal')",
+    "variance_scaling(1.3, 'fan_geo_avg', 'uniform', in_axis=0, out_axis=(1, 2))",
+    "variance_scaling(2.0, 'fan_avg', 'truncated_normal', batch_axis=0)",
+    "constant(0.25)",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("init", INITIALIZERS)
+def test_initializers_match_jax_on_the_same_keys(init):
+    shape = (4, 6, 5)
+    source = f"result = jax.nn.initializers.{init}(jax.random.key(seed), shape)"
+    for seed in (0, 3):
+        expected = run_jax(source, seed=seed, shape=shape)
+        got = eval(f"initializers.{init}", {"initializers": initializers})(jr.key(seed), shape)  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=1e-6)
+
+
+@requires_jax
+def test_uniform_initializers_are_bit_exact_where_no_fma_is_involved():
+    expected = run_jax("result = jax.nn.initializers.uniform(1.0)(jax.random.key(1), (50,))")
+    np.testing.assert_array_equal(initializers.uniform(1.0)(jr.key(1), (50,)), expected)
+
+
+SPECIAL = ["erf", "erfc", "expit", "ndtr", "log_ndtr", "gammaln", "digamma"]
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_scipy_special_matches_jax(x64):
+    x = np.array([-12.0, -3.0, -0.7, 0.2, 1.5, 4.0, 9.0])
+    positive = np.abs(x) + 0.25
+    p = np.array([1e-12, 1e-4, 0.02, 0.3, 0.5, 0.77, 0.999])
+    source = """
+from jax.scipy import special as s
+x = x.astype(dtype); positive = positive.astype(dtype); p = p.astype(dtype)
+result = [getattr(s, n)(x) for n in ['erf', 'erfc', 'expit', 'ndtr', 'log_ndtr']]
+result += [s.gammaln(positive), s.digamma(positive), s.erfinv(p[1:] * 2 - 1), s.logit(p),
+           s.ndtri(p), s.xlogy(x, positive), s.xlog1py(positive, x / 20),
+           s.logsumexp(x), s.logsumexp(x, b=x, return_sign=True)[1]]
+"""
+    dtype = "float64" if x64 else "float32"
+    expected = run_jax(source, x=x, positive=positive, p=p, dtype=dtype, x64=x64)
+    with config.enable_x64(x64):
+        xs, ps, ys = x.astype(dtype), positive.astype(dtype), p.astype(dtype)
+        got = [getattr(special, n)(xs) for n in ["erf", "erfc", "expit", "ndtr", "log_ndtr"]]
+        got += [special.gammaln(ps), special.digamma(ps), special.erfinv(ys[1:] * 2 - 1),
+                special.logit(ys), special.ndtri(ys), special.xlogy(xs, ps),
+                special.xlog1py(ps, xs / 20), special.logsumexp(xs),
+                special.logsumexp(xs, b=xs, return_sign=True)[1]]
+    # float32: XLA's lgamma keeps absolute, not relative, accuracy near its root at 1.46
+    rtol, atol = (1e-12, 1e-15) if x64 else (5e-6, 2e-6)
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        assert np.asarray(g).dtype == e.dtype, i
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=str(i))
