@@ -185,8 +185,19 @@ def _is_int_index(i) -> bool:
             and dtypes.issubdtype(i.dtype, np.integer))
 
 
+def _needs_jnp(idx) -> bool:
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    return not all(i is None or i is Ellipsis or _is_int_index(i)
+                   or (isinstance(i, slice) and (i.step is None or i.step > 0)) for i in entries)
+
+
 def getitem(x, idx):
-    """`x[idx]` for ints (static or traced scalars), slices, None and Ellipsis."""
+    """`x[idx]` for ints (static or traced scalars), slices, None and Ellipsis; other indices
+    (arrays, boolean masks, negative steps) go to `laminax_core.numpy`'s indexing."""
+    if _needs_jnp(idx):
+        from laminax_core.numpy import _indexing  # numpy sits above lax: imported on first use
+
+        return _indexing.getitem(x, idx)
     shape = get_aval(x).shape
     entries = _expand_index(idx, len(shape))
     start, limit, strides, squeezed, new_axes, dynamic = [], [], [], [], [], {}
@@ -279,3 +290,19 @@ def install(cls=_trace.Tracer) -> None:
     }
     for name, fn in methods.items():
         setattr(cls, name, fn)
+    cls.__getattr__ = _jnp_attribute
+
+
+def _jnp_attribute(x, name):
+    """The rest of jnp's array methods and properties (`x.at`, `x.var()` ...), looked up in
+    `laminax_core.numpy` (imported on first use: it sits above lax)."""
+    if name.startswith("__"):
+        raise AttributeError(f"{type(x).__name__!r} object has no attribute {name!r}")
+    from laminax_core.numpy import _array_methods
+
+    found = _array_methods.lookup(name)
+    if found is None:
+        raise AttributeError(f"{type(x).__name__!r} object has no attribute {name!r}")
+    if name in _array_methods.PROPERTIES:
+        return found(x)
+    return lambda *args, **kwargs: found(x, *args, **kwargs)

@@ -1,0 +1,629 @@
+"""laminax's `numpy`: NumPy's API with JAX's semantics, written as compositions of lax.
+
+Arrays are immutable (update them with `x.at[idx].set(v)`), Python scalars are weakly typed (they
+do not upcast arrays), and every function works alike on NumPy arrays (core's eager values),
+tracers, and the device arrays of the layers above. Modules by family: `_creation`, `_ufuncs`,
+`_logic`, `_reductions`, `_shape`, `_indexing`, `_linalg_products`, `_einsum`, `_sorting`,
+`_dtypes`, and the public `linalg`. Importing this package also puts the numpy-backed array
+methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on tracers (`_array_methods.py`).
+"""
+
+import numpy as _np
+
+from laminax_core import dtypes as _core_dtypes
+from laminax_core.numpy._creation import arange as arange
+from laminax_core.numpy._creation import array as array
+from laminax_core.numpy._creation import asarray as asarray
+from laminax_core.numpy._creation import copy as copy
+from laminax_core.numpy._creation import empty as empty
+from laminax_core.numpy._creation import empty_like as empty_like
+from laminax_core.numpy._creation import eye as eye
+from laminax_core.numpy._creation import full as full
+from laminax_core.numpy._creation import full_like as full_like
+from laminax_core.numpy._creation import geomspace as geomspace
+from laminax_core.numpy._creation import identity as identity
+from laminax_core.numpy._creation import linspace as linspace
+from laminax_core.numpy._creation import logspace as logspace
+from laminax_core.numpy._creation import meshgrid as meshgrid
+from laminax_core.numpy._creation import ones as ones
+from laminax_core.numpy._creation import ones_like as ones_like
+from laminax_core.numpy._creation import tri as tri
+from laminax_core.numpy._creation import tril as tril
+from laminax_core.numpy._creation import triu as triu
+from laminax_core.numpy._creation import zeros as zeros
+from laminax_core.numpy._creation import zeros_like as zeros_like
+from laminax_core.numpy._ufuncs import abs as abs
+from laminax_core.numpy._ufuncs import absolute as absolute
+from laminax_core.numpy._ufuncs import add as add
+from laminax_core.numpy._ufuncs import angle as angle
+from laminax_core.numpy._ufuncs import arccos as arccos
+from laminax_core.numpy._ufuncs import arccosh as arccosh
+from laminax_core.numpy._ufuncs import arcsin as arcsin
+from laminax_core.numpy._ufuncs import arcsinh as arcsinh
+from laminax_core.numpy._ufuncs import arctan as arctan
+from laminax_core.numpy._ufuncs import arctan2 as arctan2
+from laminax_core.numpy._ufuncs import arctanh as arctanh
+from laminax_core.numpy._ufuncs import around as around
+from laminax_core.numpy._ufuncs import cbrt as cbrt
+from laminax_core.numpy._ufuncs import ceil as ceil
+from laminax_core.numpy._ufuncs import conj as conj
+from laminax_core.numpy._ufuncs import conjugate as conjugate
+from laminax_core.numpy._ufuncs import copysign as copysign
+from laminax_core.numpy._ufuncs import cos as cos
+from laminax_core.numpy._ufuncs import cosh as cosh
+from laminax_core.numpy._ufuncs import deg2rad as deg2rad
+from laminax_core.numpy._ufuncs import degrees as degrees
+from laminax_core.numpy._ufuncs import divide as divide
+from laminax_core.numpy._ufuncs import divmod as divmod
+from laminax_core.numpy._ufuncs import exp as exp
+from laminax_core.numpy._ufuncs import exp2 as exp2
+from laminax_core.numpy._ufuncs import expm1 as expm1
+from laminax_core.numpy._ufuncs import fix as fix
+from laminax_core.numpy._ufuncs import float_power as float_power
+from laminax_core.numpy._ufuncs import floor as floor
+from laminax_core.numpy._ufuncs import floor_divide as floor_divide
+from laminax_core.numpy._ufuncs import fmax as fmax
+from laminax_core.numpy._ufuncs import fmin as fmin
+from laminax_core.numpy._ufuncs import fmod as fmod
+from laminax_core.numpy._ufuncs import heaviside as heaviside
+from laminax_core.numpy._ufuncs import hypot as hypot
+from laminax_core.numpy._ufuncs import imag as imag
+from laminax_core.numpy._ufuncs import log as log
+from laminax_core.numpy._ufuncs import log10 as log10
+from laminax_core.numpy._ufuncs import log1p as log1p
+from laminax_core.numpy._ufuncs import log2 as log2
+from laminax_core.numpy._ufuncs import logaddexp as logaddexp
+from laminax_core.numpy._ufuncs import logaddexp2 as logaddexp2
+from laminax_core.numpy._ufuncs import maximum as maximum
+from laminax_core.numpy._ufuncs import minimum as minimum
+from laminax_core.numpy._ufuncs import mod as mod
+from laminax_core.numpy._ufuncs import multiply as multiply
+from laminax_core.numpy._ufuncs import nan_to_num as nan_to_num
+from laminax_core.numpy._ufuncs import negative as negative
+from laminax_core.numpy._ufuncs import nextafter as nextafter
+from laminax_core.numpy._ufuncs import positive as positive
+from laminax_core.numpy._ufuncs import pow as pow
+from laminax_core.numpy._ufuncs import power as power
+from laminax_core.numpy._ufuncs import rad2deg as rad2deg
+from laminax_core.numpy._ufuncs import radians as radians
+from laminax_core.numpy._ufuncs import real as real
+from laminax_core.numpy._ufuncs import reciprocal as reciprocal
+from laminax_core.numpy._ufuncs import remainder as remainder
+from laminax_core.numpy._ufuncs import rint as rint
+from laminax_core.numpy._ufuncs import round as round
+from laminax_core.numpy._ufuncs import sign as sign
+from laminax_core.numpy._ufuncs import signbit as signbit
+from laminax_core.numpy._ufuncs import sin as sin
+from laminax_core.numpy._ufuncs import sinc as sinc
+from laminax_core.numpy._ufuncs import sinh as sinh
+from laminax_core.numpy._ufuncs import sqrt as sqrt
+from laminax_core.numpy._ufuncs import square as square
+from laminax_core.numpy._ufuncs import subtract as subtract
+from laminax_core.numpy._ufuncs import tan as tan
+from laminax_core.numpy._ufuncs import tanh as tanh
+from laminax_core.numpy._ufuncs import true_divide as true_divide
+from laminax_core.numpy._ufuncs import trunc as trunc
+from laminax_core.numpy._logic import allclose as allclose
+from laminax_core.numpy._logic import array_equal as array_equal
+from laminax_core.numpy._logic import array_equiv as array_equiv
+from laminax_core.numpy._logic import bitwise_and as bitwise_and
+from laminax_core.numpy._logic import bitwise_count as bitwise_count
+from laminax_core.numpy._logic import bitwise_invert as bitwise_invert
+from laminax_core.numpy._logic import bitwise_left_shift as bitwise_left_shift
+from laminax_core.numpy._logic import bitwise_not as bitwise_not
+from laminax_core.numpy._logic import bitwise_or as bitwise_or
+from laminax_core.numpy._logic import bitwise_right_shift as bitwise_right_shift
+from laminax_core.numpy._logic import bitwise_xor as bitwise_xor
+from laminax_core.numpy._logic import clip as clip
+from laminax_core.numpy._logic import equal as equal
+from laminax_core.numpy._logic import greater as greater
+from laminax_core.numpy._logic import greater_equal as greater_equal
+from laminax_core.numpy._logic import invert as invert
+from laminax_core.numpy._logic import isclose as isclose
+from laminax_core.numpy._logic import iscomplex as iscomplex
+from laminax_core.numpy._logic import iscomplexobj as iscomplexobj
+from laminax_core.numpy._logic import isfinite as isfinite
+from laminax_core.numpy._logic import isinf as isinf
+from laminax_core.numpy._logic import isnan as isnan
+from laminax_core.numpy._logic import isneginf as isneginf
+from laminax_core.numpy._logic import isposinf as isposinf
+from laminax_core.numpy._logic import isreal as isreal
+from laminax_core.numpy._logic import isrealobj as isrealobj
+from laminax_core.numpy._logic import left_shift as left_shift
+from laminax_core.numpy._logic import less as less
+from laminax_core.numpy._logic import less_equal as less_equal
+from laminax_core.numpy._logic import logical_and as logical_and
+from laminax_core.numpy._logic import logical_not as logical_not
+from laminax_core.numpy._logic import logical_or as logical_or
+from laminax_core.numpy._logic import logical_xor as logical_xor
+from laminax_core.numpy._logic import not_equal as not_equal
+from laminax_core.numpy._logic import right_shift as right_shift
+from laminax_core.numpy._logic import where as where
+from laminax_core.numpy._reductions import all as all
+from laminax_core.numpy._reductions import amax as amax
+from laminax_core.numpy._reductions import amin as amin
+from laminax_core.numpy._reductions import any as any
+from laminax_core.numpy._reductions import argmax as argmax
+from laminax_core.numpy._reductions import argmin as argmin
+from laminax_core.numpy._reductions import average as average
+from laminax_core.numpy._reductions import count_nonzero as count_nonzero
+from laminax_core.numpy._reductions import cumprod as cumprod
+from laminax_core.numpy._reductions import cumsum as cumsum
+from laminax_core.numpy._reductions import cumulative_prod as cumulative_prod
+from laminax_core.numpy._reductions import cumulative_sum as cumulative_sum
+from laminax_core.numpy._reductions import max as max
+from laminax_core.numpy._reductions import mean as mean
+from laminax_core.numpy._reductions import min as min
+from laminax_core.numpy._reductions import nanargmax as nanargmax
+from laminax_core.numpy._reductions import nanargmin as nanargmin
+from laminax_core.numpy._reductions import nancumprod as nancumprod
+from laminax_core.numpy._reductions import nancumsum as nancumsum
+from laminax_core.numpy._reductions import nanmax as nanmax
+from laminax_core.numpy._reductions import nanmean as nanmean
+from laminax_core.numpy._reductions import nanmin as nanmin
+from laminax_core.numpy._reductions import nanprod as nanprod
+from laminax_core.numpy._reductions import nanstd as nanstd
+from laminax_core.numpy._reductions import nansum as nansum
+from laminax_core.numpy._reductions import nanvar as nanvar
+from laminax_core.numpy._reductions import prod as prod
+from laminax_core.numpy._reductions import ptp as ptp
+from laminax_core.numpy._reductions import std as std
+from laminax_core.numpy._reductions import sum as sum
+from laminax_core.numpy._reductions import var as var
+from laminax_core.numpy._shape import append as append
+from laminax_core.numpy._shape import array_split as array_split
+from laminax_core.numpy._shape import atleast_1d as atleast_1d
+from laminax_core.numpy._shape import atleast_2d as atleast_2d
+from laminax_core.numpy._shape import atleast_3d as atleast_3d
+from laminax_core.numpy._shape import broadcast_arrays as broadcast_arrays
+from laminax_core.numpy._shape import broadcast_shapes as broadcast_shapes
+from laminax_core.numpy._shape import broadcast_to as broadcast_to
+from laminax_core.numpy._shape import column_stack as column_stack
+from laminax_core.numpy._shape import concat as concat
+from laminax_core.numpy._shape import concatenate as concatenate
+from laminax_core.numpy._shape import dsplit as dsplit
+from laminax_core.numpy._shape import dstack as dstack
+from laminax_core.numpy._shape import expand_dims as expand_dims
+from laminax_core.numpy._shape import flip as flip
+from laminax_core.numpy._shape import fliplr as fliplr
+from laminax_core.numpy._shape import flipud as flipud
+from laminax_core.numpy._shape import hsplit as hsplit
+from laminax_core.numpy._shape import hstack as hstack
+from laminax_core.numpy._shape import moveaxis as moveaxis
+from laminax_core.numpy._shape import ndim as ndim
+from laminax_core.numpy._shape import pad as pad
+from laminax_core.numpy._shape import permute_dims as permute_dims
+from laminax_core.numpy._shape import ravel as ravel
+from laminax_core.numpy._shape import repeat as repeat
+from laminax_core.numpy._shape import reshape as reshape
+from laminax_core.numpy._shape import roll as roll
+from laminax_core.numpy._shape import rot90 as rot90
+from laminax_core.numpy._shape import shape as shape
+from laminax_core.numpy._shape import size as size
+from laminax_core.numpy._shape import split as split
+from laminax_core.numpy._shape import squeeze as squeeze
+from laminax_core.numpy._shape import stack as stack
+from laminax_core.numpy._shape import swapaxes as swapaxes
+from laminax_core.numpy._shape import tile as tile
+from laminax_core.numpy._shape import transpose as transpose
+from laminax_core.numpy._shape import unstack as unstack
+from laminax_core.numpy._shape import vsplit as vsplit
+from laminax_core.numpy._shape import vstack as vstack
+from laminax_core.numpy._indexing import IndexUpdateHelper as IndexUpdateHelper
+from laminax_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
+from laminax_core.numpy._indexing import argwhere as argwhere
+from laminax_core.numpy._indexing import flatnonzero as flatnonzero
+from laminax_core.numpy._indexing import getitem as getitem
+from laminax_core.numpy._indexing import nonzero as nonzero
+from laminax_core.numpy._indexing import take as take
+from laminax_core.numpy._indexing import take_along_axis as take_along_axis
+from laminax_core.numpy._linalg_products import diag as diag
+from laminax_core.numpy._linalg_products import diagflat as diagflat
+from laminax_core.numpy._linalg_products import diagonal as diagonal
+from laminax_core.numpy._linalg_products import dot as dot
+from laminax_core.numpy._linalg_products import inner as inner
+from laminax_core.numpy._linalg_products import kron as kron
+from laminax_core.numpy._linalg_products import matmul as matmul
+from laminax_core.numpy._linalg_products import matrix_transpose as matrix_transpose
+from laminax_core.numpy._linalg_products import outer as outer
+from laminax_core.numpy._linalg_products import tensordot as tensordot
+from laminax_core.numpy._linalg_products import trace as trace
+from laminax_core.numpy._linalg_products import vdot as vdot
+from laminax_core.numpy._linalg_products import vecdot as vecdot
+from laminax_core.numpy._einsum import einsum as einsum
+from laminax_core.numpy._einsum import einsum_path as einsum_path
+from laminax_core.numpy._sorting import argsort as argsort
+from laminax_core.numpy._sorting import bincount as bincount
+from laminax_core.numpy._sorting import histogram as histogram
+from laminax_core.numpy._sorting import lexsort as lexsort
+from laminax_core.numpy._sorting import median as median
+from laminax_core.numpy._sorting import nanmedian as nanmedian
+from laminax_core.numpy._sorting import nanpercentile as nanpercentile
+from laminax_core.numpy._sorting import nanquantile as nanquantile
+from laminax_core.numpy._sorting import percentile as percentile
+from laminax_core.numpy._sorting import quantile as quantile
+from laminax_core.numpy._sorting import searchsorted as searchsorted
+from laminax_core.numpy._sorting import sort as sort
+from laminax_core.numpy._sorting import unique as unique
+from laminax_core.numpy._sorting import unique_all as unique_all
+from laminax_core.numpy._sorting import unique_counts as unique_counts
+from laminax_core.numpy._sorting import unique_inverse as unique_inverse
+from laminax_core.numpy._sorting import unique_values as unique_values
+from laminax_core.numpy._dtypes import SCALAR_TYPES as _SCALAR_TYPES
+from laminax_core.numpy._dtypes import ndarray as ndarray
+
+# dtype objects usable as constructors: jnp.float32(3) is a 0-d float32 array
+bool = _SCALAR_TYPES["bool"]
+bool_ = _SCALAR_TYPES["bool_"]
+int8 = _SCALAR_TYPES["int8"]
+int16 = _SCALAR_TYPES["int16"]
+int32 = _SCALAR_TYPES["int32"]
+int64 = _SCALAR_TYPES["int64"]
+uint8 = _SCALAR_TYPES["uint8"]
+uint16 = _SCALAR_TYPES["uint16"]
+uint32 = _SCALAR_TYPES["uint32"]
+uint64 = _SCALAR_TYPES["uint64"]
+float16 = _SCALAR_TYPES["float16"]
+float32 = _SCALAR_TYPES["float32"]
+float64 = _SCALAR_TYPES["float64"]
+complex64 = _SCALAR_TYPES["complex64"]
+complex128 = _SCALAR_TYPES["complex128"]
+bfloat16 = _SCALAR_TYPES["bfloat16"]
+int2 = _SCALAR_TYPES["int2"]
+int4 = _SCALAR_TYPES["int4"]
+uint2 = _SCALAR_TYPES["uint2"]
+uint4 = _SCALAR_TYPES["uint4"]
+float4_e2m1fn = _SCALAR_TYPES["float4_e2m1fn"]
+float8_e3m4 = _SCALAR_TYPES["float8_e3m4"]
+float8_e4m3 = _SCALAR_TYPES["float8_e4m3"]
+float8_e4m3b11fnuz = _SCALAR_TYPES["float8_e4m3b11fnuz"]
+float8_e4m3fn = _SCALAR_TYPES["float8_e4m3fn"]
+float8_e4m3fnuz = _SCALAR_TYPES["float8_e4m3fnuz"]
+float8_e5m2 = _SCALAR_TYPES["float8_e5m2"]
+float8_e5m2fnuz = _SCALAR_TYPES["float8_e5m2fnuz"]
+float8_e8m0fnu = _SCALAR_TYPES["float8_e8m0fnu"]
+int_ = _SCALAR_TYPES["int_"]
+uint = _SCALAR_TYPES["uint"]
+float_ = _SCALAR_TYPES["float_"]
+complex_ = _SCALAR_TYPES["complex_"]
+single = _SCALAR_TYPES["single"]
+double = _SCALAR_TYPES["double"]
+csingle = _SCALAR_TYPES["csingle"]
+cdouble = _SCALAR_TYPES["cdouble"]
+
+# NumPy's abstract scalar classes, for issubdtype
+generic = _np.generic
+number = _np.number
+inexact = _np.inexact
+floating = _np.floating
+complexfloating = _np.complexfloating
+integer = _np.integer
+signedinteger = _np.signedinteger
+unsignedinteger = _np.unsignedinteger
+character = _np.character
+flexible = _np.flexible
+dtype = _np.dtype
+
+can_cast = _core_dtypes.can_cast
+finfo = _core_dtypes.finfo
+iinfo = _core_dtypes.iinfo
+isdtype = _core_dtypes.isdtype
+issubdtype = _core_dtypes.issubdtype
+promote_types = _core_dtypes.promote_types
+result_type = _core_dtypes.result_type
+
+e = _np.e
+euler_gamma = _np.euler_gamma
+inf = _np.inf
+nan = _np.nan
+newaxis = None
+pi = _np.pi
+
+from laminax_core.numpy import linalg as linalg
+from laminax_core.numpy import _array_methods
+
+_array_methods.install()
+
+__all__ = [
+    "IndexUpdateHelper",
+    "IndexUpdateRef",
+    "abs",
+    "absolute",
+    "add",
+    "all",
+    "allclose",
+    "amax",
+    "amin",
+    "angle",
+    "any",
+    "append",
+    "arange",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "argmax",
+    "argmin",
+    "argsort",
+    "argwhere",
+    "around",
+    "array",
+    "array_equal",
+    "array_equiv",
+    "array_split",
+    "asarray",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "average",
+    "bfloat16",
+    "bincount",
+    "bitwise_and",
+    "bitwise_count",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "bool",
+    "bool_",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "can_cast",
+    "cbrt",
+    "cdouble",
+    "ceil",
+    "character",
+    "clip",
+    "column_stack",
+    "complex128",
+    "complex64",
+    "complex_",
+    "complexfloating",
+    "concat",
+    "concatenate",
+    "conj",
+    "conjugate",
+    "copy",
+    "copysign",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "csingle",
+    "cumprod",
+    "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
+    "deg2rad",
+    "degrees",
+    "diag",
+    "diagflat",
+    "diagonal",
+    "divide",
+    "divmod",
+    "dot",
+    "double",
+    "dsplit",
+    "dstack",
+    "dtype",
+    "e",
+    "einsum",
+    "einsum_path",
+    "empty",
+    "empty_like",
+    "equal",
+    "euler_gamma",
+    "exp",
+    "exp2",
+    "expand_dims",
+    "expm1",
+    "eye",
+    "finfo",
+    "fix",
+    "flatnonzero",
+    "flexible",
+    "flip",
+    "fliplr",
+    "flipud",
+    "float16",
+    "float32",
+    "float4_e2m1fn",
+    "float64",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float_",
+    "float_power",
+    "floating",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "full",
+    "full_like",
+    "generic",
+    "geomspace",
+    "getitem",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "histogram",
+    "hsplit",
+    "hstack",
+    "hypot",
+    "identity",
+    "iinfo",
+    "imag",
+    "inexact",
+    "inf",
+    "inner",
+    "int16",
+    "int2",
+    "int32",
+    "int4",
+    "int64",
+    "int8",
+    "int_",
+    "integer",
+    "invert",
+    "isclose",
+    "iscomplex",
+    "iscomplexobj",
+    "isdtype",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "isrealobj",
+    "issubdtype",
+    "kron",
+    "left_shift",
+    "less",
+    "less_equal",
+    "lexsort",
+    "linalg",
+    "linspace",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logspace",
+    "matmul",
+    "matrix_transpose",
+    "max",
+    "maximum",
+    "mean",
+    "median",
+    "meshgrid",
+    "min",
+    "minimum",
+    "mod",
+    "moveaxis",
+    "multiply",
+    "nan",
+    "nan_to_num",
+    "nanargmax",
+    "nanargmin",
+    "nancumprod",
+    "nancumsum",
+    "nanmax",
+    "nanmean",
+    "nanmedian",
+    "nanmin",
+    "nanpercentile",
+    "nanprod",
+    "nanquantile",
+    "nanstd",
+    "nansum",
+    "nanvar",
+    "ndarray",
+    "ndim",
+    "negative",
+    "newaxis",
+    "nextafter",
+    "nonzero",
+    "not_equal",
+    "number",
+    "ones",
+    "ones_like",
+    "outer",
+    "pad",
+    "percentile",
+    "permute_dims",
+    "pi",
+    "positive",
+    "pow",
+    "power",
+    "prod",
+    "promote_types",
+    "ptp",
+    "quantile",
+    "rad2deg",
+    "radians",
+    "ravel",
+    "real",
+    "reciprocal",
+    "remainder",
+    "repeat",
+    "reshape",
+    "result_type",
+    "right_shift",
+    "rint",
+    "roll",
+    "rot90",
+    "round",
+    "searchsorted",
+    "shape",
+    "sign",
+    "signbit",
+    "signedinteger",
+    "sin",
+    "sinc",
+    "single",
+    "sinh",
+    "size",
+    "sort",
+    "split",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "std",
+    "subtract",
+    "sum",
+    "swapaxes",
+    "take",
+    "take_along_axis",
+    "tan",
+    "tanh",
+    "tensordot",
+    "tile",
+    "trace",
+    "transpose",
+    "tri",
+    "tril",
+    "triu",
+    "true_divide",
+    "trunc",
+    "uint",
+    "uint16",
+    "uint2",
+    "uint32",
+    "uint4",
+    "uint64",
+    "uint8",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unsignedinteger",
+    "unstack",
+    "var",
+    "vdot",
+    "vecdot",
+    "vsplit",
+    "vstack",
+    "where",
+    "zeros",
+    "zeros_like",
+]

@@ -1,0 +1,673 @@
+"""Indexing: `x[idx]` (basic, advanced integer, boolean masks), the `x.at[idx]` update API,
+`take`, `take_along_axis`, and `nonzero`/`argwhere`/`flatnonzero`.
+
+How an index becomes lax (`_rewrite`): Ellipsis is expanded; each `None` becomes a new size-1
+axis; every slice is applied up front with `lax.slice` (and `lax.rev` for negative steps), so
+what remains per axis is either a full slice or an "advanced" index (an int, a traced int, an
+integer array; a concrete boolean mask becomes its `nonzero` arrays). Static ints alone are a
+slice and a squeeze, traced scalars a `dynamic_slice`, and any array makes one `gather`, laid
+out as NumPy lays out advanced indexing (the broadcast index dims replace the indexed axes if
+those are adjacent, else they go first). As in JAX, gathers clamp out-of-bounds indices unless
+a `mode` says otherwise.
+
+Updates (`x.at[idx].set/add/...`) scatter into the flattened array at the flat positions that
+`_rewrite` gathers from an iota of positions (filled with an out-of-bounds sentinel where an
+index is out of bounds), so every index form `x[idx]` accepts is also an update target, and
+out-of-bounds updates are dropped as in JAX.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from laminax_core import _trace, dtypes, errors, lax
+from laminax_core._avals import get_aval
+from laminax_core.numpy._operands import (
+    as_array,
+    broadcast_to_shape,
+    canonicalize_axis,
+    check_arraylike,
+    convert_dtype,
+    is_concrete,
+    select,
+)
+
+__all__ = [
+    "IndexUpdateHelper", "IndexUpdateRef", "argwhere", "flatnonzero", "getitem", "nonzero",
+    "take", "take_along_axis",
+]  # fmt: skip
+
+_MODES = ("promise_in_bounds", "clip", "fill", "drop", None)
+
+
+def _is_int_scalar(i) -> bool:
+    if isinstance(i, bool | np.bool_):
+        return False
+    if isinstance(i, int | np.integer):
+        return True
+    return (not isinstance(i, slice) and i is not None and i is not Ellipsis
+            and _is_array(i) and get_aval(i).ndim == 0
+            and dtypes.issubdtype(get_aval(i).dtype, np.integer))
+
+
+def _is_array(i) -> bool:
+    try:
+        get_aval(i)
+    except TypeError:
+        return False
+    return not isinstance(i, (bool, int, float, complex))
+
+
+def _index_error(message):
+    raise IndexError(message + " Valid indices are ints, slices, None, Ellipsis, integer "
+                     "arrays and boolean arrays.")
+
+
+def _canonical_entries(idx):
+    """The index as a list of entries (lists made arrays, scalar bools made masks)."""
+    entries = list(idx) if isinstance(idx, tuple) else [idx]
+    out = []
+    for i in entries:
+        if isinstance(i, (list, tuple)):
+            try:
+                i = np.asarray(i)
+            except ValueError:
+                _index_error(f"Cannot index with the ragged sequence {i!r}.")
+            if i.dtype == np.float64 and i.size == 0:
+                i = i.astype(np.int32)
+        if isinstance(i, (bool, np.bool_)):
+            i = np.asarray(i)
+        if isinstance(i, (float, complex, str)):
+            _index_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
+        if _is_array(i) and not dtypes.issubdtype(get_aval(i).dtype, np.integer) and \
+                not dtypes.issubdtype(get_aval(i).dtype, np.bool_):
+            _index_error(f"Indexing with an array of dtype {get_aval(i).dtype.name} is not "
+                         "supported; convert it to an integer dtype.")
+        out.append(i)
+    return out
+
+
+def _expand_masks(entries):
+    """Concrete boolean masks replaced by their nonzero index arrays (one per masked axis)."""
+    out = []
+    for i in entries:
+        if _is_array(i) and dtypes.issubdtype(get_aval(i).dtype, np.bool_):
+            if not is_concrete(i):
+                raise errors.NonConcreteBooleanIndexError(i)
+            mask = np.asarray(i.to_concrete_value() if isinstance(i, _trace.Tracer) else i)
+            if mask.ndim == 0:
+                out.append(("scalar_bool", bool(mask)))
+            else:
+                out.extend(n.astype(np.int32) for n in np.nonzero(mask))
+                out.append(("mask_end", mask.ndim))
+        else:
+            out.append(i)
+    return out
+
+
+def _expand_ellipsis(entries, ndim):
+    consumed = sum(1 for i in entries if i is not None and i is not Ellipsis
+                   and not isinstance(i, tuple))
+    if sum(1 for i in entries if i is Ellipsis) > 1:
+        raise IndexError("An index can only have a single ellipsis ('...').")
+    if consumed > ndim:
+        raise IndexError(f"Too many indices for array: array is {ndim}-dimensional, but "
+                         f"{consumed} were indexed.")
+    fill = [slice(None)] * (ndim - consumed)
+    if any(i is Ellipsis for i in entries):
+        at = next(k for k, i in enumerate(entries) if i is Ellipsis)
+        return entries[:at] + fill + entries[at + 1:]
+    return entries + fill
+
+
+def _new_axes(x, entries):
+    """Each None (and scalar boolean) becomes a size-1 axis of `x` with a full slice."""
+    positions, out = [], []
+    for i in entries:
+        if isinstance(i, tuple) and i[0] == "mask_end":
+            continue
+        if i is None or (isinstance(i, tuple) and i[0] == "scalar_bool"):
+            positions.append(len(out))
+            out.append(slice(None) if i is None or i[1] else slice(0, 0))
+        else:
+            out.append(i)
+    if positions:
+        x = lax.expand_dims(x, tuple(positions))
+    return x, out
+
+
+def _apply_slices(x, entries, squeeze_static_ints: bool):
+    """Static slices (and, if asked, static ints) applied to `x`; they become full slices."""
+    shape = get_aval(x).shape
+    start, limit, strides, flips, squeezed = [], [], [], [], []
+    out = []
+    for dim, i in enumerate(entries):
+        size = shape[dim]
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(size)
+            if step < 0:
+                count = len(range(lo, hi, step))
+                lo, hi, step = lo + (count - 1) * step if count else 0, lo + 1 if count else 0, -step
+                flips.append(dim)
+            start.append(lo)
+            limit.append(max(lo, hi))
+            strides.append(step)
+            out.append(slice(None))
+        elif squeeze_static_ints and isinstance(i, int | np.integer):
+            k = operator.index(i)
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}")
+            k %= size
+            start.append(k)
+            limit.append(k + 1)
+            strides.append(1)
+            squeezed.append(dim)
+            out.append(None)
+        else:
+            start.append(0)
+            limit.append(size)
+            strides.append(1)
+            out.append(i)
+    if (tuple(start), tuple(limit)) != ((0,) * len(shape), shape) or set(strides) - {1}:
+        x = lax.slice(x, start, limit, None if set(strides) <= {1} else strides)
+    if flips:
+        x = lax.rev(x, tuple(flips))
+    if squeezed:
+        x = lax.squeeze(x, tuple(squeezed))
+    return x, [i for i in out if i is not None]
+
+
+def _normalize_index(i, size):
+    """A (possibly negative) integer index array as a non-negative one (int32 if it fits)."""
+    i = as_array(i)
+    dtype = get_aval(i).dtype
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return i
+    if isinstance(i, np.ndarray) and not isinstance(i, _trace.Tracer):
+        return np.where(i < 0, i + size, i).astype(dtype)
+    zero = convert_dtype(np.asarray(0), dtype)
+    return select(lax.lt(i, zero), i, lax.add(i, convert_dtype(np.asarray(size), dtype)))
+
+
+def _dynamic_ints(x, entries):
+    shape = get_aval(x).shape
+    starts, sizes, squeezed = [], [], []
+    for dim, i in enumerate(entries):
+        if isinstance(i, slice):
+            starts.append(np.int32(0))
+            sizes.append(shape[dim])
+        else:
+            starts.append(_normalize_index(i, shape[dim]))
+            sizes.append(1)
+            squeezed.append(dim)
+    return lax.squeeze(lax.dynamic_slice(x, starts, sizes), tuple(squeezed))
+
+
+def _index_dtype(arrays):
+    found = [get_aval(a).dtype for a in arrays]
+    if any(d.itemsize > 4 for d in found):
+        return np.dtype(dtypes.canonicalize_dtype(np.int64))
+    return np.dtype(np.int32)
+
+
+def _gather(x, entries, mode, fill_value):
+    shape = get_aval(x).shape
+    advanced = [d for d, i in enumerate(entries) if not isinstance(i, slice)]
+    index_shape = np.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
+    dtype = _index_dtype([as_array(entries[d]) for d in advanced])
+    columns = []
+    for d in advanced:
+        i = convert_dtype(_normalize_index(entries[d], shape[d]), dtype)
+        i = broadcast_to_shape(i, index_shape)
+        columns.append(lax.expand_dims(i, (len(index_shape),)))
+    indices = columns[0] if len(columns) == 1 else lax.concatenate(columns, len(index_shape))
+    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
+    kept = [d for d in range(len(shape)) if d not in advanced]
+    # NumPy's layout: the index dims replace adjacent indexed axes, else they go first
+    offset_dims = tuple(n if contiguous and d < advanced[0] else n + len(index_shape)
+                        for n, d in enumerate(kept))
+    dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims,
+                                       collapsed_slice_dims=tuple(advanced),
+                                       start_index_map=tuple(advanced))
+    slice_sizes = tuple(1 if d in advanced else shape[d] for d in range(len(shape)))
+    return lax.gather(x, indices, dnums, slice_sizes, mode=_gather_mode(mode),
+                      fill_value=fill_value)
+
+
+def _gather_mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"Invalid indexing mode {mode!r}: use one of 'promise_in_bounds', "
+                         "'clip', 'fill' (or 'drop').")
+    if mode is None or mode == "promise_in_bounds":
+        return lax.GatherScatterMode.PROMISE_IN_BOUNDS
+    if mode == "clip":
+        return lax.GatherScatterMode.CLIP
+    return lax.GatherScatterMode.FILL_OR_DROP
+
+
+def _basic_new_axes(entries):
+    """Without arrays, None only adds output axes: the entries without them, and the output
+    positions of the new axes (so they are added last, after slicing, as JAX does)."""
+    positions, kept, out_dim = [], [], 0
+    for i in entries:
+        if i is None:
+            positions.append(out_dim)
+            out_dim += 1
+        else:
+            kept.append(i)
+            out_dim += isinstance(i, slice)
+    return kept, positions
+
+
+def _rewrite(x, idx, mode=None, fill_value=None):
+    x = as_array(x)
+    entries = _expand_masks(_canonical_entries(idx))
+    entries = _expand_ellipsis(entries, get_aval(x).ndim)
+    has_arrays = any(_is_array(i) and get_aval(i).ndim > 0 for i in entries
+                     if not isinstance(i, tuple))
+    basic = mode is None and not has_arrays and not any(isinstance(i, tuple) for i in entries)
+    if basic:
+        entries, new_axes = _basic_new_axes(entries)
+        x, entries = _apply_slices(x, entries, squeeze_static_ints=True)
+        if not all(isinstance(i, slice) for i in entries):
+            x = _dynamic_ints(x, entries)
+        return lax.expand_dims(x, tuple(new_axes)) if new_axes else x
+    x, entries = _new_axes(x, entries)
+    x, entries = _apply_slices(x, entries, squeeze_static_ints=False)
+    if all(isinstance(i, slice) for i in entries):
+        return x
+    return _gather(x, entries, mode, fill_value)
+
+
+def getitem(x, idx, mode=None, fill_value=None):
+    """`x[idx]` with NumPy's indexing rules and JAX's out-of-bounds behaviour.
+
+    Args:
+      x: the array.
+      idx: an int, slice, None, Ellipsis, integer or boolean array, or a tuple of them.
+      mode: how out-of-bounds array indices are handled: None/"promise_in_bounds" (clamp, as
+        XLA does), "clip", or "fill" (give `fill_value`).
+      fill_value: the value for out-of-bounds indices in "fill" mode.
+
+    Returns:
+      The indexed array.
+
+    Raises:
+      IndexError: a static int is out of bounds, or the index has too many entries.
+      NonConcreteBooleanIndexError: a boolean mask is a traced value.
+
+    Example:
+      >>> getitem(np.arange(6).reshape(2, 3), (Ellipsis, np.array([2, 0])))
+      array([[2, 0],
+             [5, 3]], dtype=int32)
+    """
+    if mode == "fill" and fill_value is None:
+        fill_value = _default_fill(get_aval(as_array(x)).dtype)
+    return _rewrite(x, idx, mode, fill_value)
+
+
+def _default_fill(dtype):
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.nan
+    if dtypes.issubdtype(dtype, np.signedinteger):
+        return dtypes.iinfo(dtype).min
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return dtypes.iinfo(dtype).max
+    return True
+
+
+# ----- updates: x.at[idx] -------------------------------------------------------------------
+
+
+def _flat_positions(shape, idx):
+    """The flat positions `idx` selects in an array of `shape`; out of bounds become `size`."""
+    size = int(np.prod(shape, dtype=np.int64))
+    dtype = np.int32 if size < 2**31 else dtypes.canonicalize_dtype(np.int64)
+    positions = lax.reshape(lax.iota(dtype, size), shape)
+    return getitem(positions, idx, mode="fill", fill_value=size), size
+
+
+def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, mode):
+    x = as_array(x)
+    aval = get_aval(x)
+    if mode not in (None, "drop", "fill", "clip", "promise_in_bounds"):
+        raise ValueError(f"x.at[...].{name}: invalid mode {mode!r}.")
+    positions, size = _flat_positions(aval.shape, idx)
+    if mode == "clip":
+        positions, _ = _clipped_positions(aval.shape, idx)
+    values = convert_dtype(as_array(values), aval.dtype)
+    target = get_aval(positions).shape
+    try:
+        values = broadcast_to_shape(values, target)
+    except TypeError as err:
+        raise ValueError(f"x.at[...].{name}: values of shape {get_aval(values).shape} cannot be "
+                         f"broadcast to the indexed shape {target}.") from err
+    n = int(np.prod(target, dtype=np.int64))
+    flat = lax.reshape(x, (size,))
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    out = combine(flat, lax.reshape(positions, (n, 1)), lax.reshape(values, (n,)), dnums,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=lax.GatherScatterMode.FILL_OR_DROP)
+    return lax.reshape(out, aval.shape)
+
+
+def _clipped_positions(shape, idx):
+    size = int(np.prod(shape, dtype=np.int64))
+    positions = lax.reshape(lax.iota(np.int32, size), shape)
+    return getitem(positions, idx, mode="clip"), size
+
+
+class IndexUpdateRef:
+    """`x.at[idx]`: the functional update methods of the indexed part of `x`.
+
+    Each method returns a new array; `x` is unchanged. Out-of-bounds updates are dropped
+    (`mode="clip"` clamps them instead), and repeated indices combine for `add`, `multiply`,
+    `min` and `max` (for `set`, one of the repeated values wins).
+    """
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, out_sharding=None):
+        """`x[idx]`, with the out-of-bounds `mode` ("fill" uses `fill_value`).
+
+        Example:
+          >>> np_x = np.arange(3.0)
+          >>> IndexUpdateRef(np_x, 5).get(mode="fill", fill_value=-1.0)
+          array(-1., dtype=float32)
+        """
+        return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] = values`.
+
+        Example:
+          >>> IndexUpdateRef(np.zeros(3, np.float32), 1).set(5.0)
+          array([0., 5., 0.], dtype=float32)
+        """
+        return _scatter("set", self.array, self.index, values, lax.scatter,
+                        indices_are_sorted, unique_indices, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] += values` (repeated indices accumulate).
+
+        Example:
+          >>> IndexUpdateRef(np.zeros(3, np.float32), np.array([1, 1])).add(1.0)
+          array([0., 2., 0.], dtype=float32)
+        """
+        return _scatter("add", self.array, self.index, values, lax.scatter_add,
+                        indices_are_sorted, unique_indices, mode)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] -= values`.
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 0).subtract(1.0)
+          array([0., 1.], dtype=float32)
+        """
+        from laminax_core.numpy._ufuncs import negative
+
+        return self.add(negative(as_array(values)), indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] *= values` (repeated indices multiply).
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 0).multiply(3.0)
+          array([3., 1.], dtype=float32)
+        """
+        return _scatter("multiply", self.array, self.index, values, lax.scatter_mul,
+                        indices_are_sorted, unique_indices, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] /= values` (computed as a get, divide and set).
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 0).divide(4.0)
+          array([0.25, 1.  ], dtype=float32)
+        """
+        from laminax_core.numpy._ufuncs import divide
+
+        return self.apply(lambda v: divide(v, values), indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices, mode=mode)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] **= values` (computed as a get, power and set).
+
+        Example:
+          >>> IndexUpdateRef(np.full(2, 3.0, np.float32), 1).power(2)
+          array([3., 9.], dtype=float32)
+        """
+        from laminax_core.numpy._ufuncs import power
+
+        return self.apply(lambda v: power(v, values), indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices, mode=mode)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] = minimum(x[idx], values)`.
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 0).min(-1.0)
+          array([-1.,  1.], dtype=float32)
+        """
+        return _scatter("min", self.array, self.index, values, lax.scatter_min,
+                        indices_are_sorted, unique_indices, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] = maximum(x[idx], values)`.
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 0).max(5.0)
+          array([5., 1.], dtype=float32)
+        """
+        return _scatter("max", self.array, self.index, values, lax.scatter_max,
+                        indices_are_sorted, unique_indices, mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """A copy of `x` with `x[idx] = func(x[idx])`.
+
+        Example:
+          >>> IndexUpdateRef(np.ones(2, np.float32), 1).apply(lambda v: v * 7)
+          array([1., 7.], dtype=float32)
+        """
+        current = getitem(self.array, self.index, mode="clip" if mode == "clip" else None)
+        return self.set(func(current), indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+
+
+class IndexUpdateHelper:
+    """`x.at`: index it (`x.at[idx]`) to get an `IndexUpdateRef`.
+
+    Example:
+      >>> IndexUpdateHelper(np.zeros(2, np.float32))[0].set(1.0)
+      array([1., 0.], dtype=float32)
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index) -> IndexUpdateRef:
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+# ----- take, take_along_axis, nonzero -------------------------------------------------------
+
+
+def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of `a` at `indices` along `axis` (of the flattened array if None).
+
+    Args:
+      a: the array.
+      indices: an integer array.
+      axis: the axis, or None.
+      out: unsupported; must be None.
+      mode: "fill" (the default, as in JAX: out-of-bounds give `fill_value`, by default NaN
+        for inexact dtypes and the extreme value for integers), "clip", or
+        "promise_in_bounds". NumPy's "wrap" and "raise" are not supported.
+      unique_indices, indices_are_sorted: hints, accepted for compatibility.
+      fill_value: the out-of-bounds value for "fill".
+
+    Returns:
+      The selected elements.
+
+    Example:
+      >>> take(np.array([4.0, 5.0, 6.0]), np.array([2, 0]))
+      array([6., 4.], dtype=float32)
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.take: the out argument is not supported.")
+    check_arraylike("take", a, indices)
+    a = as_array(a)
+    if axis is None:
+        a = lax.reshape(a, (get_aval(a).size,))
+        axis = 0
+    axis = canonicalize_axis(axis, get_aval(a).ndim, "jnp.take")
+    mode = "fill" if mode is None else mode
+    if mode in ("wrap", "raise"):
+        raise NotImplementedError(f"jnp.take: mode={mode!r} is not supported; use 'fill' or "
+                                  "'clip'.")
+    index = (slice(None),) * axis + (as_array(indices),)
+    return getitem(a, index, mode=mode, fill_value=fill_value)
+
+
+def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
+    """Elements of `arr` at `indices` along `axis`, pairing the other axes elementwise
+    (`indices` broadcasts against `arr` except along `axis`).
+
+    Example:
+      >>> take_along_axis(np.array([[10, 30, 20]]), np.array([[1, 2, 0]]), axis=1)
+      array([[30, 20, 10]], dtype=int32)
+    """
+    check_arraylike("take_along_axis", arr, indices)
+    arr, indices = as_array(arr), as_array(indices)
+    if axis is None:
+        arr = lax.reshape(arr, (get_aval(arr).size,))
+        indices = lax.reshape(indices, (get_aval(indices).size,))
+        axis = 0
+    shape = get_aval(arr).shape
+    if get_aval(indices).ndim != len(shape):
+        raise ValueError(f"jnp.take_along_axis: indices and arr must have the same number of "
+                         f"dimensions, got {get_aval(indices).ndim} and {len(shape)}.")
+    axis = canonicalize_axis(axis, len(shape), "jnp.take_along_axis")
+    index = []
+    for d, n in enumerate(shape):
+        if d == axis:
+            index.append(indices)
+        else:
+            expanded = [1] * len(shape)
+            expanded[d] = n
+            index.append(np.arange(n, dtype=np.int32).reshape(expanded))
+    return getitem(arr, tuple(index), mode="fill" if mode is None else mode,
+                   fill_value=fill_value if mode in (None, "fill") and fill_value is not None
+                   else (_default_fill(get_aval(arr).dtype) if mode in (None, "fill") else None))
+
+
+def nonzero(a, *, size: int | None = None, fill_value=None):
+    """The indices of the non-zero elements of `a`, one array per dimension.
+
+    Args:
+      a: the array.
+      size: the static number of indices to return (needed under tracing); extra slots are
+        filled with `fill_value` and extra non-zeros dropped.
+      fill_value: the filler for `size` (default 0), a scalar or one per dimension.
+
+    Returns:
+      A tuple of 1-d integer arrays.
+
+    Raises:
+      ConcretizationTypeError: `a` is traced and `size` is None.
+
+    Example:
+      >>> nonzero(np.array([0, 3, 0, 4]))
+      (array([1, 3], dtype=int32),)
+    """
+    check_arraylike("nonzero", a)
+    a = as_array(a)
+    shape = get_aval(a).shape
+    if not shape:
+        raise ValueError("jnp.nonzero: calling nonzero on 0-d arrays is not allowed; use "
+                         "jnp.atleast_1d(a).nonzero().")
+    if size is None:
+        if not is_concrete(a):
+            raise errors.ConcretizationTypeError(
+                a, "The size argument of jnp.nonzero must be statically specified to use "
+                "jnp.nonzero within JAX transformations")
+        value = np.asarray(a.to_concrete_value() if isinstance(a, _trace.Tracer) else a)
+        return tuple(i.astype(dtypes.default_int_dtype()) for i in np.nonzero(value))
+    return _nonzero_static(a, operator.index(size), fill_value)
+
+
+def _nonzero_static(a, size, fill_value):
+    from laminax_core.numpy._reductions import cumsum
+    from laminax_core.numpy._sorting import argsort
+
+    shape = get_aval(a).shape
+    total = int(np.prod(shape, dtype=np.int64))
+    int_dtype = dtypes.default_int_dtype()
+    mask = lax.reshape(lax.ne(a, convert_dtype(np.asarray(0), get_aval(a).dtype)), (total,))
+    # a stable sort of "is zero" puts the flat positions of the non-zeros first, in order
+    order = argsort(lax.convert_element_type(lax.eq(mask, False), np.int32), stable=True)
+    if size <= total:
+        order = lax.slice(order, (0,), (size,))
+    else:
+        order = lax.concatenate([order, lax.broadcast_in_dim(np.asarray(0, get_aval(order).dtype),
+                                                             (size - total,), ())], 0)
+    count = cumsum(lax.convert_element_type(mask, int_dtype))[-1] if total else np.int32(0)
+    valid = lax.lt(lax.iota(int_dtype, size), count)
+    fills = np.broadcast_to(np.asarray(0 if fill_value is None else fill_value), (len(shape),))
+    out, remaining = [], convert_dtype(order, int_dtype)
+    strides = np.cumprod((1, *shape[::-1]))[::-1][1:]
+    for d, stride in enumerate(strides):
+        coordinate = lax.div(remaining, np.asarray(stride, int_dtype))
+        remaining = lax.sub(remaining, lax.mul(coordinate, np.asarray(stride, int_dtype)))
+        filler = lax.broadcast_in_dim(np.asarray(fills[d], int_dtype), (size,), ())
+        out.append(lax.select_n(valid, filler, coordinate))
+    return tuple(out)
+
+
+def flatnonzero(a, *, size: int | None = None, fill_value=None):
+    """The indices of the non-zero elements of the flattened `a`.
+
+    Example:
+      >>> flatnonzero(np.array([[0, 1], [1, 0]]))
+      array([1, 2], dtype=int32)
+    """
+    check_arraylike("flatnonzero", a)
+    a = as_array(a)
+    return nonzero(lax.reshape(a, (get_aval(a).size,)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size: int | None = None, fill_value=None):
+    """The indices of the non-zero elements, as an `(N, a.ndim)` array.
+
+    Example:
+      >>> argwhere(np.array([[0, 1], [1, 0]]))
+      array([[0, 1],
+             [1, 0]], dtype=int32)
+    """
+    check_arraylike("argwhere", a)
+    a = as_array(a)
+    if get_aval(a).ndim == 0:
+        (rows,) = nonzero(lax.reshape(a, (1,)), size=size, fill_value=fill_value)
+        return lax.broadcast_in_dim(np.asarray(0, get_aval(rows).dtype),
+                                    (get_aval(rows).shape[0], 0), ())
+    columns = nonzero(a, size=size, fill_value=fill_value)
+    columns = [lax.expand_dims(as_array(c), (1,)) for c in columns]
+    return columns[0] if len(columns) == 1 else lax.concatenate(columns, 1)

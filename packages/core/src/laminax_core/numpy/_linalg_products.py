@@ -1,0 +1,342 @@
+"""Products and diagonals: `dot`, `matmul`, `vdot`, `vecdot`, `inner`, `outer`, `tensordot`,
+`kron`, `trace`, `diagonal`, `diag`, `diagflat`. Contractions are `lax.dot_general` with
+`preferred_element_type` set to the promoted dtype, as JAX's jaxprs show."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from laminax_core import lax
+from laminax_core._avals import get_aval
+from laminax_core.numpy._operands import (
+    as_array,
+    broadcast_to_shape,
+    canonicalize_axis,
+    check_arraylike,
+    promote_dtypes,
+    select,
+)
+
+__all__ = [
+    "diag", "diagflat", "diagonal", "dot", "inner", "kron", "matmul", "matrix_transpose",
+    "outer", "tensordot", "trace", "vdot", "vecdot",
+]  # fmt: skip
+
+
+def _operands(name, a, b):
+    check_arraylike(name, a, b)
+    return promote_dtypes(as_array(a), as_array(b))
+
+
+def _dot_general(a, b, contract, batch=((), ()), precision=None, preferred_element_type=None):
+    dtype = preferred_element_type or get_aval(a).dtype
+    return lax.dot_general(a, b, (contract, batch), precision=precision,
+                           preferred_element_type=dtype)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """The dot product: for 2-d arrays the matrix product, for N-d a contraction of `a`'s last
+    axis with `b`'s second-to-last (its only axis if 1-d); scalars multiply.
+
+    Args:
+      a, b: arrays.
+      precision: passed to `lax.dot_general`.
+      preferred_element_type: the accumulation and result dtype (default: the promoted one).
+
+    Returns:
+      The product.
+
+    Example:
+      >>> dot(np.array([[1, 2], [3, 4]]), np.array([1, 1]))
+      array([3, 7], dtype=int32)
+    """
+    a, b = _operands("dot", a, b)
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    if a_nd == 0 or b_nd == 0:
+        from laminax_core.numpy._ufuncs import multiply
+
+        return multiply(a, b)
+    contract = ((a_nd - 1,), (max(b_nd - 2, 0),))
+    _check_contracted("dot", a, b, contract)
+    return _dot_general(a, b, contract, precision=precision,
+                        preferred_element_type=preferred_element_type)
+
+
+def _check_contracted(name, a, b, contract):
+    sa = [get_aval(a).shape[d] for d in contract[0]]
+    sb = [get_aval(b).shape[d] for d in contract[1]]
+    if sa != sb:
+        raise TypeError(f"jnp.{name}: the contracted dimensions have different sizes: shapes "
+                        f"{get_aval(a).shape} and {get_aval(b).shape} contract {sa} with {sb}.")
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """The matrix product with NumPy's broadcasting of leading (batch) dimensions; a 1-d
+    operand is a vector (its axis is removed from the result).
+
+    Example:
+      >>> matmul(np.ones((2, 3, 4)), np.ones((4, 5))).shape
+      (2, 3, 5)
+    """
+    a, b = _operands("matmul", a, b)
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if not a_shape or not b_shape:
+        raise ValueError(f"jnp.matmul: operands must have at least one dimension, got shapes "
+                         f"{a_shape} and {b_shape}; use * for scalars.")
+    a_vec, b_vec = len(a_shape) == 1, len(b_shape) == 1
+    a = lax.reshape(a, (1, *a_shape)) if a_vec else a
+    b = lax.reshape(b, (*b_shape, 1)) if b_vec else b
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if a_shape[-1] != b_shape[-2]:
+        raise ValueError(f"jnp.matmul: size mismatch in the contracted dimension: shapes "
+                         f"{get_aval(a).shape} and {get_aval(b).shape} ({a_shape[-1]} vs "
+                         f"{b_shape[-2]}).")
+    try:
+        batch = tuple(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))
+    except ValueError as err:
+        raise ValueError(f"jnp.matmul: batch dimensions {a_shape[:-2]} and {b_shape[:-2]} do "
+                         "not broadcast.") from err
+    a = broadcast_to_shape(a, (*batch, *a_shape[-2:]))
+    b = broadcast_to_shape(b, (*batch, *b_shape[-2:]))
+    nb = len(batch)
+    out = _dot_general(a, b, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))),
+                       precision, preferred_element_type)
+    squeeze = ([nb] if a_vec else []) + ([get_aval(out).ndim - 1] if b_vec else [])
+    return lax.squeeze(out, tuple(squeeze)) if squeeze else out
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """The dot product of the flattened arrays, conjugating `a`.
+
+    Example:
+      >>> vdot(np.array([1, 2]), np.array([3, 4]))
+      array(11, dtype=int32)
+    """
+    from laminax_core.numpy._ufuncs import conjugate
+
+    a, b = _operands("vdot", a, b)
+    a = lax.reshape(conjugate(a), (get_aval(a).size,))
+    b = lax.reshape(b, (get_aval(b).size,))
+    return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    """The vector dot product along `axis`, conjugating `x1`, broadcasting the other axes.
+
+    Example:
+      >>> vecdot(np.ones((2, 3)), np.ones(3))
+      array([3., 3.], dtype=float32)
+    """
+    from laminax_core.numpy._reductions import sum as sum_
+    from laminax_core.numpy._ufuncs import conjugate, multiply
+
+    check_arraylike("vecdot", x1, x2)
+    x1, x2 = as_array(x1), as_array(x2)
+    n1, n2 = get_aval(x1).ndim, get_aval(x2).ndim
+    a1, a2 = canonicalize_axis(axis, n1, "jnp.vecdot"), canonicalize_axis(axis, n2, "jnp.vecdot")
+    if get_aval(x1).shape[a1] != get_aval(x2).shape[a2]:
+        raise ValueError(f"jnp.vecdot: axes of size {get_aval(x1).shape[a1]} and "
+                         f"{get_aval(x2).shape[a2]} cannot be contracted.")
+    return sum_(multiply(conjugate(x1), x2), axis=axis)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """The inner product over the last axes (scalars multiply).
+
+    Example:
+      >>> inner(np.ones((2, 3)), np.ones((4, 3))).shape
+      (2, 4)
+    """
+    a, b = _operands("inner", a, b)
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    if a_nd == 0 or b_nd == 0:
+        from laminax_core.numpy._ufuncs import multiply
+
+        return multiply(a, b)
+    contract = ((a_nd - 1,), (b_nd - 1,))
+    _check_contracted("inner", a, b, contract)
+    return _dot_general(a, b, contract, precision=precision,
+                        preferred_element_type=preferred_element_type)
+
+
+def outer(a, b, out=None):
+    """The outer product of the flattened arrays.
+
+    Example:
+      >>> outer(np.array([1, 2]), np.array([1, 10]))
+      array([[ 1, 10],
+             [ 2, 20]], dtype=int32)
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.outer: the out argument is not supported.")
+    a, b = _operands("outer", a, b)
+    a = lax.reshape(a, (get_aval(a).size, 1))
+    b = lax.reshape(b, (1, get_aval(b).size))
+    from laminax_core.numpy._ufuncs import multiply
+
+    return multiply(a, b)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contracts the last `axes` axes of `a` with the first of `b`, or the listed axes.
+
+    Args:
+      a, b: arrays.
+      axes: an int N (a's last N with b's first N), or a pair of axis sequences.
+
+    Returns:
+      The contraction: `a`'s free axes then `b`'s.
+
+    Example:
+      >>> tensordot(np.ones((2, 3, 4)), np.ones((3, 4, 5))).shape
+      (2, 5)
+    """
+    a, b = _operands("tensordot", a, b)
+    a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
+    if isinstance(axes, int | np.integer):
+        n = operator.index(axes)
+        if n < 0 or n > min(a_nd, b_nd):
+            raise TypeError(f"jnp.tensordot: axes={n} is out of range for shapes "
+                            f"{get_aval(a).shape} and {get_aval(b).shape}.")
+        contract = (tuple(range(a_nd - n, a_nd)), tuple(range(n)))
+    else:
+        try:
+            ax_a, ax_b = axes
+        except (TypeError, ValueError) as err:
+            raise TypeError("jnp.tensordot: axes must be an int or a pair of axis "
+                            f"sequences, got {axes!r}.") from err
+        ax_a = [ax_a] if isinstance(ax_a, int | np.integer) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, int | np.integer) else list(ax_b)
+        if len(ax_a) != len(ax_b):
+            raise TypeError(f"jnp.tensordot: the axis lists {ax_a} and {ax_b} have different "
+                            "lengths.")
+        contract = (tuple(canonicalize_axis(x, a_nd, "jnp.tensordot") for x in ax_a),
+                    tuple(canonicalize_axis(x, b_nd, "jnp.tensordot") for x in ax_b))
+    _check_contracted("tensordot", a, b, contract)
+    return _dot_general(a, b, contract, precision=precision,
+                        preferred_element_type=preferred_element_type)
+
+
+def kron(a, b):
+    """The Kronecker product.
+
+    Example:
+      >>> kron(np.eye(2, dtype=np.int32), np.array([[1, 2]], np.int32))
+      array([[1, 2, 0, 0],
+             [0, 0, 1, 2]], dtype=int32)
+    """
+    from laminax_core.numpy._ufuncs import multiply
+
+    a, b = _operands("kron", a, b)
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    n = max(len(a_shape), len(b_shape))
+    a_shape = (1,) * (n - len(a_shape)) + a_shape
+    b_shape = (1,) * (n - len(b_shape)) + b_shape
+    a = lax.reshape(a, tuple(d for s in a_shape for d in (s, 1)))
+    b = lax.reshape(b, tuple(d for s in b_shape for d in (1, s)))
+    out = multiply(a, b)
+    return lax.reshape(out, tuple(x * y for x, y in zip(a_shape, b_shape, strict=True)))
+
+
+def matrix_transpose(x, /):
+    """`x` with its last two axes swapped.
+
+    Example:
+      >>> matrix_transpose(np.zeros((4, 2, 3))).shape
+      (4, 3, 2)
+    """
+    check_arraylike("matrix_transpose", x)
+    x = as_array(x)
+    n = get_aval(x).ndim
+    if n < 2:
+        raise ValueError(f"jnp.matrix_transpose: x must have at least 2 dimensions, got {n}.")
+    return lax.transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The `offset`-th diagonal over the plane of `axis1` and `axis2`, as the last axis.
+
+    Example:
+      >>> diagonal(np.arange(9).reshape(3, 3), 1)
+      array([1, 5], dtype=int32)
+    """
+    check_arraylike("diagonal", a)
+    a = as_array(a)
+    shape = get_aval(a).shape
+    if len(shape) < 2:
+        raise ValueError(f"jnp.diagonal requires an array of at least two dimensions, got "
+                         f"shape {shape}.")
+    ax1 = canonicalize_axis(axis1, len(shape), "jnp.diagonal")
+    ax2 = canonicalize_axis(axis2, len(shape), "jnp.diagonal")
+    if ax1 == ax2:
+        raise ValueError("jnp.diagonal: axis1 and axis2 cannot be the same.")
+    rest = [d for d in range(len(shape)) if d not in (ax1, ax2)]
+    a = lax.transpose(a, (*rest, ax1, ax2)) if (*rest, ax1, ax2) != tuple(range(len(shape))) \
+        else a
+    n, m = shape[ax1], shape[ax2]
+    offset = operator.index(offset)
+    length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+    lead = tuple(shape[d] for d in rest)
+    flat = lax.reshape(a, (*lead, n * m))
+    if length == 0:
+        return lax.slice(flat, (0,) * (len(lead) + 1), (*lead, 0))
+    # the diagonal is a strided slice of the flattened matrix: stride m + 1
+    start = offset if offset >= 0 else -offset * m
+    stop = start + (length - 1) * (m + 1) + 1
+    return lax.slice(flat, (0,) * len(lead) + (start,), (*lead, stop),
+                     (1,) * len(lead) + (m + 1,))
+
+
+def diag(v, k: int = 0):
+    """The `k`-th diagonal of a 2-d array, or a 2-d array with the 1-d `v` on its `k`-th
+    diagonal.
+
+    Example:
+      >>> diag(np.array([1, 2]))
+      array([[1, 0],
+             [0, 2]], dtype=int32)
+    """
+    check_arraylike("diag", v)
+    v = as_array(v)
+    shape = get_aval(v).shape
+    k = operator.index(k)
+    if len(shape) == 2:
+        return diagonal(v, k)
+    if len(shape) != 1:
+        raise ValueError(f"jnp.diag: the input must be 1-d or 2-d, got shape {shape}.")
+    n = shape[0] + abs(k)
+    padded = lax.pad(v, np.zeros((), get_aval(v).dtype), [(0, abs(k), 0)])
+    rows = lax.iota_p.bind(dtype=np.dtype(np.int32), shape=(n, n), dimension=0, sharding=None)
+    cols = lax.iota_p.bind(dtype=np.dtype(np.int32), shape=(n, n), dimension=1, sharding=None)
+    on_diagonal = lax.eq(lax.sub(cols, rows), np.int32(k))
+    values = lax.broadcast_in_dim(padded, (n, n), (0,) if k >= 0 else (1,))
+    zero = lax.broadcast_in_dim(np.zeros((), get_aval(v).dtype), (n, n), ())
+    return select(on_diagonal, zero, values)
+
+
+def diagflat(v, k: int = 0):
+    """A 2-d array with the flattened `v` on its `k`-th diagonal.
+
+    Example:
+      >>> diagflat(np.array([[1], [2]])).shape
+      (2, 2)
+    """
+    check_arraylike("diagflat", v)
+    v = as_array(v)
+    return diag(lax.reshape(v, (get_aval(v).size,)), k)
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """The sum along the `offset`-th diagonal.
+
+    Example:
+      >>> trace(np.arange(9).reshape(3, 3))
+      array(12, dtype=int32)
+    """
+    from laminax_core.numpy._reductions import sum as sum_
+
+    if out is not None:
+        raise NotImplementedError("jnp.trace: the out argument is not supported.")
+    return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

@@ -1,0 +1,199 @@
+"""Operand handling shared by every `laminax_core.numpy` function: checking array-likes, dtype
+promotion (JAX's lattice, weak types included), rank promotion (`jax_numpy_rank_promotion`),
+and axis normalisation. Everything here is a composition of lax, so it works on NumPy arrays
+(the reference interpreter), tracers, and the device arrays of the layers above alike."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from laminax_core import _trace, config, dtypes, lax
+from laminax_core._avals import WeakTypedArray, get_aval, weak_array
+
+__all__ = [
+    "as_array",
+    "broadcast_to_shape",
+    "canonicalize_axes",
+    "canonicalize_axis",
+    "check_arraylike",
+    "convert_dtype",
+    "is_arraylike",
+    "is_concrete",
+    "promote_args",
+    "promote_args_inexact",
+    "promote_dtypes",
+    "promote_dtypes_inexact",
+    "promote_shapes",
+    "select",
+]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def is_arraylike(x) -> bool:
+    """Whether `x` is an array, tracer, NumPy scalar or Python scalar (lists are not)."""
+    if isinstance(x, (list, tuple, str, bytes)) or x is None:
+        return False
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def check_arraylike(name: str, *args) -> None:
+    """Raises TypeError naming `name` and the position of the first non-array argument."""
+    for position, x in enumerate(args):
+        if not is_arraylike(x):
+            hint = " Convert it first with jnp.asarray." if isinstance(x, (list, tuple)) else ""
+            raise TypeError(f"{name} requires ndarray or scalar arguments, but got "
+                            f"{type(x).__name__} at position {position}.{hint}")
+
+
+def is_concrete(x) -> bool:
+    """Whether `x` is a concrete value (not a tracer without a known value)."""
+    return not isinstance(x, _trace.Tracer) or x.to_concrete_value() is not None
+
+
+def as_array(x, name: str = "asarray"):
+    """`x` as an array operand: arrays and tracers pass through; Python scalars become weakly
+    typed arrays of their default dtype; lists and tuples become arrays (stacked with lax
+    if they hold tracers)."""
+    if isinstance(x, (list, tuple)):
+        from laminax_core.numpy._creation import array
+
+        return array(x)
+    check_arraylike(name, x)
+    if type(x) in _SCALARS:
+        if type(x) is bool:
+            return np.asarray(x)
+        return weak_array(x, dtypes.result_type(x))
+    if isinstance(x, np.generic):
+        return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+    if isinstance(x, np.ndarray) and x.dtype != dtypes.canonicalize_dtype(x.dtype):
+        return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+    return x
+
+
+def convert_dtype(x, dtype, weak_type: bool = False):
+    """`x` converted to `dtype` (kept as is when it already has it), weakly typed if asked."""
+    aval = get_aval(x)
+    dtype = np.dtype(dtype)
+    if aval.dtype == dtype and aval.weak_type == weak_type:
+        return x
+    if type(x) in _SCALARS or isinstance(x, (np.ndarray, np.generic)):
+        if weak_type:
+            return weak_array(x, dtype)
+        value = np.asarray(x, dtype)
+        return value.view(np.ndarray) if isinstance(value, WeakTypedArray) else value
+    return lax.convert_element_type(x, dtype, weak_type=weak_type)
+
+
+def promote_dtypes(*args) -> list:
+    """The arguments converted to their common dtype (JAX's promotion; an argument stays weakly
+    typed if the result is weak and it was)."""
+    if len(args) < 2:
+        return [as_array(a) for a in args]
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert_dtype(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
+
+
+def promote_dtypes_inexact(*args) -> list:
+    """Like `promote_dtypes`, then integers and booleans go to the default float dtype."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype = dtypes.to_inexact_dtype(dtype)
+    return [convert_dtype(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
+
+
+def _rank_promotion_check(name: str, shapes) -> None:
+    mode = config.numpy_rank_promotion.value
+    if mode == "allow":
+        return
+    message = (f"Operands could not be broadcast together for {name} on shapes "
+               f"{' '.join(map(str, shapes))} and with the config option "
+               f"jax_numpy_rank_promotion='{mode}'. Add the missing leading axes explicitly "
+               "(x[None, :] or jnp.expand_dims), or set jax_numpy_rank_promotion to 'allow'.")
+    if mode == "raise":
+        raise ValueError(message)
+    warnings.warn(message, stacklevel=4)
+
+
+def promote_shapes(name: str, *args) -> list:
+    """The arguments brought to a common rank by adding leading size-1 axes (NumPy's rank
+    promotion); raises ValueError if the shapes do not broadcast."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [get_aval(a).shape for a in args]
+    try:
+        result = np.broadcast_shapes(*shapes)
+    except ValueError as err:
+        raise ValueError(f"{name}: incompatible shapes for broadcasting: "
+                         f"{', '.join(map(str, shapes))}.") from err
+    nonscalar_ranks = {len(s) for s in shapes if s}
+    if len(nonscalar_ranks) < 2:
+        return list(args)
+    _rank_promotion_check(name, shapes)
+    out = []
+    for a, shape in zip(args, shapes, strict=True):
+        if 0 < len(shape) < len(result):
+            lead = len(result) - len(shape)
+            a = lax.broadcast_in_dim(a, (1,) * lead + shape, tuple(range(lead, len(result))))
+        out.append(a)
+    return out
+
+
+def promote_args(name: str, *args) -> list:
+    """`check_arraylike`, `promote_dtypes`, then `promote_shapes`."""
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args) -> list:
+    """`check_arraylike`, `promote_dtypes_inexact`, then `promote_shapes`."""
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:
+    """`axis` as a non-negative int below `ndim`; raises numpy-style errors otherwise."""
+    try:
+        axis = operator.index(axis)
+    except TypeError as err:
+        raise TypeError(f"{name}: axis must be an integer, got {axis!r}.") from err
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of dimension "
+                         f"{ndim}.")
+    return axis % ndim
+
+
+def canonicalize_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:
+    """`axis` (None, an int, or a sequence) as a tuple of distinct non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (list, tuple)):
+        axes = tuple(canonicalize_axis(a, ndim, name) for a in axis)
+    else:
+        axes = (canonicalize_axis(axis, ndim, name),)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: repeated axis in {axis!r}.")
+    return axes
+
+
+def broadcast_to_shape(x, shape):
+    """`x` broadcast to `shape` by NumPy's rules (leading axes added, size-1 axes stretched)."""
+    aval = get_aval(x)
+    shape = tuple(shape)
+    if aval.shape == shape:
+        return x
+    lead = len(shape) - aval.ndim
+    return lax.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def select(pred, on_false, on_true):
+    """`lax.select_n(pred, on_false, on_true)` with all three broadcast to their common shape
+    (the cases must already share a dtype)."""
+    shape = np.broadcast_shapes(*(get_aval(v).shape for v in (pred, on_false, on_true)))
+    return lax.select_n(*(broadcast_to_shape(v, shape) for v in (pred, on_false, on_true)))

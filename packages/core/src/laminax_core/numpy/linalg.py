@@ -1,0 +1,593 @@
+"""`laminax_core.numpy.linalg`: NumPy's linear algebra with JAX's semantics, composed from the
+`lax.linalg` decompositions (`cholesky`, `lu`, `qr`, `eigh`, `svd`, `triangular_solve`).
+Every function accepts stacks of matrices (leading batch dimensions)."""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from laminax_core import dtypes, lax
+from laminax_core._avals import get_aval
+from laminax_core.numpy._operands import (
+    as_array,
+    canonicalize_axes,
+    check_arraylike,
+    convert_dtype,
+    promote_dtypes_inexact,
+    select,
+)
+
+__all__ = [
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "det", "eigh",
+    "eigvalsh", "inv", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm",
+]  # fmt: skip
+
+
+class EighResult(NamedTuple):
+    """The result of `eigh`: ascending eigenvalues and the eigenvectors (as columns)."""
+
+    eigenvalues: object
+    eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    """The result of `qr`: the orthonormal `Q` and the upper-triangular `R`."""
+
+    Q: object
+    R: object
+
+
+class SVDResult(NamedTuple):
+    """The result of `svd`: `U`, the descending singular values `S`, and `Vh`."""
+
+    U: object
+    S: object
+    Vh: object
+
+
+class SlogdetResult(NamedTuple):
+    """The result of `slogdet`: the sign of the determinant and the log of its magnitude."""
+
+    sign: object
+    logabsdet: object
+
+
+def _linalg():
+    try:
+        return lax.linalg
+    except AttributeError as err:
+        raise NotImplementedError("jnp.linalg needs laminax_core.lax.linalg, which is not "
+                                  "available in this build.") from err
+
+
+def _matrix(name, a, square: bool = True):
+    check_arraylike(f"linalg.{name}", a)
+    (a,) = promote_dtypes_inexact(as_array(a))
+    shape = get_aval(a).shape
+    if len(shape) < 2 or (square and shape[-1] != shape[-2]):
+        what = "square matrices" if square else "matrices"
+        raise ValueError(f"jnp.linalg.{name}: the argument must be a stack of {what} (shape "
+                         f"(..., M, {'M' if square else 'N'})), got shape {shape}.")
+    return a
+
+
+def _swap(x):
+    n = get_aval(x).ndim
+    return lax.transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+def _conj(x):
+    return lax.conj(x) if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating) else x
+
+
+def _hermitian(x):
+    return _conj(_swap(x))
+
+
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """The Cholesky factor of a Hermitian positive-definite matrix: `L` with `a = L L^H`
+    (or `U = L^H` if `upper`). Non-positive-definite inputs give NaNs, as in JAX.
+
+    Example:
+      >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]], np.float32))
+      array([[2., 0.],
+             [1., 1.]], dtype=float32)
+    """
+    a = _matrix("cholesky", a)
+    factor = _linalg().cholesky(a, symmetrize_input=symmetrize_input)
+    return _hermitian(factor) if upper else factor
+
+
+def qr(a, mode: str = "reduced"):
+    """The QR decomposition `a = Q R`.
+
+    Args:
+      a: a stack of `M x N` matrices.
+      mode: "reduced" (Q is `M x K`, K = min(M, N)), "complete" (Q is `M x M`), or "r"
+        (only R).
+
+    Returns:
+      A `QRResult(Q, R)`, or R alone for mode "r".
+
+    Example:
+      >>> q, r = qr(np.eye(2, dtype=np.float32))
+      >>> np.allclose(np.asarray(q) @ np.asarray(r), np.eye(2))
+      True
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"jnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got "
+                         f"{mode!r}.")
+    a = _matrix("qr", a, square=False)
+    q, r = _linalg().qr(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N803
+    """The eigenvalues (ascending) and eigenvectors of a Hermitian matrix.
+
+    Args:
+      a: a stack of Hermitian matrices.
+      UPLO: "L" (the default) or "U": the triangle that is read.
+      symmetrize_input: symmetrise `a` first (which makes gradients symmetric).
+
+    Returns:
+      An `EighResult(eigenvalues, eigenvectors)`.
+
+    Example:
+      >>> eigh(np.diag(np.array([2.0, 1.0], np.float32))).eigenvalues
+      array([1., 2.], dtype=float32)
+    """
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"jnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}.")
+    a = _matrix("eigh", a)
+    v, w = _linalg().eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):  # noqa: N803
+    """The eigenvalues (ascending) of a Hermitian matrix.
+
+    Example:
+      >>> eigvalsh(np.eye(2, dtype=np.float32))
+      array([1., 1.], dtype=float32)
+    """
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """The singular value decomposition `a = U diag(S) Vh` (S descending).
+
+    Args:
+      a: a stack of matrices.
+      full_matrices: U and Vh square (else their inner dimension is min(M, N)).
+      compute_uv: return U and Vh too (else only S).
+      hermitian: accepted for compatibility (the general algorithm is used).
+
+    Returns:
+      `SVDResult(U, S, Vh)`, or S alone.
+
+    Example:
+      >>> svd(np.diag(np.array([1.0, 3.0], np.float32)), compute_uv=False)
+      array([3., 1.], dtype=float32)
+    """
+    del hermitian
+    a = _matrix("svd", a, square=False)
+    result = _linalg().svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if not compute_uv:
+        return result
+    u, s, vh = result
+    return SVDResult(u, s, vh)
+
+
+def svdvals(x, /):
+    """The singular values, descending.
+
+    Example:
+      >>> svdvals(np.eye(2, dtype=np.float32))
+      array([1., 1.], dtype=float32)
+    """
+    return svd(x, compute_uv=False)
+
+
+def _lu(a):
+    lu, pivots, permutation = _linalg().lu(a)
+    return lu, pivots, permutation
+
+
+def _diagonal(x):
+    from laminax_core.numpy._linalg_products import diagonal
+
+    return diagonal(x, 0, -2, -1)
+
+
+def _pivot_parity(pivots):
+    n = get_aval(pivots).shape[-1]
+    iota = lax.broadcast_in_dim(lax.iota(get_aval(pivots).dtype, n), get_aval(pivots).shape,
+                                (get_aval(pivots).ndim - 1,))
+    swaps = lax.convert_element_type(lax.ne(pivots, iota), np.int32)
+    return lax.reduce_sum(swaps, (get_aval(pivots).ndim - 1,))
+
+
+def slogdet(a, *, method: str | None = None):
+    """The sign and the natural log of the absolute value of the determinant (via LU).
+
+    Example:
+      >>> slogdet(np.diag(np.array([-2.0, 3.0], np.float32))).sign
+      array(-1., dtype=float32)
+    """
+    from laminax_core.numpy._ufuncs import log
+
+    if method not in (None, "lu"):
+        raise ValueError(f"jnp.linalg.slogdet: method must be 'lu', got {method!r}.")
+    a = _matrix("slogdet", a)
+    lu, pivots, _ = _lu(a)
+    diag = _diagonal(lu)
+    last = get_aval(diag).ndim - 1
+    is_zero = lax.reduce_or(lax.eq(diag, convert_dtype(np.asarray(0), get_aval(diag).dtype)),
+                            (last,))
+    parity = _pivot_parity(pivots)
+    odd = lax.ne(lax.rem(parity, np.int32(2)), np.int32(0))
+    abs_diag = lax.abs(diag)
+    if dtypes.issubdtype(get_aval(diag).dtype, np.complexfloating):
+        phase = lax.reduce_prod(lax.div(diag, lax.convert_element_type(abs_diag,
+                                                                        get_aval(diag).dtype)),
+                                (last,))
+    else:
+        phase = lax.reduce_prod(lax.sign(diag), (last,))
+    phase = select(odd, phase, lax.neg(phase))
+    logabsdet = lax.reduce_sum(log(abs_diag), (last,))
+    zero = lax.broadcast_in_dim(convert_dtype(np.asarray(0), get_aval(phase).dtype),
+                                get_aval(phase).shape, ())
+    ninf = lax.broadcast_in_dim(convert_dtype(np.asarray(-np.inf), get_aval(logabsdet).dtype),
+                                get_aval(logabsdet).shape, ())
+    return SlogdetResult(select(is_zero, phase, zero), select(is_zero, logabsdet, ninf))
+
+
+def det(a):
+    """The determinant (via LU: the product of U's diagonal, signed by the pivots).
+
+    Example:
+      >>> det(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+      array(-2., dtype=float32)
+    """
+    a = _matrix("det", a)
+    lu, pivots, _ = _lu(a)
+    diag = _diagonal(lu)
+    product = lax.reduce_prod(diag, (get_aval(diag).ndim - 1,))
+    odd = lax.ne(lax.rem(_pivot_parity(pivots), np.int32(2)), np.int32(0))
+    return select(odd, product, lax.neg(product))
+
+
+def _lu_solve(lu, permutation, b):
+    """Solves `a x = b` for matrix right-hand sides `b` (..., n, k) from `a`'s LU factors."""
+    from laminax_core.numpy._indexing import take_along_axis
+
+    n = get_aval(lu).shape[-1]
+    perm = lax.broadcast_in_dim(permutation, (*get_aval(permutation).shape, 1),
+                                tuple(range(get_aval(permutation).ndim)))
+    perm = lax.broadcast_in_dim(perm, (*get_aval(b).shape[:-2], n, get_aval(b).shape[-1]),
+                                tuple(range(get_aval(b).ndim - get_aval(perm).ndim,
+                                            get_aval(b).ndim)))
+    pb = take_along_axis(b, perm, axis=-2, mode="clip")
+    y = _linalg().triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return _linalg().triangular_solve(lu, y, left_side=True, lower=False)
+
+
+def solve(a, b):
+    """The solution `x` of `a @ x = b` (via LU with partial pivoting).
+
+    Args:
+      a: a stack of square `N x N` matrices.
+      b: a vector of length N, or a stack of `N x K` matrices matching `a`'s batch dims.
+
+    Returns:
+      `x`, of `b`'s shape.
+
+    Example:
+      >>> solve(np.array([[2.0, 0.0], [0.0, 4.0]], np.float32), np.array([2.0, 2.0], np.float32))
+      array([1. , 0.5], dtype=float32)
+    """
+    a = _matrix("solve", a)
+    check_arraylike("linalg.solve", b)
+    a, b = promote_dtypes_inexact(a, as_array(b))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    vector = len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1)
+    if vector:
+        if b_shape[-1] != a_shape[-1]:
+            raise ValueError(f"jnp.linalg.solve: b of shape {b_shape} does not match a of "
+                             f"shape {a_shape}.")
+        b = lax.reshape(b, (*b_shape, 1))
+    elif b_shape[-2] != a_shape[-1]:
+        raise ValueError(f"jnp.linalg.solve: b of shape {b_shape} does not match a of shape "
+                         f"{a_shape} (b's second-to-last dimension must be {a_shape[-1]}).")
+    batch = tuple(np.broadcast_shapes(a_shape[:-2], get_aval(b).shape[:-2]))
+    from laminax_core.numpy._operands import broadcast_to_shape
+
+    a = broadcast_to_shape(a, (*batch, *a_shape[-2:]))
+    b = broadcast_to_shape(b, (*batch, *get_aval(b).shape[-2:]))
+    lu, _, permutation = _lu(a)
+    x = _lu_solve(lu, permutation, b)
+    return lax.reshape(x, get_aval(x).shape[:-1]) if vector else x
+
+
+def inv(a):
+    """The inverse of a square matrix (solving against the identity).
+
+    Example:
+      >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]], np.float32))
+      array([[0.5 , 0.  ],
+             [0.  , 0.25]], dtype=float32)
+    """
+    from laminax_core.numpy._creation import eye
+
+    a = _matrix("inv", a)
+    shape = get_aval(a).shape
+    identity = lax.broadcast_in_dim(eye(shape[-1], dtype=get_aval(a).dtype), shape,
+                                    (len(shape) - 2, len(shape) - 1))
+    return solve(a, identity)
+
+
+def _default_rtol(a_shape, dtype):
+    return dtypes.finfo(dtype).eps * max(a_shape[-2:])
+
+
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """The Moore-Penrose pseudo-inverse, via the SVD (singular values below `rtol` times the
+    largest are treated as zero).
+
+    Example:
+      >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]], np.float32))
+      array([[0.5, 0. ],
+             [0. , 0. ]], dtype=float32)
+    """
+    del hermitian
+    a = _matrix("pinv", a, square=False)
+    rtol = rcond if rtol is None else rtol
+    shape = get_aval(a).shape
+    u, s, vh = svd(_conj(a), full_matrices=False)
+    real = get_aval(s).dtype
+    rtol = _default_rtol(shape, real) if rtol is None else rtol
+    last = get_aval(s).ndim - 1
+    cutoff = lax.mul(convert_dtype(as_array(rtol), real),
+                     lax.reduce_max(s, (last,)))
+    cutoff = lax.broadcast_in_dim(cutoff, get_aval(s).shape, tuple(range(last)))
+    keep = lax.gt(s, cutoff)
+    zero = lax.broadcast_in_dim(np.zeros((), real), get_aval(s).shape, ())
+    one = lax.broadcast_in_dim(np.ones((), real), get_aval(s).shape, ())
+    s_inv = select(keep, zero, lax.div(one, select(keep, one, s)))
+    s_inv = convert_dtype(s_inv, get_aval(u).dtype)
+    scaled = lax.mul(_swap(vh), lax.broadcast_in_dim(s_inv, (*get_aval(s).shape[:-1], 1,
+                                                            get_aval(s).shape[-1]),
+                                                     (*range(last), last + 1)))
+    from laminax_core.numpy._linalg_products import matmul
+
+    return _swap(matmul(u, _swap(scaled)))
+
+
+def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
+    """The number of singular values above `rtol` times the largest.
+
+    Example:
+      >>> matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]], np.float32))
+      array(1, dtype=int32)
+    """
+    M = _matrix("matrix_rank", M, square=False)  # noqa: N806
+    s = svd(M, compute_uv=False)
+    real = get_aval(s).dtype
+    last = get_aval(s).ndim - 1
+    if tol is not None:
+        cutoff = convert_dtype(as_array(tol), real)
+    else:
+        rtol = _default_rtol(get_aval(M).shape, real) if rtol is None else rtol
+        cutoff = lax.mul(convert_dtype(as_array(rtol), real), lax.reduce_max(s, (last,)))
+    if get_aval(cutoff).ndim:
+        cutoff = lax.broadcast_in_dim(cutoff, get_aval(s).shape, tuple(range(last)))
+    above = lax.convert_element_type(lax.gt(s, cutoff), dtypes.default_int_dtype())
+    return lax.reduce_sum(above, (last,))
+
+
+def matrix_power(a, n: int):
+    """`a` raised to the integer power `n` by repeated squaring (`inv` first if n < 0).
+
+    Example:
+      >>> matrix_power(np.array([[1, 1], [0, 1]]), 3)
+      array([[1, 3],
+             [0, 1]], dtype=int32)
+    """
+    from laminax_core.numpy._creation import eye
+    from laminax_core.numpy._linalg_products import matmul
+
+    check_arraylike("linalg.matrix_power", a)
+    a = as_array(a)
+    shape = get_aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"jnp.linalg.matrix_power: a must be a stack of square matrices, got "
+                         f"shape {shape}.")
+    n = operator.index(n)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    power = a
+    while n:
+        if n & 1:
+            result = power if result is None else matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    if result is None:
+        return lax.broadcast_in_dim(eye(shape[-1], dtype=get_aval(a).dtype), shape,
+                                    (len(shape) - 2, len(shape) - 1))
+    return result
+
+
+def multi_dot(arrays, *, precision=None):
+    """The product of a chain of matrices (1-d first and last arguments are vectors),
+    multiplied in the order that minimises the number of scalar multiplications.
+
+    Example:
+      >>> multi_dot([np.ones((2, 3)), np.ones((3, 4)), np.ones(4)]).shape
+      (2,)
+    """
+    from laminax_core.numpy._einsum import einsum
+
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("jnp.linalg.multi_dot: need at least two arrays.")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    terms = []
+    for k, x in enumerate(arrays):
+        nd = get_aval(as_array(x)).ndim
+        first, last = letters[k], letters[k + 1]
+        if nd == 1:
+            terms.append(last if k == 0 else first)
+        elif nd == 2:
+            terms.append(first + last)
+        else:
+            raise ValueError(f"jnp.linalg.multi_dot: argument {k} must be 1-d or 2-d, got "
+                             f"{nd} dimensions.")
+    out = "".join(c for c in "".join(terms) if "".join(terms).count(c) == 1)
+    return einsum(",".join(terms) + "->" + out, *arrays, precision=precision)
+
+
+# ----- norms --------------------------------------------------------------------------------
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
+    """The vector p-norm over `axis` (all elements if None): `ord` is a number, inf or -inf
+    (0 counts the non-zeros).
+
+    Example:
+      >>> vector_norm(np.array([3.0, 4.0], np.float32))
+      array(5., dtype=float32)
+    """
+    from laminax_core.numpy import _reductions as red
+    from laminax_core.numpy._ufuncs import absolute, power
+
+    check_arraylike("linalg.vector_norm", x)
+    (x,) = promote_dtypes_inexact(as_array(x))
+    if axis is None:
+        ndim = get_aval(x).ndim
+        out = _vector_norm_axis(lax.reshape(x, (get_aval(x).size,)), 0, False, ord, red,
+                                absolute, power)
+        return lax.reshape(out, (1,) * ndim) if keepdims else out
+    return _vector_norm_axis(x, axis, keepdims, ord, red, absolute, power)
+
+
+def _vector_norm_axis(x, axis, keepdims, ord, red, absolute, power):  # noqa: A002
+    magnitude = absolute(x)
+    if ord is None or ord == 2:
+        squared = lax.real(lax.mul(x, lax.conj(x))) if dtypes.issubdtype(
+            get_aval(x).dtype, np.complexfloating) else lax.mul(x, x)
+        return lax.sqrt(red.sum(squared, axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return red.max(magnitude, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return red.min(magnitude, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = lax.ne(x, convert_dtype(np.asarray(0), get_aval(x).dtype))
+        return red.sum(lax.convert_element_type(nonzero, get_aval(magnitude).dtype), axis=axis,
+                       keepdims=keepdims)
+    if ord == 1:
+        return red.sum(magnitude, axis=axis, keepdims=keepdims)
+    p = float(ord)
+    total = red.sum(power(magnitude, p), axis=axis, keepdims=keepdims)
+    return power(total, 1.0 / p)
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
+    """The matrix norm over the last two axes: "fro", "nuc", 1, -1, 2, -2, inf or -inf.
+
+    Example:
+      >>> matrix_norm(np.eye(2, dtype=np.float32), ord=1)
+      array(1., dtype=float32)
+    """
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
+    """The vector or matrix norm (NumPy's `ord` conventions).
+
+    Args:
+      x: the array.
+      ord: for vectors (1-d, or an int `axis`) a number, inf or -inf; for matrices (2-d, or
+        a pair `axis`) "fro", "nuc", 1, -1, 2, -2, inf or -inf. Default: the 2-norm / the
+        Frobenius norm.
+      axis: None, an int, or a pair of ints.
+      keepdims: keep the reduced axes with size 1.
+
+    Returns:
+      The norm.
+
+    Example:
+      >>> norm(np.array([[3.0, 0.0], [0.0, 4.0]], np.float32))
+      array(5., dtype=float32)
+    """
+    from laminax_core.numpy import _reductions as red
+    from laminax_core.numpy._ufuncs import absolute, power
+
+    check_arraylike("linalg.norm", x)
+    (x,) = promote_dtypes_inexact(as_array(x))
+    ndim = get_aval(x).ndim
+    if axis is None:
+        if ord is None:
+            flat = lax.reshape(x, (get_aval(x).size,))
+            out = _vector_norm_axis(flat, 0, False, None, red, absolute, power)
+            return lax.reshape(out, (1,) * ndim) if keepdims else out
+        axes = tuple(range(ndim))
+    else:
+        axes = canonicalize_axes(axis, ndim, "jnp.linalg.norm")
+    if len(axes) == 1:
+        return _vector_norm_axis(x, axes[0], keepdims, ord, red, absolute, power)
+    if len(axes) != 2:
+        raise ValueError(f"jnp.linalg.norm: improper number of axes for a norm: {axes}; use one "
+                         "axis (vector norm) or two (matrix norm).")
+    return _matrix_norm(x, axes, keepdims, ord, red, absolute)
+
+
+def _matrix_norm(x, axes, keepdims, ord, red, absolute):  # noqa: A002
+    row, col = axes
+    if ord in (None, "fro"):
+        squared = lax.real(lax.mul(x, lax.conj(x))) if dtypes.issubdtype(
+            get_aval(x).dtype, np.complexfloating) else lax.mul(x, x)
+        return lax.sqrt(red.sum(squared, axis=axes, keepdims=keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        summed_axis, kept_axis = (row, col) if ord in (1, -1) else (col, row)
+        sums = red.sum(absolute(x), axis=summed_axis, keepdims=True)
+        pick = red.max if ord in (1, np.inf) else red.min
+        out = pick(sums, axis=kept_axis, keepdims=True)
+        return out if keepdims else lax.squeeze(out, tuple(sorted(axes)))
+    if ord in (2, -2, "nuc"):
+        from laminax_core.numpy._shape import moveaxis
+
+        moved = moveaxis(x, (row, col), (-2, -1))
+        s = svd(moved, compute_uv=False)
+        last = get_aval(s).ndim - 1
+        reduce = {"nuc": lax.reduce_sum, 2: lax.reduce_max, -2: lax.reduce_min}[ord]
+        out = reduce(s, (last,))
+        if keepdims:
+            shape = list(get_aval(x).shape)
+            shape[row] = shape[col] = 1
+            out = lax.reshape(out, tuple(shape))
+        return out
+    raise ValueError(f"jnp.linalg.norm: invalid ord {ord!r} for a matrix norm.")
+
+
+def cond(x, p=None):
+    """The condition number of a matrix in the norm `p` (the 2-norm by default: the ratio of
+    the largest to the smallest singular value).
+
+    Example:
+      >>> cond(np.diag(np.array([1.0, 4.0], np.float32)))
+      array(4., dtype=float32)
+    """
+    x = _matrix("cond", x, square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = svd(x, compute_uv=False)
+        last = get_aval(s).ndim - 1
+        largest, smallest = lax.reduce_max(s, (last,)), lax.reduce_min(s, (last,))
+        return lax.div(largest, smallest) if p != -2 else lax.div(smallest, largest)
+    return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
