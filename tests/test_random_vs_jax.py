@@ -296,3 +296,27 @@ def test_continuous_samplers_match_jax(call):
     for got, expected in results:
         rtol = 2e-3 if expected.dtype == np.float16 else 2e-6
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol)
+
+
+# ----- permutation and choice: exact --------------------------------------------------------
+
+PERMUTATION_CALLS = [
+    "permutation(k, 7)", "permutation(k, 300)", "permutation(k, np.arange(12).reshape(3, 4))",
+    "permutation(k, np.arange(12).reshape(3, 4), axis=1)",
+    "permutation(k, np.arange(24.0).reshape(2, 3, 4), axis=2, independent=True)",
+    "choice(k, 10, (5,))", "choice(k, 10, (2, 3), replace=False)",
+    "choice(k, np.arange(8) * 3, (4,), replace=False)",
+    "choice(k, np.arange(12).reshape(3, 4), (2,), axis=1)",
+    "choice(k, 5, (6,), p=np.array([0.1, 0.2, 0.3, 0.25, 0.15], np.float32))",
+    "choice(k, 5, (3,), replace=False, p=np.array([0.1, 0.2, 0.3, 0.25, 0.15], np.float32))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", PERMUTATION_CALLS)
+def test_permutation_and_choice_match_jax_exactly(call):
+    for s in SEEDS[:3]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{call}")
+        got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype, call
+        np.testing.assert_array_equal(got, expected)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from laminax_core import config, dtypes, lax, make_jaxpr, vmap
 from laminax_core import random as jr
-from laminax_core.random import _keys, _samplers, _threefry
+from laminax_core.random import _keys, _permutations, _samplers, _threefry
 
 U32 = np.uint32
 
@@ -256,11 +256,53 @@ def test_categorical_frequencies_and_shapes():
     assert jr.categorical(KEY, logits, shape=(5, 4)).shape == (5, 4)
 
 
+def test_permutation_is_a_permutation():
+    np.testing.assert_array_equal(np.sort(jr.permutation(KEY, 50)), np.arange(50))
+    x = np.arange(24).reshape(4, 6)
+    rows = jr.permutation(KEY, x)
+    assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, x.tolist()))
+    cols = jr.permutation(KEY, x, axis=1)
+    np.testing.assert_array_equal(np.sort(cols, 1), x)
+    np.testing.assert_array_equal(cols, x[:, cols[0]])  # whole columns move together
+    independent = jr.permutation(KEY, x, axis=1, independent=True)
+    np.testing.assert_array_equal(np.sort(independent, 1), x)
+    with pytest.raises(TypeError, match="x must be an integer or at least 1-dimensional"):
+        jr.permutation(KEY, 2.5)
+
+
+def test_choice_with_and_without_replacement():
+    draws = jr.choice(KEY, 5, (4000,))
+    assert draws.min() == 0 and draws.max() == 4
+    np.testing.assert_allclose(np.bincount(draws) / 4000, 0.2, atol=0.03)
+    distinct = jr.choice(KEY, 10, (10,), replace=False)
+    np.testing.assert_array_equal(np.sort(distinct), np.arange(10))
+    p = np.array([0.1, 0.0, 0.9], np.float32)
+    weighted = jr.choice(KEY, np.array([10, 20, 30]), (3000,), p=p)
+    assert 20 not in weighted and abs((weighted == 30).mean() - 0.9) < 0.03
+    picked = jr.choice(KEY, 6, (3,), replace=False, p=np.full(6, 1 / 6, np.float32))
+    assert len(set(picked.tolist())) == 3
+    a = np.arange(12).reshape(3, 4)
+    assert jr.choice(KEY, a, (2, 5), axis=1).shape == (3, 2, 5, 1)[:1] + (2, 5)
+    assert jr.choice(KEY, 3, (0,)).shape == (0,)
+
+
+def test_choice_errors():
+    with pytest.raises(ValueError, match="Cannot take a larger sample \\(size 4\\)"):
+        jr.choice(KEY, 3, (4,), replace=False)
+    with pytest.raises(ValueError, match="p must be None or a 1D vector"):
+        jr.choice(KEY, 3, (2,), p=np.ones(4, np.float32) / 4)
+    with pytest.raises(TypeError, match="shape argument of jax.random.choice must be a sequence"):
+        jr.choice(KEY, 3, 2)
+    with pytest.raises(ValueError, match="a must be greater than 0"):
+        jr.choice(KEY, 0, (2,))
+
+
 def test_vmap_over_keys_matches_python_loop():
     keys = jr.split(jr.PRNGKey(0), 4)
     for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
                     lambda k: jr.randint(k, (3,), 0, 100), lambda k: jr.split(k),
-                    lambda k: jr.bits(k, (2,), np.uint8)):
+                    lambda k: jr.bits(k, (2,), np.uint8), lambda k: jr.permutation(k, 6),
+                    lambda k: jr.gumbel(k, (2,)), lambda k: jr.bernoulli(k, 0.4, (3,))):
         batched = vmap(sampler)(keys)
         for i in range(4):
             np.testing.assert_array_equal(batched[i], sampler(keys[i]))
@@ -290,7 +332,7 @@ def test_samplers_trace_to_jaxprs():
 
 def test_docstring_examples():
     globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
-    for module in (_threefry, _keys, _samplers):
+    for module in (_threefry, _keys, _samplers, _permutations):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

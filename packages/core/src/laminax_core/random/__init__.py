@@ -14,6 +14,8 @@ from laminax_core.random._keys import key_data as key_data
 from laminax_core.random._keys import key_impl as key_impl
 from laminax_core.random._keys import split as split
 from laminax_core.random._keys import wrap_key_data as wrap_key_data
+from laminax_core.random._permutations import choice as choice
+from laminax_core.random._permutations import permutation as permutation
 from laminax_core.random._samplers import bernoulli as bernoulli
 from laminax_core.random._samplers import bits as bits
 from laminax_core.random._samplers import categorical as categorical
@@ -34,6 +36,7 @@ __all__ = [
     "bernoulli",
     "bits",
     "categorical",
+    "choice",
     "exponential",
     "fold_in",
     "gumbel",
@@ -43,6 +46,7 @@ __all__ = [
     "laplace",
     "logistic",
     "normal",
+    "permutation",
     "randint",
     "split",
     "threefry2x32_p",
