@@ -320,3 +320,32 @@ def test_permutation_and_choice_match_jax_exactly(call):
         got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
         assert np.asarray(got).dtype == expected.dtype, call
         np.testing.assert_array_equal(got, expected)
+
+
+# ----- gamma family: float tolerance --------------------------------------------------------
+
+GAMMA_CALLS = [
+    "gamma(k, 2.0, (20,))", "gamma(k, np.array([0.1, 0.5, 1.0, 3.0, 30.0], np.float32))",
+    "loggamma(k, np.array([0.001, 0.3, 2.0], np.float32), (4, 3))",
+    "beta(k, 0.5, 2.0, (10,))", "beta(k, np.array([1.0, 3.0], np.float32), 2.0)",
+    "dirichlet(k, np.array([0.2, 1.0, 5.0], np.float32), (4,))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", GAMMA_CALLS)
+def test_gamma_family_matches_jax(call):
+    for s in SEEDS[:2]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{call}")
+        got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@requires_jax
+def test_float64_gamma_matches_jax_with_x64():
+    expected = run_jax("result = jax.random.gamma(jax.random.key(2), 0.8, (30,), 'float64')",
+                       x64=True)
+    with config.enable_x64(True):
+        got = jr.gamma(jr.key(2), 0.8, (30,), np.float64)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

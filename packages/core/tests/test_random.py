@@ -6,9 +6,9 @@ import doctest
 
 import numpy as np
 import pytest
-from laminax_core import config, dtypes, lax, make_jaxpr, vmap
+from laminax_core import config, dtypes, grad, lax, make_jaxpr, vmap
 from laminax_core import random as jr
-from laminax_core.random import _keys, _permutations, _samplers, _threefry
+from laminax_core.random import _gamma, _keys, _permutations, _samplers, _threefry
 
 U32 = np.uint32
 
@@ -297,6 +297,48 @@ def test_choice_errors():
         jr.choice(KEY, 0, (2,))
 
 
+@pytest.mark.parametrize("a", [0.3, 1.0, 4.5])
+def test_gamma_moments(a):
+    out = jr.gamma(KEY, a, (6000,))
+    assert out.dtype == np.float32 and out.min() > 0
+    assert abs(out.mean() / a - 1) < 0.06 and abs(out.var() / a - 1) < 0.12
+    log_out = jr.loggamma(KEY, a, (6000,))
+    np.testing.assert_allclose(np.exp(log_out), out, rtol=1e-5)
+
+
+def test_gamma_of_tiny_shape_in_log_space():
+    assert np.isfinite(jr.loggamma(KEY, 1e-4, (100,))).all()
+
+
+def test_beta_and_dirichlet():
+    b = jr.beta(KEY, 2.0, 5.0, (6000,))
+    assert abs(b.mean() - 2 / 7) < 0.01 and b.min() > 0 and b.max() < 1
+    assert jr.beta(KEY, np.ones((2, 1), np.float32), np.ones(3, np.float32)).shape == (2, 3)
+    d = jr.dirichlet(KEY, np.array([1.0, 2.0, 3.0], np.float32), (2000,))
+    assert d.shape == (2000, 3)
+    np.testing.assert_allclose(d.sum(-1), 1, rtol=1e-5)
+    np.testing.assert_allclose(d.mean(0), [1 / 6, 2 / 6, 3 / 6], atol=0.02)
+    with pytest.raises(ValueError, match="dirichlet requires alpha.ndim >= 1"):
+        jr.dirichlet(KEY, 1.0)
+
+
+def test_gamma_shape_errors_and_gradient():
+    with pytest.raises(ValueError, match="gamma parameter shapes must be broadcast"):
+        jr.gamma(KEY, np.ones(3, np.float32), (2,))
+    with pytest.raises(ValueError, match="`gamma` must be a float dtype"):
+        jr.gamma(KEY, 1.0, dtype=np.int32)
+    with pytest.raises(NotImplementedError, match="derivative of a sample with respect to its"):
+        grad(lambda a: jr.gamma(KEY, a))(np.float32(2.0))
+
+
+def test_gamma_under_vmap_matches_loop():
+    keys = jr.split(KEY, 3)
+    alphas = np.array([0.5, 2.0, 7.0], np.float32)
+    batched = vmap(lambda k, a: jr.gamma(k, a, (2,)))(keys, alphas)
+    for i in range(3):
+        np.testing.assert_array_equal(batched[i], jr.gamma(keys[i], alphas[i], (2,)))
+
+
 def test_vmap_over_keys_matches_python_loop():
     keys = jr.split(jr.PRNGKey(0), 4)
     for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
@@ -332,7 +374,7 @@ def test_samplers_trace_to_jaxprs():
 
 def test_docstring_examples():
     globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
-    for module in (_threefry, _keys, _samplers, _permutations):
+    for module in (_threefry, _keys, _samplers, _permutations, _gamma):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

@@ -22,8 +22,9 @@ from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
-from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
+from laminax_core._jaxpr import ClosedJaxpr
 from laminax_core._primitive import Primitive
+from laminax_core.lax._control_flow.common import hoist_tracer_consts
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -83,18 +84,7 @@ def _trace_call(fun, nondiff, in_tree, leaves, out_trees):
 
     closed, _ = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves],
                                             "custom derivative tracing")
-    return _hoist_tracer_consts(closed)
-
-
-def _hoist_tracer_consts(closed: ClosedJaxpr):
-    keep = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
-            if not isinstance(c, _trace.Tracer)]
-    hoist = [(v, c) for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
-             if isinstance(c, _trace.Tracer)]
-    jaxpr = closed.jaxpr
-    new = Jaxpr([v for v, _ in keep], [v for v, _ in hoist] + jaxpr.invars, jaxpr.outvars,
-                jaxpr.eqns, jaxpr.effects)
-    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]
+    return hoist_tracer_consts(closed)
 
 
 def _call_jaxpr_abstract_eval(*avals, call_jaxpr, **params):
@@ -138,7 +128,7 @@ def _batched_jaxpr(call_jaxpr, args, dims, axis_data):
     fun = _vmapped(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a), dims,
                    axis_data, lambda: n_out)
     closed, _ = partial_eval.trace_to_jaxpr(fun, [get_aval(x) for x in args], "vmap")
-    return _hoist_tracer_consts(closed)
+    return hoist_tracer_consts(closed)
 
 
 # ----- custom_jvp ---------------------------------------------------------------------------

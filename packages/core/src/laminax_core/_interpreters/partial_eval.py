@@ -19,7 +19,19 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
 from laminax_core._jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
 
-__all__ = ["JaxprTrace", "JaxprTracer", "linearize_flat", "trace_to_jaxpr"]
+__all__ = [
+    "JaxprTrace",
+    "JaxprTracer",
+    "linearize_flat",
+    "partial_eval_jaxpr",
+    "partial_eval_rules",
+    "trace_to_jaxpr",
+]
+
+# primitive -> rule(trace, args, params) -> outputs: how a higher-order primitive applied to a
+# mix of known and unknown inputs splits into a known part (evaluated in the parent) and an
+# unknown part (staged). Without a rule the whole application is staged.
+partial_eval_rules: dict = {}
 
 _LITERAL_TYPES = (bool, int, float, complex, np.generic)
 
@@ -82,11 +94,22 @@ class JaxprTrace(_trace.Trace):
             self._consts[id(x)] = entry
         return entry[0]
 
+    def is_unknown(self, x) -> bool:
+        """Whether `x` is staged by this trace (rather than a known value of the parent)."""
+        return isinstance(x, JaxprTracer) and x._trace is self
+
     def process_primitive(self, primitive, args, params):
-        own = any(isinstance(x, JaxprTracer) and x._trace is self for x in args)
-        if self.evaluate_known and not own:
-            with _trace.set_current_trace(self.parent):
-                return primitive.bind(*args, **params)
+        if self.evaluate_known:
+            if not any(map(self.is_unknown, args)):
+                with _trace.set_current_trace(self.parent):
+                    return primitive.bind(*args, **params)
+            rule = partial_eval_rules.get(primitive)
+            if rule is not None:
+                return rule(self, list(args), params)
+        return self.stage(primitive, args, params)
+
+    def stage(self, primitive, args, params):
+        """Records `primitive(*args)` as an equation and returns tracers of its outputs."""
         invars = [self.atom(x) for x in args]
         avals_out, effects = primitive.abstract_eval(*[a.aval for a in invars], **params)
         if not primitive.multiple_results:
@@ -157,3 +180,48 @@ def linearize_flat(fun: Callable, primals: Sequence, *, transformation: str = "l
     finally:
         pe_trace.is_live = False
     return primals_out, jaxpr, consts
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
+    """Splits `closed` into a known and an unknown jaxpr.
+
+    Args:
+      closed: the jaxpr.
+      in_unknowns: one flag per input.
+      instantiate: one flag per output that must come out of the unknown jaxpr even if known.
+
+    Returns:
+      `(known, unknown, out_unknowns, residual_avals)`: `known` maps the known inputs to the
+      known outputs followed by residuals; `unknown` maps the residuals followed by the unknown
+      inputs to the unknown outputs.
+    """
+    from laminax_core._interpreters.eval import eval_jaxpr
+
+    found: dict = {}
+    known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
+    unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
+
+    def known_fun(*known_ins):
+        pe = JaxprTrace(_trace.current_trace(), evaluate_known=True,
+                        transformation="partial evaluation")
+        known_iter = iter(known_ins)
+        ins = [pe.new_arg(a) if u else next(known_iter)
+               for a, u in zip(closed.in_avals, in_unknowns, strict=True)]
+        try:
+            with _trace.set_current_trace(pe):
+                outs = eval_jaxpr(closed.jaxpr, closed.consts, *ins)
+            unknown_flags = [pe.is_unknown(o) or inst
+                             for o, inst in zip(outs, instantiate, strict=True)]
+            jaxpr, residuals = pe.to_jaxpr([o for o, u in zip(outs, unknown_flags) if u])
+        finally:
+            pe.is_live = False
+        found.update(jaxpr=jaxpr, out_unknowns=unknown_flags,
+                     res_avals=[get_aval(r) for r in residuals])
+        return [o for o, u in zip(outs, unknown_flags, strict=True) if not u] + list(residuals)
+
+    known, _ = trace_to_jaxpr(known_fun, known_avals, "partial evaluation")
+    jaxpr = found["jaxpr"]
+    unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns,
+                    jaxpr.effects)
+    del unknown_avals
+    return known, ClosedJaxpr(unknown, []), found["out_unknowns"], found["res_avals"]

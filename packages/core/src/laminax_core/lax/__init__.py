@@ -18,6 +18,17 @@ from laminax_core.lax._collectives import (
     psum as psum,
     psum_p as psum_p,
 )
+from laminax_core.lax._control_flow import (
+    cond as cond,
+    cond_p as cond_p,
+    fori_loop as fori_loop,
+    map as map,
+    scan as scan,
+    scan_p as scan_p,
+    switch as switch,
+    while_loop as while_loop,
+    while_p as while_p,
+)
 from laminax_core.lax._dot import dot_general as dot_general, dot_general_p as dot_general_p
 from laminax_core.lax._elementwise import (
     abs as abs,
@@ -279,6 +290,7 @@ __all__ = [
     "sign", "sign_p", "sin", "sin_p", "slice", "slice_p", "split", "split_p", "sqrt", "sqrt_p", "squeeze",
     "squeeze_p", "stop_gradient", "stop_gradient_p", "sub", "sub_p", "tanh", "tanh_p",
     "transpose", "transpose_p",
+    "cond", "cond_p", "fori_loop", "map", "scan", "scan_p", "switch", "while_loop", "while_p",
 ]  # fmt: skip
 
 # the rest of the primitive set (_math, _special, _bitwise, and additions to the reductions

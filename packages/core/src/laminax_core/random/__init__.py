@@ -6,6 +6,10 @@ Keys are explicit values: create one with `key(seed)` (typed) or `PRNGKey(seed)`
 `jax.extend.random` names) are exported for the layers above.
 """
 
+from laminax_core.random._gamma import beta as beta
+from laminax_core.random._gamma import dirichlet as dirichlet
+from laminax_core.random._gamma import gamma as gamma
+from laminax_core.random._gamma import loggamma as loggamma
 from laminax_core.random._keys import PRNGKey as PRNGKey
 from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
 from laminax_core.random._keys import fold_in as fold_in
@@ -34,17 +38,21 @@ __all__ = [
     "PRNGKey",
     "PRNGKeyArray",
     "bernoulli",
+    "beta",
     "bits",
     "categorical",
     "choice",
+    "dirichlet",
     "exponential",
     "fold_in",
+    "gamma",
     "gumbel",
     "key",
     "key_data",
     "key_impl",
     "laplace",
     "logistic",
+    "loggamma",
     "normal",
     "permutation",
     "randint",

@@ -1,0 +1,146 @@
+"""Helpers shared by the control-flow primitives: tracing user functions into jaxprs, and
+the jvp and batched versions of a jaxpr."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from laminax_core import _trace, dtypes
+from laminax_core._avals import get_aval
+from laminax_core._interpreters import batching, partial_eval
+from laminax_core._interpreters.eval import eval_jaxpr
+from laminax_core._interpreters.jvp import Zero, jvp_flat
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
+from laminax_pytree import tree_flatten, tree_unflatten
+
+__all__ = [
+    "batch_jaxpr",
+    "check_same_types",
+    "jaxpr_as_fun",
+    "jvp_jaxpr",
+    "trace_closed",
+    "trace_user_fun",
+]
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Moves the constants that are tracers of outer traces to leading invars (so the outer
+    traces see them as operands); NumPy constants stay in the closed jaxpr."""
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
+    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
+    jaxpr = closed.jaxpr
+    new = Jaxpr([v for v, _ in keep], [v for v, _ in hoist] + jaxpr.invars, jaxpr.outvars,
+                jaxpr.eqns, jaxpr.effects)
+    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]
+
+
+def trace_closed(fun: Callable, avals, name: str) -> tuple[ClosedJaxpr, list]:
+    """Traces flat `fun` on `avals`; returns the closed jaxpr (tracer constants hoisted to
+    leading invars) and those hoisted constants."""
+    closed, _ = partial_eval.trace_to_jaxpr(fun, list(avals), name)
+    return hoist_tracer_consts(closed)
+
+
+def trace_user_fun(fun: Callable, in_tree, avals, name: str, out_trees: list):
+    """Traces a user function of pytrees; records its output tree in `out_trees`."""
+
+    def flat(*leaves):
+        out = fun(*tree_unflatten(in_tree, leaves))
+        out_leaves, out_tree = tree_flatten(out)
+        for leaf in out_leaves:
+            get_aval(leaf)  # TypeError for non-array outputs
+        out_trees.append(out_tree)
+        return out_leaves
+
+    return trace_closed(flat, avals, name)
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
+    """The closed jaxpr as a Python function of flat arguments returning a list."""
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def check_same_types(what: str, expected, found) -> None:
+    """Raises TypeError unless two lists of avals agree in shape and dtype."""
+    mismatch = [(a.str_short(), b.str_short()) for a, b in zip(expected, found, strict=True)
+                if a.shape != b.shape or a.dtype != b.dtype]
+    if len(expected) != len(found) or mismatch:
+        raise TypeError(
+            f"{what} must have identical types, got\n"
+            f"{[a.str_short() for a in expected]}\nand\n{[b.str_short() for b in found]}."
+        )
+
+
+def is_differentiable(aval) -> bool:
+    return aval.to_tangent_aval().dtype != dtypes.float0
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: Sequence[bool]):
+    """The jvp of `closed`: inputs `(*primals, *nonzero tangents)`, outputs
+    `(*primals_out, *tangents_out)` for the outputs whose tangent is instantiated or nonzero.
+
+    Returns:
+      `(jvp_closed, out_nonzeros)`.
+    """
+    n_in = len(closed.in_avals)
+    found: list = []
+
+    def fun(*args):
+        primals = args[:n_in]
+        tangent_iter = iter(args[n_in:])
+        tangents = [next(tangent_iter) if nz else Zero(a.to_tangent_aval())
+                    for a, nz in zip(closed.in_avals, nonzeros, strict=True)]
+        outs, out_tangents = jvp_flat(jaxpr_as_fun(closed), primals, tangents,
+                                      instantiate=False)
+        out_nz = [not isinstance(t, Zero) or inst
+                  for t, inst in zip(out_tangents, instantiate, strict=True)]
+        found[:] = [out_nz]
+        from laminax_core._interpreters.jvp import instantiate_zeros
+
+        kept = [instantiate_zeros(t) for t, nz in zip(out_tangents, out_nz, strict=True) if nz]
+        return [*outs, *kept]
+
+    tangent_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    jvp_closed, hoisted = trace_closed(fun, [*closed.in_avals, *tangent_avals], "jvp")
+    assert not hoisted, "jvp of a closed jaxpr captured an outer tracer"
+    return jvp_closed, found[0]
+
+
+def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims, out_dims_fn: Callable):
+    """`closed` vmapped over `in_dims` (batch dims at 0 or None); `out_dims_fn(n_out)` gives
+    where each output's batch dim goes (0, or None for outputs that must be unbatched)."""
+    avals = []
+    for aval, d in zip(closed.in_avals, in_dims, strict=True):
+        avals.append(aval if d is None else aval.update(shape=(axis_data.size, *aval.shape)))
+    n_out = len(closed.out_avals)
+
+    def fun(*args):
+        return batching.batch_flat(jaxpr_as_fun(closed), list(args), list(in_dims), axis_data,
+                                   lambda: out_dims_fn(n_out))
+
+    batched, hoisted = trace_closed(fun, avals, "vmap")
+    assert not hoisted, "vmap of a closed jaxpr captured an outer tracer"
+    return batched
+
+
+def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
+    """Which outputs of `closed` depend on the batched inputs (`in_dims`)."""
+    found: list = []
+    avals = [a if d is None else a.update(shape=(axis_data.size, *a.shape))
+             for a, d in zip(closed.in_avals, in_dims, strict=True)]
+
+    def fun(*args):
+        trace = batching.BatchTrace(_trace.current_trace(), axis_data)
+        ins = [x if d is None else batching.BatchTracer(trace, x, d)
+               for x, d in zip(args, in_dims, strict=True)]
+        try:
+            with _trace.set_current_trace(trace):
+                outs = jaxpr_as_fun(closed)(*ins)
+            found[:] = [[trace.lift(o)[1] is not None for o in outs]]
+        finally:
+            trace.is_live = False
+        return []
+
+    partial_eval.trace_to_jaxpr(fun, avals, "vmap")
+    return found[0]

@@ -1,0 +1,263 @@
+"""`cond` and `switch`: the `cond` primitive, which applies one of several branch jaxprs.
+
+Operands are `(index, *consts, *args)`; `branches` are closed jaxprs that all take the consts
+of every branch followed by the arguments. Under vmap with a batched index, cond becomes a
+`select_n` over every branch's result, as in JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import get_aval
+from laminax_core._interpreters import partial_eval
+from laminax_core._interpreters.batching import bdim_at_front
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Var
+from laminax_core._primitive import Primitive
+from laminax_core.lax._control_flow import common
+from laminax_pytree import tree_flatten, tree_unflatten
+
+__all__ = ["cond", "cond_p", "switch"]
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """Applies `true_fun(*operands)` if `pred` else `false_fun(*operands)`, as one primitive
+    (both branches are traced; under vmap with a batched `pred` both run).
+
+    Example:
+      >>> cond(np.float32(1) > 0, lambda x: x + 1.0, lambda x: x - 1.0, np.float32(2))
+      array(3., dtype=float32)
+    """
+    from laminax_core import lax
+
+    aval = get_aval(pred)
+    if aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
+    if not (aval.dtype == np.bool_ or dtypes.issubdtype(aval.dtype, np.number)):
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
+    if aval.dtype != np.bool_:
+        pred = lax.ne(pred, np.zeros((), aval.dtype))
+    index = lax.convert_element_type(pred, np.int32)
+    return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output")
+
+
+def switch(index, branches, *operands):
+    """Applies `branches[index](*operands)`; `index` is clamped into range.
+
+    Example:
+      >>> switch(1, [lambda x: x, lambda x: x * 2.0], np.float32(3))
+      array(6., dtype=float32)
+    """
+    from laminax_core import lax
+
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    aval = get_aval(index)
+    if aval.shape != () or not dtypes.issubdtype(aval.dtype, np.integer):
+        raise TypeError(f"Branch index must be scalar integer, got {aval.str_short()}.")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    if isinstance(index, int):
+        index = np.int32(index)
+    elif aval.dtype != np.int32:
+        index = lax.convert_element_type(index, np.int32)
+    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    return _bind_cond(index, branches, operands, "branch outputs")
+
+
+def _bind_cond(index, funs, operands, what):
+    leaves, in_tree = tree_flatten(operands)
+    avals = [get_aval(x) for x in leaves]
+    traced, out_trees = [], []
+    for fun in funs:
+        trees: list = []
+        traced.append(common.trace_user_fun(fun, in_tree, avals, "cond", trees))
+        out_trees.append(trees[0])
+    if any(t != out_trees[0] for t in out_trees):
+        raise TypeError(f"{what} must have same type structure, got "
+                        f"{' and '.join(map(str, out_trees))}.")
+    for closed, _ in traced[1:]:
+        common.check_same_types(what, traced[0][0].out_avals, closed.out_avals)
+    branches, consts = _join_consts(traced)
+    outs = cond_p.bind(index, *consts, *leaves, branches=branches)
+    return tree_unflatten(out_trees[0], outs)
+
+
+def _join_consts(traced):
+    """Gives every branch the (hoisted) consts of all branches as leading inputs."""
+    all_consts = [c for _, consts in traced for c in consts]
+    branches = []
+    offset = 0
+    for closed, consts in traced:
+        jaxpr = closed.jaxpr
+        own = jaxpr.invars[:len(consts)]
+        before = [Var(get_aval(c)) for c in all_consts[:offset]]
+        after = [Var(get_aval(c)) for c in all_consts[offset + len(consts):]]
+        invars = [*before, *own, *after, *jaxpr.invars[len(consts):]]
+        new = Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
+        branches.append(ClosedJaxpr(new, closed.consts))
+        offset += len(consts)
+    return tuple(branches), all_consts
+
+
+def _cond_abstract_eval(index, *args, branches):
+    if index.dtype != np.int32 or index.shape != ():
+        raise TypeError(f"cond: the index must be an int32 scalar, got {index.str_short()}.")
+    effects = frozenset().union(*(b.effects for b in branches))
+    return branches[0].out_avals, effects
+
+
+def _cond_impl(index, *args, branches):
+    i = int(np.clip(int(index), 0, len(branches) - 1))
+    return common.jaxpr_as_fun(branches[i])(*args)
+
+
+cond_p = Primitive("cond")
+cond_p.multiple_results = True
+cond_p.def_effectful_abstract_eval(_cond_abstract_eval)
+cond_p.def_impl(_cond_impl)
+
+
+@cond_p.def_jvp
+def _cond_jvp(primals, tangents, *, branches):
+    index, *args = primals
+    nonzeros = [not isinstance(t, Zero) for t in tangents[1:]]
+    out_nz = [False] * len(branches[0].out_avals)
+    for b in branches:  # the union of the branches' nonzero output tangents
+        _, nz = common.jvp_jaxpr(b, nonzeros, out_nz)
+        out_nz = [a or c for a, c in zip(out_nz, nz, strict=True)]
+    jvp_branches = tuple(common.jvp_jaxpr(b, nonzeros, out_nz)[0] for b in branches)
+    arg_tangents = [t for t in tangents[1:] if not isinstance(t, Zero)]
+    outs = cond_p.bind(index, *args, *arg_tangents, branches=jvp_branches)
+    n = len(branches[0].out_avals)
+    tangent_iter = iter(outs[n:])
+    out_tangents = [next(tangent_iter) if nz else Zero(a.to_tangent_aval())
+                    for a, nz in zip(branches[0].out_avals, out_nz, strict=True)]
+    return outs[:n], out_tangents
+
+
+def _cond_partial_eval(trace, args, params):
+    branches = params["branches"]
+    index, *ops = args
+    if trace.is_unknown(index):
+        return trace.stage(cond_p, args, params)
+    in_uk = [trace.is_unknown(x) for x in ops]
+    out_uk = [False] * len(branches[0].out_avals)
+    for b in branches:
+        _, _, uk, _ = partial_eval.partial_eval_jaxpr(b, in_uk, out_uk)
+        out_uk = [a or c for a, c in zip(out_uk, uk, strict=True)]
+    splits = [partial_eval.partial_eval_jaxpr(b, in_uk, out_uk) for b in branches]
+    res_avals = [r for _, _, _, rs in splits for r in rs]
+    known_branches = tuple(_pad_known(k, i, splits, res_avals) for i, (k, *_) in enumerate(splits))
+    unknown_branches = tuple(_pad_unknown(u, i, splits, res_avals)
+                             for i, (_, u, _, _) in enumerate(splits))
+    known_ops = [x for x, uk in zip(ops, in_uk, strict=True) if not uk]
+    from laminax_core import _trace
+
+    with _trace.set_current_trace(trace.parent):
+        known_outs = cond_p.bind(index, *known_ops, branches=known_branches)
+    n_known = sum(not u for u in out_uk)
+    residuals = known_outs[n_known:]
+    unknown_ops = [x for x, uk in zip(ops, in_uk, strict=True) if uk]
+    unknown_outs = trace.stage(cond_p, [index, *residuals, *unknown_ops],
+                               {"branches": unknown_branches})
+    known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
+
+
+def _pad_known(known: ClosedJaxpr, i, splits, res_avals):
+    # branch i's known part outputs every branch's residuals (zeros for the others')
+    start = sum(len(rs) for _, _, _, rs in splits[:i])
+    n_res = len(splits[i][3])
+    n_out = len(known.out_avals) - n_res
+
+    def fun(*args):
+        outs = common.jaxpr_as_fun(known)(*args)
+        zeros = [zeros_like_aval(a) for a in res_avals]
+        zeros[start:start + n_res] = outs[n_out:]
+        return [*outs[:n_out], *zeros]
+
+    closed, _ = common.trace_closed(fun, known.in_avals, "cond partial eval")
+    return closed
+
+
+def _pad_unknown(unknown: ClosedJaxpr, i, splits, res_avals):
+    start = sum(len(rs) for _, _, _, rs in splits[:i])
+    n_res = len(splits[i][3])
+
+    def fun(*args):
+        res = args[start:start + n_res]
+        return common.jaxpr_as_fun(unknown)(*res, *args[len(res_avals):])
+
+    avals = [*res_avals, *unknown.in_avals[n_res:]]
+    closed, _ = common.trace_closed(fun, avals, "cond partial eval")
+    return closed
+
+
+partial_eval.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+@cond_p.def_transpose
+def _cond_transpose(cts, index, *args, branches):
+    linear = [undefined(a) for a in args]
+    known = [a for a in args if not undefined(a)]
+    cts = [instantiate_zeros(ct) for ct in cts]
+    lin_avals = [a.aval for a in args if undefined(a)]
+
+    def transposed(branch):
+        def fun(*known_and_cts):
+            known_vals = iter(known_and_cts[:len(known)])
+            operands = [UndefinedPrimal(b) if lin else next(known_vals)
+                        for b, lin in zip(branch.in_avals, linear, strict=True)]
+            ct_in = backward_pass(branch.jaxpr, branch.consts, operands,
+                                  list(known_and_cts[len(known):]))
+            return [zeros_like_aval(aval) if isinstance(c, Zero) else c
+                    for c, aval in zip([c for c, lin in zip(ct_in, linear) if lin], lin_avals,
+                                       strict=True)]
+
+        avals = [get_aval(k) for k in known] + [get_aval(c) for c in cts]
+        closed, _ = common.trace_closed(fun, avals, "cond transpose")
+        return closed
+
+    outs = cond_p.bind(index, *known, *cts, branches=tuple(map(transposed, branches)))
+    out_iter = iter(outs)
+    return [None] + [next(out_iter) if lin else None for lin in linear]
+
+
+@cond_p.def_batch
+def _cond_batch(axis_data, args, dims, *, branches):
+    from laminax_core import lax
+
+    index, *ops = args
+    index_dim, op_dims = dims[0], dims[1:]
+    ops = [x if d is None else bdim_at_front(x, d, axis_data.size)
+           for x, d in zip(ops, op_dims, strict=True)]
+    op_dims = [None if d is None else 0 for d in op_dims]
+    if index_dim is None:
+        # an output is batched if it is in any branch
+        flags = [False] * len(branches[0].out_avals)
+        for b in branches:
+            flags = [f or g for f, g in
+                     zip(flags, common.out_batched(b, axis_data, op_dims), strict=True)]
+        out_dims = [0 if f else None for f in flags]
+        batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: out_dims)
+                        for b in branches)
+        return cond_p.bind(index, *ops, branches=batched), out_dims
+    batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: [0] * n)
+                    for b in branches)
+    # a batched index: run every branch and select, as JAX does
+    index = bdim_at_front(index, index_dim, axis_data.size)
+    per_branch = [common.jaxpr_as_fun(b)(*ops) for b in batched]
+    outs = []
+    for results in zip(*per_branch, strict=True):
+        shape = get_aval(results[0]).shape
+        which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+        outs.append(lax.select_n(which, *results))
+    return outs, [0] * len(outs)
+
+

@@ -1,0 +1,347 @@
+"""`scan` and `map`: the `scan` primitive, a loop over the leading axis of its `xs` with a
+carry. Operands are `(*consts, *carry, *xs)`; the body jaxpr maps `(consts, carry, x)` to
+`(carry, y)`, and the ys are stacked along a new leading axis."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core import _trace
+from laminax_core._avals import get_aval
+from laminax_core._interpreters import partial_eval
+from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._primitive import Primitive
+from laminax_core.lax._control_flow import common
+from laminax_pytree import tree_flatten, tree_unflatten
+
+__all__ = ["map", "scan", "scan_p"]
+
+
+def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unroll: int = 1):
+    """Loops `carry, y = f(carry, x)` over the leading axis of `xs`, stacking the ys.
+
+    Args:
+      f: the body, `(carry, x) -> (carry, y)`; the carry keeps its structure and types.
+      init: the initial carry (a pytree).
+      xs: the pytree of arrays scanned over (None with `length` for no inputs).
+      length: the number of iterations, if `xs` does not give it.
+      reverse: scan from the end.
+      unroll: accepted for JAX compatibility; the reference runs iteration by iteration.
+
+    Returns:
+      `(final_carry, stacked_ys)`.
+
+    Example:
+      >>> scan(lambda c, x: (c + x, c), np.float32(0), np.arange(3, dtype=np.float32))
+      (array(3., dtype=float32), array([0., 0., 1.], dtype=float32))
+    """
+    carry, carry_tree = tree_flatten(init)
+    xs_leaves, xs_tree = tree_flatten(xs)
+    length = _scan_length(xs_leaves, length)
+    carry_avals = [get_aval(c) for c in carry]
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_leaves]
+    out_trees: list = []
+
+    def body(*args):
+        c = tree_unflatten(carry_tree, args[:len(carry)])
+        x = tree_unflatten(xs_tree, args[len(carry):])
+        result = f(c, x)
+        if not (isinstance(result, tuple | list) and len(result) == 2):
+            raise TypeError("scan body output must be a pair, got "
+                            f"{type(result).__name__}.")
+        new_carry, y = result
+        new_leaves, new_tree = tree_flatten(new_carry)
+        if new_tree != carry_tree:
+            raise TypeError(
+                "scan body function carry input and carry output must have the same pytree "
+                f"structure, but they differ: the input carry is {carry_tree} and the output "
+                f"carry is {new_tree}."
+            )
+        y_leaves, y_tree = tree_flatten(y)
+        out_trees[:] = [y_tree]
+        return [*new_leaves, *y_leaves]
+
+    closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
+    common.check_same_types("scan body function carry input and carry output",
+                            carry_avals, closed.out_avals[:len(carry)])
+    outs = scan_p.bind(*consts, *carry, *xs_leaves, jaxpr=closed, length=length,
+                       reverse=bool(reverse), unroll=unroll, num_consts=len(consts),
+                       num_carry=len(carry))
+    return (tree_unflatten(carry_tree, outs[:len(carry)]),
+            tree_unflatten(out_trees[0], outs[len(carry):]))
+
+
+def _scan_length(xs_leaves, length):
+    sizes = {get_aval(x).shape[0] if get_aval(x).ndim else None for x in xs_leaves}
+    if None in sizes:
+        raise ValueError("scan got value with no leading axis to scan over.")
+    if length is not None:
+        sizes.add(int(length))
+    if len(sizes) > 1:
+        raise ValueError(f"scan got values with different leading axis sizes: "
+                         f"{', '.join(str(n) for n in sorted(sizes))}.")
+    if not sizes:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    return sizes.pop()
+
+
+def map(f, xs):  # noqa: A001 (JAX's name)
+    """Applies `f` to each slice of `xs` along the leading axis (a scan with no carry).
+
+    Example:
+      >>> map(lambda x: x * 2.0, np.arange(3, dtype=np.float32))
+      array([0., 2., 4.], dtype=float32)
+    """
+    _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
+    return ys
+
+
+# ----- the primitive and its rules --------------------------------------------------------
+
+
+def _split(args, num_consts, num_carry):
+    return (list(args[:num_consts]), list(args[num_consts:num_consts + num_carry]),
+            list(args[num_consts + num_carry:]))
+
+
+def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    ys = [a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]
+    return [*jaxpr.out_avals[:num_carry], *ys], jaxpr.effects
+
+
+def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    from laminax_core import lax
+
+    consts, carry, xs = _split(args, num_consts, num_carry)
+    body = common.jaxpr_as_fun(jaxpr)
+    ys_per_step = []
+    for i in (reversed(range(length)) if reverse else range(length)):
+        x = [lax.squeeze(lax.dynamic_slice(v, [np.int32(i)] + [np.int32(0)] * (v.ndim - 1),
+                                           (1, *v.shape[1:])), (0,)) for v in xs]
+        outs = body(*consts, *carry, *x)
+        carry, y = outs[:num_carry], outs[num_carry:]
+        ys_per_step.append(y)
+    if reverse:
+        ys_per_step.reverse()
+    y_avals = jaxpr.out_avals[num_carry:]
+    ys = [np.stack([np.asarray(step[k]) for step in ys_per_step]) if length else
+          np.zeros((0, *a.shape), a.dtype) for k, a in enumerate(y_avals)]
+    return [*carry, *ys]
+
+
+scan_p = Primitive("scan")
+scan_p.multiple_results = True
+scan_p.def_effectful_abstract_eval(_scan_abstract_eval)
+scan_p.def_impl(_scan_impl)
+
+
+def _carry_fixpoint(step, carry_flags):
+    """Grows the carry flags (nonzero, unknown, batched) until the body preserves them."""
+    while True:
+        out_flags = step(carry_flags)
+        grown = [a or b for a, b in zip(carry_flags, out_flags, strict=True)]
+        if grown == carry_flags:
+            return carry_flags
+        carry_flags = grown
+
+
+@scan_p.def_jvp
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    nz = [not isinstance(t, Zero) for t in tangents]
+    const_nz, carry_nz, xs_nz = _split(nz, num_consts, num_carry)
+    n_ys = len(jaxpr.out_avals) - num_carry
+
+    def step(flags):
+        _, out_nz = common.jvp_jaxpr(jaxpr, [*const_nz, *flags, *xs_nz],
+                                     [False] * len(jaxpr.out_avals))
+        return out_nz[:num_carry]
+
+    carry_nz = _carry_fixpoint(step, carry_nz)
+    jvp_closed, out_nz = common.jvp_jaxpr(jaxpr, [*const_nz, *carry_nz, *xs_nz],
+                                          [*carry_nz, *[False] * n_ys])
+    ys_nz = out_nz[num_carry:]
+    # reorder the jvp jaxpr's (primals, tangents) into scan's (consts, carry, xs) groups
+    consts, carry, xs = _split(primals, num_consts, num_carry)
+    t_consts, t_carry, t_xs = _split(tangents, num_consts, num_carry)
+    t_carry = [instantiate_zeros(t) if f else t for t, f in zip(t_carry, carry_nz, strict=True)]
+    keep = lambda ts, flags: [t for t, f in zip(ts, flags, strict=True) if f]  # noqa: E731
+    groups = [len(consts), sum(const_nz), len(carry), sum(carry_nz), len(xs), sum(xs_nz)]
+    body = _regroup(jvp_closed, groups, num_carry, sum(carry_nz), len(jaxpr.out_avals))
+    outs = scan_p.bind(*consts, *keep(t_consts, const_nz), *carry, *keep(t_carry, carry_nz),
+                       *xs, *keep(t_xs, xs_nz), jaxpr=body, length=length, reverse=reverse,
+                       unroll=unroll, num_consts=groups[0] + groups[1],
+                       num_carry=groups[2] + groups[3])
+    n_c, n_tc = num_carry, sum(carry_nz)
+    carry_out, t_carry_out = outs[:n_c], iter(outs[n_c:n_c + n_tc])
+    ys, t_ys = outs[n_c + n_tc:n_c + n_tc + n_ys], iter(outs[n_c + n_tc + n_ys:])
+    out_avals = _scan_abstract_eval(jaxpr=jaxpr, length=length, reverse=reverse,
+                                    unroll=unroll, num_consts=num_consts,
+                                    num_carry=num_carry)[0]
+    tangents_out = [next(t_carry_out) if f else Zero(a.to_tangent_aval())
+                    for f, a in zip(carry_nz, out_avals[:n_c], strict=True)]
+    tangents_out += [next(t_ys) if f else Zero(a.to_tangent_aval())
+                     for f, a in zip(ys_nz, out_avals[n_c:], strict=True)]
+    return [*carry_out, *ys], tangents_out
+
+
+def _regroup(jvp_closed, groups, num_carry, num_carry_t, num_primal_out):
+    """The jvp jaxpr (primals then tangents in, primals then tangents out) with inputs in
+    (consts, const tangents, carry, carry tangents, xs, x tangents) order and outputs in
+    (carry, carry tangents, ys, y tangents) order."""
+    n_c, n_tc, n_k, n_tk, n_x, n_tx = groups
+
+    def fun(*args):
+        c, tc, k, tk, x, tx = _cut(args, groups)
+        outs = common.jaxpr_as_fun(jvp_closed)(*c, *k, *x, *tc, *tk, *tx)
+        primal, tangent = outs[:num_primal_out], outs[num_primal_out:]
+        carry, ys = primal[:num_carry], primal[num_carry:]
+        t_carry, t_ys = tangent[:num_carry_t], tangent[num_carry_t:]
+        return [*carry, *t_carry, *ys, *t_ys]
+
+    ins = jvp_closed.in_avals
+    primal_avals, tangent_avals = ins[:n_c + n_k + n_x], ins[n_c + n_k + n_x:]
+    p_c, p_k, p_x = _cut(primal_avals, [n_c, n_k, n_x])
+    t_c, t_k, t_x = _cut(tangent_avals, [n_tc, n_tk, n_tx])
+    closed, _ = common.trace_closed(fun, [*p_c, *t_c, *p_k, *t_k, *p_x, *t_x], "scan jvp")
+    return closed
+
+
+def _cut(seq, sizes):
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(seq[start:start + n]))
+        start += n
+    return out
+
+
+def _scan_partial_eval(trace, args, params):
+    jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
+    uk = [trace.is_unknown(x) for x in args]
+    const_uk, carry_uk, xs_uk = _split(uk, num_consts, num_carry)
+    n_ys = len(jaxpr.out_avals) - num_carry
+
+    def step(flags):
+        _, _, out_uk, _ = partial_eval.partial_eval_jaxpr(
+            jaxpr, [*const_uk, *flags, *xs_uk], [*flags, *[False] * n_ys])
+        return out_uk[:num_carry]
+
+    carry_uk = _carry_fixpoint(step, carry_uk)
+    in_uk = [*const_uk, *carry_uk, *xs_uk]
+    known, unknown, out_uk, res_avals = partial_eval.partial_eval_jaxpr(
+        jaxpr, in_uk, [*carry_uk, *[False] * n_ys])
+    consts, carry, xs = _split(args, num_consts, num_carry)
+    pick = lambda vals, flags, want: [v for v, f in zip(vals, flags, strict=True)  # noqa: E731
+                                      if f == want]
+    # the known scan: (known consts, known carry, known xs) -> (known carry, known ys, residuals)
+    n_known_carry = sum(not f for f in carry_uk)
+    with _trace.set_current_trace(trace.parent):
+        known_outs = scan_p.bind(
+            *pick(consts, const_uk, False), *pick(carry, carry_uk, False),
+            *pick(xs, xs_uk, False), jaxpr=known, length=params["length"],
+            reverse=params["reverse"], unroll=params["unroll"],
+            num_consts=sum(not f for f in const_uk), num_carry=n_known_carry)
+    n_res = len(res_avals)
+    residuals = known_outs[len(known_outs) - n_res:]
+    known_carry = known_outs[:n_known_carry]
+    known_ys = known_outs[n_known_carry:len(known_outs) - n_res]
+    # the unknown scan: (unknown consts, unknown carry, residuals and unknown xs)
+    n_uk_consts, n_uk_carry = sum(const_uk), sum(carry_uk)
+
+    def body(*a):
+        uk_consts, uk_carry, rest = _cut(a, [n_uk_consts, n_uk_carry, len(a)])
+        res, uk_xs = rest[:n_res], rest[n_res:]
+        return common.jaxpr_as_fun(unknown)(*res, *uk_consts, *uk_carry, *uk_xs)
+
+    uk_in = unknown.in_avals[n_res:]
+    avals = [*uk_in[:n_uk_consts + n_uk_carry], *res_avals, *uk_in[n_uk_consts + n_uk_carry:]]
+    body_closed, _ = common.trace_closed(body, avals, "scan partial eval")
+    unknown_outs = trace.stage(scan_p, [
+        *pick(consts, const_uk, True), *pick(carry, carry_uk, True), *residuals,
+        *pick(xs, xs_uk, True)], dict(params, jaxpr=body_closed, num_consts=n_uk_consts,
+                                      num_carry=n_uk_carry))
+    known_iter = iter([*known_carry, *known_ys])
+    unknown_iter = iter(unknown_outs)
+    return [next(unknown_iter) if f else next(known_iter) for f in out_uk]
+
+
+partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+@scan_p.def_transpose
+def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, carry, xs = _split(args, num_consts, num_carry)
+    # a carry is transposed as linear even when its initial value is a known constant: in a
+    # linear scan that constant is a zero (an instantiated tangent), as JAX assumes too
+    lin_c = [undefined(c) for c in consts]
+    lin_x = [undefined(x) for x in xs]
+    nl_consts = [c for c in consts if not undefined(c)]
+    nl_xs = [x for x in xs if not undefined(x)]
+    cts = [instantiate_zeros(ct) for ct in cts]
+    ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
+    lin_c_avals = [c.aval for c in consts if undefined(c)]
+    ct_consts = [zeros_like_aval(a) for a in lin_c_avals]
+    x_avals = [a for a, lin in zip(jaxpr.in_avals[num_consts + num_carry:], lin_x) if lin]
+    carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
+
+    def body(*a):
+        nl_c, acc, ct_k, nl_x, ct_y = _cut(a, [len(nl_consts), len(ct_consts), num_carry,
+                                               len(nl_xs), len(ct_ys)])
+        c_iter, x_iter = iter(nl_c), iter(nl_x)
+        operands = [UndefinedPrimal(av) if lin else next(c_iter)
+                    for av, lin in zip(jaxpr.in_avals[:num_consts], lin_c, strict=True)]
+        operands += [UndefinedPrimal(av) for av in carry_avals]
+        operands += [UndefinedPrimal(av) if lin else next(x_iter)
+                     for av, lin in zip(jaxpr.in_avals[num_consts + num_carry:], lin_x,
+                                        strict=True)]
+        ct_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, [*ct_k, *ct_y])
+        ct_in = [zeros_like_aval(av) if isinstance(c, Zero) else c
+                 for c, av in zip(ct_in, jaxpr.in_avals, strict=True)]
+        ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
+        from laminax_core import lax
+
+        new_acc = [lax.add_any(a_, c) for a_, c in
+                   zip(acc, [c for c, lin in zip(ct_c, lin_c) if lin], strict=True)]
+        return [*new_acc, *ct_carry_in, *[c for c, lin in zip(ct_x, lin_x) if lin]]
+
+    avals = [*[get_aval(c) for c in nl_consts], *lin_c_avals, *carry_avals,
+             *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
+             *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys]]
+    body_closed, _ = common.trace_closed(body, avals, "scan transpose")
+    outs = scan_p.bind(*nl_consts, *ct_consts, *ct_carry, *nl_xs, *ct_ys, jaxpr=body_closed,
+                       length=length, reverse=not reverse, unroll=unroll,
+                       num_consts=len(nl_consts), num_carry=len(ct_consts) + num_carry)
+    acc, ct_init, ct_xs = _cut(outs, [len(ct_consts), num_carry, len(x_avals)])
+    acc_iter, xs_iter = iter(acc), iter(ct_xs)
+    return ([next(acc_iter) if lin else None for lin in lin_c]
+            + [ct if undefined(c) else None for ct, c in zip(ct_init, carry, strict=True)]
+            + [next(xs_iter) if lin else None for lin in lin_x])
+
+
+@scan_p.def_batch
+def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_consts,
+                num_carry):
+    consts, carry, xs = _split(args, num_consts, num_carry)
+    c_dims, k_dims, x_dims = _split(dims, num_consts, num_carry)
+    consts = [x if d is None else move_bdim(x, d, 0) for x, d in zip(consts, c_dims)]
+    c_b = [d is not None for d in c_dims]
+    x_b = [d is not None for d in x_dims]
+
+    def step(flags):
+        in_dims = [0 if f else None for f in [*c_b, *flags, *x_b]]
+        return common.out_batched(jaxpr, axis_data, in_dims)[:num_carry]
+
+    k_b = _carry_fixpoint(step, [d is not None for d in k_dims])
+    carry = [bdim_at_front(x, d, axis_data.size) if f else x
+             for x, d, f in zip(carry, k_dims, k_b, strict=True)]
+    # scan's axis stays first: a batched x goes to axis 1, its slices have the batch at 0
+    xs = [x if d is None else move_bdim(x, d, 1) for x, d in zip(xs, x_dims)]
+    in_dims = [0 if f else None for f in [*c_b, *k_b, *x_b]]
+    y_b = common.out_batched(jaxpr, axis_data, in_dims)[num_carry:]
+    out_dims = [0 if f else None for f in [*k_b, *y_b]]
+    body = common.batch_jaxpr(jaxpr, axis_data, in_dims, lambda n: out_dims)
+    outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
+                       unroll=unroll, num_consts=num_consts, num_carry=num_carry)
+    return outs, [0 if f else None for f in k_b] + [1 if f else None for f in y_b]

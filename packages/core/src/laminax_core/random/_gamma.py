@@ -1,0 +1,217 @@
+"""Gamma-family samplers: `gamma`, `loggamma`, `beta`, `dirichlet`.
+
+Each element draws from Marsaglia and Tsang's rejection sampler ("A simple method for generating
+gamma variables", 2000) with its own key, split from the caller's key as JAX splits it, and the
+same sequence of rejection steps (`lax.while_loop`s), so samples equal JAX's for equal keys.
+Shapes below 1 are boosted: sample with `a + 1`, then scale by `u ** (1 / a)`.
+
+Differs from JAX: JAX makes gamma a primitive (`random_gamma_p`) whose derivative with respect to
+`a` is the implicit reparameterization gradient (`random_gamma_grad`). laminax composes the
+sampler from lax operations and does not implement that gradient: differentiating a sample with
+respect to `a` raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from laminax_core import dtypes, lax, vmap
+from laminax_core._avals import get_aval
+from laminax_core._custom_derivatives import custom_jvp
+from laminax_core.random._keys import check_key
+from laminax_core.random._samplers import (
+    _float_dtype,
+    _shape,
+    _to_shape,
+    exponential_raw,
+    normal_raw,
+    split_raw,
+    uniform_raw,
+)
+from laminax_core.random._threefry import threefry_split
+
+__all__ = ["beta", "dirichlet", "gamma", "loggamma"]
+
+
+def _shape_of(x) -> tuple[int, ...]:
+    return tuple(get_aval(x).shape)
+
+
+def _gamma_one(raw_key, alpha, log_space: bool):
+    """One Gamma(alpha) sample (or its log) from one raw key; alpha is a scalar."""
+    dtype = get_aval(alpha).dtype
+
+    def const(v):
+        return np.asarray(v, dtype)
+
+    boost_mask = lax.ge(alpha, const(1))
+    alpha_orig = alpha
+    alpha = lax.select_n(boost_mask, lax.add(alpha, const(1)), alpha)
+    d = lax.sub(alpha, const(1 / 3))
+    c = lax.div(const(1 / 3), lax.sqrt(d))
+
+    def rejected(state):
+        # keep going unless U < 1 - 0.0331 X^2 or log U < X/2 + d (1 - V + log V), X = x^2
+        _, x_sq, v, u = state
+        squeeze = lax.ge(u, lax.sub(const(1), lax.mul(const(0.0331), lax.mul(x_sq, x_sq))))
+        bound = lax.add(lax.mul(x_sq, const(0.5)),
+                        lax.mul(d, lax.add(lax.sub(const(1), v), lax.log(v))))
+        return lax.bitwise_and(squeeze, lax.ge(lax.log(u), bound))
+
+    def propose(state):
+        key = state[0]
+        key, x_key, u_key = split_raw(key, 3)
+
+        def next_normal(kxv):
+            k, subkey = split_raw(kxv[0])
+            x = normal_raw(subkey, (), dtype)
+            return k, x, lax.add(const(1), lax.mul(x, c))
+
+        _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], const(0)), next_normal,
+                                 (x_key, const(0), const(-1)))
+        u = uniform_raw(u_key, (), dtype)
+        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+
+    key, subkey = split_raw(raw_key)
+    _, _, v, _ = lax.while_loop(rejected, propose, (key, const(0), const(1), const(2)))
+    if log_space:
+        log_u = lax.neg(exponential_raw(subkey, (), dtype))
+        skip = lax.bitwise_or(boost_mask, lax.eq(log_u, const(0)))
+        log_boost = lax.select_n(skip, lax.mul(log_u, lax.div(const(1), alpha_orig)), const(0))
+        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+    u = lax.sub(const(1), uniform_raw(subkey, (), dtype))
+    boost = lax.select_n(boost_mask, lax.pow(u, lax.div(const(1), alpha_orig)), const(1))
+    return lax.mul(lax.mul(d, v), boost)
+
+
+def _gamma_samples(raw_key, a, log_space: bool):
+    """Samples for every element of `a`, each with its own key split from `raw_key`."""
+    shape = _shape_of(a)
+    count = math.prod(shape)
+    if count == 0:
+        return lax.reshape(a, shape)
+    keys = threefry_split(raw_key, (count,))
+    flat = lax.reshape(a, (count,))
+    samples = vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(keys, flat)
+    return lax.reshape(samples, shape)
+
+
+def _gamma_with_undefined_gradient(raw_key, a, log_space):
+    return _gamma_samples(raw_key, a, log_space)
+
+
+_gamma_with_undefined_gradient = custom_jvp(_gamma_with_undefined_gradient, nondiff_argnums=(2,))
+
+
+def _gamma_jvp(log_space, primals, tangents):
+    raise NotImplementedError(
+        "random.gamma (and loggamma, beta, dirichlet): the derivative of a sample with respect "
+        "to its shape parameter is not implemented in laminax (JAX uses the implicit "
+        "reparameterization gradient, random_gamma_grad). Wrap the parameter in "
+        "lax.stop_gradient if its gradient is not needed.")
+
+
+_gamma_with_undefined_gradient.defjvp(_gamma_jvp)
+
+
+def _gamma(name, key, a, shape, dtype, log_space):
+    raw, _ = check_key(name, key)
+    dtype = _float_dtype(name, dtype)
+    a = _as_array(a)
+    shape = _shape_of(a) if shape is None else _shape(name, shape, _shape_of(a))
+    a = _to_shape(lax.convert_element_type(a, dtype), shape)
+    return _gamma_with_undefined_gradient(raw, a, log_space)
+
+
+def _as_array(x):
+    if isinstance(x, int | float):
+        return np.asarray(x, dtypes.default_float_dtype())
+    return x
+
+
+def gamma(key, a, shape=None, dtype=None):
+    """Gamma random values with shape `a` and scale 1.
+
+    Args:
+      key: a single PRNG key.
+      a: positive shape parameters broadcast-compatible with `shape`.
+      shape: the result shape (default: `a`'s shape).
+      dtype: a float dtype.
+
+    Example:
+      >>> gamma(PRNGKey(0), np.float32(2.0), (3,)).shape
+      (3,)
+    """
+    return _gamma("gamma", key, a, shape, dtype, log_space=False)
+
+
+def loggamma(key, a, shape=None, dtype=None):
+    """Logarithms of Gamma(a) random values, accurate for small `a` where the values
+    themselves underflow.
+
+    Example:
+      >>> loggamma(PRNGKey(0), np.float32(0.01), (2,)).shape
+      (2,)
+    """
+    return _gamma("loggamma", key, a, shape, dtype, log_space=True)
+
+
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) random values, from two log-gamma samples.
+
+    Example:
+      >>> x = beta(PRNGKey(0), 2.0, 3.0, (4,))
+      >>> bool(((x > 0) & (x < 1)).all())
+      True
+    """
+    raw, _ = check_key("beta", key)
+    dtype = _float_dtype("beta", dtype)
+    a, b = _as_array(a), _as_array(b)
+    if shape is None:
+        shape = np.broadcast_shapes(_shape_of(a), _shape_of(b))
+    else:
+        shape = _shape("beta", shape, _shape_of(a), _shape_of(b))
+    key_a, key_b = split_raw(raw)
+    a = _to_shape(lax.convert_element_type(a, dtype), shape)
+    b = _to_shape(lax.convert_element_type(b, dtype), shape)
+    log_a = _gamma_with_undefined_gradient(key_a, a, True)
+    log_b = _gamma_with_undefined_gradient(key_b, b, True)
+    # Gamma_a / (Gamma_a + Gamma_b), scaled by the larger one to avoid underflow
+    log_max = lax.max(log_a, log_b)
+    scaled_a = lax.exp(lax.sub(log_a, log_max))
+    scaled_b = lax.exp(lax.sub(log_b, log_max))
+    return lax.div(scaled_a, lax.add(scaled_a, scaled_b))
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) random vectors along the last axis (normalized log-gamma samples).
+
+    Args:
+      key: a single PRNG key.
+      alpha: concentrations, shape `(..., k)`.
+      shape: the batch shape (default: `alpha.shape[:-1]`).
+      dtype: a float dtype.
+
+    Example:
+      >>> x = dirichlet(PRNGKey(0), np.ones(3, np.float32))
+      >>> x.shape, bool(abs(float(x.sum()) - 1) < 1e-6)
+      ((3,), True)
+    """
+    from laminax_core.nn import softmax
+
+    raw, _ = check_key("dirichlet", key)
+    dtype = _float_dtype("dirichlet", dtype)
+    alpha = _as_array(alpha)
+    alpha_shape = _shape_of(alpha)
+    if len(alpha_shape) < 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
+                         f"{len(alpha_shape)}")
+    if shape is None:
+        shape = alpha_shape[:-1]
+    else:
+        shape = _shape("dirichlet", shape, alpha_shape[:-1])
+    full = (*shape, alpha_shape[-1])
+    alpha = _to_shape(lax.convert_element_type(alpha, dtype), full)
+    return softmax(_gamma_with_undefined_gradient(raw, alpha, True), -1)

@@ -1,0 +1,182 @@
+"""cond, switch, while_loop, fori_loop, scan and map: values, every transformation, errors."""
+
+import numpy as np
+import pytest
+
+from laminax_core import grad, hessian, jacfwd, jacrev, jvp, lax, linearize, make_jaxpr, vmap
+from laminax_core.lax import cond, fori_loop, map, scan, switch, while_loop
+from laminax_core.testing import check_grads
+
+X = np.array([0.5, -1.0, 2.0], np.float32)
+
+
+def _branchy(x):
+    return cond(x.sum() > 0, lambda v: lax.sin(v) * v, lambda v: lax.cos(v), x)
+
+
+def test_cond_picks_the_branch():
+    np.testing.assert_allclose(_branchy(X), np.sin(X) * X, rtol=1e-6)
+    np.testing.assert_allclose(_branchy(-X), np.cos(-X), rtol=1e-6)
+
+
+def test_cond_prints_like_jax():
+    text = str(make_jaxpr(lambda x: cond(x > 0, lax.sin, lax.cos, x))(np.float32(1)))
+    assert text == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:bool[] = gt a 0.0:f32[]\n"
+        "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n"
+        "    d:f32[] = cond[\n"
+        "      branches=(\n"
+        "        { lambda ; e:f32[]. let f:f32[] = cos e in (f,) }\n"
+        "        { lambda ; g:f32[]. let h:f32[] = sin g in (h,) }\n"
+        "      )\n"
+        "    ] c a\n"
+        "  in (d,) }"
+    )
+
+
+@pytest.mark.parametrize("x", [X, -X])
+def test_cond_derivatives(x):
+    check_grads(_branchy, (x,), order=2)
+    np.testing.assert_allclose(jacfwd(_branchy)(x), jacrev(_branchy)(x), rtol=1e-5)
+
+
+def test_cond_under_vmap_with_batched_and_unbatched_predicate():
+    xs = np.stack([X, -X])
+    np.testing.assert_allclose(vmap(_branchy)(xs), np.stack([_branchy(X), _branchy(-X)]),
+                               rtol=1e-6)
+    out = vmap(lambda x: cond(True, lambda v: v * 2.0, lambda v: v, x))(xs)
+    np.testing.assert_allclose(out, xs * 2)
+    np.testing.assert_allclose(vmap(grad(lambda x: _branchy(x).sum()))(xs),
+                               np.stack([grad(lambda x: _branchy(x).sum())(x) for x in xs]),
+                               rtol=1e-6)
+
+
+def test_cond_closes_over_outer_tracers_and_pytrees():
+    def fun(x, y):
+        return cond(x > 0, lambda p: {"a": p["a"] * y}, lambda p: {"a": p["a"] + y}, {"a": x})
+
+    assert grad(lambda x, y: fun(x, y)["a"], argnums=1)(np.float32(2), np.float32(3)) == 2.0
+    assert grad(lambda x, y: fun(x, y)["a"], argnums=1)(np.float32(-2), np.float32(3)) == 1.0
+
+
+def test_cond_errors():
+    with pytest.raises(TypeError, match="Pred must be a scalar"):
+        cond(X > 0, lambda v: v, lambda v: v, X)
+    with pytest.raises(TypeError, match="must have identical types"):
+        cond(True, lambda v: v, lambda v: v.astype(np.int32), X)
+    with pytest.raises(TypeError, match="same type structure"):
+        cond(True, lambda v: (v, v), lambda v: v, X)
+
+
+def test_switch_clamps_and_differentiates():
+    branches = [lambda v: v, lambda v: v * 2.0, lambda v: v * 3.0]
+    assert switch(1, branches, np.float32(1)) == 2.0
+    assert switch(7, branches, np.float32(1)) == 3.0
+    assert switch(-3, branches, np.float32(1)) == 1.0
+    assert grad(lambda x, i: switch(i, branches, x))(np.float32(1), 2) == 3.0
+    out = vmap(lambda i: switch(i, branches, np.float32(1)))(np.array([0, 1, 2], np.int32))
+    np.testing.assert_array_equal(out, [1, 2, 3])
+    with pytest.raises(ValueError, match="Empty branch sequence"):
+        switch(0, [], X)
+
+
+def _count_doublings(x):
+    return while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x),
+                      (0, np.float32(1)))[1]
+
+
+def test_while_loop_values_and_forward_mode():
+    assert _count_doublings(np.float32(2)) == 32.0
+    assert jvp(_count_doublings, (np.float32(2),), (np.float32(1),))[1] == 80.0
+    assert linearize(_count_doublings, np.float32(2))[1](np.float32(1)) == 80.0
+    assert jacfwd(_count_doublings)(np.float32(2)) == 80.0
+
+
+def test_while_loop_reverse_mode_raises_like_jax():
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        grad(_count_doublings)(np.float32(2))
+
+
+def test_while_loop_under_vmap_with_batched_predicate():
+    def power(n, x):
+        return while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x),
+                          (0, np.float32(1)))[1]
+
+    out = vmap(power)(np.array([2, 3, 0], np.int32), np.array([3.0, 2.0, 5.0], np.float32))
+    np.testing.assert_array_equal(out, [9, 8, 1])
+    np.testing.assert_array_equal(vmap(_count_doublings)(np.array([1, 2], np.float32)), [1, 32])
+
+
+def test_while_loop_errors():
+    with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+        while_loop(lambda c: c, lambda c: c, np.float32(1))
+    with pytest.raises(TypeError, match="body_fun output and input must have identical types"):
+        while_loop(lambda c: c < 1, lambda c: c.astype(np.int32), np.float32(1))
+
+
+def test_fori_loop_static_bounds_is_a_reverse_differentiable_scan():
+    fun = lambda x: fori_loop(0, 3, lambda i, c: c * x + i, np.float32(1))  # noqa: E731
+    assert fun(np.float32(2)) == 12.0
+    assert grad(fun)(np.float32(2)) == 13.0
+    assert [e.primitive.name for e in make_jaxpr(fun)(np.float32(2)).eqns] == ["scan"]
+
+
+def test_fori_loop_traced_bounds_is_a_while_loop():
+    fun = lambda n: fori_loop(0, n, lambda i, c: c * 2.0, np.float32(1))  # noqa: E731
+    np.testing.assert_array_equal(vmap(fun)(np.array([1, 3], np.int32)), [2, 8])
+    assert [e.primitive.name for e in make_jaxpr(fun)(np.int32(3)).eqns] == ["while"]
+
+
+def _rnn(w, xs):
+    def step(c, x):
+        h = lax.tanh(c * w + x)
+        return h, h * h
+
+    return scan(step, np.float32(0.5), xs)
+
+
+def test_scan_values_and_reverse():
+    carry, ys = scan(lambda c, x: (c + x, c), np.float32(0), X)
+    assert carry == X.sum()
+    np.testing.assert_allclose(ys, [0.0, 0.5, -0.5])
+    carry, ys = scan(lambda c, x: (c + x, c), np.float32(0), X, reverse=True)
+    np.testing.assert_allclose(ys, [1.0, 2.0, 0.0])
+    carry, ys = scan(lambda c, _: (c * 2.0, c), np.float32(1), None, length=3)
+    np.testing.assert_allclose(ys, [1, 2, 4])
+
+
+def test_scan_derivatives_orders_1_and_2():
+    check_grads(lambda w, xs: _rnn(w, xs)[0] + _rnn(w, xs)[1].sum(), (np.float32(0.7), X),
+                order=2)
+    check_grads(lambda xs: scan(lambda c, x: (c * x, c + x), np.float32(1), xs, reverse=True),
+                (X,), order=2)
+
+
+def test_scan_jacobians_and_vmap():
+    jf = jacfwd(lambda xs: _rnn(np.float32(0.7), xs)[1])(X)
+    jr = jacrev(lambda xs: _rnn(np.float32(0.7), xs)[1])(X)
+    np.testing.assert_allclose(jf, jr, rtol=1e-5, atol=1e-6)
+    ws = np.array([0.1, 0.7], np.float32)
+    np.testing.assert_allclose(vmap(lambda w: _rnn(w, X)[1])(ws),
+                               np.stack([_rnn(w, X)[1] for w in ws]), rtol=1e-6)
+    xs2 = np.stack([X, X * 2], 1)
+    np.testing.assert_allclose(vmap(lambda xs: _rnn(np.float32(0.7), xs)[0], in_axes=1)(xs2),
+                               [_rnn(np.float32(0.7), X)[0], _rnn(np.float32(0.7), X * 2)[0]],
+                               rtol=1e-6)
+    h = hessian(lambda w: _rnn(w, X)[1].sum())(np.float32(0.3))
+    assert np.isfinite(h)
+
+
+def test_scan_errors():
+    with pytest.raises(ValueError, match="different leading axis sizes"):
+        scan(lambda c, x: (c, x), np.float32(0), (X, np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="same pytree structure"):
+        scan(lambda c, x: ((c, c), x), np.float32(0), X)
+    with pytest.raises(TypeError, match="carry output must have identical types"):
+        scan(lambda c, x: (c.astype(np.int32), x), np.float32(0), X)
+
+
+def test_map_applies_over_leading_axis():
+    np.testing.assert_allclose(map(lambda x: lax.sin(x) * 2.0, X), np.sin(X) * 2, rtol=1e-6)
+    np.testing.assert_allclose(grad(lambda xs: map(lax.sin, xs).sum())(X), np.cos(X), rtol=1e-6)
