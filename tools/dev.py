@@ -30,7 +30,7 @@ ISOLATED_VENVS = ROOT / ".venvs"
 # import-linter contract in the root pyproject.toml.
 LAYERS = ["pytree", "core", "dispatch", "laminax"]
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
-EXAMPLE_TOOLS = ["scikit-learn>=1.3"]
+EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
 EXAMPLE = ROOT / "examples" / "tree_tour.py"
 
 # pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
