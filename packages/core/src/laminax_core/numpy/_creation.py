@@ -88,11 +88,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
         try:
             out = dtypes.coerce_to_array(object)
         except (TypeError, ValueError) as err:
-            raise TypeError(f"jnp.array: cannot convert {type(object).__name__} to an array: "
-                            f"{err}") from err
+            raise ValueError(f"jnp.array: the list is ragged or holds non-numeric values "
+                             f"({err}); nested lists must be rectangular and numeric.") from err
         if out.dtype == object_dtype:
-            raise TypeError("jnp.array: the list is ragged or holds non-numeric values; "
-                            "nested lists must be rectangular and numeric.")
+            raise ValueError("jnp.array: the list is ragged or holds non-numeric values; "
+                             "nested lists must be rectangular and numeric.")
     elif hasattr(object, "__jax_array__"):
         out = as_array(object.__jax_array__())
     else:

@@ -90,7 +90,14 @@ def _reduce(name, a, axis, keepdims, where, initial, identity, lax_reduce, combi
         mask = broadcast_to_shape(as_array(where), get_aval(a).shape)
         a = select(mask, lax.broadcast_in_dim(_const(compute_dtype, fill), get_aval(a).shape,
                                               ()), a)
-    out = lax_reduce(a, axes) if axes else a
+    shape = get_aval(a).shape
+    if axes and builtins.any(shape[d] == 0 for d in axes) and initial is not None:
+        # an empty reduction is its initial value (lax's max/min have no identity to give)
+        kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+        out = lax.broadcast_in_dim(convert_dtype(as_array(initial), compute_dtype), kept, ())
+        initial = None
+    else:
+        out = lax_reduce(a, axes) if axes else a
     if initial is not None:
         out = combine(out, convert_dtype(as_array(initial), compute_dtype))
     out = convert_dtype(out, result_dtype)

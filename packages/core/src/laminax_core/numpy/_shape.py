@@ -476,7 +476,7 @@ def _split(name, ary, indices_or_sections, axis, even: bool):
         sizes = [base + 1] * extra + [base] * (sections - extra)
         cuts = np.cumsum(sizes)[:-1].tolist()
     else:
-        cuts = [operator.index(i) % (n + 1) if operator.index(i) < 0 else operator.index(i)
+        cuts = [operator.index(i) + n if operator.index(i) < 0 else operator.index(i)
                 for i in indices_or_sections]
     return _split_at(ary, cuts, axis)
 
@@ -711,32 +711,38 @@ def _slice_axis(x, axis, lo, hi):
     return lax.slice(x, start, limit)
 
 
+def _pad_source_indices(n, before, after, mode):
+    """For each position of the padded axis, the index of the element it copies."""
+    positions = np.arange(-before, n + after)
+    if mode == "edge" or n == 1:
+        return np.clip(positions, 0, n - 1)
+    if mode == "wrap":
+        return positions % n
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        folded = positions % period
+        return np.where(folded < n, folded, period - folded)
+    period = 2 * n  # symmetric: the edge element is repeated
+    folded = positions % period
+    return np.where(folded < n, folded, period - 1 - folded)
+
+
 def _pad_axis_by_copies(x, axis, before, after, mode):
-    """Edge, wrap, reflect and symmetric padding of one axis, built from slices."""
-    n = get_aval(x).shape[axis]
-    parts_before, parts_after = [], []
-    if mode == "edge":
-        first, last = _slice_axis(x, axis, 0, 1), _slice_axis(x, axis, n - 1, n)
-        parts_before = [repeat(first, before, axis)] if before else []
-        parts_after = [repeat(last, after, axis)] if after else []
-        return concatenate([*parts_before, x, *parts_after], axis)
-    while before or after:
-        # each round pads by at most one period, so large widths are handled by repetition
-        period = {"wrap": n, "reflect": max(n - 1, 1), "symmetric": n}[mode]
-        take_before, take_after = min(before, period), min(after, period)
-        n = get_aval(x).shape[axis]
-        if mode == "wrap":
-            head = _slice_axis(x, axis, n - take_before, n)
-            tail = _slice_axis(x, axis, 0, take_after)
-        elif mode == "reflect":
-            head = flip(_slice_axis(x, axis, 1, 1 + take_before), axis)
-            tail = flip(_slice_axis(x, axis, n - 1 - take_after, n - 1), axis)
-        else:
-            head = flip(_slice_axis(x, axis, 0, take_before), axis)
-            tail = flip(_slice_axis(x, axis, n - take_after, n), axis)
-        x = concatenate([head, x, tail], axis)
-        before, after = before - take_before, after - take_after
-    return x
+    """Edge, wrap, reflect and symmetric padding of one axis: concatenated runs of slices
+    (reversed where the source runs backwards), like NumPy's iterated padding."""
+    source = _pad_source_indices(get_aval(x).shape[axis], before, after, mode)
+    parts, start = [], 0
+    while start < len(source):
+        step = int(source[start + 1] - source[start]) if start + 1 < len(source) else 1
+        step = step if step in (1, -1) else 1
+        stop = start + 1
+        while stop < len(source) and source[stop] - source[stop - 1] == step:
+            stop += 1
+        lo, hi = sorted((int(source[start]), int(source[stop - 1])))
+        part = _slice_axis(x, axis, lo, hi + 1)
+        parts.append(flip(part, axis) if step == -1 and hi > lo else part)
+        start = stop
+    return concatenate(parts, axis)
 
 
 def pad(array, pad_width, mode: str = "constant", **kwargs):
