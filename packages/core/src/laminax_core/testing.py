@@ -511,3 +511,83 @@ OP_CASES = OP_CASES + (
     OpCase("top_k", lambda x: lax.top_k(x, 3)[0], lambda x: -np.sort(-x, 1)[:, :3], ((3, 5),),
            dtypes=(np.float32, np.int32)),
 )
+
+
+# ----- rows for windowed reductions and convolutions ----------------------------------------
+
+
+def _np_pool(reduce, x, window, strides, pads, fill):
+    """Pooling by explicit loops over output positions (independent of lax's windows)."""
+    padded = np.pad(x, pads, constant_values=fill)
+    out_shape = [(p - w) // s + 1 for p, w, s in zip(padded.shape, window, strides)]
+    out = np.empty(out_shape, x.dtype)
+    for index in np.ndindex(*out_shape):
+        region = tuple(np.s_[i * s:i * s + w] for i, s, w in zip(index, strides, window))
+        out[index] = reduce(padded[region])
+    return out
+
+
+def _np_conv_nhwc(x, w, strides, pads, groups=1):
+    """NHWC x HWIO convolution by explicit loops (independent of lax's reference)."""
+    x = np.pad(x, ((0, 0), *pads, (0, 0)))
+    n, h, wd, c = x.shape
+    kh, kw, i, o = w.shape
+    oh, ow = (h - kh) // strides[0] + 1, (wd - kw) // strides[1] + 1
+    out = np.zeros((n, oh, ow, o), np.float64)
+    og = o // groups
+    for a, b in np.ndindex(oh, ow):
+        patch = x[:, a * strides[0]:a * strides[0] + kh, b * strides[1]:b * strides[1] + kw]
+        for g in range(groups):
+            out[:, a, b, g * og:(g + 1) * og] = np.einsum(
+                "nhwi,hwio->no", patch[..., g * i:(g + 1) * i], w[..., g * og:(g + 1) * og])
+    return out
+
+
+_NHWC = ("NHWC", "HWIO", "NHWC")
+
+OP_CASES = OP_CASES + (
+    OpCase("reduce_window_sum", lambda x: lax.reduce_window_sum(x, (2, 3), (1, 2), "SAME"),
+           lambda x: _np_pool(np.sum, x, (2, 3), (1, 2), ((0, 1), (0, 1)), 0), ((4, 6),),
+           linear_args=(0,)),
+    OpCase("reduce_window_max", lambda x: lax.reduce_window_max(x, (2, 2), (2, 1), "VALID"),
+           lambda x: _np_pool(np.max, x, (2, 2), (2, 1), ((0, 0), (0, 0)), 0), ((4, 5),),
+           dtypes=(np.float32, np.int32)),
+    OpCase("reduce_window_min", lambda x: lax.reduce_window_min(x, (3,), (1,), ((1, 1),)),
+           lambda x: _np_pool(np.min, x, (3,), (1,), ((1, 1),), np.inf), ((6,),)),
+    OpCase("reduce_window", lambda x: lax.reduce_window(x, np.float32(1), lambda a, b: a * b,
+                                                        (2, 2), (1, 1), "VALID"),
+           lambda x: _np_pool(np.prod, x, (2, 2), (1, 1), ((0, 0), (0, 0)), 1), ((3, 4),),
+           differentiable=False),
+    OpCase("select_and_scatter_add",
+           lambda s, x: lax.select_and_scatter_add(s, x, lax.ge_p, (2, 2), (2, 2), "VALID"),
+           lambda s, x: np.kron(s, np.ones((2, 2))) * (
+               x == np.kron(_np_pool(np.max, x, (2, 2), (2, 2), ((0, 0),) * 2, 0),
+                            np.ones((2, 2)))),
+           ((2, 3), (4, 6)), linear_args=(0,)),
+    OpCase("select_and_gather_add",
+           lambda t, x: lax.select_and_gather_add(t, x, lax.le_p, (2, 2), (1, 1), "VALID",
+                                                  None, None),
+           lambda t, x: _select_min(t, x),
+           ((3, 4), (3, 4)), linear_args=(0,)),
+    OpCase("conv_general_dilated",
+           lambda x, w: lax.conv_general_dilated(x, w, (1, 2), "SAME", dimension_numbers=_NHWC),
+           lambda x, w: _np_conv_nhwc(x, w, (1, 2), ((1, 1), (1, 1))),
+           ((2, 4, 5, 3), (3, 3, 3, 4)),
+           tol=1e-4, linear_args=(0, 1)),
+    OpCase("conv_general_dilated",
+           lambda x, w: lax.conv_general_dilated(x, w, (2, 1), ((1, 0), (0, 0)),
+                                                 dimension_numbers=_NHWC,
+                                                 feature_group_count=2),
+           lambda x, w: _np_conv_nhwc(x, w, (2, 1), ((1, 0), (0, 0)), groups=2),
+           ((1, 5, 4, 4), (2, 2, 2, 6)), tol=1e-4, linear_args=(0, 1)),
+)
+
+
+def _select_min(t, x):
+    """For 2x2 windows with stride 1, the tangent at each window's minimum of `x`."""
+    out = np.empty((x.shape[0] - 1, x.shape[1] - 1), t.dtype)
+    for a, b in np.ndindex(*out.shape):
+        window = x[a:a + 2, b:b + 2].reshape(-1)
+        k = int(np.argmin(window))
+        out[a, b] = t[a + k // 2, b + k % 2]
+    return out

@@ -111,6 +111,13 @@ from laminax_core.lax._bitwise import (
     shift_right_logical_p as shift_right_logical_p,
     xor_p as xor_p,
 )
+from laminax_core.lax._convolution import (
+    conv as conv,
+    conv_dimension_numbers as conv_dimension_numbers,
+    conv_general_dilated as conv_general_dilated,
+    conv_general_dilated_p as conv_general_dilated_p,
+    ConvDimensionNumbers as ConvDimensionNumbers,
+)
 from laminax_core.lax._cumulative import (
     cumlogsumexp as cumlogsumexp,
     cumlogsumexp_p as cumlogsumexp_p,
@@ -221,6 +228,21 @@ from laminax_core.lax._special import (
     polygamma_p as polygamma_p,
     zeta as zeta,
     zeta_p as zeta_p,
+)
+from laminax_core.lax._windowed import (
+    padtype_to_pads as padtype_to_pads,
+    reduce_window as reduce_window,
+    reduce_window_max as reduce_window_max,
+    reduce_window_max_p as reduce_window_max_p,
+    reduce_window_min as reduce_window_min,
+    reduce_window_min_p as reduce_window_min_p,
+    reduce_window_p as reduce_window_p,
+    reduce_window_sum as reduce_window_sum,
+    reduce_window_sum_p as reduce_window_sum_p,
+    select_and_gather_add as select_and_gather_add,
+    select_and_gather_add_p as select_and_gather_add_p,
+    select_and_scatter_add as select_and_scatter_add,
+    select_and_scatter_add_p as select_and_scatter_add_p,
 )
 from laminax_core.lax._reductions import (
     argmax as argmax,
@@ -434,4 +456,24 @@ __all__ += [
     "sort_p",
     "top_k",
     "top_k_p",
+]
+__all__ += [
+    "ConvDimensionNumbers",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_p",
+    "padtype_to_pads",
+    "reduce_window",
+    "reduce_window_max",
+    "reduce_window_max_p",
+    "reduce_window_min",
+    "reduce_window_min_p",
+    "reduce_window_p",
+    "reduce_window_sum",
+    "reduce_window_sum_p",
+    "select_and_gather_add",
+    "select_and_gather_add_p",
+    "select_and_scatter_add",
+    "select_and_scatter_add_p",
 ]

@@ -1,0 +1,419 @@
+"""conv_general_dilated: XLA's convolution with dimension numbers (`ConvDimensionNumbers`, or
+string specs such as ('NHWC', 'HWIO', 'NHWC')), strides, 'SAME'/'VALID'/explicit padding,
+lhs (input) and rhs (kernel) dilation, and feature/batch grouping.
+
+The rules work in the canonical layout (N, C, spatial...) / (O, I, spatial...): the transposes
+to the input and to the kernel are convolutions themselves (of the cotangent with the flipped
+kernel, and of the input with the cotangent), and batching folds the vmapped dimension into the
+batch, output-feature or group dimensions.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from laminax_core import dtypes
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters.batching import move_bdim
+from laminax_core._interpreters.jvp import Zero
+from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core.lax._structural import concatenate, reshape, rev, slice, transpose
+from laminax_core.lax._windowed import (
+    conv_general_vjp_lhs_padding,
+    dilate_shape,
+    padtype_to_pads,
+)
+
+__all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated"]
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where the batch/feature/spatial dimensions are: `lhs_spec` = (batch, feature, spatial...),
+    `rhs_spec` = (out feature, in feature, spatial...), `out_spec` = (batch, feature,
+    spatial...)."""
+
+    lhs_spec: tuple[int, ...]
+    rhs_spec: tuple[int, ...]
+    out_spec: tuple[int, ...]
+
+
+def _spec_from_string(spec: str, pair: str, rhs: str) -> tuple[int, ...]:
+    spatial = [i for i, c in enumerate(spec) if c not in pair]
+    if spec is not rhs:  # spatial dimensions are ordered as the kernel spec names them
+        spatial.sort(key=lambda i: rhs.index(spec[i]))
+    return (spec.index(pair[0]), spec.index(pair[1]), *spatial)
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """`ConvDimensionNumbers` from None (NCHW, OIHW, NCHW), a `ConvDimensionNumbers`, or three
+    strings such as ('NHWC', 'HWIO', 'NHWC').
+
+    Example:
+      >>> conv_dimension_numbers((2, 5, 6, 4), (3, 3, 4, 6), ("NHWC", "HWIO", "NHWC"))
+      ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
+    """
+    ndim = len(lhs_shape)
+    if len(rhs_shape) != ndim:
+        raise TypeError(f"conv_general_dilated: lhs shape {tuple(lhs_shape)} and rhs shape "
+                        f"{tuple(rhs_shape)} must have the same rank.")
+    if dimension_numbers is None:
+        default = tuple(range(ndim))
+        return ConvDimensionNumbers(default, default, default)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(dimension_numbers) != 3:
+        raise TypeError(f"dimension_numbers must be None, a ConvDimensionNumbers or three "
+                        f"strings, got {dimension_numbers!r}.")
+    lhs, rhs, out = dimension_numbers
+    if all(isinstance(s, str) for s in dimension_numbers):
+        for spec, pair in ((lhs, "NC"), (rhs, "OI"), (out, "NC")):
+            if len(spec) != ndim or any(c not in spec for c in pair) or len(set(spec)) != ndim:
+                raise TypeError(f"conv_general_dilated: dimension spec {spec!r} must name "
+                                f"{ndim} distinct dimensions including {pair[0]!r} and "
+                                f"{pair[1]!r}.")
+        if set(lhs) - set("NC") != set(rhs) - set("OI") or set(out) - set("NC") != set(
+                rhs) - set("OI"):
+            raise TypeError(f"conv_general_dilated: spatial dimensions of {lhs!r}, {rhs!r} "
+                            f"and {out!r} must use the same letters.")
+        return ConvDimensionNumbers(_spec_from_string(lhs, "NC", rhs),
+                                    _spec_from_string(rhs, "OI", rhs),
+                                    _spec_from_string(out, "NC", rhs))
+    return ConvDimensionNumbers(*(tuple(operator.index(d) for d in s) for s in
+                                  dimension_numbers))
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None):
+    """A general n-d convolution (cross-correlation, as in XLA and deep learning).
+
+    Args:
+      lhs: the input, e.g. (N, C, H, W) by default.
+      rhs: the kernel, e.g. (O, I, KH, KW) by default, with `I = C / feature_group_count`.
+      window_strides: the stride in each spatial dimension.
+      padding: 'SAME', 'SAME_LOWER', 'VALID' or one (low, high) pair per spatial dimension.
+      lhs_dilation: input dilation (transposed convolution); rhs_dilation: kernel dilation.
+      dimension_numbers: see `conv_dimension_numbers`.
+      feature_group_count, batch_group_count: grouped convolutions.
+      precision, preferred_element_type: as for dot_general.
+
+    Returns:
+      The output, laid out by the output spec.
+
+    Example:
+      >>> out = conv_general_dilated(np.ones((1, 4, 4, 1), np.float32),
+      ...                            np.ones((2, 2, 1, 1), np.float32), (1, 1), "VALID",
+      ...                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+      >>> out.shape, float(out[0, 0, 0, 0])
+      ((1, 3, 3, 1), 4.0)
+    """
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    n_spatial = len(lhs_shape) - 2
+    ones = (1,) * n_spatial
+    lhs_dilation = tuple(lhs_dilation) if lhs_dilation is not None else ones
+    rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else ones
+    strides = tuple(operator.index(s) for s in window_strides)
+    if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise ValueError("String padding is not implemented for transposed convolution "
+                             "using this op. Please either exactly specify the required "
+                             "padding or use conv_transpose.")
+        in_spatial = [lhs_shape[d] for d in dnums.lhs_spec[2:]]
+        kernel = dilate_shape([rhs_shape[d] for d in dnums.rhs_spec[2:]], rhs_dilation)
+        padding = padtype_to_pads(in_spatial, kernel, strides, padding)
+    padding = tuple(tuple(operator.index(v) for v in pair) for pair in padding)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dnums,
+        feature_group_count=operator.index(feature_group_count),
+        batch_group_count=operator.index(batch_group_count), precision=precision,
+        preferred_element_type=None if preferred_element_type is None
+        else dtypes.canonicalize_dtype(preferred_element_type), out_sharding=None)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """`conv_general_dilated` in the default NCHW/OIHW layout without dilation or groups."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+# ----- shape rule ---------------------------------------------------------------------------
+
+
+def _conv_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count, batch_group_count):
+    dn = dimension_numbers
+    ndim = len(lhs_shape)
+    n, c = lhs_shape[dn.lhs_spec[0]], lhs_shape[dn.lhs_spec[1]]
+    o, i = rhs_shape[dn.rhs_spec[0]], rhs_shape[dn.rhs_spec[1]]
+    where = f"lhs shape {tuple(lhs_shape)}, rhs shape {tuple(rhs_shape)}"
+    for name, value in (("window_strides", window_strides), ("padding", padding),
+                        ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
+        if len(value) != ndim - 2:
+            raise TypeError(f"conv_general_dilated: {name} {value} must have one entry per "
+                            f"spatial dimension ({ndim - 2}).")
+    if feature_group_count > 1 and batch_group_count > 1:
+        raise ValueError("conv_general_dilated: at most one of feature_group_count and "
+                         "batch_group_count may exceed 1.")
+    if c != i * feature_group_count:
+        raise TypeError(f"conv_general_dilated lhs feature dimension size ({c}) must equal the "
+                        f"rhs input feature dimension size ({i}) times feature_group_count "
+                        f"({feature_group_count}); got {where}.")
+    if o % feature_group_count or o % batch_group_count or n % batch_group_count:
+        raise TypeError(f"conv_general_dilated: the rhs output feature dimension ({o}) must be "
+                        f"a multiple of feature_group_count ({feature_group_count}) and of "
+                        f"batch_group_count ({batch_group_count}), which must also divide the "
+                        f"lhs batch ({n}); got {where}.")
+    in_spatial = dilate_shape([lhs_shape[d] for d in dn.lhs_spec[2:]], lhs_dilation)
+    kernel = dilate_shape([rhs_shape[d] for d in dn.rhs_spec[2:]], rhs_dilation)
+    spatial = [max(0, (s + lo + hi - k) // st + 1) if s + lo + hi >= k else 0
+               for s, (lo, hi), k, st in zip(in_spatial, padding, kernel, window_strides,
+                                             strict=True)]
+    canonical = (n // batch_group_count, o, *spatial)
+    out = [0] * ndim
+    for dim, size in zip(dn.out_spec, canonical, strict=True):
+        out[dim] = size
+    return tuple(out)
+
+
+def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type, out_sharding):
+    check_dtype("conv_general_dilated", lhs.dtype, NUMERIC)
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"conv_general_dilated requires arguments to have the same dtypes, got "
+                        f"{lhs.dtype.name}, {rhs.dtype.name}.")
+    shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count)
+    return ShapedArray(shape, preferred_element_type or lhs.dtype)
+
+
+# ----- NumPy reference ----------------------------------------------------------------------
+
+
+def _canonical_reference(x, w, strides, padding, lhs_dilation, rhs_dilation, groups, bgroups):
+    """The convolution of x (N, C, *S) with w (O, I, *K) in float64/complex128/int64."""
+    spatial = x.ndim - 2
+    grown = dilate_shape(x.shape[2:], lhs_dilation)
+    padded_shape = [g + max(lo, 0) + max(hi, 0) for g, (lo, hi) in zip(grown, padding,
+                                                                          strict=True)]
+    padded = np.zeros(x.shape[:2] + tuple(padded_shape), x.dtype)
+    inner = tuple(np.s_[max(lo, 0):max(lo, 0) + g:d]
+                  for g, (lo, _), d in zip(grown, padding, lhs_dilation, strict=True))
+    padded[(np.s_[:], np.s_[:], *inner)] = x
+    crop = tuple(np.s_[max(-lo, 0):p - max(-hi, 0)]
+                 for p, (lo, hi) in zip(padded_shape, padding, strict=True))
+    padded = padded[(np.s_[:], np.s_[:], *crop)]
+    kernel = np.zeros(w.shape[:2] + dilate_shape(w.shape[2:], rhs_dilation), w.dtype)
+    kernel[(np.s_[:], np.s_[:], *(np.s_[::d] for d in rhs_dilation))] = w
+    extent = kernel.shape[2:]
+    if any(p < k for p, k in zip(padded.shape[2:], extent, strict=True)):
+        out_spatial = [0] * spatial
+        return np.zeros((x.shape[0] // bgroups, w.shape[0], *out_spatial), x.dtype)
+    view = np.lib.stride_tricks.sliding_window_view(padded, extent, axis=tuple(
+        range(2, 2 + spatial)))
+    view = view[(np.s_[:], np.s_[:], *(np.s_[::s] for s in strides))]  # (N, C, *out, *K)
+    blocks = []
+    n_b, o_b = x.shape[0] // bgroups, w.shape[0] // (groups * bgroups)
+    c_g = x.shape[1] // groups
+    axes = (list(range(1, 2 + spatial))[:1] + list(range(2 + spatial, 2 + 2 * spatial)),
+            [1] + list(range(2, 2 + spatial)))
+    for b in range(bgroups):
+        for g in range(groups):
+            lhs_block = view[b * n_b:(b + 1) * n_b, g * c_g:(g + 1) * c_g]
+            first = (b * groups + g) * o_b
+            rhs_block = kernel[first:first + o_b]
+            out = np.tensordot(lhs_block, rhs_block, axes=axes)  # (N_b, *out, O_b)
+            blocks.append((b, np.moveaxis(out, -1, 1)))
+    per_group = [np.concatenate([blk for bb, blk in blocks if bb == b], axis=1)
+                 for b in range(bgroups)]
+    return np.concatenate(per_group, axis=1)
+
+
+def _conv_reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                    dimension_numbers, feature_group_count, batch_group_count, precision,
+                    preferred_element_type, out_sharding):
+    dn = dimension_numbers
+    wide = np.complex128 if np.iscomplexobj(lhs) else (
+        np.float64 if dtypes.issubdtype(lhs.dtype, np.floating) else np.int64)
+    x = np.transpose(lhs, dn.lhs_spec).astype(wide)
+    w = np.transpose(rhs, dn.rhs_spec).astype(wide)
+    out = _canonical_reference(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                               feature_group_count, batch_group_count)
+    out = np.transpose(out, np.argsort(dn.out_spec))
+    return out.astype(preferred_element_type or lhs.dtype)
+
+
+# ----- transposes ---------------------------------------------------------------------------
+
+
+def _canonical(x, spec):
+    return transpose(x, spec)
+
+
+def _from_canonical(x, spec):
+    return transpose(x, tuple(np.argsort(spec).tolist()))
+
+
+def _bind_canonical(x, w, **params):
+    ndim = get_aval(x).ndim
+    default = tuple(range(ndim))
+    return conv_general_dilated_p.bind(
+        x, w, dimension_numbers=ConvDimensionNumbers(default, default, default), **params)
+
+
+def _swap_groups(w, groups):
+    """(G*O_g, I, *K) -> (G*I, O_g, *K): the kernel of the transposed grouped convolution."""
+    shape = get_aval(w).shape
+    o_g = shape[0] // groups
+    w = reshape(w, (groups, o_g, shape[1], *shape[2:]))
+    w = transpose(w, (0, 2, 1, *range(3, len(shape) + 1)))
+    return reshape(w, (groups * shape[1], o_g, *shape[2:]))
+
+
+def _transpose_lhs_canonical(ct, w, in_shape, window_strides, padding, lhs_dilation,
+                             rhs_dilation, groups, precision, preferred):
+    spatial = len(in_shape) - 2
+    k = get_aval(w).shape[2:]
+    pads = conv_general_vjp_lhs_padding(in_shape[2:], k, window_strides,
+                                        get_aval(ct).shape[2:], padding, lhs_dilation,
+                                        rhs_dilation)
+    flipped = rev(w, tuple(range(2, 2 + spatial)))
+    kernel = _swap_groups(flipped, groups)
+    return _bind_canonical(ct, kernel, window_strides=lhs_dilation, padding=tuple(pads),
+                           lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+                           feature_group_count=groups, batch_group_count=1,
+                           precision=precision, preferred_element_type=preferred,
+                           out_sharding=None)
+
+
+def _conv_transpose_lhs(ct, rhs, lhs_aval, params):
+    dn = params["dimension_numbers"]
+    bgroups = params["batch_group_count"]
+    ct_c = _canonical(ct, dn.out_spec)
+    w_c = _canonical(rhs, dn.rhs_spec)
+    in_shape = tuple(lhs_aval.shape[d] for d in dn.lhs_spec)
+    args = (params["window_strides"], params["padding"], params["lhs_dilation"],
+            params["rhs_dilation"], params["feature_group_count"], params["precision"], None)
+    if bgroups == 1:
+        out = _transpose_lhs_canonical(ct_c, w_c, in_shape, *args)
+    else:  # batch group b pairs lhs batch block b with output feature block b
+        o_b = get_aval(w_c).shape[0] // bgroups
+        block_shape = (in_shape[0] // bgroups, *in_shape[1:])
+        pieces = [_transpose_lhs_canonical(_block(ct_c, 1, b, o_b), _block(w_c, 0, b, o_b),
+                                           block_shape, *args) for b in range(bgroups)]
+        out = concatenate(pieces, 0)
+    return _from_canonical(out, dn.lhs_spec)
+
+
+def _block(x, axis, index, size):
+    shape = get_aval(x).shape
+    start = [0] * len(shape)
+    limit = list(shape)
+    start[axis], limit[axis] = index * size, (index + 1) * size
+    return slice(x, start, limit)
+
+
+def _conv_transpose_rhs(ct, lhs, rhs_aval, params):
+    dn = params["dimension_numbers"]
+    groups, bgroups = params["feature_group_count"], params["batch_group_count"]
+    x_c = _canonical(lhs, dn.lhs_spec)
+    ct_c = _canonical(ct, dn.out_spec)
+    k = tuple(rhs_aval.shape[d] for d in dn.rhs_spec[2:])
+    in_spatial = get_aval(x_c).shape[2:]
+    # high padding that makes the output spatial extent equal the kernel's
+    pads = [(lo, (kk - 1) * rd + o_dil - i_dil - lo)
+            for (lo, _), kk, rd, o_dil, i_dil in zip(
+                params["padding"], k, params["rhs_dilation"],
+                dilate_shape(get_aval(ct_c).shape[2:], params["window_strides"]),
+                dilate_shape(in_spatial, params["lhs_dilation"]), strict=True)]
+    # swap batch and feature roles: the input's features become the batch, and the output's
+    # batch becomes the contracted feature
+    ndim = get_aval(x_c).ndim
+    swap = (1, 0, *range(2, ndim))
+    out = conv_general_dilated_p.bind(
+        x_c, ct_c, window_strides=params["rhs_dilation"], padding=tuple(pads),
+        lhs_dilation=params["lhs_dilation"], rhs_dilation=params["window_strides"],
+        dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
+        feature_group_count=bgroups, batch_group_count=groups, precision=params["precision"],
+        preferred_element_type=None, out_sharding=None)
+    return _from_canonical(out, dn.rhs_spec)
+
+
+def _conv_transpose(ct, lhs, rhs, **params):
+    if isinstance(ct, Zero):
+        return [None, None]
+    if undefined(lhs) and undefined(rhs):
+        raise TypeError("conv_general_dilated is transposed with both operands linear (a bug "
+                        "in a jvp rule).")
+    from laminax_core.lax._elementwise import convert_element_type
+
+    operand_dtype = (lhs.aval if undefined(lhs) else rhs.aval).dtype
+    if get_aval(ct).dtype != operand_dtype:  # a preferred_element_type output
+        ct = convert_element_type(ct, operand_dtype)
+    if undefined(lhs):
+        return [_conv_transpose_lhs(ct, rhs, lhs.aval, params), None]
+    return [None, _conv_transpose_rhs(ct, lhs, rhs.aval, params)]
+
+
+# ----- batching -----------------------------------------------------------------------------
+
+
+def _merge(x, bdim, into, size):
+    """`x` with its batch dimension folded into its dimension `into` (numbered without the
+    batch dimension), the batch index outermost; the dimension numbers stay valid."""
+    x = move_bdim(x, bdim, into)
+    shape = get_aval(x).shape
+    return reshape(x, shape[:into] + (size * shape[into + 1],) + shape[into + 2:])
+
+
+def _split(x, dim, size):
+    shape = get_aval(x).shape
+    return reshape(x, shape[:dim] + (size, shape[dim] // size) + shape[dim + 1:])
+
+
+def _conv_batch(axis_data, args, dims, **params):
+    (lhs, rhs), (l_dim, r_dim) = args, dims
+    dn, size = params["dimension_numbers"], axis_data.size
+    groups, bgroups = params["feature_group_count"], params["batch_group_count"]
+    if r_dim is None and bgroups == 1:
+        x = _merge(lhs, l_dim, dn.lhs_spec[0], size)
+        out = conv_general_dilated_p.bind(x, rhs, **params)
+        return _split(out, dn.out_spec[0], size), dn.out_spec[0]
+    if l_dim is None and groups == 1 and bgroups == 1:
+        w = _merge(rhs, r_dim, dn.rhs_spec[0], size)
+        out = conv_general_dilated_p.bind(lhs, w, **params)
+        return _split(out, dn.out_spec[1], size), dn.out_spec[1]
+    if l_dim is not None and r_dim is not None and bgroups == 1:
+        x = _merge(lhs, l_dim, dn.lhs_spec[1], size)
+        w = _merge(rhs, r_dim, dn.rhs_spec[0], size)
+        out = conv_general_dilated_p.bind(x, w, **{**params, "feature_group_count": groups * size})
+        return _split(out, dn.out_spec[1], size), dn.out_spec[1]
+    return _conv_batch_loop(size, args, dims, params)
+
+
+def _conv_batch_loop(size, args, dims, params):
+    from laminax_core.lax._structural import expand_dims, squeeze
+
+    rows = []
+    for b in range(size):
+        picked = [x if d is None else squeeze(_block(x, d, b, 1), (d,))
+                  for x, d in zip(args, dims, strict=True)]
+        rows.append(expand_dims(conv_general_dilated_p.bind(*picked, **params), (0,)))
+    return concatenate(rows, 0), 0
+
+
+conv_general_dilated_p = define_primitive(
+    "conv_general_dilated",
+    abstract_eval=_conv_abstract_eval,
+    reference=_conv_reference,
+    jvp=jvp_from(lambda t, ans, lhs, rhs, **p: conv_general_dilated_p.bind(t, rhs, **p),
+                 lambda t, ans, lhs, rhs, **p: conv_general_dilated_p.bind(lhs, t, **p)),
+    transpose=_conv_transpose,
+    batch=_conv_batch,
+)
