@@ -5,7 +5,7 @@ gradients, and initializers on the same keys."""
 import numpy as np
 import pytest
 from jaxref import requires_jax, run_jax
-from laminax_core import config, grad, nn
+from laminax_core import config, grad, jvp, lax, nn
 from laminax_core import random as jr
 from laminax_core.nn import initializers
 from laminax_core.scipy import special
@@ -150,3 +150,26 @@ result += [s.gammaln(positive), s.digamma(positive), s.erfinv(p[1:] * 2 - 1), s.
     for i, (g, e) in enumerate(zip(got, expected, strict=True)):
         assert np.asarray(g).dtype == e.dtype, i
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=str(i))
+
+
+@requires_jax
+def test_custom_jvps_match_jax():
+    where = np.array([[True, True, False, True, True], [False, True, True, True, True]])
+    source = """
+from jax._src import config as c
+with c.softmax_custom_jvp(True):
+    g1 = jax.grad(lambda v: (jax.nn.softmax(v, where=where) ** 2).sum())(x)
+    g2 = jax.jvp(lambda v: jax.nn.softmax(v, axis=0), (x,), (x * 0.5,))[1]
+g3 = jax.grad(jax.scipy.special.xlogy, (0, 1))(0.0, 2.0)
+g4 = jax.grad(jax.scipy.special.xlog1py, (0, 1))(1.5, 0.25)
+result = [g1, g2, np.array(g3), np.array(g4)]
+"""
+    expected = run_jax(source, x=X, where=where)
+    with config.softmax_custom_jvp(True):
+        g1 = grad(lambda v: lax.reduce_sum(lax.integer_pow(nn.softmax(v, where=where), 2),
+                                           (0, 1)))(X)
+        g2 = jvp(lambda v: nn.softmax(v, axis=0), (X,), (X * np.float32(0.5),))[1]
+    g3 = grad(special.xlogy, (0, 1))(np.float32(0.0), np.float32(2.0))
+    g4 = grad(special.xlog1py, (0, 1))(np.float32(1.5), np.float32(0.25))
+    for g, e in zip([g1, g2, np.array(g3), np.array(g4)], expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-7)

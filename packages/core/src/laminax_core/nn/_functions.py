@@ -425,8 +425,8 @@ def softmax(x, axis=-1, where=None):
     """`exp(x) / sum(exp(x), axis)`, computed stably.
 
     With `jax_softmax_custom_jvp` off (JAX 0.10.2's default) the maximum subtracted for
-    stability is a `stop_gradient`, as in JAX; with it on, the maximum is differentiated too
-    (the derivative is the same function; laminax has no custom_jvp for it yet).
+    stability is a `stop_gradient` and the derivative is that of the formula, as in JAX; with
+    it on, softmax has JAX's custom jvp `y * (x_dot - sum(y * x_dot))`.
 
     Example:
       >>> softmax(np.array([0.0, np.log(3.0)], np.float32))
@@ -434,12 +434,33 @@ def softmax(x, axis=-1, where=None):
     """
     x = _inexact("softmax", x)
     axes = _axes(axis, get_aval(x).ndim, "softmax")
-    x_max = _max(x, axes, where)
     if not config.softmax_custom_jvp.value:
-        x_max = lax.stop_gradient(x_max)
+        return _softmax_value(x, axes, where, lax.stop_gradient)
+    return _softmax_with_custom_jvp(axes, where)(x)
+
+
+def _softmax_value(x, axes, where, on_max=lambda m: m):
+    x_max = on_max(_max(x, axes, where))
     unnormalized = lax.exp(lax.sub(_masked(x, where, -np.inf), x_max))
     result = lax.div(unnormalized, _sum(unnormalized, axes, where))
     return result if where is None else _where(where, result, 0)
+
+
+def _softmax_with_custom_jvp(axes, where):
+    from laminax_core._custom_derivatives import custom_jvp
+
+    @custom_jvp
+    def softmax_(x):
+        return _softmax_value(x, axes, where)
+
+    @softmax_.defjvp
+    def _softmax_jvp(primals, tangents):
+        # d softmax = y * (x_dot - sum(y * x_dot)) over the normalized axes
+        (x,), (x_dot,) = primals, tangents
+        y = softmax_(x)
+        return y, lax.mul(y, lax.sub(x_dot, _sum(lax.mul(y, x_dot), axes, where)))
+
+    return softmax_
 
 
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,

@@ -5,8 +5,7 @@ dtype, Python scalars are weakly typed. Values agree with JAX 0.10.2's to float 
 
 Differs from JAX: `ndtri` refines Acklam's rational approximation with a Newton step on `ndtr`
 instead of evaluating Cephes' piecewise rational approximations; the result is the same function
-to within a few ulps. `xlogy`/`xlog1py` have no custom jvp (laminax core has no custom_jvp yet):
-their derivative is that of the composition, which equals JAX's wherever `x != 0`.
+to within a few ulps.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval, weak_array
+from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.nn._functions import logsumexp as _logsumexp
 
 __all__ = [
@@ -146,9 +146,8 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
                       where=where)
 
 
-def _x_times(name, x, y, log_fn):
+def _x_times(log_fn, x, y):
     # x * log_fn(y), defined as 0 where x == 0 (even where log_fn(y) is infinite)
-    x, y = _inexact(name, x, y)
     x_nonzero = lax.ne(x, _c(x, 0))
     one = lax.add(lax.mul(x, _c(x, 0)), _c(x, 1))
     safe_x = lax.select_n(x_nonzero, one, x)
@@ -156,14 +155,34 @@ def _x_times(name, x, y, log_fn):
     return lax.select_n(x_nonzero, lax.mul(x, _c(x, 0)), lax.mul(safe_x, log_fn(safe_y)))
 
 
+def _xlogy_jvp(primals, tangents):
+    # JAX's rule: x_dot log y + y_dot x / y (not masked at x == 0)
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlogy(x, y)
+    return out, lax.add(lax.mul(x_dot, lax.log(y)), lax.div(lax.mul(y_dot, x), y))
+
+
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlog1py(x, y)
+    return out, lax.add(lax.mul(x_dot, lax.log1p(y)),
+                        lax.div(lax.mul(y_dot, x), lax.add(_c(y, 1), y)))
+
+
+_xlogy = custom_jvp(lambda x, y: _x_times(lax.log, x, y))
+_xlogy.defjvp(_xlogy_jvp)
+_xlog1py = custom_jvp(lambda x, y: _x_times(lax.log1p, x, y))
+_xlog1py.defjvp(_xlog1py_jvp)
+
+
 def xlogy(x, y):
-    """`x * log(y)`, 0 where `x == 0`.
+    """`x * log(y)`, 0 where `x == 0`; its jvp is JAX's `x_dot log(y) + y_dot x / y`.
 
     Example:
       >>> xlogy(np.float32(0), np.float32(0)), xlogy(np.float32(2), np.float32(np.e))
       (array(0., dtype=float32), array(2., dtype=float32))
     """
-    return _x_times("xlogy", x, y, lax.log)
+    return _xlogy(*_inexact("xlogy", x, y))
 
 
 def xlog1py(x, y):
@@ -173,7 +192,7 @@ def xlog1py(x, y):
       >>> xlog1py(np.float32(0), np.float32(-1))
       array(0., dtype=float32)
     """
-    return _x_times("xlog1py", x, y, lax.log1p)
+    return _xlog1py(*_inexact("xlog1py", x, y))
 
 
 def ndtr(x):
