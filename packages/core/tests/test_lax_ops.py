@@ -116,7 +116,10 @@ def test_batching_matches_python_loop(case, dtype, in_axes):
 def test_every_primitive_has_a_row():
     collectives = {"psum", "pmax", "pmin", "all_gather", "axis_index"}
     covered = {case.name for case in OP_CASES} | collectives | {"iota"}
+    # higher-order primitives have their own tests (test_control_flow.py)
+    higher_order = {"cond", "scan", "while"}
     lax_primitives = [getattr(lax, n) for n in lax.__all__ if n.endswith("_p")]
+    lax_primitives = [p for p in lax_primitives if p.name not in higher_order]
     assert set(lax_primitives) <= set(internal.all_primitives())
     missing = [p.name for p in lax_primitives if p.name not in covered]
     assert not missing, f"primitives without an OP_CASES row: {missing}"
