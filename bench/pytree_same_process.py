@@ -31,12 +31,17 @@ def _identity(x):
     return x
 
 
+def _first(x, _y):
+    return x
+
+
 def _cases(tu, tree):
     leaves, treedef = tu.tree_flatten(tree)
     return {
         "flatten": lambda: tu.tree_flatten(tree),
         "unflatten": lambda: tu.tree_unflatten(treedef, leaves),
         "map": lambda: tu.tree_map(_identity, tree),
+        "map2": lambda: tu.tree_map(_first, tree, tree),
         "flatten_with_path": lambda: tu.tree_flatten_with_path(tree),
     }
 
