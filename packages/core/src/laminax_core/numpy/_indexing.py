@@ -212,14 +212,15 @@ def _index_dtype(arrays):
     return np.dtype(np.int32)
 
 
-def _gather(x, entries, mode, fill_value):
+def _gather(x, entries, mode, fill_value, normalize):
     shape = get_aval(x).shape
     advanced = [d for d, i in enumerate(entries) if not isinstance(i, slice)]
     index_shape = np.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
     dtype = _index_dtype([as_array(entries[d]) for d in advanced])
     columns = []
     for d in advanced:
-        i = convert_dtype(_normalize_index(entries[d], shape[d]), dtype)
+        i = _normalize_index(entries[d], shape[d]) if normalize else as_array(entries[d])
+        i = convert_dtype(i, dtype)
         i = broadcast_to_shape(i, index_shape)
         columns.append(lax.expand_dims(i, (len(index_shape),)))
     indices = columns[0] if len(columns) == 1 else lax.concatenate(columns, len(index_shape))
@@ -261,7 +262,7 @@ def _basic_new_axes(entries):
     return kept, positions
 
 
-def _rewrite(x, idx, mode=None, fill_value=None):
+def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     x = as_array(x)
     entries = _expand_masks(_canonical_entries(idx))
     entries = _expand_ellipsis(entries, get_aval(x).ndim)
@@ -278,10 +279,10 @@ def _rewrite(x, idx, mode=None, fill_value=None):
     x, entries = _apply_slices(x, entries, squeeze_static_ints=False)
     if all(isinstance(i, slice) for i in entries):
         return x
-    return _gather(x, entries, mode, fill_value)
+    return _gather(x, entries, mode, fill_value, normalize)
 
 
-def getitem(x, idx, mode=None, fill_value=None):
+def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
     """`x[idx]` with NumPy's indexing rules and JAX's out-of-bounds behaviour.
 
     Args:
@@ -290,6 +291,7 @@ def getitem(x, idx, mode=None, fill_value=None):
       mode: how out-of-bounds array indices are handled: None/"promise_in_bounds" (clamp, as
         XLA does), "clip", or "fill" (give `fill_value`).
       fill_value: the value for out-of-bounds indices in "fill" mode.
+      normalize_indices: whether negative array indices count from the end (as in NumPy).
 
     Returns:
       The indexed array.
@@ -305,7 +307,7 @@ def getitem(x, idx, mode=None, fill_value=None):
     """
     if mode == "fill" and fill_value is None:
         fill_value = _default_fill(get_aval(as_array(x)).dtype)
-    return _rewrite(x, idx, mode, fill_value)
+    return _rewrite(x, idx, mode, fill_value, normalize_indices)
 
 
 def _default_fill(dtype):
@@ -544,7 +546,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
         raise NotImplementedError(f"jnp.take: mode={mode!r} is not supported; use 'fill' or "
                                   "'clip'.")
     index = (slice(None),) * axis + (as_array(indices),)
-    return getitem(a, index, mode=mode, fill_value=fill_value)
+    # as in JAX, "clip" clamps negative indices to 0 instead of counting from the end
+    return getitem(a, index, mode=mode, fill_value=fill_value,
+                   normalize_indices=mode != "clip")
 
 
 def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
