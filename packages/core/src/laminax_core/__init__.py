@@ -22,6 +22,9 @@ from laminax_core._api import value_and_grad as value_and_grad
 from laminax_core._api import vjp as vjp
 from laminax_core._api import vmap as vmap
 from laminax_core._avals import ShapeDtypeStruct as ShapeDtypeStruct
+from laminax_core._checkpoint import checkpoint as checkpoint
+from laminax_core._checkpoint import checkpoint_policies as checkpoint_policies
+from laminax_core._checkpoint import remat as remat
 from laminax_core._custom_derivatives import custom_jvp as custom_jvp
 from laminax_core._custom_derivatives import custom_vjp as custom_vjp
 from laminax_core._avals import ShapedArray as ShapedArray
@@ -59,6 +62,8 @@ __all__ = [
     "TracerIntegerConversionError",
     "UnexpectedTracerError",
     "Var",
+    "checkpoint",
+    "checkpoint_policies",
     "config",
     "custom_jvp",
     "custom_vjp",
@@ -76,6 +81,7 @@ __all__ = [
     "lax",
     "linearize",
     "make_jaxpr",
+    "remat",
     "stop_gradient",
     "value_and_grad",
     "vjp",
