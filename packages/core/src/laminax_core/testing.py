@@ -591,3 +591,73 @@ def _select_min(t, x):
         k = int(np.argmin(window))
         out[a, b] = t[a + k // 2, b + k % 2]
     return out
+
+
+# ----- rows for lax.linalg ------------------------------------------------------------------
+
+
+def _np_lu(a):
+    """Gaussian elimination with partial pivoting: (L @ U, row order)."""
+    a = np.array(a, np.float64)
+    n = a.shape[0]
+    order = np.arange(n)
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        a[[k, p]], order[[k, p]] = a[[p, k]], order[[p, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a, order
+
+
+def _spd(x):
+    return lax.add(lax.dot_general(x, x, (((1,), (1,)), ((), ()))),
+                   np.float32(4) * np.eye(x.shape[0], dtype=np.float32))
+
+
+def _np_spd(x):
+    return x @ x.T + 4 * np.eye(x.shape[0])
+
+
+def _sym(x):
+    return lax.add(x, lax.transpose(x, (1, 0)))
+
+
+def _recompose_eigh(x):
+    v, w = lax.linalg.eigh(_sym(x))
+    return lax.dot_general(lax.mul(v, lax.broadcast_in_dim(w, v.shape, (1,))), v,
+                           (((1,), (1,)), ((), ())))
+
+
+def _recompose_svd(x):
+    u, s, vt = lax.linalg.svd(x, full_matrices=False)
+    return lax.dot_general(lax.mul(u, lax.broadcast_in_dim(s, u.shape, (1,))), vt,
+                           (((1,), (0,)), ((), ())))
+
+
+_LINALG = dict(tol=1e-4, grad_tol=5e-2)
+
+OP_CASES = OP_CASES + (
+    _unary_case("cholesky", lambda x: lax.linalg.cholesky(_spd(x)),
+                lambda x: np.linalg.cholesky(_np_spd(x)), **_LINALG),
+    OpCase("triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+        lax.add(a, np.float32(4) * np.eye(3, dtype=np.float32)), b, left_side=True, lower=True),
+           lambda a, b: np.linalg.solve(np.tril(a) + 4 * np.eye(3), b), ((3, 3), (3, 2)),
+           linear_args=(1,), **_LINALG),
+    OpCase("triangular_solve", lambda a, b: lax.linalg.triangular_solve(
+        lax.add(a, np.float32(4) * np.eye(3, dtype=np.float32)), b, transpose_a=True),
+           lambda a, b: b @ np.linalg.inv(np.triu(a).T + 4 * np.eye(3)), ((3, 3), (2, 3)),
+           linear_args=(1,), **_LINALG),
+    OpCase("lu", lambda x: lax.linalg.lu(x)[0], lambda x: _np_lu(x)[0], ((4, 4),), **_LINALG),
+    OpCase("lu", lambda x: lax.linalg.lu(x)[2], lambda x: _np_lu(x)[1], ((4, 4),),
+           differentiable=False),
+    OpCase("qr", lambda x: lax.linalg.qr(x, full_matrices=False)[1],
+           lambda x: np.linalg.qr(x)[1], ((4, 3),), **_LINALG),
+    OpCase("qr", lambda x: lax.dot_general(*lax.linalg.qr(x), (((1,), (0,)), ((), ()))),
+           lambda x: x, ((3, 3),), **_LINALG),
+    OpCase("eigh", lambda x: lax.linalg.eigh(_sym(x))[1],
+           lambda x: np.linalg.eigvalsh(x + x.T), ((4, 4),), **{**_LINALG, "tol": 1e-3}),
+    OpCase("eigh", _recompose_eigh, lambda x: x + x.T, ((4, 4),), **{**_LINALG, "tol": 1e-3}),
+    OpCase("svd", lambda x: lax.linalg.svd(x, compute_uv=False),
+           lambda x: np.linalg.svd(x, compute_uv=False), ((4, 3),), **_LINALG),
+    OpCase("svd", _recompose_svd, lambda x: x, ((3, 4),), **{**_LINALG, "tol": 1e-3}),
+)

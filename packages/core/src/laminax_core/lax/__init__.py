@@ -295,6 +295,8 @@ from laminax_core.lax._structural import (
     transpose_p as transpose_p,
 )
 
+from laminax_core.lax import linalg as linalg  # noqa: E402 (uses the modules above)
+
 _operators.install()
 
 __all__ = [
@@ -477,3 +479,4 @@ __all__ += [
     "select_and_scatter_add",
     "select_and_scatter_add_p",
 ]
+__all__ += ["linalg"]

@@ -1,0 +1,31 @@
+"""laminax's `lax.linalg`: matrix decompositions as primitives (JAX's names and params), with
+jvp rules as JAX has them and batching over leading dimensions.
+
+Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, qr), `_spectral.py`
+(eigh, svd), `_matrix.py` (helpers the rules share).
+"""
+
+from laminax_core.lax.linalg._lu_qr import (
+    lu as lu,
+    lu_p as lu_p,
+    lu_pivots_to_permutation as lu_pivots_to_permutation,
+    qr as qr,
+    qr_p as qr_p,
+)
+from laminax_core.lax.linalg._spectral import (
+    eigh as eigh,
+    eigh_p as eigh_p,
+    svd as svd,
+    svd_p as svd_p,
+)
+from laminax_core.lax.linalg._triangular import (
+    cholesky as cholesky,
+    cholesky_p as cholesky_p,
+    triangular_solve as triangular_solve,
+    triangular_solve_p as triangular_solve_p,
+)
+
+__all__ = [
+    "cholesky", "cholesky_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation", "qr",
+    "qr_p", "svd", "svd_p", "triangular_solve", "triangular_solve_p",
+]  # fmt: skip

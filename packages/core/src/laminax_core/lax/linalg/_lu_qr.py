@@ -1,0 +1,220 @@
+"""lu (partial pivoting, with LAPACK's pivots and the row permutation, as JAX returns them) and
+qr (Householder, with `full_matrices`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._primitive import NOT_LINEAR, define_primitive
+from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, pad, slice
+from laminax_core.lax.linalg._matrix import (
+    H,
+    batched_reference,
+    check_matrix,
+    eye_like,
+    matmul,
+    move_front,
+    tril,
+    triu,
+)
+from laminax_core.lax.linalg._triangular import triangular_solve
+
+__all__ = ["lu", "lu_pivots_to_permutation", "qr"]
+
+
+# ----- lu -----------------------------------------------------------------------------------
+
+
+def lu(x):
+    """LU decomposition with partial pivoting: `x[perm] = L @ U`.
+
+    Returns:
+      `(lu, pivots, permutation)`: `lu` holds U on and above the diagonal and the unit-lower L
+      below it; `pivots[i]` is the row swapped with row i at step i (int32, min(m, n) of them);
+      `permutation` is the resulting row order (int32, m).
+
+    Example:
+      >>> lu_, pivots, perm = lu(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+      >>> pivots, perm
+      (array([1, 1], dtype=int32), array([1, 0], dtype=int32))
+    """
+    return tuple(lu_p.bind(x))
+
+
+def _lu_abstract_eval(x):
+    check_matrix("lu", x)
+    m, n = x.shape[-2:]
+    batch = x.shape[:-2]
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), np.int32),
+            ShapedArray((*batch, m), np.int32)]
+
+
+def _lu_one(a):
+    a = a.copy()
+    m, n = a.shape
+    pivots = np.zeros(min(m, n), np.int32)
+    perm = np.arange(m, dtype=np.int32)
+    for k in range(min(m, n)):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        pivots[k] = p
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+            perm[[k, p]] = perm[[p, k]]
+        if a[k, k] != 0:
+            a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a, pivots, perm
+
+
+def _lu_reference(x):
+    wide = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+    m, n = x.shape[-2:]
+    if x.size == 0:
+        batch = x.shape[:-2]
+        return [x.copy(), np.zeros((*batch, min(m, n)), np.int32),
+                np.broadcast_to(np.arange(m, dtype=np.int32), (*batch, m)).copy()]
+    out, pivots, perm = batched_reference(_lu_one, wide)
+    return [out.astype(x.dtype), pivots, perm]
+
+
+def _permute_rows(x, perm):
+    """`x[..., perm, :]` as a one-hot matmul (linear in `x`)."""
+    shape = get_aval(x).shape
+    m = shape[-2]
+    cols = broadcasted_iota(np.int32, (*shape[:-2], m, m), len(shape) - 1)
+    rows = broadcast_in_dim(perm, (*shape[:-2], m, m), tuple(range(len(shape) - 1)))
+    return matmul(ew.convert_element_type(ew.eq(rows, cols), get_aval(x).dtype), x)
+
+
+def _square(x, size, unit_from):
+    """`x` (.., r, c) padded with zeros to (.., size, size), with ones on the diagonal from
+    index `unit_from` on."""
+    shape = get_aval(x).shape
+    config = [(0, 0, 0)] * (len(shape) - 2) + [(0, size - shape[-2], 0),
+                                                 (0, size - shape[-1], 0)]
+    padded = pad(x, np.zeros((), get_aval(x).dtype), config)
+    rows = broadcasted_iota(np.int32, get_aval(padded).shape, len(shape) - 2)
+    eye = eye_like(get_aval(padded).shape, get_aval(x).dtype)
+    tail = ew.convert_element_type(ew.ge(rows, np.int32(unit_from)), get_aval(x).dtype)
+    return ew.add(padded, ew.mul(eye, tail))
+
+
+def _lu_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    lu_, pivots, perm = lu_p.bind(x)
+    outs = [lu_, pivots, perm]
+    zero_ints = [Zero.from_primal_value(pivots), Zero.from_primal_value(perm)]
+    if isinstance(t, Zero):
+        return outs, [Zero.from_primal_value(lu_), *zero_ints]
+    shape = get_aval(x).shape
+    m, n = shape[-2:]
+    k = min(m, n)
+    nd = len(shape)
+    lower_cols = slice(lu_, (0,) * nd, (*shape[:-1], k))
+    upper_rows = slice(lu_, (0,) * nd, (*shape[:-2], k, n))
+    l_mat = _square(tril(lower_cols, -1), m, 0)  # unit lower, m x m
+    u_mat = _square(triu(upper_rows), n, k)  # upper, n x n (identity below row k)
+    la = triangular_solve(l_mat, _permute_rows(instantiate_zeros(t), perm), left_side=True,
+                          lower=True, unit_diagonal=True)
+    lau = triangular_solve(u_mat, la, left_side=False, lower=False)
+    l_dot = matmul(l_mat, tril(lau, -1))
+    u_dot = matmul(triu(lau), u_mat)
+    return outs, [ew.add(l_dot, u_dot), *zero_ints]
+
+
+lu_p = define_primitive(
+    "lu",
+    abstract_eval=_lu_abstract_eval,
+    reference=_lu_reference,
+    jvp=_lu_jvp,
+    transpose=NOT_LINEAR,
+    batch=lambda axis_data, args, dims: (lu_p.bind(move_front(args[0], dims[0])), [0, 0, 0]),
+    multiple_results=True,
+)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The row permutation that LAPACK-style `pivots` (swaps) produce.
+
+    Example:
+      >>> lu_pivots_to_permutation(np.array([1, 1], np.int32), 3)
+      array([1, 0, 2], dtype=int32)
+    """
+    pivots = np.asarray(pivots)
+    perm = np.broadcast_to(np.arange(permutation_size, dtype=np.int32),
+                           (*pivots.shape[:-1], permutation_size)).copy()
+    flat_perm = perm.reshape(-1, permutation_size)
+    for row, swaps in zip(flat_perm, pivots.reshape(-1, pivots.shape[-1]), strict=True):
+        for i, p in enumerate(swaps):
+            row[[i, p]] = row[[p, i]]
+    return perm
+
+
+# ----- qr -----------------------------------------------------------------------------------
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """QR decomposition `x = q @ r` with orthonormal columns in `q` and upper triangular `r`.
+
+    Args:
+      x: (..., m, n).
+      pivoting: column pivoting is not supported (False only).
+      full_matrices: q is (m, m) and r (m, n); otherwise q is (m, k), r (k, n), k = min(m, n).
+
+    Example:
+      >>> q, r = qr(np.array([[3.0, 0.0], [4.0, 5.0]], np.float32))
+      >>> np.round(np.abs(r), 4)
+      array([[5., 4.],
+             [0., 3.]], dtype=float32)
+    """
+    if pivoting:
+        raise ValueError("qr: pivoting=True is not supported by laminax; use pivoting=False.")
+    q, r = qr_p.bind(x, pivoting=False, full_matrices=bool(full_matrices), use_magma=use_magma)
+    return q, r
+
+
+def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
+    check_matrix("qr", x)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = x.shape[:-2]
+    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+
+
+def _qr_reference(x, *, pivoting, full_matrices, use_magma):
+    wide = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+    q, r = np.linalg.qr(wide, mode="complete" if full_matrices else "reduced")
+    return [q.astype(x.dtype), r.astype(x.dtype)]
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    (x,), (t,) = primals, tangents
+    m, n = get_aval(x).shape[-2:]
+    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative: it needs "
+                                  "m >= n, and full_matrices=False unless m == n.")
+    if isinstance(t, Zero):
+        return [q, r], [Zero.from_primal_value(q), Zero.from_primal_value(r)]
+    dx_rinv = triangular_solve(r, t)  # dx r^{-1}
+    qt_dx_rinv = matmul(H(q), dx_rinv)
+    lower = tril(qt_dx_rinv, -1)
+    skew = ew.sub(lower, H(lower))
+    dq = ew.add(matmul(q, ew.sub(skew, qt_dx_rinv)), dx_rinv)
+    dr = matmul(ew.sub(qt_dx_rinv, skew), r)
+    return [q, r], [dq, dr]
+
+
+qr_p = define_primitive(
+    "qr",
+    abstract_eval=_qr_abstract_eval,
+    reference=_qr_reference,
+    jvp=_qr_jvp,
+    transpose=NOT_LINEAR,
+    batch=lambda axis_data, args, dims, **p: (qr_p.bind(move_front(args[0], dims[0]), **p),
+                                              [0, 0]),
+    multiple_results=True,
+)
