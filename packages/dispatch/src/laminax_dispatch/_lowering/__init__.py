@@ -4,13 +4,18 @@ Importing this package registers every rule.
 """
 
 from laminax_dispatch._lowering import bitwise as bitwise
+from laminax_dispatch._lowering import convolution as convolution
+from laminax_dispatch._lowering import cumulative as cumulative
 from laminax_dispatch._lowering import dot as dot
 from laminax_dispatch._lowering import elementwise as elementwise
+from laminax_dispatch._lowering import indexing as indexing
 from laminax_dispatch._lowering import math as math
+from laminax_dispatch._lowering import sorting as sorting
 from laminax_dispatch._lowering import special as special
 from laminax_dispatch._lowering import random as random
 from laminax_dispatch._lowering import reductions as reductions
 from laminax_dispatch._lowering import structural as structural
+from laminax_dispatch._lowering import windowed as windowed
 from laminax_dispatch._lowering._core import LoweringResult as LoweringResult
 from laminax_dispatch._lowering._core import LoweringRuleContext as LoweringRuleContext
 from laminax_dispatch._lowering._core import ModuleContext as ModuleContext
@@ -23,7 +28,8 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "dot", "elementwise",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "convolution", "cumulative", "dot",
+    "elementwise", "indexing",
     "get_lowering", "ir_constant", "jaxpr_subcomp", "lower_jaxpr", "lowering_for", "lowerings",
-    "math", "random", "reductions", "register_lowering", "special", "structural",
+    "math", "random", "reductions", "register_lowering", "sorting", "special", "structural", "windowed",
 ]  # fmt: skip

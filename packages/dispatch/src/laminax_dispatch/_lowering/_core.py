@@ -24,6 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import config as core_config
+from laminax_core import dtypes
 from laminax_core.internal import (
     ClosedJaxpr,
     DropVar,
@@ -83,7 +84,7 @@ def register_lowering(primitive, rule: Callable) -> Callable:
 
     Example:
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core import lax
+      >>> from laminax_core import dtypes, lax
       >>> _ = register_lowering(lax.sin_p, elementwise(hlo.sine))
     """
     lowerings[primitive] = rule
@@ -441,9 +442,9 @@ def lower_private_function(
 
 def _compare_type(dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
-    if dtype == np.bool_ or np.issubdtype(dtype, np.unsignedinteger):
+    if dtype == np.bool_ or dtypes.issubdtype(dtype, np.unsignedinteger):
         return "UNSIGNED"
-    if np.issubdtype(dtype, np.signedinteger):
+    if dtypes.issubdtype(dtype, np.signedinteger):
         return "SIGNED"
     return "FLOAT"
 
@@ -469,7 +470,7 @@ def convert(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) -> ir.Valu
     as JAX lowers them."""
     if aval_in.dtype == aval_out.dtype:
         return x
-    if np.issubdtype(aval_in.dtype, np.complexfloating) and not np.issubdtype(
+    if dtypes.issubdtype(aval_in.dtype, np.complexfloating) and not dtypes.issubdtype(
         aval_out.dtype, np.complexfloating
     ):
         x = hlo.real(x)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core import lax
+from laminax_core import dtypes, lax
 
 from laminax_dispatch._lowering._core import (
     elementwise,
@@ -16,7 +16,16 @@ from laminax_dispatch._lowering._core import (
 )
 from laminax_dispatch._mlir import aval_to_ir_type
 
-register_lowering(lax.square_p, elementwise(chlo.square))
+
+
+@lowering_for(lax.square_p)
+def _square_lower(ctx, x):
+    # chlo.square is for floats; integers multiply, as in JAX
+    if dtypes.issubdtype(ctx.avals_in[0].dtype, np.integer):
+        return hlo.multiply(x, x)
+    return chlo.square(x)
+
+
 register_lowering(lax.rem_p, elementwise(hlo.remainder))
 register_lowering(lax.nextafter_p, elementwise(chlo.next_after))
 register_lowering(lax.floor_p, elementwise(hlo.floor))
@@ -61,7 +70,7 @@ register_lowering(lax.complex_p, elementwise(hlo.complex))
 @lowering_for(lax.conj_p)
 def _conj_lower(ctx, x, input_dtype):
     (aval_in,) = ctx.avals_in
-    if not np.issubdtype(aval_in.dtype, np.complexfloating):  # a real x: x + 0i
+    if not dtypes.issubdtype(aval_in.dtype, np.complexfloating):  # a real x: x + 0i
         return hlo.complex(x, full_like(0, aval_in))
     return hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))
 

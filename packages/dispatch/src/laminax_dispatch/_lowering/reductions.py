@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core import lax
+from laminax_core import dtypes, lax
 
 from laminax_dispatch._lowering._core import (
     compare,
@@ -38,7 +38,7 @@ def reduce_with(x, aval_in, aval_out, init, op, axes) -> ir.Value:
 
 def _lowest(dtype):
     dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         return -np.inf
     if dtype == np.bool_:
         return False
@@ -47,7 +47,7 @@ def _lowest(dtype):
 
 def _highest(dtype):
     dtype = np.dtype(dtype)
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         return np.inf
     if dtype == np.bool_:
         return True
@@ -75,7 +75,7 @@ def _arg_reduce_body(block, dtype, index_dtype, direction: str):
     # and i1 < i2: the first index wins, as in JAX's lowering
     x1, i1, x2, i2 = block.arguments
     pick = compare(x1, x2, direction, dtype)
-    if np.issubdtype(dtype, np.inexact):
+    if dtypes.issubdtype(dtype, np.inexact):
         pick = hlo.or_(pick, compare(x1, x1, "NE", dtype))
     tie = hlo.and_(compare(x1, x2, "EQ", dtype), compare(i1, i2, "LT", index_dtype))
     pick_index = hlo.or_(pick, tie)

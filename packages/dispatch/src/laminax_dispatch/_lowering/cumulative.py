@@ -1,0 +1,51 @@
+"""Lowerings of `laminax_core/lax/_cumulative.py`: each running reduction is one
+`stablehlo.reduce_window` whose window spans the whole axis, padded on the side the running
+reduction comes from (JAX's CPU lowering)."""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core import lax
+
+from laminax_dispatch._lowering._core import compare, ir_constant, register_lowering
+from laminax_dispatch._lowering.reductions import _highest, _lowest
+from laminax_dispatch._mlir import aval_to_ir_type
+
+
+def _logaddexp(a, b):
+    # log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)); a + b where a - b is NaN
+    top = hlo.maximum(a, b)
+    delta = hlo.subtract(a, b)
+    is_nan = compare(delta, delta, "NE", np.float32)
+    total = hlo.add(top, hlo.log_plus_one(hlo.exponential(hlo.negate(hlo.abs(delta)))))
+    return hlo.select(is_nan, hlo.add(a, b), total)
+
+
+def _cumulative(combine, identity):
+    def rule(ctx, x, axis, reverse):
+        (aval,) = ctx.avals_in
+        n = aval.shape[axis]
+        window = [n if d == axis else 1 for d in range(aval.ndim)]
+        pads = [((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)
+                for d in range(aval.ndim)]
+        padding = ir.DenseIntElementsAttr.get(np.asarray(pads, np.int64), shape=[aval.ndim, 2])
+        init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
+        op = hlo.ReduceWindowOp([aval_to_ir_type(aval)], [x], [init], window,
+                                window_strides=[1] * aval.ndim, base_dilations=[1] * aval.ndim,
+                                window_dilations=[1] * aval.ndim, padding=padding)
+        scalar = aval_to_ir_type(aval.update(shape=()))
+        block = op.regions[0].blocks.append(scalar, scalar)
+        with ir.InsertionPoint(block):
+            hlo.return_([combine(*block.arguments)])
+        return op.result
+
+    return rule
+
+
+register_lowering(lax.cumsum_p, _cumulative(hlo.add, lambda dtype: 0))
+register_lowering(lax.cumprod_p, _cumulative(hlo.multiply, lambda dtype: 1))
+register_lowering(lax.cummax_p, _cumulative(hlo.maximum, _lowest))
+register_lowering(lax.cummin_p, _cumulative(hlo.minimum, _highest))
+register_lowering(lax.cumlogsumexp_p, _cumulative(_logaddexp, lambda dtype: -np.inf))
