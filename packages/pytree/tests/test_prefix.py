@@ -10,12 +10,14 @@ from laminax_pytree import internal
 def test_internal_surface_is_declared():
     assert set(internal.__all__) == {
         "broadcast_prefix",
+        "first_difference",
         "first_mismatch",
         "flatten_args",
         "flatten_axes",
         "none_leaf_registry",
         "registry",
         "tree_map_mismatch_error",
+        "treedef_difference",
     }
     assert internal.registry is tu.default_registry
 
@@ -107,3 +109,32 @@ def test_flatten_args_flattens_args_and_kwargs_together():
 
 def test_map_mismatch_error_is_none_when_trees_match():
     assert internal.tree_map_mismatch_error("tree_map", [1], ([2],), None) is None
+
+
+def test_first_difference_counts_leaf_against_subtree_both_ways():
+    assert internal.first_difference([1, (2,)], [5, (6,)]) is None
+    assert internal.first_difference([1, 2], [1, (2,)]) == (
+        (tu.SequenceKey(1),),
+        "a leaf of type int",
+        "a tuple of length 1",
+    )
+    assert internal.first_difference([1, (2,)], [1, 2]) == (
+        (tu.SequenceKey(1),),
+        "a tuple of length 1",
+        "a leaf of type int",
+    )
+    assert internal.first_difference([(1,)], [[1]], is_leaf=lambda x: type(x) is tuple) == (
+        (tu.SequenceKey(0),),
+        "a tuple of length 1",
+        "a list of length 1",
+    )
+
+
+def test_treedef_difference_compares_structures():
+    a = tu.tree_structure({"x": [1, 2], "y": None})
+    assert internal.treedef_difference(a, tu.tree_structure({"x": [0, 0], "y": None})) is None
+    assert internal.treedef_difference(a, tu.tree_structure({"x": [0, 0], "y": 0})) == (
+        (tu.DictKey("y"),),
+        "None",
+        "a leaf",
+    )

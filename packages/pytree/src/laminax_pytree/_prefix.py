@@ -15,7 +15,14 @@ from typing import Any
 from laminax_pytree._keys import GetAttrKey, KeyPath, keystr
 from laminax_pytree._registry import default_registry, none_leaf_registry
 
-__all__ = ["broadcast_prefix", "first_mismatch", "flatten_axes", "tree_map_mismatch_error"]
+__all__ = [
+    "broadcast_prefix",
+    "first_difference",
+    "first_mismatch",
+    "flatten_axes",
+    "tree_map_mismatch_error",
+    "treedef_difference",
+]
 
 
 class _PytreeLeaf:
@@ -100,6 +107,52 @@ def _first_mismatch(path, prefix, full, is_leaf, is_leaf_takes_path):
         if found is not None:
             return found
     return None
+
+
+def first_difference(
+    tree1: Any, tree2: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[KeyPath, str, str] | None:
+    """Where two trees that should have the same structure first differ.
+
+    Unlike `first_mismatch`, a leaf in `tree1` against a subtree in `tree2` is a difference.
+    Use it for checks such as "the loop carry keeps its structure".
+
+    Args:
+      tree1: one tree.
+      tree2: the other.
+      is_leaf: optional predicate, applied to both trees' subtrees.
+
+    Returns:
+      `(key path, phrase for tree1's subtree, phrase for tree2's subtree)`, or None when the
+      structures are equal.
+
+    Example:
+      >>> from laminax_pytree.internal import first_difference
+      >>> first_difference({"a": 1, "b": [2]}, {"a": (1,), "b": [2]})
+      ((DictKey(key='a'),), 'a leaf of type int', 'a tuple of length 1')
+    """
+    found = first_mismatch(tree1, tree2, is_leaf)
+    if found is not None:
+        return found
+    found = first_mismatch(tree2, tree1, is_leaf)
+    if found is None:
+        return None
+    path, phrase2, phrase1 = found
+    return path, phrase1, phrase2
+
+
+def treedef_difference(treedef1, treedef2) -> tuple[KeyPath, str, str] | None:
+    """`first_difference` for two treedefs: where their structures first differ, or None.
+
+    Example:
+      >>> from laminax_pytree import tree_structure
+      >>> from laminax_pytree.internal import treedef_difference
+      >>> treedef_difference(tree_structure([1, (2, 3)]), tree_structure([1, (2,)]))
+      ((SequenceKey(idx=1),), 'a tuple of length 2', 'a tuple of length 1')
+    """
+    tree1 = treedef1.unflatten([_PytreeLeaf()] * treedef1.num_leaves)
+    tree2 = treedef2.unflatten([_PytreeLeaf()] * treedef2.num_leaves)
+    return first_difference(tree1, tree2)
 
 
 def _where(path: KeyPath) -> str:

@@ -10,21 +10,25 @@ from typing import Any
 
 from laminax_pytree._prefix import (
     broadcast_prefix,
+    first_difference,
     first_mismatch,
     flatten_axes,
     tree_map_mismatch_error,
+    treedef_difference,
 )
 from laminax_pytree._registry import default_registry, none_leaf_registry
 from laminax_pytree._tree_util import PyTreeDef
 
 __all__ = [
     "broadcast_prefix",
+    "first_difference",
     "first_mismatch",
     "flatten_args",
     "flatten_axes",
     "none_leaf_registry",
     "registry",
     "tree_map_mismatch_error",
+    "treedef_difference",
 ]
 
 registry = default_registry
