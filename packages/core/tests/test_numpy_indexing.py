@@ -7,6 +7,7 @@ import pytest
 
 import laminax_core.numpy as jnp
 from laminax_core import errors, grad, make_jaxpr, vmap
+from laminax_core.numpy._indexing import IndexUpdateHelper, getitem
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
 I = np.array([2, 0, -1])
@@ -26,7 +27,7 @@ INDICES = [
 @pytest.mark.parametrize("idx", INDICES, ids=[str(i) for i in range(len(INDICES))])
 def test_getitem_matches_numpy(idx):
     expected = X[idx if not isinstance(idx, list) else tuple(np.asarray(idx)[None])]
-    actual = jnp.getitem(X, idx)
+    actual = getitem(X, idx)
     assert actual.shape == expected.shape
     np.testing.assert_array_equal(actual, expected)
 
@@ -46,19 +47,19 @@ def test_getitem_on_a_tracer_matches_numpy(idx):
 
 def test_out_of_bounds_gathers_clamp_like_jax():
     x = np.arange(5.0, dtype=np.float32)
-    np.testing.assert_array_equal(jnp.getitem(x, np.array([7, -9, 4])), [4.0, 0.0, 4.0])
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(x)[np.array([7])].get(mode="fill"),
+    np.testing.assert_array_equal(getitem(x, np.array([7, -9, 4])), [4.0, 0.0, 4.0])
+    np.testing.assert_array_equal(IndexUpdateHelper(x)[np.array([7])].get(mode="fill"),
                                   [np.nan])
     np.testing.assert_array_equal(
-        jnp.IndexUpdateHelper(x)[np.array([7, 1])].get(mode="fill", fill_value=-1.0), [-1, 1])
+        IndexUpdateHelper(x)[np.array([7, 1])].get(mode="fill", fill_value=-1.0), [-1, 1])
     with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 5"):
-        jnp.getitem(x, 5)
+        getitem(x, 5)
 
 
 def test_traced_scalar_index_uses_dynamic_slice_and_clamps():
     closed = make_jaxpr(lambda x, i: x[i])(X, np.int32(1))
     assert "dynamic_slice" in [e.primitive.name for e in closed.eqns]
-    out = vmap(lambda i: jnp.getitem(X[0, 0], i))(np.array([0, -1, 9], np.int32))
+    out = vmap(lambda i: getitem(X[0, 0], i))(np.array([0, -1, 9], np.int32))
     np.testing.assert_array_equal(out, [0.0, 4.0, 4.0])
 
 
@@ -70,13 +71,13 @@ def test_traced_boolean_mask_raises_non_concrete_boolean_index_error():
 
 def test_index_errors_are_clear():
     with pytest.raises(IndexError, match="Too many indices for array"):
-        jnp.getitem(X, (0, 0, 0, 0))
+        getitem(X, (0, 0, 0, 0))
     with pytest.raises(IndexError, match="single ellipsis"):
-        jnp.getitem(X, (Ellipsis, Ellipsis))
+        getitem(X, (Ellipsis, Ellipsis))
     with pytest.raises(IndexError, match="Indexing with a float"):
-        jnp.getitem(X, 1.5)
+        getitem(X, 1.5)
     with pytest.raises(IndexError, match="dtype float32 is not supported"):
-        jnp.getitem(X, np.array([1.0], np.float32))
+        getitem(X, np.array([1.0], np.float32))
 
 
 UPDATES = [
@@ -90,11 +91,11 @@ UPDATES = [
 def test_at_set_and_add_match_numpy(idx, values):
     expected = X.copy()
     expected[idx] = values
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(X)[idx].set(values), expected)
+    np.testing.assert_array_equal(IndexUpdateHelper(X)[idx].set(values), expected)
     expected = X.copy()
     has_none = isinstance(idx, tuple) and any(i is None for i in idx)
     np.add.at(expected, idx[1:] if has_none else idx, values)
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(X)[idx].add(values), expected)
+    np.testing.assert_array_equal(IndexUpdateHelper(X)[idx].add(values), expected)
 
 
 def test_at_with_repeated_indices_combines():
@@ -102,33 +103,33 @@ def test_at_with_repeated_indices_combines():
     idx = np.array([1, 1, 3, 1])
     expected = x.copy()
     np.add.at(expected, idx, 2.0)
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(x)[idx].add(2.0), expected)
+    np.testing.assert_array_equal(IndexUpdateHelper(x)[idx].add(2.0), expected)
     ones = np.ones(4, np.float32)
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(ones)[idx].multiply(2.0), [1, 8, 1, 2])
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(ones)[idx].min(np.array([0.5, -1, 3, 2])),
+    np.testing.assert_array_equal(IndexUpdateHelper(ones)[idx].multiply(2.0), [1, 8, 1, 2])
+    np.testing.assert_array_equal(IndexUpdateHelper(ones)[idx].min(np.array([0.5, -1, 3, 2])),
                                   [1, -1, 1, 1])
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(ones)[idx].max(np.array([5.0, 2, 3, 4])),
+    np.testing.assert_array_equal(IndexUpdateHelper(ones)[idx].max(np.array([5.0, 2, 3, 4])),
                                   [1, 5, 1, 3])
 
 
 def test_at_out_of_bounds_updates_are_dropped_or_clipped():
     x = np.zeros(3, np.float32)
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(x)[np.array([5, -7, 1])].set(1.0),
+    np.testing.assert_array_equal(IndexUpdateHelper(x)[np.array([5, -7, 1])].set(1.0),
                                   [0, 1, 0])
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(x)[5].add(1.0), [0, 0, 0])
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(x)[5].add(1.0, mode="clip"), [0, 0, 1])
+    np.testing.assert_array_equal(IndexUpdateHelper(x)[5].add(1.0), [0, 0, 0])
+    np.testing.assert_array_equal(IndexUpdateHelper(x)[5].add(1.0, mode="clip"), [0, 0, 1])
 
 
 def test_at_other_methods():
     x = np.full(3, 2.0, np.float32)
-    h = jnp.IndexUpdateHelper(x)
+    h = IndexUpdateHelper(x)
     np.testing.assert_array_equal(h[0].subtract(1.0), [1, 2, 2])
     np.testing.assert_array_equal(h[1].divide(4.0), [2, 0.5, 2])
     np.testing.assert_array_equal(h[2].power(3), [2, 2, 8])
     np.testing.assert_array_equal(h[:2].apply(lambda v: -v), [-2, -2, 2])
     np.testing.assert_array_equal(h[1].get(), 2.0)
     assert h[0].set(1).dtype == np.float32  # values take the array's dtype
-    np.testing.assert_array_equal(jnp.IndexUpdateHelper(np.zeros(3, np.int32))[0].set(2.7),
+    np.testing.assert_array_equal(IndexUpdateHelper(np.zeros(3, np.int32))[0].set(2.7),
                                   [2, 0, 0])
 
 
@@ -145,7 +146,7 @@ def test_at_on_tracers_and_its_gradient():
 
 def test_at_values_that_do_not_broadcast_raise():
     with pytest.raises(ValueError, match="cannot be broadcast to the indexed shape"):
-        jnp.IndexUpdateHelper(X)[0].set(np.ones(3))
+        IndexUpdateHelper(X)[0].set(np.ones(3))
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])

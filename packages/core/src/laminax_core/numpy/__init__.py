@@ -209,11 +209,8 @@ from laminax_core.numpy._shape import transpose as transpose
 from laminax_core.numpy._shape import unstack as unstack
 from laminax_core.numpy._shape import vsplit as vsplit
 from laminax_core.numpy._shape import vstack as vstack
-from laminax_core.numpy._indexing import IndexUpdateHelper as IndexUpdateHelper
-from laminax_core.numpy._indexing import IndexUpdateRef as IndexUpdateRef
 from laminax_core.numpy._indexing import argwhere as argwhere
 from laminax_core.numpy._indexing import flatnonzero as flatnonzero
-from laminax_core.numpy._indexing import getitem as getitem
 from laminax_core.numpy._indexing import nonzero as nonzero
 from laminax_core.numpy._indexing import take as take
 from laminax_core.numpy._indexing import take_along_axis as take_along_axis
@@ -325,8 +322,6 @@ from laminax_core.numpy import _array_methods
 _array_methods.install()
 
 __all__ = [
-    "IndexUpdateHelper",
-    "IndexUpdateRef",
     "abs",
     "absolute",
     "add",
@@ -454,7 +449,6 @@ __all__ = [
     "full_like",
     "generic",
     "geomspace",
-    "getitem",
     "greater",
     "greater_equal",
     "heaviside",

@@ -34,10 +34,10 @@ from laminax_core.numpy._operands import (
     select,
 )
 
-__all__ = [
-    "IndexUpdateHelper", "IndexUpdateRef", "argwhere", "flatnonzero", "getitem", "nonzero",
-    "take", "take_along_axis",
-]  # fmt: skip
+__all__ = ["argwhere", "flatnonzero", "nonzero", "take", "take_along_axis"]
+
+# Not in jnp's namespace (JAX has no such names there): `getitem` is `x[idx]`, and
+# `IndexUpdateHelper`/`IndexUpdateRef` are what `x.at` / `x.at[idx]` return.
 
 _MODES = ("promise_in_bounds", "clip", "fill", "drop", None)
 
