@@ -6,11 +6,10 @@ tests compare the values, the jaxpr's output avals and equation count, and, for 
 `exact`, the printed jaxpr character for character.
 """
 
+import laminax_core as lc
 import numpy as np
 import pytest
 from jaxref import requires_jax, run_jax
-
-import laminax_core as lc
 from laminax_core import lax
 from laminax_pytree import tree_leaves
 
@@ -73,30 +72,52 @@ CASES = [
     ("pad", "g = lambda x: lax.pad(x, 0.0, [(1, 2, 1)])", (F3,), True),
     ("iota", "g = lambda x: lax.iota(np.int32, 4)", (F3,), True),
     ("dynamic_slice", "g = lambda x: lax.dynamic_slice(x, (1,), (2,))", (F3,), True),
-    ("dynamic_update_slice",
-     "g = lambda x: lax.dynamic_update_slice(x, lax.slice(x, (0,), (1,)), (np.int32(1),))",
-     (F3,), True),
-    ("unary_chain",
-     "g = lambda x: lax.rsqrt(x * x + 1.0) + lax.sqrt(x * x) + lax.tanh(x) + lax.abs(x)"
-     " + lax.sign(x) + lax.logistic(x)", (F3,), True),
+    (
+        "dynamic_update_slice",
+        "g = lambda x: lax.dynamic_update_slice(x, lax.slice(x, (0,), (1,)), (np.int32(1),))",
+        (F3,),
+        True,
+    ),
+    (
+        "unary_chain",
+        "g = lambda x: lax.rsqrt(x * x + 1.0) + lax.sqrt(x * x) + lax.tanh(x) + lax.abs(x)"
+        " + lax.sign(x) + lax.logistic(x)",
+        (F3,),
+        True,
+    ),
     ("exp_log_div", "g = lambda x: lax.exp(lax.log(x * x)) - x / 3", (F3,), True),
     ("max_min", "g = lambda x: lax.max(x, 0.0) + lax.min(x, 1.0)", (F3,), True),
-    ("dot", "g = lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ())))",
-     (M23, M34), True),
-    ("batched_dot", "g = lambda x: lax.dot_general(x, x, (((2,), (2,)), ((0,), (0,))))",
-     (np.ones((2, 3, 4), np.float32),), True),
+    ("dot", "g = lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ())))", (M23, M34), True),
+    (
+        "batched_dot",
+        "g = lambda x: lax.dot_general(x, x, (((2,), (2,)), ((0,), (0,))))",
+        (np.ones((2, 3, 4), np.float32),),
+        True,
+    ),
     ("tuple_out", "g = lambda x: (x, 2.0 * x)", (np.float32(2.0),), True),
     ("closure_const", "c = np.arange(3, dtype=np.float32)\ng = lambda x: x + c", (F3,), True),
-    ("many_args", "g = lambda *xs: sum(xs[1:], xs[0])", tuple(np.float32(i) for i in range(30)),
-     True),
+    (
+        "many_args",
+        "g = lambda *xs: sum(xs[1:], xs[0])",
+        tuple(np.float32(i) for i in range(30)),
+        True,
+    ),
     # transformations
     ("grad_sin_sum", "g = grad(lambda x: lax.sin(x).sum())", (F3,), True),
     ("grad_mul", "g = grad(lambda x, y: (x * y).sum(), argnums=(0, 1))", (F3, F3), True),
     ("grad_tanh", "g = grad(lambda x: lax.tanh(x).sum())", (F3,), True),
-    ("grad_dot", "g = grad(lambda w, x: lax.dot_general(w, x, (((1,), (0,)), ((), ()))).sum())",
-     (M23, F3), True),
-    ("grad_broadcast_reshape",
-     "g = grad(lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)).reshape(6).sum())", (F3,), True),
+    (
+        "grad_dot",
+        "g = grad(lambda w, x: lax.dot_general(w, x, (((1,), (0,)), ((), ()))).sum())",
+        (M23, F3),
+        True,
+    ),
+    (
+        "grad_broadcast_reshape",
+        "g = grad(lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)).reshape(6).sum())",
+        (F3,),
+        True,
+    ),
     ("grad_slice_pad", "g = grad(lambda x: (x[1:] * x[:-1]).sum())", (F3,), False),
     ("grad_concat", "g = grad(lambda x: lax.concatenate([x, 2.0 * x], 0).sum())", (F3,), True),
     ("grad_select", "g = grad(lambda x: lax.select_n(x > 0, x * x, x).sum())", (F3,), False),
@@ -104,8 +125,12 @@ CASES = [
     ("grad_max", "g = grad(lambda x: lax.reduce_max(x * x, (0,)))", (F3,), True),
     ("grad_transpose", "g = grad(lambda x: (x.T * x.T).sum())", (M23,), True),
     ("grad_int_pow", "g = grad(lambda x: (x ** 3).sum())", (F3,), True),
-    ("grad_allow_int", "g = grad(lambda x, n: x * 2.0, allow_int=True)", (np.float32(1.0), 2),
-     True),
+    (
+        "grad_allow_int",
+        "g = grad(lambda x, n: x * 2.0, allow_int=True)",
+        (np.float32(1.0), 2),
+        True,
+    ),
     ("value_and_grad", "g = value_and_grad(lambda x: lax.sin(x).sum())", (F3,), True),
     ("grad_of_grad", "g = grad(grad(lambda x: lax.sin(x) * x))", (np.float32(0.7),), True),
     ("jvp", "g = lambda x: jvp(lax.sin, (x,), (x,))", (F3,), True),
@@ -113,32 +138,51 @@ CASES = [
     ("vjp", "g = lambda x: vjp(lambda a: lax.sin(a) * a, x)[1](x)", (F3,), True),
     ("linearize", "g = lambda x: linearize(lambda a: lax.cos(a) * a, x)[1](x)", (F3,), True),
     # (JAX prints broadcast_dimensions=(np.int64(1),) here, a NumPy-int artefact we do not copy)
-    ("vmap_add_none", "g = vmap(lambda x, y: lax.add(x, y), in_axes=(0, None))",
-     (M23, F3), False),
+    ("vmap_add_none", "g = vmap(lambda x, y: lax.add(x, y), in_axes=(0, None))", (M23, F3), False),
     ("vmap_in_axes_1", "g = vmap(lambda x: lax.sin(x).sum(), in_axes=1)", (M23,), False),
     ("vmap_out_axes", "g = vmap(lambda x: x, in_axes=1, out_axes=1)", (M23,), True),
-    ("vmap_dot", "g = vmap(lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))))",
-     (M23, M23), True),
-    ("vmap_matvec",
-     "g = vmap(lambda x, w: lax.dot_general(w, x, (((1,), (0,)), ((), ()))), in_axes=(0, None))",
-     (M23, M34.T), True),
+    (
+        "vmap_dot",
+        "g = vmap(lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))))",
+        (M23, M23),
+        True,
+    ),
+    (
+        "vmap_matvec",
+        "g = vmap(lambda x, w: lax.dot_general(w, x, (((1,), (0,)), ((), ()))), in_axes=(0, None))",
+        (M23, M34.T),
+        True,
+    ),
     ("vmap_psum", "g = vmap(lambda x: lax.psum(x, 'i'), axis_name='i')", (F3,), True),
     ("vmap_pmax", "g = vmap(lambda x: lax.pmax(x, 'i'), axis_name='i')", (F3,), True),
     ("vmap_pmean", "g = vmap(lambda x: lax.pmean(x, 'i'), axis_name='i')", (F3,), True),
-    ("vmap_axis_index", "g = vmap(lambda x: lax.axis_index('i') + 0 * x.astype(np.int32),"
-     " axis_name='i')", (F3,), True),
-    ("vmap_all_gather", "g = vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')", (F3,),
-     False),
-    ("vmap_nested_psum",
-     "g = vmap(vmap(lambda x: lax.psum(x, ('i', 'j')), axis_name='j'), axis_name='i')", (M23,),
-     False),
-    ("vmap_grad_psum", "g = vmap(grad(lambda v: lax.psum(v * v, 'i')), axis_name='i')", (F3,),
-     True),
+    (
+        "vmap_axis_index",
+        "g = vmap(lambda x: lax.axis_index('i') + 0 * x.astype(np.int32), axis_name='i')",
+        (F3,),
+        True,
+    ),
+    ("vmap_all_gather", "g = vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')", (F3,), False),
+    (
+        "vmap_nested_psum",
+        "g = vmap(vmap(lambda x: lax.psum(x, ('i', 'j')), axis_name='j'), axis_name='i')",
+        (M23,),
+        False,
+    ),
+    (
+        "vmap_grad_psum",
+        "g = vmap(grad(lambda v: lax.psum(v * v, 'i')), axis_name='i')",
+        (F3,),
+        True,
+    ),
     ("vmap_of_grad", "g = vmap(grad(lambda x: lax.sin(x) * x))", (F3,), True),
-    ("grad_of_vmap", "g = grad(lambda x: vmap(lambda v: lax.sin(v) * v)(x).sum())", (F3,),
-     True),
-    ("jvp_of_grad", "g = lambda x: jvp(grad(lambda a: lax.sin(a) * a), (x,), (x,))",
-     (np.float32(0.3),), True),
+    ("grad_of_vmap", "g = grad(lambda x: vmap(lambda v: lax.sin(v) * v)(x).sum())", (F3,), True),
+    (
+        "jvp_of_grad",
+        "g = lambda x: jvp(grad(lambda a: lax.sin(a) * a), (x,), (x,))",
+        (np.float32(0.3),),
+        True,
+    ),
     ("jacfwd", "g = jacfwd(lambda x: lax.sin(x) * x)", (F3,), False),
     ("jacrev", "g = jacrev(lambda x: lax.sin(x) * x)", (F3,), False),
     ("jacfwd_matrix", "g = jacfwd(lambda m: lax.tanh(m @ m.T))", (M23,), False),
@@ -148,41 +192,72 @@ CASES = [
     ("custom_jvp", _CUSTOM_JVP + "g = f", (np.float32(1.0),), True),
     ("grad_custom_jvp", _CUSTOM_JVP + "g = grad(f)", (np.float32(1.0),), True),
     ("vmap_custom_jvp", _CUSTOM_JVP + "g = vmap(f)", (F3,), True),
-    ("grad_vmap_custom_jvp", _CUSTOM_JVP + "g = grad(lambda x: vmap(f)(x).sum())", (F3,),
-     True),
+    ("grad_vmap_custom_jvp", _CUSTOM_JVP + "g = grad(lambda x: vmap(f)(x).sum())", (F3,), True),
     ("custom_vjp", _CUSTOM_VJP + "g = h", (np.float32(1.0),), True),
-    ("grad_custom_vjp", _CUSTOM_VJP + "g = grad(lambda x: h(x) * x)", (np.float32(1.0),),
-     True),
+    ("grad_custom_vjp", _CUSTOM_VJP + "g = grad(lambda x: h(x) * x)", (np.float32(1.0),), True),
     ("jacrev_custom_vjp", _CUSTOM_VJP + "g = jacrev(lambda x: h(x) * 2.0)", (F3,), False),
     # control flow
     ("cond", "g = lambda x: lax.cond(x > 0, lax.sin, lax.cos, x)", (np.float32(1.0),), True),
-    ("cond_neg", "g = lambda x: lax.cond(x > 0, lax.sin, lax.cos, x)", (np.float32(-1.0),),
-     True),
-    ("grad_cond", "g = grad(lambda x: lax.cond(x > 0, lax.sin, lax.cos, x))",
-     (np.float32(1.0),), False),
+    ("cond_neg", "g = lambda x: lax.cond(x > 0, lax.sin, lax.cos, x)", (np.float32(-1.0),), True),
+    (
+        "grad_cond",
+        "g = grad(lambda x: lax.cond(x > 0, lax.sin, lax.cos, x))",
+        (np.float32(1.0),),
+        False,
+    ),
     ("vmap_cond", "g = vmap(lambda x: lax.cond(x > 0, lax.sin, lax.cos, x))", (F3,), False),
-    ("switch", "g = lambda x: lax.switch(1, [lax.sin, lax.cos, lax.tanh], x)",
-     (np.float32(1.0),), True),
-    ("while", "g = lambda x: lax.while_loop(lambda c: c < 10, lambda c: c + 1.0, x)",
-     (np.float32(1.0),), True),
-    ("jvp_while",
-     "g = lambda x: jvp(lambda a: lax.while_loop(lambda c: c[0] < 4,"
-     " lambda c: (c[0] + 1, c[1] * a), (0, a))[1], (x,), (x,))", (np.float32(1.5),), False),
-    ("vmap_while",
-     "g = vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0),"
-     " (0, 1.0))[1])", (I3,), False),
-    ("fori", "g = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x)", (np.float32(1.0),),
-     True),
+    (
+        "switch",
+        "g = lambda x: lax.switch(1, [lax.sin, lax.cos, lax.tanh], x)",
+        (np.float32(1.0),),
+        True,
+    ),
+    (
+        "while",
+        "g = lambda x: lax.while_loop(lambda c: c < 10, lambda c: c + 1.0, x)",
+        (np.float32(1.0),),
+        True,
+    ),
+    (
+        "jvp_while",
+        "g = lambda x: jvp(lambda a: lax.while_loop(lambda c: c[0] < 4,"
+        " lambda c: (c[0] + 1, c[1] * a), (0, a))[1], (x,), (x,))",
+        (np.float32(1.5),),
+        False,
+    ),
+    (
+        "vmap_while",
+        "g = vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0),"
+        " (0, 1.0))[1])",
+        (I3,),
+        False,
+    ),
+    (
+        "fori",
+        "g = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0, x)",
+        (np.float32(1.0),),
+        True,
+    ),
     ("scan", "g = lambda x: lax.scan(lambda c, y: (c + y, c * y), 0.0, x)", (F3,), True),
-    ("grad_scan",
-     "g = grad(lambda x: lax.scan(lambda c, y: (lax.tanh(c * y), c), 0.5, x)[0])", (F3,),
-     False),
-    ("vmap_scan", "g = vmap(lambda x: lax.scan(lambda c, y: (c + y, c * y), 0.0, x))",
-     (M23,), False),
+    (
+        "grad_scan",
+        "g = grad(lambda x: lax.scan(lambda c, y: (lax.tanh(c * y), c), 0.5, x)[0])",
+        (F3,),
+        False,
+    ),
+    (
+        "vmap_scan",
+        "g = vmap(lambda x: lax.scan(lambda c, y: (c + y, c * y), 0.0, x))",
+        (M23,),
+        False,
+    ),
     ("map", "g = lambda x: lax.map(lax.sin, x)", (F3,), False),
-    ("hessian_quadratic",
-     "g = hessian(lambda x: (x * lax.dot_general(x, x, (((0,), (0,)), ((), ())))).sum())",
-     (F3,), False),
+    (
+        "hessian_quadratic",
+        "g = hessian(lambda x: (x * lax.dot_general(x, x, (((0,), (0,)), ((), ())))).sum())",
+        (F3,),
+        False,
+    ),
 ]
 
 _JAX_SNIPPET = """
@@ -205,16 +280,31 @@ for src, args in cases:
 
 
 def _laminax(src, args):
-    ns = dict(lax=lax, np=np, grad=lc.grad, value_and_grad=lc.value_and_grad, jvp=lc.jvp,
-              vjp=lc.vjp, linearize=lc.linearize, vmap=lc.vmap, jacfwd=lc.jacfwd,
-              jacrev=lc.jacrev, hessian=lc.hessian, custom_jvp=lc.custom_jvp,
-              custom_vjp=lc.custom_vjp)
+    ns = dict(
+        lax=lax,
+        np=np,
+        grad=lc.grad,
+        value_and_grad=lc.value_and_grad,
+        jvp=lc.jvp,
+        vjp=lc.vjp,
+        linearize=lc.linearize,
+        vmap=lc.vmap,
+        jacfwd=lc.jacfwd,
+        jacrev=lc.jacrev,
+        hessian=lc.hessian,
+        custom_jvp=lc.custom_jvp,
+        custom_vjp=lc.custom_vjp,
+    )
     exec(src, ns)
     g = ns["g"]
     closed = lc.make_jaxpr(g)(*args)
     out = [np.asarray(v) for v in tree_leaves(g(*args))]
-    return dict(text=str(closed), n_eqns=len(closed.eqns),
-                avals=[a.str_short() for a in closed.out_avals], out=out)
+    return dict(
+        text=str(closed),
+        n_eqns=len(closed.eqns),
+        avals=[a.str_short() for a in closed.out_avals],
+        out=out,
+    )
 
 
 _jax_results = {}
@@ -240,8 +330,9 @@ def test_values_and_avals_match_jax(name, src, args, exact):
     for a, e in zip(actual["out"], expected["out"], strict=True):
         assert a.shape == e.shape and a.dtype == e.dtype, (a, e)
         if a.dtype.names is None:  # float0 has no values
-            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=2e-5,
-                                       atol=1e-5)
+            np.testing.assert_allclose(
+                a.astype(np.float64), e.astype(np.float64), rtol=2e-5, atol=1e-5
+            )
 
 
 EXACT = [c for c in CASES if c[3]]

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
-
-from laminax_core import ShapeDtypeStruct, ShapedArray, config, dtypes, eval_shape, lax
+from laminax_core import ShapedArray, ShapeDtypeStruct, config, dtypes, eval_shape, lax
 from laminax_core.internal import get_aval, weak_array
 
 
@@ -15,7 +14,8 @@ def test_shaped_array_prints_short_form():
 
 def test_shaped_array_repr_shows_weak_type():
     assert repr(ShapedArray((), np.float32, weak_type=True)) == (
-        "ShapedArray(float32[], weak_type=True)")
+        "ShapedArray(float32[], weak_type=True)"
+    )
     assert repr(ShapedArray((2, 3), np.float32)) == "ShapedArray(float32[2,3])"
 
 
@@ -63,8 +63,9 @@ def test_shape_dtype_struct_repr_and_eq():
 
 
 def test_eval_shape_takes_shape_dtype_structs_and_pytrees():
-    out = eval_shape(lambda p: {"y": lax.sin(p["x"]).sum()},
-                     {"x": ShapeDtypeStruct((3,), np.float32)})
+    out = eval_shape(
+        lambda p: {"y": lax.sin(p["x"]).sum()}, {"x": ShapeDtypeStruct((3,), np.float32)}
+    )
     assert out == {"y": ShapeDtypeStruct((), np.float32)}
 
 

@@ -2,7 +2,6 @@
 policies, static_argnums, and composition with vmap and jvp."""
 
 import numpy as np
-
 from laminax_core import (
     checkpoint,
     checkpoint_policies,
@@ -42,8 +41,9 @@ def test_checkpoint_prints_as_remat2():
 
 def test_checkpoint_keeps_values_and_derivatives():
     np.testing.assert_allclose(checkpoint(_f)(X), _f(X), rtol=1e-6)
-    np.testing.assert_allclose(grad(lambda x: checkpoint(_f)(x).sum())(X),
-                               grad(lambda x: _f(x).sum())(X), rtol=1e-6)
+    np.testing.assert_allclose(
+        grad(lambda x: checkpoint(_f)(x).sum())(X), grad(lambda x: _f(x).sum())(X), rtol=1e-6
+    )
     check_grads(checkpoint(_f), (X,), order=2)
     assert remat is checkpoint
 
@@ -63,29 +63,37 @@ def test_policies_choose_what_is_saved():
     x = np.ones(3, np.float32)
     saved = make_jaxpr(grad(checkpoint(layer, policy=checkpoint_policies.dots_saveable)))(W, x)
     nothing = make_jaxpr(grad(checkpoint(layer)))(W, x)
-    everything = make_jaxpr(grad(checkpoint(
-        layer, policy=checkpoint_policies.everything_saveable)))(W, x)
+    everything = make_jaxpr(
+        grad(checkpoint(layer, policy=checkpoint_policies.everything_saveable))
+    )(W, x)
     count = lambda c, name: _prims(c).count(name)  # noqa: E731
     assert count(nothing, "dot_general") == 3  # forward, recomputed, transposed
     assert count(saved, "dot_general") == 2
     assert count(everything, "tanh") == 1
     expected = grad(layer)(W, x)
-    for policy in (None, checkpoint_policies.dots_saveable,
-                   checkpoint_policies.everything_saveable,
-                   checkpoint_policies.nothing_saveable):
-        np.testing.assert_allclose(grad(checkpoint(layer, policy=policy))(W, x), expected,
-                                   rtol=1e-6)
+    for policy in (
+        None,
+        checkpoint_policies.dots_saveable,
+        checkpoint_policies.everything_saveable,
+        checkpoint_policies.nothing_saveable,
+    ):
+        np.testing.assert_allclose(
+            grad(checkpoint(layer, policy=policy))(W, x), expected, rtol=1e-6
+        )
 
 
 def test_static_argnums():
-    fun = checkpoint(lambda x, n: x ** n, static_argnums=(1,))
+    fun = checkpoint(lambda x, n: x**n, static_argnums=(1,))
     assert grad(fun)(np.float32(2), 3) == 12.0
 
 
 def test_checkpoint_under_vmap_and_jvp():
     np.testing.assert_allclose(vmap(checkpoint(_f))(X), _f(X), rtol=1e-6)
-    np.testing.assert_allclose(jvp(checkpoint(_f), (X,), (np.ones_like(X),))[1],
-                               jvp(_f, (X,), (np.ones_like(X),))[1], rtol=1e-6)
+    np.testing.assert_allclose(
+        jvp(checkpoint(_f), (X,), (np.ones_like(X),))[1],
+        jvp(_f, (X,), (np.ones_like(X),))[1],
+        rtol=1e-6,
+    )
     np.testing.assert_allclose(vmap(grad(checkpoint(_f)))(X), vmap(grad(_f))(X), rtol=1e-6)
 
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import grad, hessian, jacfwd, jacrev, jvp, lax, linearize, make_jaxpr, vmap
 from laminax_core.lax import cond, fori_loop, map, scan, switch, while_loop
 from laminax_core.testing import check_grads
@@ -43,13 +42,14 @@ def test_cond_derivatives(x):
 
 def test_cond_under_vmap_with_batched_and_unbatched_predicate():
     xs = np.stack([X, -X])
-    np.testing.assert_allclose(vmap(_branchy)(xs), np.stack([_branchy(X), _branchy(-X)]),
-                               rtol=1e-6)
+    np.testing.assert_allclose(vmap(_branchy)(xs), np.stack([_branchy(X), _branchy(-X)]), rtol=1e-6)
     out = vmap(lambda x: cond(True, lambda v: v * 2.0, lambda v: v, x))(xs)
     np.testing.assert_allclose(out, xs * 2)
-    np.testing.assert_allclose(vmap(grad(lambda x: _branchy(x).sum()))(xs),
-                               np.stack([grad(lambda x: _branchy(x).sum())(x) for x in xs]),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        vmap(grad(lambda x: _branchy(x).sum()))(xs),
+        np.stack([grad(lambda x: _branchy(x).sum())(x) for x in xs]),
+        rtol=1e-6,
+    )
 
 
 def test_cond_closes_over_outer_tracers_and_pytrees():
@@ -82,8 +82,7 @@ def test_switch_clamps_and_differentiates():
 
 
 def _count_doublings(x):
-    return while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x),
-                      (0, np.float32(1)))[1]
+    return while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x), (0, np.float32(1)))[1]
 
 
 def test_while_loop_values_and_forward_mode():
@@ -100,8 +99,7 @@ def test_while_loop_reverse_mode_raises_like_jax():
 
 def test_while_loop_under_vmap_with_batched_predicate():
     def power(n, x):
-        return while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x),
-                          (0, np.float32(1)))[1]
+        return while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, np.float32(1)))[1]
 
     out = vmap(power)(np.array([2, 3, 0], np.int32), np.array([3.0, 2.0, 5.0], np.float32))
     np.testing.assert_array_equal(out, [9, 8, 1])
@@ -147,10 +145,10 @@ def test_scan_values_and_reverse():
 
 
 def test_scan_derivatives_orders_1_and_2():
-    check_grads(lambda w, xs: _rnn(w, xs)[0] + _rnn(w, xs)[1].sum(), (np.float32(0.7), X),
-                order=2)
-    check_grads(lambda xs: scan(lambda c, x: (c * x, c + x), np.float32(1), xs, reverse=True),
-                (X,), order=2)
+    check_grads(lambda w, xs: _rnn(w, xs)[0] + _rnn(w, xs)[1].sum(), (np.float32(0.7), X), order=2)
+    check_grads(
+        lambda xs: scan(lambda c, x: (c * x, c + x), np.float32(1), xs, reverse=True), (X,), order=2
+    )
 
 
 def test_scan_jacobians_and_vmap():
@@ -158,12 +156,15 @@ def test_scan_jacobians_and_vmap():
     jr = jacrev(lambda xs: _rnn(np.float32(0.7), xs)[1])(X)
     np.testing.assert_allclose(jf, jr, rtol=1e-5, atol=1e-6)
     ws = np.array([0.1, 0.7], np.float32)
-    np.testing.assert_allclose(vmap(lambda w: _rnn(w, X)[1])(ws),
-                               np.stack([_rnn(w, X)[1] for w in ws]), rtol=1e-6)
+    np.testing.assert_allclose(
+        vmap(lambda w: _rnn(w, X)[1])(ws), np.stack([_rnn(w, X)[1] for w in ws]), rtol=1e-6
+    )
     xs2 = np.stack([X, X * 2], 1)
-    np.testing.assert_allclose(vmap(lambda xs: _rnn(np.float32(0.7), xs)[0], in_axes=1)(xs2),
-                               [_rnn(np.float32(0.7), X)[0], _rnn(np.float32(0.7), X * 2)[0]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        vmap(lambda xs: _rnn(np.float32(0.7), xs)[0], in_axes=1)(xs2),
+        [_rnn(np.float32(0.7), X)[0], _rnn(np.float32(0.7), X * 2)[0]],
+        rtol=1e-6,
+    )
     h = hessian(lambda w: _rnn(w, X)[1].sum())(np.float32(0.3))
     assert np.isfinite(h)
 

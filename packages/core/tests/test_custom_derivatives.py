@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import (
     custom_jvp,
     custom_vjp,
@@ -153,8 +152,7 @@ def test_custom_vjp_with_residuals_pytrees_and_none_cotangents():
 
 def test_custom_vjp_under_vmap_and_jacrev():
     np.testing.assert_allclose(vmap(grad(lambda x: clip_gradient(x) * 5.0))(X), [1, 1, 1])
-    np.testing.assert_allclose(grad(lambda x: (vmap(clip_gradient)(x) * 5.0).sum())(X),
-                               [1, 1, 1])
+    np.testing.assert_allclose(grad(lambda x: (vmap(clip_gradient)(x) * 5.0).sum())(X), [1, 1, 1])
     np.testing.assert_allclose(jacrev(lambda x: clip_gradient(x) * 0.5)(X), 0.5 * np.eye(3))
 
 

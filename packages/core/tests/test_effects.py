@@ -1,7 +1,6 @@
 """Effects on equations and jaxprs, with a user-defined effectful primitive."""
 
 import numpy as np
-
 from laminax_core import Effect, Primitive, make_jaxpr, vmap
 from laminax_core.internal import dce_jaxpr, ordered_effects
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import (
     dtypes,
     grad,
@@ -95,8 +94,9 @@ def test_stop_gradient_blocks_gradients():
 
 
 def test_unused_inputs_cost_nothing():
-    closed = make_jaxpr(grad(lambda x, y: lax.sin(x) + y * 0.0 if False else lax.sin(x),
-                             argnums=(0, 1)))(np.float32(1), np.float32(2))
+    closed = make_jaxpr(
+        grad(lambda x, y: lax.sin(x) + y * 0.0 if False else lax.sin(x), argnums=(0, 1))
+    )(np.float32(1), np.float32(2))
     assert [e.primitive.name for e in closed.eqns] == ["sin", "cos", "mul"]
 
 
@@ -130,15 +130,19 @@ def test_grad_of_vmap_and_vmap_of_grad():
     f = lambda x: (lax.sin(x) * x).sum()  # noqa: E731
     per_example = vmap(grad(lambda x: lax.sin(x) * x))(X)
     np.testing.assert_allclose(per_example, grad(f)(X), rtol=1e-6)
-    np.testing.assert_allclose(grad(lambda x: vmap(lambda v: lax.sin(v) * v)(x).sum())(X),
-                               grad(f)(X), rtol=1e-6)
+    np.testing.assert_allclose(
+        grad(lambda x: vmap(lambda v: lax.sin(v) * v)(x).sum())(X), grad(f)(X), rtol=1e-6
+    )
 
 
-@pytest.mark.parametrize("fun", [
-    lambda x, w: lax.tanh(lax.dot_general(w, x, (((1,), (0,)), ((), ())))).sum(),
-    lambda x, w: (lax.logistic(w * x[None]) ** 2).sum(),
-    lambda x, w: lax.reduce_max(lax.dot_general(w, x, (((1,), (0,)), ((), ()))), (0,)),
-])
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x, w: lax.tanh(lax.dot_general(w, x, (((1,), (0,)), ((), ())))).sum(),
+        lambda x, w: (lax.logistic(w * x[None]) ** 2).sum(),
+        lambda x, w: lax.reduce_max(lax.dot_general(w, x, (((1,), (0,)), ((), ()))), (0,)),
+    ],
+)
 def test_mlp_like_functions_match_finite_differences(fun):
     w = np.random.RandomState(0).standard_normal((2, 3)).astype(np.float32)
     check_grads(fun, (X, w), order=2)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import hessian, jacfwd, jacrev, lax
 
 X = np.array([0.5, 1.0, 2.0], np.float32)

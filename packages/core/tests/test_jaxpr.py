@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from laminax_core import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, lax, make_jaxpr
 from laminax_core.internal import DropVar, check_jaxpr, dce_closed_jaxpr, dce_jaxpr
 
@@ -19,8 +18,11 @@ def test_literals_print_with_their_type():
 
 
 def test_long_jaxprs_break_lines_and_params():
-    text = str(make_jaxpr(lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))))(
-        np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)))
+    text = str(
+        make_jaxpr(lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))))(
+            np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+        )
+    )
     assert text == (
         "{ lambda ; a:f32[3,4] b:f32[4,5]. let\n"
         "    c:f32[3,5] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
@@ -42,7 +44,8 @@ def test_closed_over_arrays_become_constvars():
 
 def test_outputs_may_be_inputs_or_literals():
     assert str(make_jaxpr(lambda x: (x, 3.0))(X3)) == (
-        "{ lambda ; a:f32[3]. let  in (a, 3.0:f32[]) }")
+        "{ lambda ; a:f32[3]. let  in (a, 3.0:f32[]) }"
+    )
 
 
 def test_unused_outputs_print_as_underscore():
@@ -83,8 +86,11 @@ def test_check_jaxpr_names_the_bad_equation():
     a = Var(lax.sin_p.abstract_eval(*[make_jaxpr(lax.sin)(X3).in_avals[0]], accuracy=None)[0])
     b = Var(a.aval.update(shape=(4,)))
     eqn = JaxprEqn([a], [b], lax.sin_p, {"accuracy": None}, source_info="here.py:7")
-    with pytest.raises(TypeError, match=r"equation 0 `b:f32\[4\] = sin a` \(from here.py:7\)"
-                                        r".*declared f32\[4\] but the primitive produces f32\[3\]"):
+    with pytest.raises(
+        TypeError,
+        match=r"equation 0 `b:f32\[4\] = sin a` \(from here.py:7\)"
+        r".*declared f32\[4\] but the primitive produces f32\[3\]",
+    ):
         check_jaxpr(Jaxpr([], [a], [b], [eqn]))
 
 

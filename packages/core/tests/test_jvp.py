@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import dtypes, jvp, lax, linearize, make_jaxpr
 from laminax_core.testing import check_grads
 
@@ -32,8 +31,7 @@ def test_jvp_has_aux():
 
 
 def test_integer_inputs_take_float0_tangents():
-    y, t = jvp(lambda x, n: x * n, (np.float32(2), 3), (np.float32(1),
-                                                          np.zeros((), dtypes.float0)))
+    y, t = jvp(lambda x, n: x * n, (np.float32(2), 3), (np.float32(1), np.zeros((), dtypes.float0)))
     assert y == 6.0 and t == 3.0
 
 
@@ -108,12 +106,15 @@ def test_linearize_has_aux_and_checks_tangents():
         f_jvp(X.astype(np.int32))
 
 
-@pytest.mark.parametrize("fun", [
-    lambda x: lax.tanh(x) * lax.exp(-x * x),
-    lambda x: lax.logistic(x).sum() * x,
-    lambda x: lax.dot_general(x[:, None], x[None, :], (((1,), (0,)), ((), ()))).sum(0),
-    lambda x: lax.reduce_max(x * x, (0,)) + lax.sqrt(x + 3.0),
-    lambda x: lax.concatenate([x, lax.sin(x)], 0)[1:5],
-])
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x: lax.tanh(x) * lax.exp(-x * x),
+        lambda x: lax.logistic(x).sum() * x,
+        lambda x: lax.dot_general(x[:, None], x[None, :], (((1,), (0,)), ((), ()))).sum(0),
+        lambda x: lax.reduce_max(x * x, (0,)) + lax.sqrt(x + 3.0),
+        lambda x: lax.concatenate([x, lax.sin(x)], 0)[1:5],
+    ],
+)
 def test_compositions_match_finite_differences(fun):
     check_grads(fun, (X,), order=2)

@@ -4,7 +4,6 @@ transpose through <A x, y> = <x, A^T y>, and batching vs a Python loop."""
 
 import numpy as np
 import pytest
-
 from laminax_core import eval_shape, internal, jvp, lax, vjp, vmap
 from laminax_core.testing import OP_CASES, check_grads, random_args
 
@@ -13,8 +12,11 @@ IDS = [f"{case.name}-{np.dtype(dtype).name}-{i}" for i, (case, dtype) in enumera
 
 
 def _float_positions(case, dtype):
-    return [i for i in range(len(case.shapes))
-            if i not in case.int_args and np.issubdtype(np.dtype(dtype), np.floating)]
+    return [
+        i
+        for i in range(len(case.shapes))
+        if i not in case.int_args and np.issubdtype(np.dtype(dtype), np.floating)
+    ]
 
 
 def _as_function_of(case, args, positions):
@@ -32,8 +34,12 @@ def test_reference_matches_numpy(case, dtype):
     args = random_args(case, dtype)
     expected = case.reference(*args)
     actual = case.fun(*args)
-    np.testing.assert_allclose(np.asarray(actual, np.float64), np.asarray(expected, np.float64),
-                               rtol=case.tol, atol=case.tol)
+    np.testing.assert_allclose(
+        np.asarray(actual, np.float64),
+        np.asarray(expected, np.float64),
+        rtol=case.tol,
+        atol=case.tol,
+    )
 
 
 @pytest.mark.parametrize("case,dtype", CASES, ids=IDS)
@@ -48,30 +54,38 @@ def test_abstract_eval_matches_reference_output(case, dtype):
 DIFF_CASES = [(c, d) for c, d in CASES if c.differentiable and np.issubdtype(d, np.floating)]
 
 
-@pytest.mark.parametrize("case,dtype", DIFF_CASES,
-                         ids=[IDS[CASES.index(cd)] for cd in DIFF_CASES])
+@pytest.mark.parametrize("case,dtype", DIFF_CASES, ids=[IDS[CASES.index(cd)] for cd in DIFF_CASES])
 def test_derivatives_match_finite_differences(case, dtype):
     args = random_args(case, dtype, seed=1)
     positions = _float_positions(case, dtype)
     fun = _as_function_of(case, args, positions)
-    check_grads(fun, [args[i] for i in positions], order=2, atol=case.grad_tol,
-                rtol=case.grad_tol, eps=case.grad_eps)
+    check_grads(
+        fun,
+        [args[i] for i in positions],
+        order=2,
+        atol=case.grad_tol,
+        rtol=case.grad_tol,
+        eps=case.grad_eps,
+    )
 
 
-LINEAR_CASES = [(c, d, i) for c, d in CASES if np.issubdtype(d, np.floating)
-                for i in c.linear_args]
+LINEAR_CASES = [(c, d, i) for c, d in CASES if np.issubdtype(d, np.floating) for i in c.linear_args]
 
 
-@pytest.mark.parametrize("case,dtype,position", LINEAR_CASES,
-                         ids=[f"{c.name}-{i}-{n}" for n, (c, d, i) in enumerate(LINEAR_CASES)])
+@pytest.mark.parametrize(
+    "case,dtype,position",
+    LINEAR_CASES,
+    ids=[f"{c.name}-{i}-{n}" for n, (c, d, i) in enumerate(LINEAR_CASES)],
+)
 def test_transpose_satisfies_dot_product_identity(case, dtype, position):
     args = random_args(case, dtype, seed=2)
     linear_fun = _as_function_of(case, args, [position])
     rng = np.random.RandomState(3)
     x = rng.standard_normal(np.shape(args[position])).astype(dtype)
     # the function is affine in the argument; its linear part is A x = f(x) - f(0)
-    a_x = (np.asarray(linear_fun(x), np.float64)
-           - np.asarray(linear_fun(np.zeros_like(x)), np.float64))
+    a_x = np.asarray(linear_fun(x), np.float64) - np.asarray(
+        linear_fun(np.zeros_like(x)), np.float64
+    )
     y = rng.standard_normal(a_x.shape).astype(np.asarray(linear_fun(x)).dtype)
     _, pullback = vjp(linear_fun, x)
     (at_y,) = pullback(y)
@@ -94,8 +108,11 @@ def _batch_specs(case):
 BATCH_CASES = [(c, d, s) for c, d in CASES for s in _batch_specs(c)]
 
 
-@pytest.mark.parametrize("case,dtype,in_axes", BATCH_CASES,
-                         ids=[f"{c.name}-{s}-{n}" for n, (c, d, s) in enumerate(BATCH_CASES)])
+@pytest.mark.parametrize(
+    "case,dtype,in_axes",
+    BATCH_CASES,
+    ids=[f"{c.name}-{s}-{n}" for n, (c, d, s) in enumerate(BATCH_CASES)],
+)
 def test_batching_matches_python_loop(case, dtype, in_axes):
     size = 3
     base = random_args(case, dtype, seed=4)
@@ -106,11 +123,17 @@ def test_batching_matches_python_loop(case, dtype, in_axes):
     actual = vmap(case.fun, in_axes=in_axes)(*args)
     rows = []
     for k in range(size):
-        row = [a if axis is None else np.take(a, k, axis=axis)
-               for a, axis in zip(args, in_axes, strict=True)]
+        row = [
+            a if axis is None else np.take(a, k, axis=axis)
+            for a, axis in zip(args, in_axes, strict=True)
+        ]
         rows.append(np.asarray(case.fun(*row)))
-    np.testing.assert_allclose(np.asarray(actual, np.float64),
-                               np.stack(rows).astype(np.float64), rtol=case.tol, atol=case.tol)
+    np.testing.assert_allclose(
+        np.asarray(actual, np.float64),
+        np.stack(rows).astype(np.float64),
+        rtol=case.tol,
+        atol=case.tol,
+    )
 
 
 def test_every_primitive_has_a_row():
@@ -132,29 +155,47 @@ def test_iota_values_and_dtype():
 
 def test_jvp_of_piecewise_constant_primitives_is_zero():
     x = np.array([1.5, -2.0], np.float32)
-    for fun in (lax.sign, lax.stop_gradient, lambda v: lax.convert_element_type(
-            lax.convert_element_type(v, np.int32), np.float32)):
+    for fun in (
+        lax.sign,
+        lax.stop_gradient,
+        lambda v: lax.convert_element_type(lax.convert_element_type(v, np.int32), np.float32),
+    ):
         _, t = jvp(fun, (x,), (np.ones_like(x),))
         np.testing.assert_array_equal(t, np.zeros_like(x))
 
 
-@pytest.mark.parametrize("fun,match", [
-    (lambda: lax.sin(np.arange(3, dtype=np.int32)), "sin does not accept dtype int32"),
-    (lambda: lax.add(np.ones(3, np.float32), np.ones(3, np.int32)),
-     "lax.add requires arguments to have the same dtypes, got float32, int32"),
-    (lambda: lax.add(np.ones(3, np.float32), np.ones(2, np.float32)),
-     "add got incompatible shapes for broadcasting"),
-    (lambda: lax.add(np.ones(3, np.float32), np.ones((1, 3), np.float32)),
-     "arrays must have the same number of dimensions"),
-    (lambda: lax.reshape(np.ones(6, np.float32), (4,)), "cannot reshape"),
-    (lambda: lax.squeeze(np.ones((2, 3), np.float32), (0,)), "not of size 1"),
-    (lambda: lax.dot_general(np.ones((2, 3), np.float32), np.ones((4, 2), np.float32),
-                             (((1,), (0,)), ((), ()))), "contracting dimensions"),
-    (lambda: lax.broadcast_in_dim(np.ones(3, np.float32), (2, 4), (1,)), "cannot be broadcast"),
-    (lambda: lax.concatenate([np.ones((2, 3), np.float32), np.ones((2, 3), np.int32)], 0),
-     "must agree in dtype"),
-    (lambda: lax.transpose(np.ones((2, 3), np.float32), (0, 0)), "not a permutation"),
-])
+@pytest.mark.parametrize(
+    "fun,match",
+    [
+        (lambda: lax.sin(np.arange(3, dtype=np.int32)), "sin does not accept dtype int32"),
+        (
+            lambda: lax.add(np.ones(3, np.float32), np.ones(3, np.int32)),
+            "lax.add requires arguments to have the same dtypes, got float32, int32",
+        ),
+        (
+            lambda: lax.add(np.ones(3, np.float32), np.ones(2, np.float32)),
+            "add got incompatible shapes for broadcasting",
+        ),
+        (
+            lambda: lax.add(np.ones(3, np.float32), np.ones((1, 3), np.float32)),
+            "arrays must have the same number of dimensions",
+        ),
+        (lambda: lax.reshape(np.ones(6, np.float32), (4,)), "cannot reshape"),
+        (lambda: lax.squeeze(np.ones((2, 3), np.float32), (0,)), "not of size 1"),
+        (
+            lambda: lax.dot_general(
+                np.ones((2, 3), np.float32), np.ones((4, 2), np.float32), (((1,), (0,)), ((), ()))
+            ),
+            "contracting dimensions",
+        ),
+        (lambda: lax.broadcast_in_dim(np.ones(3, np.float32), (2, 4), (1,)), "cannot be broadcast"),
+        (
+            lambda: lax.concatenate([np.ones((2, 3), np.float32), np.ones((2, 3), np.int32)], 0),
+            "must agree in dtype",
+        ),
+        (lambda: lax.transpose(np.ones((2, 3), np.float32), (0, 0)), "not a permutation"),
+    ],
+)
 def test_shape_and_dtype_errors(fun, match):
     with pytest.raises(TypeError, match=match):
         fun()

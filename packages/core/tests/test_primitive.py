@@ -3,7 +3,6 @@ transformation."""
 
 import numpy as np
 import pytest
-
 from laminax_core import Primitive, ShapedArray, grad, jvp, lax, make_jaxpr, vjp, vmap
 from laminax_core.internal import (
     NOT_LINEAR,
@@ -26,7 +25,8 @@ triple_p.def_batch(lambda axis_data, args, dims: (triple_p.bind(*args), dims[0])
 def test_user_primitive_binds_eagerly_and_traces():
     np.testing.assert_array_equal(triple_p.bind(np.float32(2)), 6.0)
     assert str(make_jaxpr(lambda x: triple_p.bind(x))(np.float32(2))) == (
-        "{ lambda ; a:f32[]. let b:f32[] = triple a in (b,) }")
+        "{ lambda ; a:f32[]. let b:f32[] = triple a in (b,) }"
+    )
 
 
 def test_user_primitive_under_every_transformation():
@@ -34,8 +34,9 @@ def test_user_primitive_under_every_transformation():
     assert jvp(lambda v: triple_p.bind(v), (x,), (np.float32(1),))[1] == 3.0
     assert grad(lambda v: triple_p.bind(v) * v)(x) == 12.0
     assert vjp(lambda v: triple_p.bind(v), x)[1](np.float32(1))[0] == 3.0
-    np.testing.assert_array_equal(vmap(lambda v: triple_p.bind(v))(np.ones(3, np.float32)),
-                                  np.full(3, 3.0, np.float32))
+    np.testing.assert_array_equal(
+        vmap(lambda v: triple_p.bind(v))(np.ones(3, np.float32)), np.full(3, 3.0, np.float32)
+    )
 
 
 def test_missing_rules_raise_clear_errors():
@@ -107,6 +108,7 @@ def test_eager_hook_replaces_the_reference():
 
 
 def test_abstract_eval_returns_avals():
-    out, effects = lax.add_p.abstract_eval(ShapedArray((2,), np.float32),
-                                           ShapedArray((2,), np.float32))
+    out, effects = lax.add_p.abstract_eval(
+        ShapedArray((2,), np.float32), ShapedArray((2,), np.float32)
+    )
     assert out == ShapedArray((2,), np.float32) and effects == frozenset()

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import (
     ConcretizationTypeError,
     TracerArrayConversionError,
@@ -34,29 +33,58 @@ def test_tracer_attributes():
     assert seen == {"shape": (3, 4), "dtype": np.float32, "ndim": 2, "size": 12, "T": (4, 3)}
 
 
-@pytest.mark.parametrize("fun,expected", [
-    (lambda x: x + 1, X + 1), (lambda x: 1 - x, 1 - X), (lambda x: x * x, X * X),
-    (lambda x: x / 2, X / 2), (lambda x: 2 / (x + 1), 2 / (X + 1)), (lambda x: -x, -X),
-    (lambda x: x ** 2, X ** 2), (lambda x: (x + 1) ** 0.5, (X + 1) ** 0.5),
-    (lambda x: abs(x - 5), abs(X - 5)), (lambda x: x @ x.T, X @ X.T),
-    (lambda x: x > 3, X > 3), (lambda x: x <= 3, X <= 3), (lambda x: x == 3, X == 3),
-    (lambda x: x.sum(), X.sum()), (lambda x: x.sum(axis=0), X.sum(0)),
-    (lambda x: x.max(axis=1), X.max(1)), (lambda x: x.mean(), X.mean()),
-    (lambda x: x.argmax(), X.argmax()), (lambda x: x.reshape(4, 3), X.reshape(4, 3)),
-    (lambda x: x.reshape(-1), X.reshape(-1)), (lambda x: x.astype(np.int32), X.astype(np.int32)),
-    (lambda x: x.transpose(), X.T), (lambda x: x[None].squeeze(), X),
-])
+@pytest.mark.parametrize(
+    "fun,expected",
+    [
+        (lambda x: x + 1, X + 1),
+        (lambda x: 1 - x, 1 - X),
+        (lambda x: x * x, X * X),
+        (lambda x: x / 2, X / 2),
+        (lambda x: 2 / (x + 1), 2 / (X + 1)),
+        (lambda x: -x, -X),
+        (lambda x: x**2, X**2),
+        (lambda x: (x + 1) ** 0.5, (X + 1) ** 0.5),
+        (lambda x: abs(x - 5), abs(X - 5)),
+        (lambda x: x @ x.T, X @ X.T),
+        (lambda x: x > 3, X > 3),
+        (lambda x: x <= 3, X <= 3),
+        (lambda x: x == 3, X == 3),
+        (lambda x: x.sum(), X.sum()),
+        (lambda x: x.sum(axis=0), X.sum(0)),
+        (lambda x: x.max(axis=1), X.max(1)),
+        (lambda x: x.mean(), X.mean()),
+        (lambda x: x.argmax(), X.argmax()),
+        (lambda x: x.reshape(4, 3), X.reshape(4, 3)),
+        (lambda x: x.reshape(-1), X.reshape(-1)),
+        (lambda x: x.astype(np.int32), X.astype(np.int32)),
+        (lambda x: x.transpose(), X.T),
+        (lambda x: x[None].squeeze(), X),
+    ],
+)
 def test_operators_under_vmap_match_numpy(fun, expected):
     # vmap over a size-1 axis traces the operators without changing the result
     out = vmap(fun)(X[None])[0]
-    np.testing.assert_allclose(np.asarray(out, np.float64), np.asarray(expected, np.float64),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(out, np.float64), np.asarray(expected, np.float64), rtol=1e-5
+    )
 
 
-@pytest.mark.parametrize("index", [
-    1, -1, (1, 2), (slice(1, 3),), (slice(None), 2), (None, 1), (Ellipsis, 1), (1, None, 2),
-    (slice(0, 3, 2), slice(None, None, 3)), (Ellipsis,), (slice(1, 2), None),
-])
+@pytest.mark.parametrize(
+    "index",
+    [
+        1,
+        -1,
+        (1, 2),
+        (slice(1, 3),),
+        (slice(None), 2),
+        (None, 1),
+        (Ellipsis, 1),
+        (1, None, 2),
+        (slice(0, 3, 2), slice(None, None, 3)),
+        (Ellipsis,),
+        (slice(1, 2), None),
+    ],
+)
 def test_static_indexing_matches_numpy(index):
     out = vmap(lambda x: x[index])(X[None])[0]
     np.testing.assert_array_equal(out, X[index])

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from laminax_core import lax, make_jaxpr, vmap
 
 XS = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -18,7 +17,8 @@ def test_in_axes_none_negative_and_pytrees():
     out = vmap(lambda x: x.sum(), in_axes=-1)(XS)
     np.testing.assert_array_equal(out, XS.sum(0))
     out = vmap(lambda p: p["a"] + p["b"], in_axes=({"a": 0, "b": None},))(
-        {"a": XS, "b": np.ones(3, np.float32)})
+        {"a": XS, "b": np.ones(3, np.float32)}
+    )
     np.testing.assert_array_equal(out, XS + 1)
 
 
@@ -59,7 +59,8 @@ def test_in_axes_errors():
 
 def test_nested_vmap():
     out = vmap(vmap(lambda a, b: a * b, in_axes=(0, None)), in_axes=(None, 0))(
-        np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32))
+        np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)
+    )
     np.testing.assert_array_equal(out, np.outer(np.arange(2), np.arange(3)))
 
 
@@ -67,12 +68,15 @@ def test_vmap_of_matmul_and_transpose_matches_loop():
     a = np.random.RandomState(0).standard_normal((4, 2, 3)).astype(np.float32)
     b = np.random.RandomState(1).standard_normal((4, 3, 5)).astype(np.float32)
     out = vmap(lambda x, y: (x @ y).T)(a, b)
-    np.testing.assert_allclose(out, np.stack([(x @ y).T for x, y in zip(a, b)]), rtol=1e-5)
+    np.testing.assert_allclose(
+        out, np.stack([(x @ y).T for x, y in zip(a, b, strict=True)]), rtol=1e-5
+    )
 
 
 def test_vmap_jaxpr_matches_jax():
     closed = make_jaxpr(vmap(lambda x, y: lax.add(x, y), in_axes=(0, None)))(
-        XS, np.ones(3, np.float32))
+        XS, np.ones(3, np.float32)
+    )
     assert str(closed) == (
         "{ lambda ; a:f32[2,3] b:f32[3]. let\n"
         "    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"

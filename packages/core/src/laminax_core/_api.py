@@ -13,14 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_map, tree_unflatten
+from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
-from laminax_core._avals import ShapeDtypeStruct, ShapedArray, get_aval
+from laminax_core._avals import ShapedArray, ShapeDtypeStruct, get_aval
 from laminax_core._interpreters import batching, partial_eval, transpose
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import JVPTrace, Zero, jvp_flat, zeros_like_aval
-from laminax_pytree import tree_flatten, tree_map, tree_unflatten
-from laminax_pytree.internal import flatten_axes
 
 __all__ = [
     "eval_shape",
@@ -82,8 +82,10 @@ def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_sto
     def flat(*leaves):
         result = fun(*tree_unflatten(in_tree, leaves))
         if not (isinstance(result, tuple) and len(result) == 2):
-            raise TypeError(f"{name} with has_aux=True requires the function to return a pair "
-                            f"(output, auxiliary data), got {type(result).__name__}.")
+            raise TypeError(
+                f"{name} with has_aux=True requires the function to return a pair "
+                f"(output, auxiliary data), got {type(result).__name__}."
+            )
         out, aux = result
         out_leaves, out_tree = tree_flatten(out)
         _check_output_leaves(name, fun, out_leaves)
@@ -100,8 +102,9 @@ def _strip_aux(aux):
     trace = _trace.current_trace()
     if not isinstance(trace, JVPTrace):
         return aux
-    return tree_map(lambda leaf: trace.lift(leaf)[0] if isinstance(leaf, _trace.Tracer) else leaf,
-                    aux)
+    return tree_map(
+        lambda leaf: trace.lift(leaf)[0] if isinstance(leaf, _trace.Tracer) else leaf, aux
+    )
 
 
 def _check_args(name: str, leaves) -> None:
@@ -146,8 +149,9 @@ def _partial_on(fun: Callable, args: Sequence, argnums: tuple[int, ...]) -> Call
 # ----- make_jaxpr, eval_shape ---------------------------------------------------------------
 
 
-def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (),
-               return_shape: bool = False) -> Callable:
+def make_jaxpr(
+    fun: Callable, static_argnums: int | Sequence[int] = (), return_shape: bool = False
+) -> Callable:
     """A function that traces `fun` and returns its `ClosedJaxpr`.
 
     Args:
@@ -250,7 +254,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
       `(primals_out, tangents_out)` (plus `aux` if `has_aux`).
 
     Example:
-      >>> jvp(sin, (np.float32(0.0),), (np.float32(1.0),))
+      >>> jvp(lax.sin, (np.float32(0.0),), (np.float32(1.0),))
       (array(0., dtype=float32), array(1., dtype=float32))
     """
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
@@ -270,8 +274,11 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
         _check_tangent(p, t, i)
     out_trees: list = []
     aux: list = []
-    flat = (_flatten_fun_aux("jvp", fun, in_tree, out_trees, aux) if has_aux
-            else _flatten_fun("jvp", fun, in_tree, out_trees))
+    flat = (
+        _flatten_fun_aux("jvp", fun, in_tree, out_trees, aux)
+        if has_aux
+        else _flatten_fun("jvp", fun, in_tree, out_trees)
+    )
     tangents_in = [_as_tangent(p, t) for p, t in zip(primal_leaves, tangent_leaves, strict=True)]
     primals_out, tangents_out = jvp_flat(flat, primal_leaves, tangents_in)
     out = (tree_unflatten(out_trees[0], primals_out), tree_unflatten(out_trees[0], tangents_out))
@@ -286,7 +293,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
       staged linear jaxpr (plus `aux` if `has_aux`).
 
     Example:
-      >>> y, f_jvp = linearize(sin, np.float32(0.0))
+      >>> y, f_jvp = linearize(lax.sin, np.float32(0.0))
       >>> f_jvp(np.float32(2.0))
       array(2., dtype=float32)
     """
@@ -294,16 +301,20 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     _check_args("linearize", leaves)
     out_trees: list = []
     aux: list = []
-    flat = (_flatten_fun_aux("linearize", fun, in_tree, out_trees, aux) if has_aux
-            else _flatten_fun("linearize", fun, in_tree, out_trees))
+    flat = (
+        _flatten_fun_aux("linearize", fun, in_tree, out_trees, aux)
+        if has_aux
+        else _flatten_fun("linearize", fun, in_tree, out_trees)
+    )
     primals_out, jaxpr, consts = partial_eval.linearize_flat(flat, leaves)
     out_tree = out_trees[0]
 
     def f_jvp(*tangents):
         tangent_leaves, tangent_tree = tree_flatten(tangents)
         if tangent_tree != in_tree:
-            raise TypeError(f"linearize's f_jvp expects tangents with structure {in_tree}, got "
-                            f"{tangent_tree}.")
+            raise TypeError(
+                f"linearize's f_jvp expects tangents with structure {in_tree}, got {tangent_tree}."
+            )
         for i, (p, t) in enumerate(zip(leaves, tangent_leaves, strict=True)):
             _check_tangent(p, t, i)
         outs = eval_jaxpr(jaxpr, consts, *tangent_leaves)
@@ -330,8 +341,10 @@ def _vjp_flat(flat, leaves):
     def pullback(cts_out):
         args = [transpose.UndefinedPrimal(v.aval) for v in jaxpr.invars]
         cts_in = transpose.backward_pass(jaxpr, consts, args, cts_out)
-        return [_zero_cotangent(aval) if isinstance(ct, Zero) else ct
-                for ct, aval in zip(cts_in, in_avals, strict=True)]
+        return [
+            _zero_cotangent(aval) if isinstance(ct, Zero) else ct
+            for ct, aval in zip(cts_in, in_avals, strict=True)
+        ]
 
     return primals_out, pullback
 
@@ -344,7 +357,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
       the structure of `primals_out` and returns a tuple with one cotangent per primal.
 
     Example:
-      >>> y, vjp_fun = vjp(sin, np.float32(0.0))
+      >>> y, vjp_fun = vjp(lax.sin, np.float32(0.0))
       >>> vjp_fun(np.float32(1.0))
       (array(1., dtype=float32),)
     """
@@ -352,8 +365,11 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     _check_args("vjp", leaves)
     out_trees: list = []
     aux: list = []
-    flat = (_flatten_fun_aux("vjp", fun, in_tree, out_trees, aux) if has_aux
-            else _flatten_fun("vjp", fun, in_tree, out_trees))
+    flat = (
+        _flatten_fun_aux("vjp", fun, in_tree, out_trees, aux)
+        if has_aux
+        else _flatten_fun("vjp", fun, in_tree, out_trees)
+    )
     primals_out, pullback = _vjp_flat(flat, leaves)
     out_tree = out_trees[0]
     out_avals = [get_aval(p) for p in primals_out]
@@ -362,14 +378,16 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(
-                "Tree structure of cotangent input {}, does not match structure of primal "
-                "output {}.".format(ct_tree, out_tree)
+                f"Tree structure of cotangent input {ct_tree}, does not match structure of primal "
+                f"output {out_tree}."
             )
         for ct_leaf, aval in zip(ct_leaves, out_avals, strict=True):
             ct_aval = get_aval(ct_leaf)
             if ct_aval.shape != aval.shape:
-                raise ValueError(f"vjp: cotangent of shape {ct_aval.shape} for a primal output "
-                                 f"of shape {aval.shape}; they must match.")
+                raise ValueError(
+                    f"vjp: cotangent of shape {ct_aval.shape} for a primal output "
+                    f"of shape {aval.shape}; they must match."
+                )
         return tree_unflatten(in_tree, pullback(ct_leaves))
 
     result = (tree_unflatten(out_tree, primals_out), vjp_fun)
@@ -380,8 +398,10 @@ def _check_grad_input(aval: ShapedArray, holomorphic: bool, allow_int: bool) -> 
     dtype = aval.dtype
     if holomorphic:
         if not dtypes.issubdtype(dtype, np.complexfloating):
-            raise TypeError("grad with holomorphic=True requires inputs with complex dtype, "
-                            f"but got {dtype.name}.")
+            raise TypeError(
+                "grad with holomorphic=True requires inputs with complex dtype, "
+                f"but got {dtype.name}."
+            )
     elif not dtypes.issubdtype(dtype, np.inexact) and not allow_int:
         raise TypeError(
             "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
@@ -398,8 +418,10 @@ def _check_grad_output(aval: ShapedArray, holomorphic: bool) -> None:
         )
     if holomorphic:
         if not dtypes.issubdtype(aval.dtype, np.complexfloating):
-            raise TypeError("grad with holomorphic=True requires outputs with complex dtype, "
-                            f"but got {aval.dtype.name}.")
+            raise TypeError(
+                "grad with holomorphic=True requires outputs with complex dtype, "
+                f"but got {aval.dtype.name}."
+            )
     elif not dtypes.issubdtype(aval.dtype, np.floating):
         raise TypeError(
             "grad requires real-valued outputs (output dtype that is a sub-dtype of "
@@ -409,9 +431,14 @@ def _check_grad_output(aval: ShapedArray, holomorphic: bool) -> None:
         )
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False, allow_int: bool = False,
-                   reduce_axes: Sequence = ()) -> Callable:
+def value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence = (),
+) -> Callable:
     """A function returning `fun`'s value and its gradient with respect to `argnums`.
 
     Args:
@@ -442,12 +469,17 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
         out_trees: list = []
         aux: list = []
-        flat = (_flatten_fun_aux("grad", partial_fun, in_tree, out_trees, aux) if has_aux
-                else _flatten_fun("grad", partial_fun, in_tree, out_trees))
+        flat = (
+            _flatten_fun_aux("grad", partial_fun, in_tree, out_trees, aux)
+            if has_aux
+            else _flatten_fun("grad", partial_fun, in_tree, out_trees)
+        )
         outs, pullback = _vjp_flat(flat, leaves)
         if len(outs) != 1:
-            raise TypeError("Gradient only defined for scalar-output functions. Output was "
-                            f"a pytree with {len(outs)} leaves: {out_trees[0]}.")
+            raise TypeError(
+                "Gradient only defined for scalar-output functions. Output was "
+                f"a pytree with {len(outs)} leaves: {out_trees[0]}."
+            )
         aval = get_aval(outs[0])
         _check_grad_output(aval, holomorphic)
         grads = tree_unflatten(in_tree, pullback([np.ones((), aval.dtype)]))
@@ -458,9 +490,14 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     return value_and_grad_fun
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False, allow_int: bool = False,
-         reduce_axes: Sequence = ()) -> Callable:
+def grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+    reduce_axes: Sequence = (),
+) -> Callable:
     """A function returning the gradient of `fun` with respect to `argnums`.
 
     Same arguments as `value_and_grad`. With `has_aux`, returns `(grad, aux)`.
@@ -469,8 +506,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
       >>> grad(lambda x: x * x)(np.float32(3.0))
       array(6., dtype=float32)
     """
-    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int,
-                                        reduce_axes)
+    value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(fun)
     def grad_fun(*args, **kwargs):
@@ -500,7 +536,7 @@ def _std_basis(leaves) -> tuple[int, list]:
     for leaf, size in zip(leaves, sizes, strict=True):
         aval = get_aval(leaf)
         dtype = aval.dtype if dtypes.issubdtype(aval.dtype, np.inexact) else np.float32
-        eye = np.eye(total, dtype=dtype)[:, offset:offset + size]
+        eye = np.eye(total, dtype=dtype)[:, offset : offset + size]
         out.append(eye.reshape((total, *aval.shape)))
         offset += size
     return total, out
@@ -530,8 +566,10 @@ def _check_jac_inputs(name: str, leaves, holomorphic: bool, allow_int: bool = Fa
     for leaf in leaves:
         dtype = get_aval(leaf).dtype
         if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
-            raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
-                            f"but got {dtype.name}.")
+            raise TypeError(
+                f"{name} with holomorphic=True requires inputs with complex dtype, "
+                f"but got {dtype.name}."
+            )
         if not holomorphic and not dtypes.issubdtype(dtype, np.inexact) and not allow_int:
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (input dtype that is a "
@@ -547,8 +585,12 @@ def _jacobian_tree(out_tree, in_tree, blocks_per_out, argnums):
     return tree_unflatten(out_tree, per_out)
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False) -> Callable:
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis).
 
     Returns:
@@ -570,8 +612,11 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
         out_trees: list = []
         aux: list = []
-        flat = (_flatten_fun_aux("jacfwd", partial_fun, in_tree, out_trees, aux) if has_aux
-                else _flatten_fun("jacfwd", partial_fun, in_tree, out_trees))
+        flat = (
+            _flatten_fun_aux("jacfwd", partial_fun, in_tree, out_trees, aux)
+            if has_aux
+            else _flatten_fun("jacfwd", partial_fun, in_tree, out_trees)
+        )
         total, basis = _std_basis(leaves)
         pushfwd = lambda *tangents: jvp_flat(flat, leaves, list(tangents))  # noqa: E731
         n_out = []
@@ -581,21 +626,32 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             n_out.append(len(primals_out))
             return [*primals_out, *tangents_out]
 
-        outs = batching.batch_flat(batched, basis, [0] * len(basis),
-                                   batching.AxisData(None, total),
-                                   lambda: [None] * n_out[0] + [-1] * n_out[0])
-        primals_out, jacs = outs[: n_out[0]], outs[n_out[0]:]
+        outs = batching.batch_flat(
+            batched,
+            basis,
+            [0] * len(basis),
+            batching.AxisData(None, total),
+            lambda: [None] * n_out[0] + [-1] * n_out[0],
+        )
+        primals_out, jacs = outs[: n_out[0]], outs[n_out[0] :]
         in_avals = [get_aval(x) for x in leaves]
-        blocks = [_split_jac(j, get_aval(p).shape, in_avals, axis_first=False)
-                  for j, p in zip(jacs, primals_out, strict=True)]
+        blocks = [
+            _split_jac(j, get_aval(p).shape, in_avals, axis_first=False)
+            for j, p in zip(jacs, primals_out, strict=True)
+        ]
         jac = _jacobian_tree(out_trees[0], in_tree, blocks, argnums)
         return (jac, aux[0]) if has_aux else jac
 
     return jacfun
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+) -> Callable:
     """The Jacobian of `fun` by reverse mode (vmap of vjp over the output basis).
 
     Returns:
@@ -616,13 +672,20 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
         out_trees: list = []
         aux: list = []
-        flat = (_flatten_fun_aux("jacrev", partial_fun, in_tree, out_trees, aux) if has_aux
-                else _flatten_fun("jacrev", partial_fun, in_tree, out_trees))
+        flat = (
+            _flatten_fun_aux("jacrev", partial_fun, in_tree, out_trees, aux)
+            if has_aux
+            else _flatten_fun("jacrev", partial_fun, in_tree, out_trees)
+        )
         primals_out, pullback = _vjp_flat(flat, leaves)
         total, basis = _std_basis(primals_out)
-        cts = batching.batch_flat(lambda *c: pullback(list(c)), basis, [0] * len(basis),
-                                  batching.AxisData(None, total),
-                                  lambda: [0] * len(leaves))
+        cts = batching.batch_flat(
+            lambda *c: pullback(list(c)),
+            basis,
+            [0] * len(basis),
+            batching.AxisData(None, total),
+            lambda: [0] * len(leaves),
+        )
         out_avals = [get_aval(p) for p in primals_out]
         blocks = [[] for _ in out_avals]
         for ct in cts:  # one per input leaf, shape (total, *in_shape)
@@ -643,8 +706,12 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     return jacfun
 
 
-def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-            holomorphic: bool = False) -> Callable:
+def hessian(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The Hessian of a scalar `fun`: `jacfwd(jacrev(fun))`.
 
     Example:
@@ -652,8 +719,12 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
       array([[6., 0.],
              [0., 6.]], dtype=float32)
     """
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
-                  has_aux=has_aux, holomorphic=holomorphic)
+    return jacfwd(
+        jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
+        argnums,
+        has_aux=has_aux,
+        holomorphic=holomorphic,
+    )
 
 
 # ----- vmap -------------------------------------------------------------------------------
@@ -682,21 +753,33 @@ def _mapped_size(leaves, axes, in_tree, axis_size) -> int:
         sizes[i] = get_aval(x).shape[axis]
     if not sizes:
         if axis_size is None:
-            raise ValueError("vmap must have at least one non-None value in in_axes, or be "
-                             "given axis_size.")
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes, or be given axis_size."
+            )
         return axis_size
     distinct = set(sizes.values()) | ({axis_size} if axis_size is not None else set())
     if len(distinct) > 1:
-        lines = [f"  argument leaf {i} of type {get_aval(leaves[i]).str_short()} had size "
-                 f"{s} along axis {axes[i]}" for i, s in sizes.items()]
-        raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
-                         + "\n".join(lines) + (f"\n  axis_size was {axis_size}"
-                                               if axis_size is not None else ""))
+        lines = [
+            f"  argument leaf {i} of type {get_aval(leaves[i]).str_short()} had size "
+            f"{s} along axis {axes[i]}"
+            for i, s in sizes.items()
+        ]
+        raise ValueError(
+            "vmap got inconsistent sizes for array axes to be mapped:\n"
+            + "\n".join(lines)
+            + (f"\n  axis_size was {axis_size}" if axis_size is not None else "")
+        )
     return distinct.pop()
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
-         axis_size: int | None = None, spmd_axis_name=None) -> Callable:
+def vmap(
+    fun: Callable,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+    axis_name=None,
+    axis_size: int | None = None,
+    spmd_axis_name=None,
+) -> Callable:
     """Vectorizes `fun` over a mapped axis of its inputs.
 
     Args:
@@ -730,17 +813,18 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         axes = flatten_axes("vmap in_axes", in_tree, spec)
         size = _mapped_size(leaves, axes, in_tree, axis_size)
-        dims = [None if a is None else a % get_aval(x).ndim
-                for x, a in zip(leaves, axes, strict=True)]
+        dims = [
+            None if a is None else a % get_aval(x).ndim for x, a in zip(leaves, axes, strict=True)
+        ]
         out_trees: list = []
         flat = _flatten_fun("vmap", lambda *a: fun(*a, **kwargs), in_tree, out_trees)
         outs = batching.batch_flat(
-            flat, leaves, dims, batching.AxisData(axis_name, size),
+            flat,
+            leaves,
+            dims,
+            batching.AxisData(axis_name, size),
             lambda: flatten_axes("vmap out_axes", out_trees[0], out_axes),
         )
         return tree_unflatten(out_trees[0], outs)
 
     return vmap_fun
-
-
-

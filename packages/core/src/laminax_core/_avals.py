@@ -38,10 +38,15 @@ def short_dtype_name(dtype) -> str:
     if dtype == dtypes.float0:
         return "float0"
     name = dtype.name
-    for long, short in (("bfloat", "bf"), ("uint", "u"), ("int", "i"), ("complex", "c"),
-                        ("float", "f")):
+    for long, short in (
+        ("bfloat", "bf"),
+        ("uint", "u"),
+        ("int", "i"),
+        ("complex", "c"),
+        ("float", "f"),
+    ):
         if name.startswith(long):
-            return short + name[len(long):]
+            return short + name[len(long) :]
     return name
 
 
@@ -153,10 +158,10 @@ class ShapeDtypeStruct:
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, ShapeDtypeStruct)
-            and (self.shape, self.dtype, self.weak_type)
-            == (other.shape, other.dtype, other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape,
+            other.dtype,
+            other.weak_type,
         )
 
     def __hash__(self) -> int:

@@ -12,6 +12,8 @@ import functools
 import types
 from collections.abc import Callable
 
+from laminax_pytree import tree_flatten, tree_unflatten
+
 from laminax_core import _trace
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
@@ -21,7 +23,6 @@ from laminax_core._interpreters.transpose import is_undefined_primal as undefine
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
 
@@ -56,8 +57,13 @@ checkpoint_policies = types.SimpleNamespace(
 an equation's outputs may be saved for the backward pass."""
 
 
-def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
-               static_argnums: int | tuple[int, ...] = ()) -> Callable:
+def checkpoint(
+    fun: Callable,
+    *,
+    prevent_cse: bool = True,
+    policy: Callable | None = None,
+    static_argnums: int | tuple[int, ...] = (),
+) -> Callable:
     """`fun`, recomputing its intermediate values in the backward pass instead of storing them.
 
     Args:
@@ -94,8 +100,14 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
             return out_leaves
 
         closed, consts = common.trace_closed(flat, [get_aval(x) for x in leaves], "checkpoint")
-        outs = remat_p.bind(*consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
-                            differentiated=False, policy=policy)
+        outs = remat_p.bind(
+            *consts,
+            *leaves,
+            jaxpr=closed,
+            prevent_cse=prevent_cse,
+            differentiated=False,
+            policy=policy,
+        )
         return tree_unflatten(out_trees[0], outs)
 
     return checkpointed
@@ -121,25 +133,36 @@ def _remat_impl(*args, jaxpr, prevent_cse, differentiated, policy):
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzeros = [not isinstance(t, Zero) for t in tangents]
     jvp_closed, out_nz = common.jvp_jaxpr(jaxpr, nonzeros, [False] * len(jaxpr.out_avals))
-    outs = remat_p.bind(*primals, *[t for t in tangents if not isinstance(t, Zero)],
-                        jaxpr=jvp_closed, prevent_cse=prevent_cse, differentiated=True,
-                        policy=policy)
+    outs = remat_p.bind(
+        *primals,
+        *[t for t in tangents if not isinstance(t, Zero)],
+        jaxpr=jvp_closed,
+        prevent_cse=prevent_cse,
+        differentiated=True,
+        policy=policy,
+    )
     n = len(jaxpr.out_avals)
     out_t = iter(outs[n:])
-    return outs[:n], [next(out_t) if nz else Zero(a.to_tangent_aval())
-                      for nz, a in zip(out_nz, jaxpr.out_avals, strict=True)]
+    return outs[:n], [
+        next(out_t) if nz else Zero(a.to_tangent_aval())
+        for nz, a in zip(out_nz, jaxpr.out_avals, strict=True)
+    ]
 
 
 @remat_p.def_batch
 def _remat_batch(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
     from laminax_core._interpreters.batching import bdim_at_front
 
-    args = [x if d is None else bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims)]
+    args = [
+        x if d is None else bdim_at_front(x, d, axis_data.size)
+        for x, d in zip(args, dims, strict=True)
+    ]
     in_dims = [None if d is None else 0 for d in dims]
     out_dims = [0 if f else None for f in common.out_batched(jaxpr, axis_data, in_dims)]
     batched = common.batch_jaxpr(jaxpr, axis_data, in_dims, lambda n: out_dims)
-    return remat_p.bind(*args, jaxpr=batched, prevent_cse=prevent_cse,
-                        differentiated=differentiated, policy=policy), out_dims
+    return remat_p.bind(
+        *args, jaxpr=batched, prevent_cse=prevent_cse, differentiated=differentiated, policy=policy
+    ), out_dims
 
 
 # ----- partial evaluation: what to save, what to recompute ---------------------------------
@@ -210,10 +233,14 @@ def _remat_partial_eval(trace, args, params):
     residuals = known_vals[n_known:]
     unknown_in = [v for v, u in zip(jaxpr.invars, in_uk, strict=True) if u]
     unknown_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if u]
-    unknown = ClosedJaxpr(Jaxpr(jaxpr.constvars, [*res_vars, *unknown_in], unknown_out,
-                                unknown_eqns), closed.consts)
-    staged = trace.stage(remat_p, [*residuals, *[x for x, u in zip(args, in_uk) if u]],
-                         dict(params, jaxpr=unknown, differentiated=True))
+    unknown = ClosedJaxpr(
+        Jaxpr(jaxpr.constvars, [*res_vars, *unknown_in], unknown_out, unknown_eqns), closed.consts
+    )
+    staged = trace.stage(
+        remat_p,
+        [*residuals, *[x for x, u in zip(args, in_uk, strict=True) if u]],
+        dict(params, jaxpr=unknown, differentiated=True),
+    )
     known_iter, staged_iter = iter(known_vals[:n_known]), iter(staged)
     return [next(staged_iter) if u else next(known_iter) for u in out_uk]
 

@@ -16,16 +16,15 @@ import inspect
 from collections.abc import Callable
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
-from laminax_core._jaxpr import ClosedJaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow.common import hoist_tracer_consts
-from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -82,8 +81,9 @@ def _trace_call(fun, nondiff, in_tree, leaves, out_trees):
         out_trees.append(out_tree)
         return out_leaves
 
-    closed, _ = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves],
-                                            "custom derivative tracing")
+    closed, _ = partial_eval.trace_to_jaxpr(
+        flat, [get_aval(x) for x in leaves], "custom derivative tracing"
+    )
     return hoist_tracer_consts(closed)
 
 
@@ -97,36 +97,45 @@ def _call_jaxpr_impl(*args, call_jaxpr, **params):
 
 def _print_params(params):
     # JAX prints the name first, then the rest sorted; num_consts only when there are some
-    rest = sorted((k, v) for k, v in params.items()
-                  if k != "name" and (k != "num_consts" or v))
+    rest = sorted((k, v) for k, v in params.items() if k != "name" and (k != "num_consts" or v))
     return [("name", params["name"]), *rest]
 
 
 def _tangent_zeros(x):
     aval = get_aval(x).to_tangent_aval()
-    return np.zeros(aval.shape, aval.dtype) if aval.dtype == dtypes.float0 else (
-        instantiate_zeros(Zero(aval)))
+    return (
+        np.zeros(aval.shape, aval.dtype)
+        if aval.dtype == dtypes.float0
+        else (instantiate_zeros(Zero(aval)))
+    )
 
 
 def _vmapped(fn, in_dims, axis_data, n_out_fn):
     """`fn` (flat in, flat out) mapped over `in_dims`, every output batched at 0."""
 
     def mapped(*args):
-        return batching.batch_flat(lambda *a: list(fn(*a)), list(args), list(in_dims),
-                                   axis_data, lambda: [0] * n_out_fn())
+        return batching.batch_flat(
+            lambda *a: list(fn(*a)), list(args), list(in_dims), axis_data, lambda: [0] * n_out_fn()
+        )
 
     return mapped
 
 
 def _front(args, dims):
-    moved = [x if d is None else batching.move_bdim(x, d, 0) for x, d in zip(args, dims)]
+    moved = [
+        x if d is None else batching.move_bdim(x, d, 0) for x, d in zip(args, dims, strict=True)
+    ]
     return moved, [None if d is None else 0 for d in dims]
 
 
 def _batched_jaxpr(call_jaxpr, args, dims, axis_data):
     n_out = len(call_jaxpr.out_avals)
-    fun = _vmapped(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a), dims,
-                   axis_data, lambda: n_out)
+    fun = _vmapped(
+        lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a),
+        dims,
+        axis_data,
+        lambda: n_out,
+    )
     closed, _ = partial_eval.trace_to_jaxpr(fun, [get_aval(x) for x in args], "vmap")
     return hoist_tracer_consts(closed)
 
@@ -141,32 +150,43 @@ custom_jvp_call_p.print_params = _print_params
 
 
 @custom_jvp_call_p.def_jvp
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
-                         name):
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     args = primals[num_consts:]
-    arg_tangents = [_tangent_zeros(x) if isinstance(t, Zero) else t
-                    for x, t in zip(args, tangents[num_consts:], strict=True)]
+    arg_tangents = [
+        _tangent_zeros(x) if isinstance(t, Zero) else t
+        for x, t in zip(args, tangents[num_consts:], strict=True)
+    ]
     return jvp(args, arg_tangents)
 
 
 @custom_jvp_call_p.def_batch
-def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr, jvp, num_consts,
-                           symbolic_zeros, name):
+def _custom_jvp_call_batch(
+    axis_data, args, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name
+):
     args, dims = _front(args, dims)
     closed, hoisted = _batched_jaxpr(call_jaxpr, args, dims, axis_data)
     n_out = len(call_jaxpr.out_avals)
     arg_dims = dims[num_consts:]
-    mapped = _vmapped(lambda *pt: [x for part in jvp(pt[:len(arg_dims)], pt[len(arg_dims):])
-                                   for x in part],
-                      arg_dims + arg_dims, axis_data, lambda: 2 * n_out)
+    mapped = _vmapped(
+        lambda *pt: [x for part in jvp(pt[: len(arg_dims)], pt[len(arg_dims) :]) for x in part],
+        arg_dims + arg_dims,
+        axis_data,
+        lambda: 2 * n_out,
+    )
 
     def batched_jvp(primals, tangents):
         outs = mapped(*primals, *tangents)
         return outs[:n_out], outs[n_out:]
 
     outs = custom_jvp_call_p.bind(
-        *hoisted, *args, call_jaxpr=closed, jvp=_Rule(batched_jvp, str(jvp)),
-        num_consts=len(hoisted) + num_consts, symbolic_zeros=symbolic_zeros, name=name)
+        *hoisted,
+        *args,
+        call_jaxpr=closed,
+        jvp=_Rule(batched_jvp, str(jvp)),
+        num_consts=len(hoisted) + num_consts,
+        symbolic_zeros=symbolic_zeros,
+        name=name,
+    )
     return outs, [0] * n_out
 
 
@@ -209,8 +229,11 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
         def jvp(primals, tangents):
             out = self(*primals)
-            contributions = [rule(t, out, *primals) for rule, t in zip(jvps, tangents)
-                             if rule is not None]
+            contributions = [
+                rule(t, out, *primals)
+                for rule, t in zip(jvps, tangents, strict=True)
+                if rule is not None
+            ]
             if not contributions:
                 return out, tree_map(lambda o: _tangent_zeros(o), out)
             total = contributions[0]
@@ -222,8 +245,9 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {_name(self.fun)} "
-                                 "using defjvp.")
+            raise AttributeError(
+                f"No JVP defined for custom_jvp function {_name(self.fun)} using defjvp."
+            )
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
@@ -231,10 +255,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
         out_tree = out_trees[0]
         rule = _Rule(self._flat_jvp(nondiff, in_tree, out_tree), _name(self.jvp))
-        outs = custom_jvp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, jvp=rule,
-                                      num_consts=len(hoisted),
-                                      symbolic_zeros=self.symbolic_zeros,
-                                      name=_name(self.fun))
+        outs = custom_jvp_call_p.bind(
+            *hoisted,
+            *leaves,
+            call_jaxpr=closed,
+            jvp=rule,
+            num_consts=len(hoisted),
+            symbolic_zeros=self.symbolic_zeros,
+            name=_name(self.fun),
+        )
         return tree_unflatten(out_tree, outs)
 
     def _flat_jvp(self, nondiff, in_tree, out_tree):
@@ -255,8 +284,9 @@ class custom_jvp:  # noqa: N801 (JAX's name)
             for o, t in zip(out_leaves, tangent_leaves_out, strict=True):
                 expected = get_aval(o).to_tangent_aval()
                 found = get_aval(t)
-                if found.shape != expected.shape or (found.dtype != expected.dtype
-                                                     and expected.dtype != dtypes.float0):
+                if found.shape != expected.shape or (
+                    found.dtype != expected.dtype and expected.dtype != dtypes.float0
+                ):
                     raise TypeError(
                         f"Custom JVP rule {_name(self.jvp)} must produce primal and tangent "
                         f"outputs with corresponding shapes and dtypes; got primal "
@@ -298,21 +328,26 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
 
 
 @custom_vjp_call_p.def_jvp
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
-                         symbolic_zeros, name):
+def _custom_vjp_call_jvp(
+    primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
+):
     args = primals[num_consts:]
     outs, res = fwd(*args)
-    arg_tangents = [_tangent_zeros(x) if isinstance(t, Zero) else t
-                    for x, t in zip(args, tangents[num_consts:], strict=True)]
+    arg_tangents = [
+        _tangent_zeros(x) if isinstance(t, Zero) else t
+        for x, t in zip(args, tangents[num_consts:], strict=True)
+    ]
     out_avals = tuple(get_aval(o).to_tangent_aval() for o in outs)
-    tangent_outs = custom_lin_p.bind(*res, *arg_tangents, num_res=len(res), bwd=bwd,
-                                     out_avals=out_avals)
+    tangent_outs = custom_lin_p.bind(
+        *res, *arg_tangents, num_res=len(res), bwd=bwd, out_avals=out_avals
+    )
     return outs, tangent_outs
 
 
 @custom_vjp_call_p.def_batch
-def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts,
-                           symbolic_zeros, name):
+def _custom_vjp_call_batch(
+    axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
+):
     from laminax_core import lax
 
     args, dims = _front(args, dims)
@@ -333,17 +368,29 @@ def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_c
         return flat[:n_out], flat[n_out:]
 
     def batched_bwd(res, cts):
-        mapped = _vmapped(lambda *rc: bwd(list(rc[:len(res)]), list(rc[len(res):])),
-                          [0] * (len(res) + len(cts)), axis_data, lambda: len(arg_dims))
+        mapped = _vmapped(
+            lambda *rc: bwd(list(rc[: len(res)]), list(rc[len(res) :])),
+            [0] * (len(res) + len(cts)),
+            axis_data,
+            lambda: len(arg_dims),
+        )
         cts_in = mapped(*res, *cts)
         # an argument shared by the whole batch gets the sum of the per-example cotangents
-        return [ct if d is not None or get_aval(ct).dtype == dtypes.float0
-                else lax.reduce_sum(ct, (0,)) for ct, d in zip(cts_in, arg_dims, strict=True)]
+        return [
+            ct if d is not None or get_aval(ct).dtype == dtypes.float0 else lax.reduce_sum(ct, (0,))
+            for ct, d in zip(cts_in, arg_dims, strict=True)
+        ]
 
     outs = custom_vjp_call_p.bind(
-        *hoisted, *args, call_jaxpr=closed, fwd=_Rule(batched_fwd, str(fwd)),
-        bwd=_Rule(batched_bwd, str(bwd)), num_consts=len(hoisted) + num_consts,
-        symbolic_zeros=symbolic_zeros, name=name)
+        *hoisted,
+        *args,
+        call_jaxpr=closed,
+        fwd=_Rule(batched_fwd, str(fwd)),
+        bwd=_Rule(batched_bwd, str(bwd)),
+        num_consts=len(hoisted) + num_consts,
+        symbolic_zeros=symbolic_zeros,
+        name=name,
+    )
     return outs, [0] * n_out
 
 
@@ -360,8 +407,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
       ... def f(x):
       ...     return lax.sin(x)
       >>> f.defvjp(lambda x: (f(x), x), lambda x, ct: (ct * 3.0,))
-      >>> grad(f)(np.float32(1.0))
-      array(3., dtype=float32)
+      >>> print(grad(f)(np.float32(1.0)))
+      3.0
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
@@ -379,8 +426,9 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {_name(self.fun)} "
-                                 "using defvjp.")
+            raise AttributeError(
+                f"No VJP defined for custom_vjp function {_name(self.fun)} using defvjp."
+            )
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
@@ -390,18 +438,25 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         res_trees: list = []
         fwd = _Rule(self._flat_fwd(nondiff, in_tree, out_tree, res_trees), _name(self.fwd))
         bwd = _Rule(self._flat_bwd(nondiff, in_tree, out_tree, res_trees, dyn), _name(self.bwd))
-        outs = custom_vjp_call_p.bind(*hoisted, *leaves, call_jaxpr=closed, fwd=fwd, bwd=bwd,
-                                      num_consts=len(hoisted),
-                                      symbolic_zeros=self.symbolic_zeros,
-                                      name=_name(self.fun))
+        outs = custom_vjp_call_p.bind(
+            *hoisted,
+            *leaves,
+            call_jaxpr=closed,
+            fwd=fwd,
+            bwd=bwd,
+            num_consts=len(hoisted),
+            symbolic_zeros=self.symbolic_zeros,
+            name=_name(self.fun),
+        )
         return tree_unflatten(out_tree, outs)
 
     def _flat_fwd(self, nondiff, in_tree, out_tree, res_trees):
         def flat_fwd(*xs):
             result = self.fwd(*_rebuild(nondiff, tree_unflatten(in_tree, xs)))
             if not (isinstance(result, tuple) and len(result) == 2):
-                raise TypeError(f"Custom VJP fwd rule {_name(self.fwd)} must return a pair "
-                                "(output, residuals).")
+                raise TypeError(
+                    f"Custom VJP fwd rule {_name(self.fwd)} must return a pair (output, residuals)."
+                )
             out, res = result
             out_leaves, tree = tree_flatten(out)
             if tree != out_tree:
@@ -446,4 +501,3 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             return flat
 
         return flat_bwd
-

@@ -197,7 +197,11 @@ def _pp_param_value(value, context: _NameContext) -> pp.Doc:
         value = value.jaxpr
     if isinstance(value, Jaxpr):
         return _pp_jaxpr_in(value, context)
-    if isinstance(value, tuple) and value and all(isinstance(v, ClosedJaxpr | Jaxpr) for v in value):
+    if (
+        isinstance(value, tuple)
+        and value
+        and all(isinstance(v, ClosedJaxpr | Jaxpr) for v in value)
+    ):
         items = [_pp_param_value(v, context) for v in value]
         body = pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), items)]))
         return pp.group(pp.concat([body, pp.brk(""), pp.text(")")]))
@@ -238,15 +242,26 @@ def _pp_jaxpr_in(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
     constvars = _pp_vars(jaxpr.constvars, context, shapes=True)
     invars = _pp_vars(jaxpr.invars, context, shapes=True)
     eqns = pp.join(pp.brk("; "), [pp_eqn(e, context) for e in jaxpr.eqns])
-    outvars = pp.concat([
-        pp.text("("),
-        _pp_vars(jaxpr.outvars, context, separator=","),
-        pp.text(",)" if len(jaxpr.outvars) == 1 else ")"),
-    ])
-    body = pp.concat([
-        pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
-        pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outvars,
-    ])
+    outvars = pp.concat(
+        [
+            pp.text("("),
+            _pp_vars(jaxpr.outvars, context, separator=","),
+            pp.text(",)" if len(jaxpr.outvars) == 1 else ")"),
+        ]
+    )
+    body = pp.concat(
+        [
+            pp.text("{ lambda "),
+            constvars,
+            pp.text("; "),
+            invars,
+            pp.text(". let"),
+            pp.nest(2, pp.brk() + eqns),
+            pp.brk(),
+            pp.text("in "),
+            outvars,
+        ]
+    )
     return pp.group(pp.nest(2, body)) + pp.text(" }")
 
 
@@ -318,8 +333,10 @@ def _check_eqn(index: int, eqn: JaxprEqn, context: _NameContext, defined: set[in
         raise _eqn_error(index, eqn, context, problem + f"{len(eqn.outvars)}.")
     for var, aval in zip(eqn.outvars, avals_out, strict=True):
         if not _types_match(var.aval, aval):
-            problem = (f"output {context.name(var)} is declared {var.aval.str_short()} but the "
-                       f"primitive produces {aval.str_short()}.")
+            problem = (
+                f"output {context.name(var)} is declared {var.aval.str_short()} but the "
+                f"primitive produces {aval.str_short()}."
+            )
             raise _eqn_error(index, eqn, context, problem)
     if not frozenset(effects) <= eqn.effects:
         problem = f"the equation records effects {set(eqn.effects)}, the primitive has "
@@ -344,15 +361,15 @@ def dce_jaxpr(
     """
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(jaxpr.invars)
-    live: set[int] = {id(v) for v, u in zip(jaxpr.outvars, used_outputs, strict=True)
-                      if u and isinstance(v, Var)}
+    live: set[int] = {
+        id(v) for v, u in zip(jaxpr.outvars, used_outputs, strict=True) if u and isinstance(v, Var)
+    }
     kept = []
     for eqn in reversed(jaxpr.eqns):
         if eqn.effects or any(id(v) in live for v in eqn.outvars):
             kept.append(eqn)
             live.update(id(v) for v in eqn.invars if isinstance(v, Var))
-    used_inputs = [id(v) in live or keep for v, keep in
-                   zip(jaxpr.invars, instantiate, strict=True)]
+    used_inputs = [id(v) in live or keep for v, keep in zip(jaxpr.invars, instantiate, strict=True)]
     invars = [v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u]
     outvars = [v for v, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
     constvars = [v for v in jaxpr.constvars if id(v) in live]
@@ -364,7 +381,7 @@ def dce_closed_jaxpr(closed: ClosedJaxpr, used_outputs: Sequence[bool]) -> Close
     """`dce_jaxpr` for a closed jaxpr, keeping all inputs and dropping unused constants."""
     jaxpr, _ = dce_jaxpr(closed.jaxpr, used_outputs, instantiate=True)
     live = {id(v) for v in jaxpr.constvars}
-    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
-              if id(v) in live]
+    consts = [
+        c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True) if id(v) in live
+    ]
     return ClosedJaxpr(jaxpr, consts)
-

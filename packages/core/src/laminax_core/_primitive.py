@@ -40,6 +40,9 @@ __all__ = [
 
 
 class _Sentinel:
+    """A rule that does not apply (or a shared builder), given as a keyword of
+    `define_primitive`: `NOT_LINEAR`, `ZERO_TANGENT`, `NO_OPERANDS`, `linear`."""
+
     def __init__(self, name: str, meaning: str):
         self.name = name
         self.meaning = meaning
@@ -80,9 +83,9 @@ class Primitive:
 
     Example:
       >>> double_p = Primitive("double")
-      >>> double_p.def_impl(lambda x: 2 * x)
-      >>> double_p.def_abstract_eval(lambda aval: aval)
-      >>> double_p.bind(np.float32(3.0))
+      >>> _ = double_p.def_impl(lambda x: 2 * x)
+      >>> _ = double_p.def_abstract_eval(lambda aval: aval)
+      >>> print(double_p.bind(np.float32(3.0)))
       6.0
     """
 
@@ -226,8 +229,13 @@ def define_primitive(
         batching.batch_rules[primitive] = batching.elementwise_batch_rule(primitive)
     elif batch is not NO_OPERANDS:
         batching.batch_rules[primitive] = batch
-    rules = {"abstract_eval": abstract_eval, "reference": reference, "jvp": jvp_given,
-             "transpose": transpose, "batch": batch}
+    rules = {
+        "abstract_eval": abstract_eval,
+        "reference": reference,
+        "jvp": jvp_given,
+        "transpose": transpose,
+        "batch": batch,
+    }
     for kind, rule in rules.items():
         primitive.registered_at[kind] = where if not isinstance(rule, _Sentinel) else repr(rule)
     return primitive

@@ -13,6 +13,10 @@ from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
+from laminax_core._checkpoint import remat_p as remat_p
+from laminax_core._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
+from laminax_core._custom_derivatives import custom_lin_p as custom_lin_p
+from laminax_core._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
 from laminax_core._effects import Effect as Effect
 from laminax_core._effects import EffectTypeSet as EffectTypeSet
 from laminax_core._effects import control_flow_allowed_effects as control_flow_allowed_effects
@@ -35,6 +39,8 @@ from laminax_core._interpreters.jvp import Zero as Zero
 from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
 from laminax_core._interpreters.partial_eval import JaxprTrace as JaxprTrace
 from laminax_core._interpreters.partial_eval import linearize_flat as linearize_flat
+from laminax_core._interpreters.partial_eval import partial_eval_jaxpr as partial_eval_jaxpr
+from laminax_core._interpreters.partial_eval import partial_eval_rules as partial_eval_rules
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr as trace_to_jaxpr
 from laminax_core._interpreters.transpose import UndefinedPrimal as UndefinedPrimal
 from laminax_core._interpreters.transpose import backward_pass as backward_pass
@@ -57,12 +63,12 @@ from laminax_core._primitive import NO_OPERANDS as NO_OPERANDS
 from laminax_core._primitive import NOT_LINEAR as NOT_LINEAR
 from laminax_core._primitive import NUMERIC as NUMERIC
 from laminax_core._primitive import ZERO_TANGENT as ZERO_TANGENT
+from laminax_core._primitive import Primitive as Primitive
 from laminax_core._primitive import batch_elementwise as batch_elementwise
 from laminax_core._primitive import define_primitive as define_primitive
 from laminax_core._primitive import jvp_from as jvp_from
 from laminax_core._primitive import linear as linear
 from laminax_core._primitive import same_shape as same_shape
-from laminax_core._primitive import Primitive as Primitive
 from laminax_core._trace import Trace as Trace
 from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
@@ -70,19 +76,73 @@ from laminax_core._trace import set_current_trace as set_current_trace
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
-    "ANY", "AxisData", "BatchTrace", "ClosedJaxpr", "DropVar", "Jaxpr", "JaxprEqn", "Literal",
-    "Primitive", "ShapedArray", "Tracer", "Var", "Effect", "EffectTypeSet", "FLOATING",
-    "INEXACT", "JVPTrace", "JaxprTrace", "NOT_LINEAR", "NO_OPERANDS", "NUMERIC",
-    "UndefinedPrimal", "WeakTypedArray", "ZERO_TANGENT", "Zero", "all_primitives",
-    "backward_pass", "batch_elementwise", "batch_rules", "check_jaxpr",
-    "control_flow_allowed_effects", "current_trace", "dce_closed_jaxpr", "dce_jaxpr",
-    "define_primitive", "describe", "eval_jaxpr", "get_aval", "get_eager_impl",
-    "is_undefined_primal", "jvp_from", "jvp_rules", "linear", "linearize_flat",
-    "lowerable_effects", "no_effects", "not_mapped", "ordered_effects", "pp_jaxpr",
-    "pytype_aval_mappings", "reference_rules", "register_describer", "run_reference",
-    "same_shape", "set_current_trace", "set_eager_impl", "short_dtype_name", "threefry2x32_lax",
+    "all_primitives",
+    "ANY",
+    "AxisData",
+    "backward_pass",
+    "batch_elementwise",
+    "batch_rules",
+    "BatchTrace",
+    "check_jaxpr",
+    "ClosedJaxpr",
+    "control_flow_allowed_effects",
+    "current_trace",
+    "custom_jvp_call_p",
+    "custom_lin_p",
+    "custom_vjp_call_p",
+    "dce_closed_jaxpr",
+    "dce_jaxpr",
+    "define_primitive",
+    "describe",
+    "DropVar",
+    "Effect",
+    "EffectTypeSet",
+    "eval_jaxpr",
+    "FLOATING",
+    "get_aval",
+    "get_eager_impl",
+    "INEXACT",
+    "is_undefined_primal",
+    "Jaxpr",
+    "JaxprEqn",
+    "JaxprTrace",
+    "jvp_from",
+    "jvp_rules",
+    "JVPTrace",
+    "linear",
+    "linearize_flat",
+    "Literal",
+    "lowerable_effects",
+    "no_effects",
+    "NO_OPERANDS",
+    "NOT_LINEAR",
+    "not_mapped",
+    "NUMERIC",
+    "ordered_effects",
+    "partial_eval_jaxpr",
+    "partial_eval_rules",
+    "pp_jaxpr",
+    "Primitive",
+    "pytype_aval_mappings",
+    "reference_rules",
+    "register_describer",
+    "remat_p",
+    "run_reference",
+    "same_shape",
+    "set_current_trace",
+    "set_eager_impl",
+    "ShapedArray",
+    "short_dtype_name",
+    "threefry2x32_lax",
     "trace_to_jaxpr",
-    "transpose_rules", "weak_array",
+    "Tracer",
+    "transpose_rules",
+    "UndefinedPrimal",
+    "Var",
+    "weak_array",
+    "WeakTypedArray",
+    "Zero",
+    "ZERO_TANGENT",
 ]  # fmt: skip
 
 # Upper layers add lines to `describe` (dispatch: the lowering) with `register_describer`.
@@ -107,8 +167,10 @@ def describe(primitive) -> str:
       >>> print(describe(lax.sin_p).splitlines()[0])
       primitive 'sin'
     """
-    lines = [f"primitive {primitive.name!r}"
-             + (" (multiple results)" if primitive.multiple_results else "")]
+    lines = [
+        f"primitive {primitive.name!r}"
+        + (" (multiple results)" if primitive.multiple_results else "")
+    ]
     tables = {
         "abstract_eval": primitive._abstract_eval is not None,
         "reference": primitive in eval_interpreter.reference_rules or primitive.impl is not None,
@@ -123,5 +185,3 @@ def describe(primitive) -> str:
     for fn in _describers:
         lines += [f"  {kind:<14} {text}" for kind, text in fn(primitive)]
     return "\n".join(lines)
-
-

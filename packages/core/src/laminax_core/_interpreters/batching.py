@@ -81,7 +81,9 @@ def _batch_elementwise(primitive, args, dims, params):
     mapped = [(x, d) for x, d in zip(args, dims, strict=True) if d is not None]
     first_aval = get_aval(mapped[0][0])
     same = all(get_aval(x).shape == first_aval.shape and d == mapped[0][1] for x, d in mapped)
-    if same and all(d is not None or get_aval(x).ndim == 0 for x, d in zip(args, dims)):
+    if same and all(
+        d is not None or get_aval(x).ndim == 0 for x, d in zip(args, dims, strict=True)
+    ):
         return primitive.bind(*args, **params), mapped[0][1]
     out_ndim = max(get_aval(x).ndim - (d is not None) for x, d in zip(args, dims, strict=True))
     moved = []
@@ -142,7 +144,7 @@ class BatchTrace(_trace.Trace):
         return names is not None and self.axis_data.name in names(params)
 
     def process_primitive(self, primitive, args, params):
-        vals, dims = zip(*map(self.lift, args)) if args else ((), ())
+        vals, dims = zip(*map(self.lift, args), strict=True) if args else ((), ())
         if all(d is None for d in dims) and not self._is_my_collective(primitive, params):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*vals, **params)
@@ -167,8 +169,9 @@ def batch_flat(fun: Callable, args, in_dims, axis_data: AxisData, out_dims_fn: C
     """
     trace = BatchTrace(_trace.current_trace(), axis_data)
     try:
-        ins = [x if d is None else BatchTracer(trace, x, d)
-               for x, d in zip(args, in_dims, strict=True)]
+        ins = [
+            x if d is None else BatchTracer(trace, x, d) for x, d in zip(args, in_dims, strict=True)
+        ]
         with _trace.set_current_trace(trace):
             outs = fun(*ins)
         lifted = [trace.lift(out) for out in outs]

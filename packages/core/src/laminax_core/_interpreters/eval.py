@@ -123,7 +123,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, *args, propagate_source_info: boo
     """
     del propagate_source_info  # source info is recorded by the trace that stages equations
     if len(args) != len(jaxpr.invars):
-        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}.")
+        raise TypeError(
+            f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}."
+        )
     env: dict[int, object] = {}
 
     def read(atom):

@@ -161,7 +161,7 @@ class JVPTrace(_trace.Trace):
         return x, Zero.from_primal_value(x)
 
     def process_primitive(self, primitive, args, params):
-        primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
+        primals, tangents = zip(*map(self.lift, args), strict=True) if args else ((), ())
         if all(isinstance(t, Zero) for t in tangents):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
@@ -181,8 +181,9 @@ class JVPTrace(_trace.Trace):
         return JVPTracer(self, primal, tangent)
 
 
-def jvp_flat(fun: Callable, primals, tangents, *, transformation: str = "jvp",
-             instantiate: bool = True):
+def jvp_flat(
+    fun: Callable, primals, tangents, *, transformation: str = "jvp", instantiate: bool = True
+):
     """Runs `fun` (flat list in, flat list out) forward with tangents.
 
     Returns:

@@ -89,8 +89,14 @@ class JaxprTrace(_trace.Trace):
             return Literal(x, aval)
         entry = self._consts.get(id(x))
         if entry is None:
-            entry = (Var(get_aval(x).strip_weak_type() if not isinstance(x, _trace.Tracer)
-                         else get_aval(x)), x)
+            entry = (
+                Var(
+                    get_aval(x).strip_weak_type()
+                    if not isinstance(x, _trace.Tracer)
+                    else get_aval(x)
+                ),
+                x,
+            )
             self._consts[id(x)] = entry
         return entry[0]
 
@@ -138,15 +144,15 @@ def _drop_unused_outvars(eqns, outvars) -> None:
         eqn.outvars = [v if id(v) in used else DropVar(v.aval) for v in eqn.outvars]
 
 
-def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
-                   transformation: str = "make_jaxpr") -> tuple[ClosedJaxpr, list]:
+def trace_to_jaxpr(
+    fun: Callable, in_avals: Sequence[ShapedArray], transformation: str = "make_jaxpr"
+) -> tuple[ClosedJaxpr, list]:
     """Stages `fun` (flat arrays in, flat list out) into a closed jaxpr.
 
     Returns:
       `(closed_jaxpr, outs)` where `outs` are the traced outputs (for their avals).
     """
-    trace = JaxprTrace(_trace.current_trace(), evaluate_known=False,
-                       transformation=transformation)
+    trace = JaxprTrace(_trace.current_trace(), evaluate_known=False, transformation=transformation)
     try:
         ins = [trace.new_arg(aval) for aval in in_avals]
         with _trace.set_current_trace(trace):
@@ -202,26 +208,32 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
 
     def known_fun(*known_ins):
-        pe = JaxprTrace(_trace.current_trace(), evaluate_known=True,
-                        transformation="partial evaluation")
+        pe = JaxprTrace(
+            _trace.current_trace(), evaluate_known=True, transformation="partial evaluation"
+        )
         known_iter = iter(known_ins)
-        ins = [pe.new_arg(a) if u else next(known_iter)
-               for a, u in zip(closed.in_avals, in_unknowns, strict=True)]
+        ins = [
+            pe.new_arg(a) if u else next(known_iter)
+            for a, u in zip(closed.in_avals, in_unknowns, strict=True)
+        ]
         try:
             with _trace.set_current_trace(pe):
                 outs = eval_jaxpr(closed.jaxpr, closed.consts, *ins)
-            unknown_flags = [pe.is_unknown(o) or inst
-                             for o, inst in zip(outs, instantiate, strict=True)]
-            jaxpr, residuals = pe.to_jaxpr([o for o, u in zip(outs, unknown_flags) if u])
+            unknown_flags = [
+                pe.is_unknown(o) or inst for o, inst in zip(outs, instantiate, strict=True)
+            ]
+            jaxpr, residuals = pe.to_jaxpr(
+                [o for o, u in zip(outs, unknown_flags, strict=True) if u]
+            )
         finally:
             pe.is_live = False
-        found.update(jaxpr=jaxpr, out_unknowns=unknown_flags,
-                     res_avals=[get_aval(r) for r in residuals])
+        found.update(
+            jaxpr=jaxpr, out_unknowns=unknown_flags, res_avals=[get_aval(r) for r in residuals]
+        )
         return [o for o, u in zip(outs, unknown_flags, strict=True) if not u] + list(residuals)
 
     known, _ = trace_to_jaxpr(known_fun, known_avals, "partial evaluation")
     jaxpr = found["jaxpr"]
-    unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns,
-                    jaxpr.effects)
+    unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
     del unknown_avals
     return known, ClosedJaxpr(unknown, []), found["out_unknowns"], found["res_avals"]

@@ -97,7 +97,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
         if rule is None:
             raise _missing_rule(eqn.primitive)
         operands = [
-            UndefinedPrimal(v.aval) if not isinstance(v, Literal) and id(v) in linear
+            UndefinedPrimal(v.aval)
+            if not isinstance(v, Literal) and id(v) in linear
             else (v.val if isinstance(v, Literal) else env[id(v)])
             for v in eqn.invars
         ]

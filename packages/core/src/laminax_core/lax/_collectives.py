@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace
 from laminax_core._avals import ShapedArray, get_aval
@@ -12,7 +13,6 @@ from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
 
@@ -40,8 +40,12 @@ def _reduce_abstract_eval(*avals, axes, axis_index_groups):
         if not isinstance(a, int):
             _trace.find_axis_data(a)  # raises NameError for an unbound name
     positional = {a for a in axes if isinstance(a, int)}
-    return [ShapedArray(tuple(d for i, d in enumerate(x.shape) if i not in positional), x.dtype,
-                        x.weak_type) for x in avals]
+    return [
+        ShapedArray(
+            tuple(d for i, d in enumerate(x.shape) if i not in positional), x.dtype, x.weak_type
+        )
+        for x in avals
+    ]
 
 
 def _reduce_reference(np_reduce):
@@ -68,14 +72,16 @@ def _reduce_batch(primitive, unmapped):
             if mine and d is None:
                 x = unmapped(x, axis_data.size)
                 if shifted or others:
-                    x = primitive.bind(x, axes=(*others, *shifted),
-                                       axis_index_groups=axis_index_groups)[0]
+                    x = primitive.bind(
+                        x, axes=(*others, *shifted), axis_index_groups=axis_index_groups
+                    )[0]
                 outs.append(x)
                 out_dims.append(None)
                 continue
             reduced = (d, *shifted) if mine else shifted
-            out = primitive.bind(x, axes=(*reduced, *others),
-                                 axis_index_groups=axis_index_groups)[0]
+            out = primitive.bind(x, axes=(*reduced, *others), axis_index_groups=axis_index_groups)[
+                0
+            ]
             outs.append(out)
             out_dims.append(None if mine or d is None else d - sum(a < d for a in shifted))
         return outs, out_dims
@@ -129,8 +135,10 @@ def _extremum_jvp(primitive_name):
 psum_p = _reduce_primitive("psum", np.sum, _scale, linear)
 psum_p_transpose = psum_p.def_transpose(
     lambda cts, *xs, axes, axis_index_groups: psum_p.bind(
-        *[ct if not isinstance(ct, Zero) else np.zeros(ct.aval.shape, ct.aval.dtype)
-          for ct in cts], axes=axes, axis_index_groups=axis_index_groups)
+        *[ct if not isinstance(ct, Zero) else np.zeros(ct.aval.shape, ct.aval.dtype) for ct in cts],
+        axes=axes,
+        axis_index_groups=axis_index_groups,
+    )
 )
 pmax_p = _reduce_primitive("pmax", np.max, lambda x, size: x, _extremum_jvp("pmax"))
 pmin_p = _reduce_primitive("pmin", np.min, lambda x, size: x, _extremum_jvp("pmin"))
@@ -185,13 +193,22 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
     for leaf in leaves:
         ndim = get_aval(leaf).ndim
         dim = axis % (ndim + (not tiled)) if ndim or not tiled else 0
-        outs.append(all_gather_p.bind(leaf, all_gather_dimension=dim, axis_name=axis_name,
-                                      axis_index_groups=None, axis_size=size, tiled=tiled))
+        outs.append(
+            all_gather_p.bind(
+                leaf,
+                all_gather_dimension=dim,
+                axis_name=axis_name,
+                axis_index_groups=None,
+                axis_size=size,
+                tiled=tiled,
+            )
+        )
     return tree_unflatten(tree, outs)
 
 
-def _all_gather_abstract_eval(x, all_gather_dimension, axis_name, axis_index_groups, axis_size,
-                              tiled):
+def _all_gather_abstract_eval(
+    x, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
+):
     for name in _axis_tuple(axis_name):
         _trace.find_axis_data(name)
     shape = list(x.shape)
@@ -206,13 +223,16 @@ def _all_gather_reference(x, axis_name, **params):
     raise _unbound(axis_name)
 
 
-def _all_gather_batch(axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups,
-                      axis_size, tiled):
+def _all_gather_batch(
+    axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
+):
     from laminax_core.lax._structural import reshape
 
     if _axis_tuple(axis_name) != (axis_data.name,):
-        raise NotImplementedError("all_gather over several named axes at once is not supported; "
-                                  "gather over one axis at a time.")
+        raise NotImplementedError(
+            "all_gather over several named axes at once is not supported; "
+            "gather over one axis at a time."
+        )
     (x,), (d,) = args, dims
     x = bdim_at_front(x, d, axis_data.size)
     out = move_bdim(x, 0, all_gather_dimension)
@@ -223,8 +243,9 @@ def _all_gather_batch(axis_data, args, dims, all_gather_dimension, axis_name, ax
     return out, None
 
 
-def _all_gather_transpose(ct, x, all_gather_dimension, axis_name, axis_index_groups, axis_size,
-                          tiled):
+def _all_gather_transpose(
+    ct, x, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
+):
     # every position's output holds every input: sum the cotangents, keep this position's slice
     from laminax_core.lax._elementwise import mul
     from laminax_core.lax._structural import dynamic_slice, squeeze

@@ -19,8 +19,9 @@ def _canonical_dimension_numbers(dimension_numbers):
     return (tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb)))
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
-                out_sharding=None):
+def dot_general(
+    lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
+):
     """Contracts `lhs` and `rhs`: `dimension_numbers = ((lhs_contract, rhs_contract),
     (lhs_batch, rhs_batch))`. The output dims are batch, then lhs free, then rhs free.
 
@@ -32,8 +33,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     return dot_general_p.bind(
-        lhs, rhs, dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
-        precision=precision, preferred_element_type=preferred_element_type,
+        lhs,
+        rhs,
+        dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
+        precision=precision,
+        preferred_element_type=preferred_element_type,
         out_sharding=out_sharding,
     )
 
@@ -43,39 +47,54 @@ def _free_dims(ndim, *used):
     return [d for d in range(ndim) if d not in taken]
 
 
-def _dot_general_abstract_eval(lhs, rhs, dimension_numbers, precision, preferred_element_type,
-                               out_sharding):
+def _dot_general_abstract_eval(
+    lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding
+):
     (lc, rc), (lb, rb) = dimension_numbers
     check_dtype("dot_general", lhs.dtype, (*NUMERIC, np.bool_))
     if lhs.dtype != rhs.dtype:
-        raise TypeError(f"dot_general requires operands of the same dtype, got "
-                        f"{lhs.dtype.name} and {rhs.dtype.name}; convert one first.")
+        raise TypeError(
+            f"dot_general requires operands of the same dtype, got "
+            f"{lhs.dtype.name} and {rhs.dtype.name}; convert one first."
+        )
     for name, (ld, rd) in (("contracting", (lc, rc)), ("batch", (lb, rb))):
-        if len(ld) != len(rd) or any(not 0 <= d < a.ndim for a, ds in ((lhs, ld), (rhs, rd))
-                                     for d in ds):
-            raise TypeError(f"dot_general: {name} dimensions {ld} and {rd} must pair up and be "
-                            f"within ranks {lhs.ndim} and {rhs.ndim}.")
+        if len(ld) != len(rd) or any(
+            not 0 <= d < a.ndim for a, ds in ((lhs, ld), (rhs, rd)) for d in ds
+        ):
+            raise TypeError(
+                f"dot_general: {name} dimensions {ld} and {rd} must pair up and be "
+                f"within ranks {lhs.ndim} and {rhs.ndim}."
+            )
         sizes = [(lhs.shape[a], rhs.shape[b]) for a, b in zip(ld, rd, strict=True)]
         if any(a != b for a, b in sizes):
-            raise TypeError(f"dot_general requires {name} dimensions to have the same shape, "
-                            f"got {[a for a, _ in sizes]} and {[b for _, b in sizes]} (lhs "
-                            f"{lhs.shape}, rhs {rhs.shape}).")
-    shape = (*(lhs.shape[d] for d in lb), *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
-             *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
+            raise TypeError(
+                f"dot_general requires {name} dimensions to have the same shape, "
+                f"got {[a for a, _ in sizes]} and {[b for _, b in sizes]} (lhs "
+                f"{lhs.shape}, rhs {rhs.shape})."
+            )
+    shape = (
+        *(lhs.shape[d] for d in lb),
+        *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
+        *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)),
+    )
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
-def _dot_general_reference(lhs, rhs, dimension_numbers, precision, preferred_element_type,
-                           out_sharding):
+def _dot_general_reference(
+    lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding
+):
     (lc, rc), (lb, rb) = dimension_numbers
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
     lhs_sub = [next(letters) for _ in range(lhs.ndim)]
     rhs_sub = [next(letters) for _ in range(rhs.ndim)]
     for a, b in zip((*lc, *lb), (*rc, *rb), strict=True):
         rhs_sub[b] = lhs_sub[a]
-    out = ([lhs_sub[d] for d in lb] + [lhs_sub[d] for d in _free_dims(lhs.ndim, lc, lb)]
-           + [rhs_sub[d] for d in _free_dims(rhs.ndim, rc, rb)])
+    out = (
+        [lhs_sub[d] for d in lb]
+        + [lhs_sub[d] for d in _free_dims(lhs.ndim, lc, lb)]
+        + [rhs_sub[d] for d in _free_dims(rhs.ndim, rc, rb)]
+    )
     spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     return np.einsum(spec, lhs.astype(dtype), rhs.astype(dtype)).astype(dtype)
@@ -113,8 +132,10 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
 
 def _dot_general_transpose(ct, lhs, rhs, dimension_numbers, **params):
     if undefined(lhs) and undefined(rhs):
-        raise TypeError("dot_general is transposed with both operands linear: the function is "
-                        "not linear in its inputs (a bug in a jvp rule).")
+        raise TypeError(
+            "dot_general is transposed with both operands linear: the function is "
+            "not linear in its inputs (a bug in a jvp rule)."
+        )
     if undefined(lhs):
         return [_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, **params), None]
     (lc, rc), (lb, rb) = dimension_numbers
@@ -154,10 +175,11 @@ dot_general_p = define_primitive(
     "dot_general",
     abstract_eval=_dot_general_abstract_eval,
     reference=_dot_general_reference,
-    jvp=jvp_from(lambda t, ans, x, y, **p: dot_general_p.bind(t, y, **p),
-                 lambda t, ans, x, y, **p: dot_general_p.bind(x, t, **p)),
+    jvp=jvp_from(
+        lambda t, ans, x, y, **p: dot_general_p.bind(t, y, **p),
+        lambda t, ans, x, y, **p: dot_general_p.bind(x, t, **p),
+    ),
     transpose=_dot_general_transpose,
     batch=_dot_general_batch,
     print_params=_dot_general_print,
 )
-

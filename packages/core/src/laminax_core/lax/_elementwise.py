@@ -54,8 +54,10 @@ def add(x, y):
 
 
 def _add_transpose(ct, x, y):
-    return [unbroadcast(x.aval, ct) if undefined(x) else None,
-            unbroadcast(y.aval, ct) if undefined(y) else None]
+    return [
+        unbroadcast(x.aval, ct) if undefined(x) else None,
+        unbroadcast(y.aval, ct) if undefined(y) else None,
+    ]
 
 
 add_p = define_primitive(
@@ -89,16 +91,19 @@ def sub(x, y):
 
 
 def _sub_transpose(ct, x, y):
-    return [unbroadcast(x.aval, ct) if undefined(x) else None,
-            unbroadcast(y.aval, neg(ct)) if undefined(y) else None]
+    return [
+        unbroadcast(x.aval, ct) if undefined(x) else None,
+        unbroadcast(y.aval, neg(ct)) if undefined(y) else None,
+    ]
 
 
 sub_p = define_primitive(
     "sub",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=np.subtract,
-    jvp=jvp_from(lambda t, ans, x, y: _like_ans(t, ans),
-                 lambda t, ans, x, y: _like_ans(neg(t), ans)),
+    jvp=jvp_from(
+        lambda t, ans, x, y: _like_ans(t, ans), lambda t, ans, x, y: _like_ans(neg(t), ans)
+    ),
     transpose=_sub_transpose,
     batch=batch_elementwise,
 )
@@ -129,8 +134,10 @@ def mul(x, y):
 
 def _mul_transpose(ct, x, y, out_dtype=None):
     if undefined(x) and undefined(y):
-        raise TypeError("mul is transposed with both operands linear: the function is not "
-                        "linear in its inputs (a bug in a jvp rule).")
+        raise TypeError(
+            "mul is transposed with both operands linear: the function is not "
+            "linear in its inputs (a bug in a jvp rule)."
+        )
     if undefined(x):
         return [unbroadcast(x.aval, mul(ct, y)), None]
     return [None, unbroadcast(y.aval, mul(x, ct))]
@@ -168,8 +175,10 @@ div_p = define_primitive(
     "div",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=_div_reference,
-    jvp=jvp_from(lambda t, ans, x, y: _like_ans(div(t, y), ans),
-                 lambda t, ans, x, y: mul(neg(t), div(ans, y))),  # d(x/y)/dy = -x/y^2
+    jvp=jvp_from(
+        lambda t, ans, x, y: _like_ans(div(t, y), ans),
+        lambda t, ans, x, y: mul(neg(t), div(ans, y)),
+    ),  # d(x/y)/dy = -x/y^2
     transpose=_div_transpose,
     batch=batch_elementwise,
 )
@@ -195,8 +204,10 @@ max_p = define_primitive(
     "max",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=np.maximum,
-    jvp=jvp_from(lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
-                 lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x))),
+    jvp=jvp_from(
+        lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
+        lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x)),
+    ),
     transpose=NOT_LINEAR,
     batch=batch_elementwise,
 )
@@ -211,8 +222,10 @@ min_p = define_primitive(
     "min",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=np.minimum,
-    jvp=jvp_from(lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
-                 lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x))),
+    jvp=jvp_from(
+        lambda t, ans, x, y: mul(t, _balanced_eq(x, ans, y)),
+        lambda t, ans, x, y: mul(t, _balanced_eq(y, ans, x)),
+    ),
     transpose=NOT_LINEAR,
     batch=batch_elementwise,
 )
@@ -271,8 +284,7 @@ def tanh(x, accuracy=None):
 
 
 # d tanh x = 1 - tanh(x)^2 = (1 + tanh x)(1 - tanh x), written as JAX writes it
-tanh_p = _unary("tanh", np.tanh,
-                lambda t, ans, x, **_: mul(add(t, mul(t, ans)), sub(1.0, ans)))
+tanh_p = _unary("tanh", np.tanh, lambda t, ans, x, **_: mul(add(t, mul(t, ans)), sub(1.0, ans)))
 
 
 def _logistic_reference(x):
@@ -285,8 +297,9 @@ def logistic(x, accuracy=None):
 
 
 # d logistic x = logistic(x) * (1 - logistic(x))
-logistic_p = _unary("logistic", _logistic_reference,
-                    lambda t, ans, x, **_: mul(t, mul(ans, sub(1.0, ans))))
+logistic_p = _unary(
+    "logistic", _logistic_reference, lambda t, ans, x, **_: mul(t, mul(ans, sub(1.0, ans)))
+)
 
 
 def sqrt(x, accuracy=None):
@@ -304,8 +317,9 @@ def rsqrt(x, accuracy=None):
 
 
 # d x^(-1/2) = -1/2 x^(-3/2) = -1/2 rsqrt(x) / x
-rsqrt_p = _unary("rsqrt", lambda x: 1 / np.sqrt(x),
-                 lambda t, ans, x, **_: mul(t, mul(-0.5, div(ans, x))))
+rsqrt_p = _unary(
+    "rsqrt", lambda x: 1 / np.sqrt(x), lambda t, ans, x, **_: mul(t, mul(-0.5, div(ans, x)))
+)
 
 
 # ----- pow, integer_pow -------------------------------------------------------------------
@@ -477,8 +491,10 @@ def _select_n_abstract_eval(which, *cases):
     rule.primitive_name = "select_n"
     out = rule(*cases)
     if which.shape not in ((), out.shape):
-        raise TypeError(f"select_n: which has shape {which.shape}, cases have {out.shape}; "
-                        "which must be a scalar or have the cases' shape.")
+        raise TypeError(
+            f"select_n: which has shape {which.shape}, cases have {out.shape}; "
+            "which must be a scalar or have the cases' shape."
+        )
     return out
 
 
@@ -496,7 +512,8 @@ def _select_n_transpose(ct, which, *cases):
     zeros = zeros_like_aval(get_aval(ct))
     return [None] + [
         select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
-        if undefined(c) else None
+        if undefined(c)
+        else None
         for i, c in enumerate(cases)
     ]
 
@@ -543,8 +560,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       array(2, dtype=int32)
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
-                                       sharding=None)
+    return convert_element_type_p.bind(
+        x, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None
+    )
 
 
 def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
@@ -553,24 +571,31 @@ def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
 
 def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
     (x,), (t,) = primals, tangents
-    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
-                                      sharding=sharding)
-    differentiable = (dtypes.issubdtype(get_aval(x).dtype, np.inexact)
-                      and dtypes.issubdtype(new_dtype, np.inexact))
+    ans = convert_element_type_p.bind(
+        x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding
+    )
+    differentiable = dtypes.issubdtype(get_aval(x).dtype, np.inexact) and dtypes.issubdtype(
+        new_dtype, np.inexact
+    )
     if isinstance(t, Zero) or not differentiable:
         return ans, Zero.from_primal_value(ans)
-    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
-                                            sharding=sharding)
+    return ans, convert_element_type_p.bind(
+        t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding
+    )
 
 
 def _convert_transpose(ct, x, new_dtype, weak_type, sharding):
-    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type,
-                                        sharding=sharding)]
+    return [
+        convert_element_type_p.bind(
+            ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type, sharding=sharding
+        )
+    ]
 
 
 def _convert_reference(x, new_dtype, weak_type, sharding):
-    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(new_dtype,
-                                                                        np.complexfloating):
+    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(
+        new_dtype, np.complexfloating
+    ):
         x = x.real
     return x.astype(new_dtype)
 
@@ -617,4 +642,3 @@ copy_p = define_primitive(
     transpose=lambda ct, x: [copy_p.bind(ct)],
     batch=batch_elementwise,
 )
-

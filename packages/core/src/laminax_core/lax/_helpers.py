@@ -26,7 +26,11 @@ def as_operands(*args):
     for a in args:
         if is_python_scalar(a):
             kind = _KINDS[type(a)]
-            if ref_dtype is not None and dtypes.issubdtype(ref_dtype, kind) and kind is not np.bool_:
+            if (
+                ref_dtype is not None
+                and dtypes.issubdtype(ref_dtype, kind)
+                and kind is not np.bool_
+            ):
                 out.append(weak_array(a, ref_dtype))
             elif kind is np.bool_:
                 out.append(np.asarray(a))
@@ -46,8 +50,9 @@ def broadcast_to_shape(x, shape):
         return x
     if aval.ndim == 0:
         return lax.broadcast_in_dim(x, shape, ())
-    squeeze_dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True))
-                         if a == 1 and b != 1)
+    squeeze_dims = tuple(
+        i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a == 1 and b != 1
+    )
     if squeeze_dims:
         x = lax.squeeze(x, squeeze_dims)
     kept = tuple(i for i in range(len(shape)) if i not in squeeze_dims)
@@ -70,5 +75,3 @@ def unbroadcast(aval, ct):
 
 def is_tracer(x) -> bool:
     return isinstance(x, _trace.Tracer)
-
-

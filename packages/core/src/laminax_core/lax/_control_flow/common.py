@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from laminax_pytree import tree_flatten, tree_unflatten
+
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, jvp_flat
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = [
     "batch_jaxpr",
@@ -30,8 +31,13 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
     hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
     jaxpr = closed.jaxpr
-    new = Jaxpr([v for v, _ in keep], [v for v, _ in hoist] + jaxpr.invars, jaxpr.outvars,
-                jaxpr.eqns, jaxpr.effects)
+    new = Jaxpr(
+        [v for v, _ in keep],
+        [v for v, _ in hoist] + jaxpr.invars,
+        jaxpr.outvars,
+        jaxpr.eqns,
+        jaxpr.effects,
+    )
     return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]
 
 
@@ -63,8 +69,11 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
 
 def check_same_types(what: str, expected, found) -> None:
     """Raises TypeError unless two lists of avals agree in shape and dtype."""
-    mismatch = [(a.str_short(), b.str_short()) for a, b in zip(expected, found, strict=True)
-                if a.shape != b.shape or a.dtype != b.dtype]
+    mismatch = [
+        (a.str_short(), b.str_short())
+        for a, b in zip(expected, found, strict=True)
+        if a.shape != b.shape or a.dtype != b.dtype
+    ]
     if len(expected) != len(found) or mismatch:
         raise TypeError(
             f"{what} must have identical types, got\n"
@@ -89,19 +98,24 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: Sequen
     def fun(*args):
         primals = args[:n_in]
         tangent_iter = iter(args[n_in:])
-        tangents = [next(tangent_iter) if nz else Zero(a.to_tangent_aval())
-                    for a, nz in zip(closed.in_avals, nonzeros, strict=True)]
-        outs, out_tangents = jvp_flat(jaxpr_as_fun(closed), primals, tangents,
-                                      instantiate=False)
-        out_nz = [not isinstance(t, Zero) or inst
-                  for t, inst in zip(out_tangents, instantiate, strict=True)]
+        tangents = [
+            next(tangent_iter) if nz else Zero(a.to_tangent_aval())
+            for a, nz in zip(closed.in_avals, nonzeros, strict=True)
+        ]
+        outs, out_tangents = jvp_flat(jaxpr_as_fun(closed), primals, tangents, instantiate=False)
+        out_nz = [
+            not isinstance(t, Zero) or inst
+            for t, inst in zip(out_tangents, instantiate, strict=True)
+        ]
         found[:] = [out_nz]
         from laminax_core._interpreters.jvp import instantiate_zeros
 
         kept = [instantiate_zeros(t) for t, nz in zip(out_tangents, out_nz, strict=True) if nz]
         return [*outs, *kept]
 
-    tangent_avals = [a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    tangent_avals = [
+        a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz
+    ]
     jvp_closed, hoisted = trace_closed(fun, [*closed.in_avals, *tangent_avals], "jvp")
     assert not hoisted, "jvp of a closed jaxpr captured an outer tracer"
     return jvp_closed, found[0]
@@ -116,8 +130,9 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims, out_dims_fn: Callable):
     n_out = len(closed.out_avals)
 
     def fun(*args):
-        return batching.batch_flat(jaxpr_as_fun(closed), list(args), list(in_dims), axis_data,
-                                   lambda: out_dims_fn(n_out))
+        return batching.batch_flat(
+            jaxpr_as_fun(closed), list(args), list(in_dims), axis_data, lambda: out_dims_fn(n_out)
+        )
 
     batched, hoisted = trace_closed(fun, avals, "vmap")
     assert not hoisted, "vmap of a closed jaxpr captured an outer tracer"
@@ -127,13 +142,17 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data, in_dims, out_dims_fn: Callable):
 def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
     """Which outputs of `closed` depend on the batched inputs (`in_dims`)."""
     found: list = []
-    avals = [a if d is None else a.update(shape=(axis_data.size, *a.shape))
-             for a, d in zip(closed.in_avals, in_dims, strict=True)]
+    avals = [
+        a if d is None else a.update(shape=(axis_data.size, *a.shape))
+        for a, d in zip(closed.in_avals, in_dims, strict=True)
+    ]
 
     def fun(*args):
         trace = batching.BatchTrace(_trace.current_trace(), axis_data)
-        ins = [x if d is None else batching.BatchTracer(trace, x, d)
-               for x, d in zip(args, in_dims, strict=True)]
+        ins = [
+            x if d is None else batching.BatchTracer(trace, x, d)
+            for x, d in zip(args, in_dims, strict=True)
+        ]
         try:
             with _trace.set_current_trace(trace):
                 outs = jaxpr_as_fun(closed)(*ins)

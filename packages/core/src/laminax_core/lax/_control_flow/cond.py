@@ -8,6 +8,7 @@ of every branch followed by the arguments. Under vmap with a batched index, cond
 from __future__ import annotations
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
@@ -19,7 +20,6 @@ from laminax_core._interpreters.transpose import is_undefined_primal as undefine
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Var
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["cond", "cond_p", "switch"]
 
@@ -79,8 +79,9 @@ def _bind_cond(index, funs, operands, what):
         traced.append(common.trace_user_fun(fun, in_tree, avals, "cond", trees))
         out_trees.append(trees[0])
     if any(t != out_trees[0] for t in out_trees):
-        raise TypeError(f"{what} must have same type structure, got "
-                        f"{' and '.join(map(str, out_trees))}.")
+        raise TypeError(
+            f"{what} must have same type structure, got {' and '.join(map(str, out_trees))}."
+        )
     for closed, _ in traced[1:]:
         common.check_same_types(what, traced[0][0].out_avals, closed.out_avals)
     branches, consts = _join_consts(traced)
@@ -95,10 +96,10 @@ def _join_consts(traced):
     offset = 0
     for closed, consts in traced:
         jaxpr = closed.jaxpr
-        own = jaxpr.invars[:len(consts)]
+        own = jaxpr.invars[: len(consts)]
         before = [Var(get_aval(c)) for c in all_consts[:offset]]
-        after = [Var(get_aval(c)) for c in all_consts[offset + len(consts):]]
-        invars = [*before, *own, *after, *jaxpr.invars[len(consts):]]
+        after = [Var(get_aval(c)) for c in all_consts[offset + len(consts) :]]
+        invars = [*before, *own, *after, *jaxpr.invars[len(consts) :]]
         new = Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
         branches.append(ClosedJaxpr(new, closed.consts))
         offset += len(consts)
@@ -136,8 +137,10 @@ def _cond_jvp(primals, tangents, *, branches):
     outs = cond_p.bind(index, *args, *arg_tangents, branches=jvp_branches)
     n = len(branches[0].out_avals)
     tangent_iter = iter(outs[n:])
-    out_tangents = [next(tangent_iter) if nz else Zero(a.to_tangent_aval())
-                    for a, nz in zip(branches[0].out_avals, out_nz, strict=True)]
+    out_tangents = [
+        next(tangent_iter) if nz else Zero(a.to_tangent_aval())
+        for a, nz in zip(branches[0].out_avals, out_nz, strict=True)
+    ]
     return outs[:n], out_tangents
 
 
@@ -154,8 +157,9 @@ def _cond_partial_eval(trace, args, params):
     splits = [partial_eval.partial_eval_jaxpr(b, in_uk, out_uk) for b in branches]
     res_avals = [r for _, _, _, rs in splits for r in rs]
     known_branches = tuple(_pad_known(k, i, splits, res_avals) for i, (k, *_) in enumerate(splits))
-    unknown_branches = tuple(_pad_unknown(u, i, splits, res_avals)
-                             for i, (_, u, _, _) in enumerate(splits))
+    unknown_branches = tuple(
+        _pad_unknown(u, i, splits, res_avals) for i, (_, u, _, _) in enumerate(splits)
+    )
     known_ops = [x for x, uk in zip(ops, in_uk, strict=True) if not uk]
     from laminax_core import _trace
 
@@ -164,8 +168,9 @@ def _cond_partial_eval(trace, args, params):
     n_known = sum(not u for u in out_uk)
     residuals = known_outs[n_known:]
     unknown_ops = [x for x, uk in zip(ops, in_uk, strict=True) if uk]
-    unknown_outs = trace.stage(cond_p, [index, *residuals, *unknown_ops],
-                               {"branches": unknown_branches})
+    unknown_outs = trace.stage(
+        cond_p, [index, *residuals, *unknown_ops], {"branches": unknown_branches}
+    )
     known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
 
@@ -179,7 +184,7 @@ def _pad_known(known: ClosedJaxpr, i, splits, res_avals):
     def fun(*args):
         outs = common.jaxpr_as_fun(known)(*args)
         zeros = [zeros_like_aval(a) for a in res_avals]
-        zeros[start:start + n_res] = outs[n_out:]
+        zeros[start : start + n_res] = outs[n_out:]
         return [*outs[:n_out], *zeros]
 
     closed, _ = common.trace_closed(fun, known.in_avals, "cond partial eval")
@@ -191,8 +196,8 @@ def _pad_unknown(unknown: ClosedJaxpr, i, splits, res_avals):
     n_res = len(splits[i][3])
 
     def fun(*args):
-        res = args[start:start + n_res]
-        return common.jaxpr_as_fun(unknown)(*res, *args[len(res_avals):])
+        res = args[start : start + n_res]
+        return common.jaxpr_as_fun(unknown)(*res, *args[len(res_avals) :])
 
     avals = [*res_avals, *unknown.in_avals[n_res:]]
     closed, _ = common.trace_closed(fun, avals, "cond partial eval")
@@ -211,14 +216,20 @@ def _cond_transpose(cts, index, *args, branches):
 
     def transposed(branch):
         def fun(*known_and_cts):
-            known_vals = iter(known_and_cts[:len(known)])
-            operands = [UndefinedPrimal(b) if lin else next(known_vals)
-                        for b, lin in zip(branch.in_avals, linear, strict=True)]
-            ct_in = backward_pass(branch.jaxpr, branch.consts, operands,
-                                  list(known_and_cts[len(known):]))
-            return [zeros_like_aval(aval) if isinstance(c, Zero) else c
-                    for c, aval in zip([c for c, lin in zip(ct_in, linear) if lin], lin_avals,
-                                       strict=True)]
+            known_vals = iter(known_and_cts[: len(known)])
+            operands = [
+                UndefinedPrimal(b) if lin else next(known_vals)
+                for b, lin in zip(branch.in_avals, linear, strict=True)
+            ]
+            ct_in = backward_pass(
+                branch.jaxpr, branch.consts, operands, list(known_and_cts[len(known) :])
+            )
+            return [
+                zeros_like_aval(aval) if isinstance(c, Zero) else c
+                for c, aval in zip(
+                    [c for c, lin in zip(ct_in, linear, strict=True) if lin], lin_avals, strict=True
+                )
+            ]
 
         avals = [get_aval(k) for k in known] + [get_aval(c) for c in cts]
         closed, _ = common.trace_closed(fun, avals, "cond transpose")
@@ -235,21 +246,25 @@ def _cond_batch(axis_data, args, dims, *, branches):
 
     index, *ops = args
     index_dim, op_dims = dims[0], dims[1:]
-    ops = [x if d is None else bdim_at_front(x, d, axis_data.size)
-           for x, d in zip(ops, op_dims, strict=True)]
+    ops = [
+        x if d is None else bdim_at_front(x, d, axis_data.size)
+        for x, d in zip(ops, op_dims, strict=True)
+    ]
     op_dims = [None if d is None else 0 for d in op_dims]
     if index_dim is None:
         # an output is batched if it is in any branch
         flags = [False] * len(branches[0].out_avals)
         for b in branches:
-            flags = [f or g for f, g in
-                     zip(flags, common.out_batched(b, axis_data, op_dims), strict=True)]
+            flags = [
+                f or g
+                for f, g in zip(flags, common.out_batched(b, axis_data, op_dims), strict=True)
+            ]
         out_dims = [0 if f else None for f in flags]
-        batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: out_dims)
-                        for b in branches)
+        batched = tuple(
+            common.batch_jaxpr(b, axis_data, op_dims, lambda n: out_dims) for b in branches
+        )
         return cond_p.bind(index, *ops, branches=batched), out_dims
-    batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: [0] * n)
-                    for b in branches)
+    batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: [0] * n) for b in branches)
     # a batched index: run every branch and select, as JAX does
     index = bdim_at_front(index, index_dim, axis_data.size)
     per_branch = [common.jaxpr_as_fun(b)(*ops) for b in batched]
@@ -259,5 +274,3 @@ def _cond_batch(axis_data, args, dims, *, branches):
         which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
         outs.append(lax.select_n(which, *results))
     return outs, [0] * len(outs)
-
-

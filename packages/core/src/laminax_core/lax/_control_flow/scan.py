@@ -5,6 +5,7 @@ carry. Operands are `(*consts, *carry, *xs)`; the body jaxpr maps `(consts, carr
 from __future__ import annotations
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace
 from laminax_core._avals import get_aval
@@ -15,7 +16,6 @@ from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["map", "scan", "scan_p"]
 
@@ -46,12 +46,11 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
     out_trees: list = []
 
     def body(*args):
-        c = tree_unflatten(carry_tree, args[:len(carry)])
-        x = tree_unflatten(xs_tree, args[len(carry):])
+        c = tree_unflatten(carry_tree, args[: len(carry)])
+        x = tree_unflatten(xs_tree, args[len(carry) :])
         result = f(c, x)
         if not (isinstance(result, tuple | list) and len(result) == 2):
-            raise TypeError("scan body output must be a pair, got "
-                            f"{type(result).__name__}.")
+            raise TypeError(f"scan body output must be a pair, got {type(result).__name__}.")
         new_carry, y = result
         new_leaves, new_tree = tree_flatten(new_carry)
         if new_tree != carry_tree:
@@ -65,13 +64,26 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         return [*new_leaves, *y_leaves]
 
     closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
-    common.check_same_types("scan body function carry input and carry output",
-                            carry_avals, closed.out_avals[:len(carry)])
-    outs = scan_p.bind(*consts, *carry, *xs_leaves, jaxpr=closed, length=length,
-                       reverse=bool(reverse), unroll=unroll, num_consts=len(consts),
-                       num_carry=len(carry))
-    return (tree_unflatten(carry_tree, outs[:len(carry)]),
-            tree_unflatten(out_trees[0], outs[len(carry):]))
+    common.check_same_types(
+        "scan body function carry input and carry output",
+        carry_avals,
+        closed.out_avals[: len(carry)],
+    )
+    outs = scan_p.bind(
+        *consts,
+        *carry,
+        *xs_leaves,
+        jaxpr=closed,
+        length=length,
+        reverse=bool(reverse),
+        unroll=unroll,
+        num_consts=len(consts),
+        num_carry=len(carry),
+    )
+    return (
+        tree_unflatten(carry_tree, outs[: len(carry)]),
+        tree_unflatten(out_trees[0], outs[len(carry) :]),
+    )
 
 
 def _scan_length(xs_leaves, length):
@@ -81,8 +93,10 @@ def _scan_length(xs_leaves, length):
     if length is not None:
         sizes.add(int(length))
     if len(sizes) > 1:
-        raise ValueError(f"scan got values with different leading axis sizes: "
-                         f"{', '.join(str(n) for n in sorted(sizes))}.")
+        raise ValueError(
+            f"scan got values with different leading axis sizes: "
+            f"{', '.join(str(n) for n in sorted(sizes))}."
+        )
     if not sizes:
         raise ValueError("scan got no values to scan over and `length` not provided.")
     return sizes.pop()
@@ -103,8 +117,11 @@ def map(f, xs):  # noqa: A001 (JAX's name)
 
 
 def _split(args, num_consts, num_carry):
-    return (list(args[:num_consts]), list(args[num_consts:num_consts + num_carry]),
-            list(args[num_consts + num_carry:]))
+    return (
+        list(args[:num_consts]),
+        list(args[num_consts : num_consts + num_carry]),
+        list(args[num_consts + num_carry :]),
+    )
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
@@ -118,17 +135,28 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     body = common.jaxpr_as_fun(jaxpr)
     ys_per_step = []
-    for i in (reversed(range(length)) if reverse else range(length)):
-        x = [lax.squeeze(lax.dynamic_slice(v, [np.int32(i)] + [np.int32(0)] * (v.ndim - 1),
-                                           (1, *v.shape[1:])), (0,)) for v in xs]
+    for i in reversed(range(length)) if reverse else range(length):
+        x = [
+            lax.squeeze(
+                lax.dynamic_slice(
+                    v, [np.int32(i)] + [np.int32(0)] * (v.ndim - 1), (1, *v.shape[1:])
+                ),
+                (0,),
+            )
+            for v in xs
+        ]
         outs = body(*consts, *carry, *x)
         carry, y = outs[:num_carry], outs[num_carry:]
         ys_per_step.append(y)
     if reverse:
         ys_per_step.reverse()
     y_avals = jaxpr.out_avals[num_carry:]
-    ys = [np.stack([np.asarray(step[k]) for step in ys_per_step]) if length else
-          np.zeros((0, *a.shape), a.dtype) for k, a in enumerate(y_avals)]
+    ys = [
+        np.stack([np.asarray(step[k]) for step in ys_per_step])
+        if length
+        else np.zeros((0, *a.shape), a.dtype)
+        for k, a in enumerate(y_avals)
+    ]
     return [*carry, *ys]
 
 
@@ -155,13 +183,15 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, 
     n_ys = len(jaxpr.out_avals) - num_carry
 
     def step(flags):
-        _, out_nz = common.jvp_jaxpr(jaxpr, [*const_nz, *flags, *xs_nz],
-                                     [False] * len(jaxpr.out_avals))
+        _, out_nz = common.jvp_jaxpr(
+            jaxpr, [*const_nz, *flags, *xs_nz], [False] * len(jaxpr.out_avals)
+        )
         return out_nz[:num_carry]
 
     carry_nz = _carry_fixpoint(step, carry_nz)
-    jvp_closed, out_nz = common.jvp_jaxpr(jaxpr, [*const_nz, *carry_nz, *xs_nz],
-                                          [*carry_nz, *[False] * n_ys])
+    jvp_closed, out_nz = common.jvp_jaxpr(
+        jaxpr, [*const_nz, *carry_nz, *xs_nz], [*carry_nz, *[False] * n_ys]
+    )
     ys_nz = out_nz[num_carry:]
     # reorder the jvp jaxpr's (primals, tangents) into scan's (consts, carry, xs) groups
     consts, carry, xs = _split(primals, num_consts, num_carry)
@@ -170,20 +200,39 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, 
     keep = lambda ts, flags: [t for t, f in zip(ts, flags, strict=True) if f]  # noqa: E731
     groups = [len(consts), sum(const_nz), len(carry), sum(carry_nz), len(xs), sum(xs_nz)]
     body = _regroup(jvp_closed, groups, num_carry, sum(carry_nz), len(jaxpr.out_avals))
-    outs = scan_p.bind(*consts, *keep(t_consts, const_nz), *carry, *keep(t_carry, carry_nz),
-                       *xs, *keep(t_xs, xs_nz), jaxpr=body, length=length, reverse=reverse,
-                       unroll=unroll, num_consts=groups[0] + groups[1],
-                       num_carry=groups[2] + groups[3])
+    outs = scan_p.bind(
+        *consts,
+        *keep(t_consts, const_nz),
+        *carry,
+        *keep(t_carry, carry_nz),
+        *xs,
+        *keep(t_xs, xs_nz),
+        jaxpr=body,
+        length=length,
+        reverse=reverse,
+        unroll=unroll,
+        num_consts=groups[0] + groups[1],
+        num_carry=groups[2] + groups[3],
+    )
     n_c, n_tc = num_carry, sum(carry_nz)
-    carry_out, t_carry_out = outs[:n_c], iter(outs[n_c:n_c + n_tc])
-    ys, t_ys = outs[n_c + n_tc:n_c + n_tc + n_ys], iter(outs[n_c + n_tc + n_ys:])
-    out_avals = _scan_abstract_eval(jaxpr=jaxpr, length=length, reverse=reverse,
-                                    unroll=unroll, num_consts=num_consts,
-                                    num_carry=num_carry)[0]
-    tangents_out = [next(t_carry_out) if f else Zero(a.to_tangent_aval())
-                    for f, a in zip(carry_nz, out_avals[:n_c], strict=True)]
-    tangents_out += [next(t_ys) if f else Zero(a.to_tangent_aval())
-                     for f, a in zip(ys_nz, out_avals[n_c:], strict=True)]
+    carry_out, t_carry_out = outs[:n_c], iter(outs[n_c : n_c + n_tc])
+    ys, t_ys = outs[n_c + n_tc : n_c + n_tc + n_ys], iter(outs[n_c + n_tc + n_ys :])
+    out_avals = _scan_abstract_eval(
+        jaxpr=jaxpr,
+        length=length,
+        reverse=reverse,
+        unroll=unroll,
+        num_consts=num_consts,
+        num_carry=num_carry,
+    )[0]
+    tangents_out = [
+        next(t_carry_out) if f else Zero(a.to_tangent_aval())
+        for f, a in zip(carry_nz, out_avals[:n_c], strict=True)
+    ]
+    tangents_out += [
+        next(t_ys) if f else Zero(a.to_tangent_aval())
+        for f, a in zip(ys_nz, out_avals[n_c:], strict=True)
+    ]
     return [*carry_out, *ys], tangents_out
 
 
@@ -202,7 +251,7 @@ def _regroup(jvp_closed, groups, num_carry, num_carry_t, num_primal_out):
         return [*carry, *t_carry, *ys, *t_ys]
 
     ins = jvp_closed.in_avals
-    primal_avals, tangent_avals = ins[:n_c + n_k + n_x], ins[n_c + n_k + n_x:]
+    primal_avals, tangent_avals = ins[: n_c + n_k + n_x], ins[n_c + n_k + n_x :]
     p_c, p_k, p_x = _cut(primal_avals, [n_c, n_k, n_x])
     t_c, t_k, t_x = _cut(tangent_avals, [n_tc, n_tk, n_tx])
     closed, _ = common.trace_closed(fun, [*p_c, *t_c, *p_k, *t_k, *p_x, *t_x], "scan jvp")
@@ -212,7 +261,7 @@ def _regroup(jvp_closed, groups, num_carry, num_carry_t, num_primal_out):
 def _cut(seq, sizes):
     out, start = [], 0
     for n in sizes:
-        out.append(list(seq[start:start + n]))
+        out.append(list(seq[start : start + n]))
         start += n
     return out
 
@@ -225,28 +274,38 @@ def _scan_partial_eval(trace, args, params):
 
     def step(flags):
         _, _, out_uk, _ = partial_eval.partial_eval_jaxpr(
-            jaxpr, [*const_uk, *flags, *xs_uk], [*flags, *[False] * n_ys])
+            jaxpr, [*const_uk, *flags, *xs_uk], [*flags, *[False] * n_ys]
+        )
         return out_uk[:num_carry]
 
     carry_uk = _carry_fixpoint(step, carry_uk)
     in_uk = [*const_uk, *carry_uk, *xs_uk]
     known, unknown, out_uk, res_avals = partial_eval.partial_eval_jaxpr(
-        jaxpr, in_uk, [*carry_uk, *[False] * n_ys])
+        jaxpr, in_uk, [*carry_uk, *[False] * n_ys]
+    )
     consts, carry, xs = _split(args, num_consts, num_carry)
-    pick = lambda vals, flags, want: [v for v, f in zip(vals, flags, strict=True)  # noqa: E731
-                                      if f == want]
+
+    def pick(vals, flags, want):
+        return [v for v, f in zip(vals, flags, strict=True) if f == want]
+
     # the known scan: (known consts, known carry, known xs) -> (known carry, known ys, residuals)
     n_known_carry = sum(not f for f in carry_uk)
     with _trace.set_current_trace(trace.parent):
         known_outs = scan_p.bind(
-            *pick(consts, const_uk, False), *pick(carry, carry_uk, False),
-            *pick(xs, xs_uk, False), jaxpr=known, length=params["length"],
-            reverse=params["reverse"], unroll=params["unroll"],
-            num_consts=sum(not f for f in const_uk), num_carry=n_known_carry)
+            *pick(consts, const_uk, False),
+            *pick(carry, carry_uk, False),
+            *pick(xs, xs_uk, False),
+            jaxpr=known,
+            length=params["length"],
+            reverse=params["reverse"],
+            unroll=params["unroll"],
+            num_consts=sum(not f for f in const_uk),
+            num_carry=n_known_carry,
+        )
     n_res = len(res_avals)
-    residuals = known_outs[len(known_outs) - n_res:]
+    residuals = known_outs[len(known_outs) - n_res :]
     known_carry = known_outs[:n_known_carry]
-    known_ys = known_outs[n_known_carry:len(known_outs) - n_res]
+    known_ys = known_outs[n_known_carry : len(known_outs) - n_res]
     # the unknown scan: (unknown consts, unknown carry, residuals and unknown xs)
     n_uk_consts, n_uk_carry = sum(const_uk), sum(carry_uk)
 
@@ -256,12 +315,18 @@ def _scan_partial_eval(trace, args, params):
         return common.jaxpr_as_fun(unknown)(*res, *uk_consts, *uk_carry, *uk_xs)
 
     uk_in = unknown.in_avals[n_res:]
-    avals = [*uk_in[:n_uk_consts + n_uk_carry], *res_avals, *uk_in[n_uk_consts + n_uk_carry:]]
+    avals = [*uk_in[: n_uk_consts + n_uk_carry], *res_avals, *uk_in[n_uk_consts + n_uk_carry :]]
     body_closed, _ = common.trace_closed(body, avals, "scan partial eval")
-    unknown_outs = trace.stage(scan_p, [
-        *pick(consts, const_uk, True), *pick(carry, carry_uk, True), *residuals,
-        *pick(xs, xs_uk, True)], dict(params, jaxpr=body_closed, num_consts=n_uk_consts,
-                                      num_carry=n_uk_carry))
+    unknown_outs = trace.stage(
+        scan_p,
+        [
+            *pick(consts, const_uk, True),
+            *pick(carry, carry_uk, True),
+            *residuals,
+            *pick(xs, xs_uk, True),
+        ],
+        dict(params, jaxpr=body_closed, num_consts=n_uk_consts, num_carry=n_uk_carry),
+    )
     known_iter = iter([*known_carry, *known_ys])
     unknown_iter = iter(unknown_outs)
     return [next(unknown_iter) if f else next(known_iter) for f in out_uk]
@@ -283,49 +348,76 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
     ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
     lin_c_avals = [c.aval for c in consts if undefined(c)]
     ct_consts = [zeros_like_aval(a) for a in lin_c_avals]
-    x_avals = [a for a, lin in zip(jaxpr.in_avals[num_consts + num_carry:], lin_x) if lin]
-    carry_avals = jaxpr.in_avals[num_consts:num_consts + num_carry]
+    x_avals = [
+        a for a, lin in zip(jaxpr.in_avals[num_consts + num_carry :], lin_x, strict=True) if lin
+    ]
+    carry_avals = jaxpr.in_avals[num_consts : num_consts + num_carry]
 
     def body(*a):
-        nl_c, acc, ct_k, nl_x, ct_y = _cut(a, [len(nl_consts), len(ct_consts), num_carry,
-                                               len(nl_xs), len(ct_ys)])
+        nl_c, acc, ct_k, nl_x, ct_y = _cut(
+            a, [len(nl_consts), len(ct_consts), num_carry, len(nl_xs), len(ct_ys)]
+        )
         c_iter, x_iter = iter(nl_c), iter(nl_x)
-        operands = [UndefinedPrimal(av) if lin else next(c_iter)
-                    for av, lin in zip(jaxpr.in_avals[:num_consts], lin_c, strict=True)]
+        operands = [
+            UndefinedPrimal(av) if lin else next(c_iter)
+            for av, lin in zip(jaxpr.in_avals[:num_consts], lin_c, strict=True)
+        ]
         operands += [UndefinedPrimal(av) for av in carry_avals]
-        operands += [UndefinedPrimal(av) if lin else next(x_iter)
-                     for av, lin in zip(jaxpr.in_avals[num_consts + num_carry:], lin_x,
-                                        strict=True)]
+        operands += [
+            UndefinedPrimal(av) if lin else next(x_iter)
+            for av, lin in zip(jaxpr.in_avals[num_consts + num_carry :], lin_x, strict=True)
+        ]
         ct_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, [*ct_k, *ct_y])
-        ct_in = [zeros_like_aval(av) if isinstance(c, Zero) else c
-                 for c, av in zip(ct_in, jaxpr.in_avals, strict=True)]
+        ct_in = [
+            zeros_like_aval(av) if isinstance(c, Zero) else c
+            for c, av in zip(ct_in, jaxpr.in_avals, strict=True)
+        ]
         ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
         from laminax_core import lax
 
-        new_acc = [lax.add_any(a_, c) for a_, c in
-                   zip(acc, [c for c, lin in zip(ct_c, lin_c) if lin], strict=True)]
-        return [*new_acc, *ct_carry_in, *[c for c, lin in zip(ct_x, lin_x) if lin]]
+        new_acc = [
+            lax.add_any(a_, c)
+            for a_, c in zip(
+                acc, [c for c, lin in zip(ct_c, lin_c, strict=True) if lin], strict=True
+            )
+        ]
+        return [*new_acc, *ct_carry_in, *[c for c, lin in zip(ct_x, lin_x, strict=True) if lin]]
 
-    avals = [*[get_aval(c) for c in nl_consts], *lin_c_avals, *carry_avals,
-             *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
-             *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys]]
+    avals = [
+        *[get_aval(c) for c in nl_consts],
+        *lin_c_avals,
+        *carry_avals,
+        *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
+        *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys],
+    ]
     body_closed, _ = common.trace_closed(body, avals, "scan transpose")
-    outs = scan_p.bind(*nl_consts, *ct_consts, *ct_carry, *nl_xs, *ct_ys, jaxpr=body_closed,
-                       length=length, reverse=not reverse, unroll=unroll,
-                       num_consts=len(nl_consts), num_carry=len(ct_consts) + num_carry)
+    outs = scan_p.bind(
+        *nl_consts,
+        *ct_consts,
+        *ct_carry,
+        *nl_xs,
+        *ct_ys,
+        jaxpr=body_closed,
+        length=length,
+        reverse=not reverse,
+        unroll=unroll,
+        num_consts=len(nl_consts),
+        num_carry=len(ct_consts) + num_carry,
+    )
     acc, ct_init, ct_xs = _cut(outs, [len(ct_consts), num_carry, len(x_avals)])
     acc_iter, xs_iter = iter(acc), iter(ct_xs)
-    return ([next(acc_iter) if lin else None for lin in lin_c]
-            + [ct if undefined(c) else None for ct, c in zip(ct_init, carry, strict=True)]
-            + [next(xs_iter) if lin else None for lin in lin_x])
+    return (
+        [next(acc_iter) if lin else None for lin in lin_c]
+        + [ct if undefined(c) else None for ct, c in zip(ct_init, carry, strict=True)]
+        + [next(xs_iter) if lin else None for lin in lin_x]
+    )
 
 
 @scan_p.def_batch
-def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_consts,
-                num_carry):
+def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     c_dims, k_dims, x_dims = _split(dims, num_consts, num_carry)
-    consts = [x if d is None else move_bdim(x, d, 0) for x, d in zip(consts, c_dims)]
+    consts = [x if d is None else move_bdim(x, d, 0) for x, d in zip(consts, c_dims, strict=True)]
     c_b = [d is not None for d in c_dims]
     x_b = [d is not None for d in x_dims]
 
@@ -334,14 +426,25 @@ def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_co
         return common.out_batched(jaxpr, axis_data, in_dims)[:num_carry]
 
     k_b = _carry_fixpoint(step, [d is not None for d in k_dims])
-    carry = [bdim_at_front(x, d, axis_data.size) if f else x
-             for x, d, f in zip(carry, k_dims, k_b, strict=True)]
+    carry = [
+        bdim_at_front(x, d, axis_data.size) if f else x
+        for x, d, f in zip(carry, k_dims, k_b, strict=True)
+    ]
     # scan's axis stays first: a batched x goes to axis 1, its slices have the batch at 0
-    xs = [x if d is None else move_bdim(x, d, 1) for x, d in zip(xs, x_dims)]
+    xs = [x if d is None else move_bdim(x, d, 1) for x, d in zip(xs, x_dims, strict=True)]
     in_dims = [0 if f else None for f in [*c_b, *k_b, *x_b]]
     y_b = common.out_batched(jaxpr, axis_data, in_dims)[num_carry:]
     out_dims = [0 if f else None for f in [*k_b, *y_b]]
     body = common.batch_jaxpr(jaxpr, axis_data, in_dims, lambda n: out_dims)
-    outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
-                       unroll=unroll, num_consts=num_consts, num_carry=num_carry)
+    outs = scan_p.bind(
+        *consts,
+        *carry,
+        *xs,
+        jaxpr=body,
+        length=length,
+        reverse=reverse,
+        unroll=unroll,
+        num_consts=num_consts,
+        num_carry=num_carry,
+    )
     return outs, [0 if f else None for f in k_b] + [1 if f else None for f in y_b]

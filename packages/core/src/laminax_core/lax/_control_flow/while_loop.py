@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
@@ -20,7 +21,6 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 from laminax_core.lax._control_flow.scan import _carry_fixpoint, _cut, scan
-from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
@@ -36,22 +36,34 @@ def while_loop(cond_fun, body_fun, init_val):
     args_tree = tree_flatten((init_val,))[1]  # the functions take the carry as one argument
     avals = [get_aval(c) for c in carry]
     cond_trees: list = []
-    cond_closed, cond_consts = common.trace_user_fun(cond_fun, args_tree, avals, "while_loop",
-                                                     cond_trees)
+    cond_closed, cond_consts = common.trace_user_fun(
+        cond_fun, args_tree, avals, "while_loop", cond_trees
+    )
     out = cond_closed.out_avals
     if len(out) != 1 or out[0].shape != () or out[0].dtype != np.bool_:
-        raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                        f"{[a.str_short() for a in out]}.")
+        raise TypeError(
+            "cond_fun must return a boolean scalar, but got output type(s) "
+            f"{[a.str_short() for a in out]}."
+        )
     body_trees: list = []
-    body_closed, body_consts = common.trace_user_fun(body_fun, args_tree, avals, "while_loop",
-                                                     body_trees)
+    body_closed, body_consts = common.trace_user_fun(
+        body_fun, args_tree, avals, "while_loop", body_trees
+    )
     if body_trees[0] != tree:
-        raise TypeError("body_fun output and input must have same type structure, got "
-                        f"{body_trees[0]} and {tree}.")
+        raise TypeError(
+            "body_fun output and input must have same type structure, got "
+            f"{body_trees[0]} and {tree}."
+        )
     common.check_same_types("body_fun output and input", avals, body_closed.out_avals)
-    outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_closed,
-                        body_jaxpr=body_closed, cond_nconsts=len(cond_consts),
-                        body_nconsts=len(body_consts))
+    outs = while_p.bind(
+        *cond_consts,
+        *body_consts,
+        *carry,
+        cond_jaxpr=cond_closed,
+        body_jaxpr=body_closed,
+        cond_nconsts=len(cond_consts),
+        body_nconsts=len(body_consts),
+    )
     return tree_unflatten(tree, outs)
 
 
@@ -70,6 +82,7 @@ def fori_loop(lower, upper, body_fun, init_val):
     except TypeError:
         lo = hi = None
     if lo is not None:
+
         def step(carry, _):
             i, val = carry
             return (i + 1, body_fun(i, val)), ()
@@ -137,24 +150,42 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
         return common.jaxpr_as_fun(body_jvp)(*bc, *c, *tbc, *tc)
 
     def cond(*a):  # (cond consts, carry, carry tangents)
-        return common.jaxpr_as_fun(cond_jaxpr)(*a[:cond_nconsts + n_c])
+        return common.jaxpr_as_fun(cond_jaxpr)(*a[: cond_nconsts + n_c])
 
-    t_avals = [a.to_tangent_aval() for a, nz in zip(body_jaxpr.in_avals[n_bc:], carry_nz) if nz]
-    tc_avals = [a.to_tangent_aval()
-                for a, nz in zip(body_jaxpr.in_avals[:n_bc], const_nz) if nz]
+    t_avals = [
+        a.to_tangent_aval()
+        for a, nz in zip(body_jaxpr.in_avals[n_bc:], carry_nz, strict=True)
+        if nz
+    ]
+    tc_avals = [
+        a.to_tangent_aval()
+        for a, nz in zip(body_jaxpr.in_avals[:n_bc], const_nz, strict=True)
+        if nz
+    ]
     body_closed, _ = common.trace_closed(
-        body, [*body_jaxpr.in_avals[:n_bc], *tc_avals, *body_jaxpr.in_avals[n_bc:], *t_avals],
-        "while jvp")
+        body,
+        [*body_jaxpr.in_avals[:n_bc], *tc_avals, *body_jaxpr.in_avals[n_bc:], *t_avals],
+        "while jvp",
+    )
     cond_closed, _ = common.trace_closed(cond, [*cond_jaxpr.in_avals, *t_avals], "while jvp")
     keep = lambda ts, flags: [t for t, f in zip(ts, flags, strict=True) if f]  # noqa: E731
     t_carry = [instantiate_zeros(t) if f else t for t, f in zip(t_carry, carry_nz, strict=True)]
-    outs = while_p.bind(*cond_consts, *body_consts, *keep(t_body_consts, const_nz), *carry,
-                        *keep(t_carry, carry_nz), cond_jaxpr=cond_closed,
-                        body_jaxpr=body_closed, cond_nconsts=cond_nconsts,
-                        body_nconsts=n_bc + n_tbc)
+    outs = while_p.bind(
+        *cond_consts,
+        *body_consts,
+        *keep(t_body_consts, const_nz),
+        *carry,
+        *keep(t_carry, carry_nz),
+        cond_jaxpr=cond_closed,
+        body_jaxpr=body_closed,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=n_bc + n_tbc,
+    )
     out_t = iter(outs[n_c:])
-    return outs[:n_c], [next(out_t) if nz else Zero(a.to_tangent_aval())
-                        for nz, a in zip(carry_nz, body_jaxpr.out_avals, strict=True)]
+    return outs[:n_c], [
+        next(out_t) if nz else Zero(a.to_tangent_aval())
+        for nz, a in zip(carry_nz, body_jaxpr.out_avals, strict=True)
+    ]
 
 
 def _while_partial_eval(trace, args, params):
@@ -167,12 +198,12 @@ def _while_partial_eval(trace, args, params):
     const_uk = uk(body_consts)
 
     def step(flags):
-        return partial_eval.partial_eval_jaxpr(body_jaxpr, [*const_uk, *flags],
-                                               flags)[2]
+        return partial_eval.partial_eval_jaxpr(body_jaxpr, [*const_uk, *flags], flags)[2]
 
     carry_uk = _carry_fixpoint(step, uk(carry))
-    _, _, pred_uk, _ = partial_eval.partial_eval_jaxpr(cond_jaxpr, [*uk(cond_consts),
-                                                                    *carry_uk], [False])
+    _, _, pred_uk, _ = partial_eval.partial_eval_jaxpr(
+        cond_jaxpr, [*uk(cond_consts), *carry_uk], [False]
+    )
     staged = trace.stage(while_p, args, params)
     if pred_uk[0] or all(carry_uk):
         return staged
@@ -188,26 +219,34 @@ def _while_partial_eval(trace, args, params):
 
     def body(*a):
         bc = fill(body_jaxpr.in_avals[:body_n], a[:n_kbc], const_uk)
-        outs = common.jaxpr_as_fun(body_jaxpr)(*bc, *fill(body_jaxpr.out_avals, a[n_kbc:],
-                                                          carry_uk))
+        outs = common.jaxpr_as_fun(body_jaxpr)(
+            *bc, *fill(body_jaxpr.out_avals, a[n_kbc:], carry_uk)
+        )
         return [outs[i] for i in known_idx]
 
     def cond(*a):
         cc = fill(cond_jaxpr.in_avals[:cond_n], a[:n_kcc], cc_uk)
-        return common.jaxpr_as_fun(cond_jaxpr)(*cc, *fill(body_jaxpr.out_avals, a[n_kcc:],
-                                                          carry_uk))
+        return common.jaxpr_as_fun(cond_jaxpr)(
+            *cc, *fill(body_jaxpr.out_avals, a[n_kcc:], carry_uk)
+        )
 
     known_avals = [body_jaxpr.out_avals[i] for i in known_idx]
     body_closed, _ = common.trace_closed(
-        body, [*known(body_jaxpr.in_avals[:body_n], const_uk), *known_avals],
-        "while partial eval")
+        body, [*known(body_jaxpr.in_avals[:body_n], const_uk), *known_avals], "while partial eval"
+    )
     cond_closed, _ = common.trace_closed(
-        cond, [*known(cond_jaxpr.in_avals[:cond_n], cc_uk), *known_avals], "while partial eval")
+        cond, [*known(cond_jaxpr.in_avals[:cond_n], cc_uk), *known_avals], "while partial eval"
+    )
     with _trace.set_current_trace(trace.parent):
-        known_outs = while_p.bind(*known(cond_consts, cc_uk), *known(body_consts, const_uk),
-                                  *[carry[i] for i in known_idx], cond_jaxpr=cond_closed,
-                                  body_jaxpr=body_closed, cond_nconsts=n_kcc,
-                                  body_nconsts=n_kbc)
+        known_outs = while_p.bind(
+            *known(cond_consts, cc_uk),
+            *known(body_consts, const_uk),
+            *[carry[i] for i in known_idx],
+            cond_jaxpr=cond_closed,
+            body_jaxpr=body_closed,
+            cond_nconsts=n_kcc,
+            body_nconsts=n_kbc,
+        )
     known_iter = iter(known_outs)
     return [s if f else next(known_iter) for s, f in zip(staged, carry_uk, strict=True)]
 
@@ -225,12 +264,14 @@ def _while_transpose(cts, *args, **params):
 
 
 @while_p.def_batch
-def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
-                 body_nconsts):
+def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     from laminax_core import lax
 
     sizes = [cond_nconsts, body_nconsts, len(args)]
-    moved = [x if d is None else bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims)]
+    moved = [
+        x if d is None else bdim_at_front(x, d, axis_data.size)
+        for x, d in zip(args, dims, strict=True)
+    ]
     cond_consts, body_consts, carry = _cut(moved, sizes)
     cc_b, bc_b, k_b = _cut([d is not None for d in dims], sizes)
     flag_dims = lambda flags: [0 if f else None for f in flags]  # noqa: E731
@@ -242,17 +283,25 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     pred_b = common.out_batched(cond_jaxpr, axis_data, flag_dims([*cc_b, *k_b]))[0]
     if pred_b:
         k_b = [True] * len(carry)  # every example keeps its own state until it is done
-    carry = [bdim_at_front(x, None, axis_data.size) if f and not (d is not None) else x
-             for x, d, f in zip(carry, dims[cond_nconsts + body_nconsts:], k_b, strict=True)]
+    carry = [
+        bdim_at_front(x, None, axis_data.size) if f and not (d is not None) else x
+        for x, d, f in zip(carry, dims[cond_nconsts + body_nconsts :], k_b, strict=True)
+    ]
     k_dims = flag_dims(k_b)
-    body_b = common.batch_jaxpr(body_jaxpr, axis_data, flag_dims(bc_b) + k_dims,
-                                lambda n: k_dims)
-    cond_b = common.batch_jaxpr(cond_jaxpr, axis_data, flag_dims(cc_b) + k_dims,
-                                lambda n: [0 if pred_b else None])
+    body_b = common.batch_jaxpr(body_jaxpr, axis_data, flag_dims(bc_b) + k_dims, lambda n: k_dims)
+    cond_b = common.batch_jaxpr(
+        cond_jaxpr, axis_data, flag_dims(cc_b) + k_dims, lambda n: [0 if pred_b else None]
+    )
     if not pred_b:
-        outs = while_p.bind(*cond_consts, *body_consts, *carry, cond_jaxpr=cond_b,
-                            body_jaxpr=body_b, cond_nconsts=cond_nconsts,
-                            body_nconsts=body_nconsts)
+        outs = while_p.bind(
+            *cond_consts,
+            *body_consts,
+            *carry,
+            cond_jaxpr=cond_b,
+            body_jaxpr=body_b,
+            cond_nconsts=cond_nconsts,
+            body_nconsts=body_nconsts,
+        )
         return outs, k_dims
     n_cc = len(cond_consts)
 
@@ -275,9 +324,15 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     cond_avals = [get_aval(c) for c in cond_consts]
     body_avals = [get_aval(c) for c in body_consts]
     new_cond, _ = common.trace_closed(any_cond, [*cond_avals, *carry_avals], "vmap")
-    new_body, _ = common.trace_closed(masked_body, [*cond_avals, *body_avals, *carry_avals],
-                                      "vmap")
-    outs = while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry, cond_jaxpr=new_cond,
-                        body_jaxpr=new_body, cond_nconsts=n_cc,
-                        body_nconsts=n_cc + len(body_consts))
+    new_body, _ = common.trace_closed(masked_body, [*cond_avals, *body_avals, *carry_avals], "vmap")
+    outs = while_p.bind(
+        *cond_consts,
+        *cond_consts,
+        *body_consts,
+        *carry,
+        cond_jaxpr=new_cond,
+        body_jaxpr=new_body,
+        cond_nconsts=n_cc,
+        body_nconsts=n_cc + len(body_consts),
+    )
     return outs, [0] * len(carry)
