@@ -4,6 +4,7 @@ Importing this package registers every rule.
 """
 
 from laminax_dispatch._lowering import bitwise as bitwise
+from laminax_dispatch._lowering import control_flow as control_flow
 from laminax_dispatch._lowering import convolution as convolution
 from laminax_dispatch._lowering import cumulative as cumulative
 from laminax_dispatch._lowering import dot as dot
@@ -28,7 +29,7 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "convolution", "cumulative", "dot",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "control_flow", "convolution", "cumulative", "dot",
     "elementwise", "indexing",
     "get_lowering", "ir_constant", "jaxpr_subcomp", "lower_jaxpr", "lowering_for", "lowerings",
     "math", "random", "reductions", "register_lowering", "sorting", "special", "structural", "windowed",

@@ -1,0 +1,125 @@
+"""Lowerings of `laminax_core/lax/_control_flow/`: cond, while and scan.
+
+`cond` becomes `stablehlo.case` with one region per branch (regions read the operands from the
+enclosing function); `while` becomes `stablehlo.while`, carrying the constants of both bodies
+along with the loop state, as JAX does; `scan` becomes a while loop over an iteration counter
+that slices each `xs` and updates each `ys` in place (JAX's CPU lowering). Ordered effects
+thread their tokens through every region.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core import lax
+from laminax_core.internal import eval_jaxpr, ordered_effects
+
+from laminax_dispatch._lowering._core import (
+    ir_constant,
+    jaxpr_subcomp,
+    lower_fun,
+    lowering_for,
+    register_lowering,
+)
+from laminax_dispatch._mlir import aval_to_ir_type, token_type
+
+
+def _ordered(*jaxprs) -> list:
+    effects = frozenset().union(*(j.effects for j in jaxprs))
+    return [e for e in effects if ordered_effects.contains(e)]
+
+
+def _consts(closed) -> list:
+    return [ir_constant(np.asarray(c)) for c in closed.consts]
+
+
+@lowering_for(lax.cond_p)
+def _cond_lower(ctx, index, *args, branches):
+    effects = _ordered(*branches)
+    result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
+    case = hlo.CaseOp(result_types, index, len(branches))
+    for i, branch in enumerate(branches):
+        block = case.regions[i].blocks.append()
+        with ir.InsertionPoint(block):
+            tokens = {e: ctx.tokens_in[e] for e in effects}
+            outs, tokens = jaxpr_subcomp(ctx.module_context, branch.jaxpr,
+                                         f"{ctx.name_stack}/branch_{i}_fun", tokens,
+                                         _consts(branch), *args)
+            hlo.return_([*(tokens[e] for e in effects), *outs])
+    results = list(case.results)
+    ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
+    return results[len(effects):]
+
+
+@lowering_for(lax.while_p)
+def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    effects = _ordered(cond_jaxpr, body_jaxpr)
+    n_consts = cond_nconsts + body_nconsts
+    operands = [ctx.tokens_in[e] for e in effects] + list(args)
+    types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_in]
+    loop = hlo.WhileOp(types, operands)
+    n_tok = len(effects)
+
+    cond_block = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        values = list(cond_block.arguments)[n_tok:]
+        cond_consts, carry = values[:cond_nconsts], values[n_consts:]
+        (pred,), _ = jaxpr_subcomp(ctx.module_context, cond_jaxpr.jaxpr,
+                                   f"{ctx.name_stack}/while/cond", {},
+                                   _consts(cond_jaxpr), *cond_consts, *carry)
+        hlo.return_([pred])
+
+    body_block = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body_block):
+        block_args = list(body_block.arguments)
+        tokens = dict(zip(effects, block_args[:n_tok], strict=True))
+        values = block_args[n_tok:]
+        body_consts, carry = values[cond_nconsts:n_consts], values[n_consts:]
+        new_carry, tokens = jaxpr_subcomp(ctx.module_context, body_jaxpr.jaxpr,
+                                          f"{ctx.name_stack}/while/body", tokens,
+                                          _consts(body_jaxpr), *body_consts, *carry)
+        hlo.return_([*(tokens[e] for e in effects), *values[:n_consts], *new_carry])
+
+    results = list(loop.results)
+    ctx.tokens_out = dict(zip(effects, results[:n_tok], strict=True))
+    return results[n_tok + n_consts:]
+
+
+def _index_in_dim(x, i):
+    # x[i] along the leading axis: dynamic_slice then drop the axis
+    shape = x.aval.shape
+    starts = [i] + [np.int32(0)] * (len(shape) - 1)
+    piece = lax.dynamic_slice(x, starts, (1, *shape[1:]))
+    return lax.reshape(piece, shape[1:])
+
+
+def _update_index_in_dim(xs, x, i):
+    shape = xs.aval.shape
+    starts = [i] + [np.int32(0)] * (len(shape) - 1)
+    return lax.dynamic_update_slice(xs, lax.reshape(x, (1, *shape[1:])), starts)
+
+
+def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
+    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
+    xs = list(args[num_consts + num_carry:])
+    ys_avals = jaxpr.out_avals[num_carry:]
+    ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), ()) for a in ys_avals]
+
+    def cond_fun(state):
+        return lax.lt(state[0], np.int32(length))
+
+    def body_fun(state):
+        i, carry, ys = state
+        index = lax.sub(np.int32(length - 1), i) if reverse else i
+        x = [_index_in_dim(v, index) for v in xs]
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
+        new_ys = [_update_index_in_dim(acc, y, index)
+                  for acc, y in zip(ys, outs[num_carry:], strict=True)]
+        return lax.add(i, np.int32(1)), list(outs[:num_carry]), new_ys
+
+    _, carry, ys = lax.while_loop(cond_fun, body_fun, (np.int32(0), carry, ys))
+    return [*carry, *ys]
+
+
+register_lowering(lax.scan_p, lower_fun(_scan_as_while, multiple_results=True))
