@@ -345,3 +345,24 @@ def test_printed_jaxpr_matches_jax(name, src, args, exact):
     actual = _laminax(src, args)
     assert actual["text"] == expected["text"]
     assert actual["n_eqns"] == expected["n_eqns"]
+
+
+_VMAP_SIZES = """
+def f(x, y):
+    return x + y
+
+try:
+    jax.vmap(f)(np.ones(2, np.float32), {"a": np.ones(3, np.float32)})
+except ValueError as err:
+    result = str(err)
+"""
+
+
+@requires_jax
+def test_vmap_inconsistent_sizes_message_matches_jax():
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(ValueError) as info:
+        lc.vmap(f)(np.ones(2, np.float32), {"a": np.ones(3, np.float32)})
+    assert str(info.value) == run_jax(_VMAP_SIZES)

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from laminax_core import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, lax, make_jaxpr
+from laminax_core.errors import JaxprTypeError
 from laminax_core.internal import DropVar, check_jaxpr, dce_closed_jaxpr, dce_jaxpr
 
 X3 = np.ones(3, np.float32)
@@ -97,7 +98,7 @@ def test_check_jaxpr_names_the_bad_equation():
 def test_check_jaxpr_finds_unbound_and_rebound_variables():
     a, b = Var(make_jaxpr(lax.sin)(X3).in_avals[0]), Var(make_jaxpr(lax.sin)(X3).in_avals[0])
     eqn = JaxprEqn([b], [a], lax.neg_p, {})
-    with pytest.raises(TypeError, match="used before it is bound"):
+    with pytest.raises(JaxprTypeError, match="used before it is bound"):
         check_jaxpr(Jaxpr([], [a], [a], [eqn]))
     eqn = JaxprEqn([a], [a], lax.neg_p, {})
     with pytest.raises(TypeError, match="bound twice"):
@@ -126,3 +127,20 @@ def test_closed_jaxpr_properties():
     assert [a.str_short() for a in closed.out_avals] == ["f32[]"]
     assert closed.effects == frozenset()
     assert len(closed.eqns) == 1
+
+
+def test_enable_checks_type_checks_every_traced_jaxpr():
+    from laminax_core import Primitive, config
+
+    calls = []
+    flaky_p = Primitive("flaky")
+
+    @flaky_p.def_abstract_eval
+    def _flaky_abstract_eval(aval):  # a buggy rule: its answer changes on the second call
+        calls.append(aval)
+        return aval if len(calls) % 2 else aval.update(shape=(4,))
+
+    make_jaxpr(lambda x: flaky_p.bind(x))(X3)  # unchecked: traced once, no error
+    with config.enable_checks(True):
+        with pytest.raises(JaxprTypeError, match="is declared f32.* but the primitive produces"):
+            make_jaxpr(lambda x: flaky_p.bind(x))(X3)

@@ -42,8 +42,18 @@ def test_axis_size_without_mapped_inputs():
 
 
 def test_inconsistent_sizes_list_each_argument():
-    with pytest.raises(ValueError, match=r"inconsistent sizes(.|\n)*size 2(.|\n)*size 3"):
-        vmap(lambda x, y: x + y)(np.ones(2, np.float32), np.ones(3, np.float32))
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(ValueError) as info:
+        vmap(f)(np.ones(2, np.float32), {"a": np.ones(3, np.float32)})
+    assert str(info.value) == (
+        "vmap got inconsistent sizes for array axes to be mapped:\n"
+        "  * one axis had size 2: axis 0 of argument x of type float32[2];\n"
+        "  * one axis had size 3: axis 0 of argument y['a'] of type float32[3]"
+    )
+    with pytest.raises(ValueError, match=r"most axes \(3 of them\) had size 3, e.g. axis 0 of "):
+        vmap(lambda *a: a[0])(*[np.ones(n, np.float32) for n in (2, 3, 3, 3)])
 
 
 def test_in_axes_errors():

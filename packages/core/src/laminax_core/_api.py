@@ -8,12 +8,13 @@ interpreter from `_interpreters/`, and unflattens the results.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from laminax_pytree import tree_flatten, tree_map, tree_unflatten
+from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
@@ -738,7 +739,7 @@ def _check_in_axes_type(in_axes) -> None:
         )
 
 
-def _mapped_size(leaves, axes, in_tree, axis_size) -> int:
+def _mapped_size(leaves, axes, names, axis_size) -> int:
     sizes = {}
     for i, (x, axis) in enumerate(zip(leaves, axes, strict=True)):
         if axis is None:
@@ -759,17 +760,47 @@ def _mapped_size(leaves, axes, in_tree, axis_size) -> int:
         return axis_size
     distinct = set(sizes.values()) | ({axis_size} if axis_size is not None else set())
     if len(distinct) > 1:
-        lines = [
-            f"  argument leaf {i} of type {get_aval(leaves[i]).str_short()} had size "
-            f"{s} along axis {axes[i]}"
-            for i, s in sizes.items()
-        ]
-        raise ValueError(
-            "vmap got inconsistent sizes for array axes to be mapped:\n"
-            + "\n".join(lines)
-            + (f"\n  axis_size was {axis_size}" if axis_size is not None else "")
-        )
+        raise ValueError(_inconsistent_sizes_message(leaves, axes, names, sizes, axis_size))
     return distinct.pop()
+
+
+def _inconsistent_sizes_message(leaves, axes, names, sizes, axis_size) -> str:
+    # one line per size, the most common first, naming an example argument (as JAX does)
+    by_size: dict[int, list[int]] = {}
+    for i, size in sizes.items():
+        by_size.setdefault(size, []).append(i)
+    lines = []
+    for size, idx in sorted(by_size.items(), key=lambda kv: -len(kv[1])):
+        aval = get_aval(leaves[idx[0]])
+        where = (
+            f"axis {axes[idx[0]]} of {names[idx[0]]} of type "
+            f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+        )
+        if len(idx) == 1:
+            lines.append(f"  * one axis had size {size}: {where}")
+        else:
+            lines.append(f"  * most axes ({len(idx)} of them) had size {size}, e.g. {where}")
+    if axis_size is not None:
+        lines.append(f"  * axis_size was given as {axis_size}")
+    return "vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines)
+
+
+def _argument_names(fun, args) -> list[str]:
+    """A name for every leaf of `args`: `argument x['a']`, or `args[1]` without a name."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = []
+    for i, arg in enumerate(args):
+        paths, _ = tree_flatten_with_path(arg)
+        for path, _ in paths:
+            suffix = keystr(path)
+            names.append(
+                f"argument {positional[i]}{suffix}" if i < len(positional) else f"args[{i}]{suffix}"
+            )
+    return names
 
 
 def vmap(
@@ -812,7 +843,7 @@ def vmap(
         _check_args("vmap", leaves)
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         axes = flatten_axes("vmap in_axes", in_tree, spec)
-        size = _mapped_size(leaves, axes, in_tree, axis_size)
+        size = _mapped_size(leaves, axes, _argument_names(fun, args), axis_size)
         dims = [
             None if a is None else a % get_aval(x).ndim for x, a in zip(leaves, axes, strict=True)
         ]

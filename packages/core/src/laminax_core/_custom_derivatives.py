@@ -218,7 +218,16 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-        """Sets the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
+        """Sets the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`.
+
+        `symbolic_zeros=True` (JAX's opt-in to receive symbolic zero tangents) is not
+        supported yet: the rule always receives instantiated zero tangents.
+        """
+        if symbolic_zeros:
+            raise NotImplementedError(
+                "custom_jvp.defjvp(symbolic_zeros=True) is not supported by laminax yet; "
+                "drop the flag: the rule then receives zero arrays for zero tangents."
+            )
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp

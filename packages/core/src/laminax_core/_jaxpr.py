@@ -15,6 +15,7 @@ import numpy as np
 
 from laminax_core import _pretty_printer as pp
 from laminax_core._avals import ShapedArray
+from laminax_core.errors import JaxprTypeError
 
 __all__ = [
     "ClosedJaxpr",
@@ -279,7 +280,7 @@ def _types_match(a: ShapedArray, b: ShapedArray) -> bool:
 
 def _eqn_error(index: int, eqn: JaxprEqn, context: _NameContext, problem: str) -> TypeError:
     where = f" (from {eqn.source_info})" if eqn.source_info else ""
-    return TypeError(
+    return JaxprTypeError(
         f"check_jaxpr: equation {index} `{pp_eqn(eqn, context).format(10**6)}`{where}: {problem}"
     )
 
@@ -289,7 +290,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
     output types are what its primitive's abstract evaluation gives for its input types.
 
     Raises:
-      TypeError: naming the first bad equation and what is wrong with it.
+      JaxprTypeError: (a TypeError) naming the first bad equation and what is wrong with it.
     """
     context = _NameContext()
     str(_pp_jaxpr_in(jaxpr, context))  # fix the names the messages will use
@@ -299,7 +300,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         if id(var) in defined:
             problem = f"variable {context.name(var)} is bound twice ({what})."
             if eqn is None:
-                raise TypeError(f"check_jaxpr: {problem}")
+                raise JaxprTypeError(f"check_jaxpr: {problem}")
             raise _eqn_error(index, eqn, context, problem)
         if not isinstance(var, DropVar):
             defined.add(id(var))
@@ -312,7 +313,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
             bind_var(var, "as an equation output", index, eqn)
     for var in jaxpr.outvars:
         if isinstance(var, Var) and id(var) not in defined:
-            raise TypeError(f"check_jaxpr: output {context.name(var)} is never bound.")
+            raise JaxprTypeError(f"check_jaxpr: output {context.name(var)} is never bound.")
 
 
 def _check_eqn(index: int, eqn: JaxprEqn, context: _NameContext, defined: set[int]) -> None:

@@ -14,10 +14,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, config, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
-from laminax_core._jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from laminax_core._jaxpr import (
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    check_jaxpr,
+)
 
 __all__ = [
     "JaxprTrace",
@@ -160,6 +168,8 @@ def trace_to_jaxpr(
         jaxpr, consts = trace.to_jaxpr(outs)
     finally:
         trace.is_live = False
+    if config.enable_checks.value:
+        check_jaxpr(jaxpr)
     return ClosedJaxpr(jaxpr, consts), outs
 
 
