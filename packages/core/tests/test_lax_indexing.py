@@ -48,9 +48,16 @@ def test_gather_out_of_bounds_modes(mode, fill, expected_last):
     np.testing.assert_array_equal(out[1], expected_last)
 
 
+def test_default_mode_promises_in_bounds_and_clamps():
+    out = lax.gather(X, np.array([[9]], np.int32), ROWS, (1, 5))
+    np.testing.assert_array_equal(out[0], X[3])
+    assert "mode=GatherScatterMode.PROMISE_IN_BOUNDS" in str(make_jaxpr(
+        lambda v: lax.gather(v, np.array([[1]], np.int32), ROWS, (1, 5)))(X))
+
+
 def test_fill_defaults_for_integers():
     ints = np.arange(6, dtype=np.int32).reshape(2, 3)
-    out = lax.gather(ints, np.array([[5]], np.int32), ROWS, (1, 3))
+    out = lax.gather(ints, np.array([[5]], np.int32), ROWS, (1, 3), mode="fill")
     np.testing.assert_array_equal(out, np.full((1, 3), np.iinfo(np.int32).min))
 
 

@@ -146,7 +146,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
       dimension_numbers: a `GatherDimensionNumbers`.
       slice_sizes: the slice size in every operand dimension.
       unique_indices, indices_are_sorted: promises the backend may use.
-      mode: a `GatherScatterMode` or its name (default: fill out-of-bounds slices).
+      mode: a `GatherScatterMode` or its name (default: PROMISE_IN_BOUNDS, as in JAX).
       fill_value: the fill for FILL_OR_DROP (default NaN, or the dtype's extreme integer).
 
     Returns:
@@ -162,8 +162,14 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     dnums = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
     return gather_p.bind(operand, start_indices, dimension_numbers=dnums,
                          slice_sizes=_ints(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
-                         unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
+                         unique_indices=bool(unique_indices), mode=_gather_mode(mode),
                          fill_value=fill_value)
+
+
+def _gather_mode(mode) -> GatherScatterMode:
+    # as in JAX, a gather without a mode promises in-bounds indices (the reference clamps)
+    return GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(
+        mode)
 
 
 def _gather_abstract_eval(x, idx, dimension_numbers, slice_sizes, indices_are_sorted,

@@ -58,11 +58,11 @@ def H(x):
 
 
 def _mask(x, keep_lower: bool, k: int):
+    # the mask JAX builds: rows + k >= cols keeps the lower part, rows + k <= cols the upper
     shape = get_aval(x).shape
-    rows = broadcasted_iota(np.int32, shape, len(shape) - 2)
+    rows = ew.add(broadcasted_iota(np.int32, shape, len(shape) - 2), np.int32(k))
     cols = broadcasted_iota(np.int32, shape, len(shape) - 1)
-    diff = ew.sub(cols, rows)
-    keep = ew.le(diff, np.int32(k)) if keep_lower else ew.ge(diff, np.int32(k))
+    keep = ew.ge(rows, cols) if keep_lower else ew.le(rows, cols)
     zeros = broadcast_in_dim(np.zeros((), get_aval(x).dtype), shape, ())
     return ew.select_n(keep, zeros, x)
 
