@@ -3,7 +3,6 @@ convolutions, derivatives to both operands (second order), batching, and errors.
 
 import numpy as np
 import pytest
-
 from laminax_core import lax, make_jaxpr, vmap
 from laminax_core.testing import check_grads
 

@@ -3,7 +3,6 @@ derivatives, batching, and errors."""
 
 import numpy as np
 import pytest
-
 from laminax_core import jvp, lax, make_jaxpr, vmap
 from laminax_core.testing import check_grads
 

@@ -3,7 +3,6 @@ out-of-bounds modes, derivatives (with duplicate indices), batching, and errors.
 
 import numpy as np
 import pytest
-
 from laminax_core import grad, jvp, lax, make_jaxpr, vmap
 from laminax_core.testing import check_grads
 

@@ -3,8 +3,7 @@ permutation, full/reduced factors, subsets), derivatives (second order), batchin
 
 import numpy as np
 import pytest
-
-from laminax_core import lax, make_jaxpr, vmap
+from laminax_core import make_jaxpr, vmap
 from laminax_core.lax import linalg
 from laminax_core.testing import check_grads
 

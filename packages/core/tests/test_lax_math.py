@@ -4,7 +4,6 @@ and the dtype/shape errors."""
 
 import numpy as np
 import pytest
-
 from laminax_core import grad, jvp, lax, make_jaxpr, vjp, vmap
 from laminax_core.testing import check_grads
 
@@ -20,7 +19,8 @@ def test_round_prints_its_method_as_jax_does():
     assert "round[rounding_method=1]" in str(make_jaxpr(lambda v: lax.round(v, 1))(np.ones(2)))
 
 
-@pytest.mark.parametrize("x,expected", [(0.5, 0.5), (1.00048828125, 1.0), (1.0009765625, 1.0009765625), (70000.0, np.inf),
+@pytest.mark.parametrize("x,expected", [(0.5, 0.5), (1.00048828125, 1.0),
+                                        (1.0009765625, 1.0009765625), (70000.0, np.inf),
                                         (-70000.0, -np.inf), (1e-9, 0.0), (np.nan, np.nan)])
 def test_reduce_precision_to_half(x, expected):
     out = lax.reduce_precision(np.float32(x), 5, 10)

@@ -3,7 +3,6 @@ keys, stability, derivatives through the permutation, batching, and errors."""
 
 import numpy as np
 import pytest
-
 from laminax_core import grad, jvp, lax, make_jaxpr, vmap
 from laminax_core.testing import check_grads
 

@@ -3,7 +3,6 @@ through select_and_gather_add / select_and_scatter_add, batching, and errors."""
 
 import numpy as np
 import pytest
-
 from laminax_core import grad, lax, make_jaxpr, vmap
 from laminax_core.testing import check_grads
 

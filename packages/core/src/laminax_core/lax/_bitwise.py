@@ -84,7 +84,13 @@ not_p = _bitwise("not", np.invert)
 
 
 def _unsigned(x):
+    """`x`'s bits as the unsigned integer of its width (0-d arrays included)."""
+    x = np.ascontiguousarray(x).reshape(np.shape(x))
     return x.view(np.dtype(f"u{x.dtype.itemsize}"))
+
+
+def _contiguous(x):
+    return np.ascontiguousarray(x).reshape(np.shape(x))
 
 
 def _out_of_range(y, bits):
@@ -95,7 +101,7 @@ def _shift_left_reference(x, y):
     bits = x.dtype.itemsize * 8
     x, y = np.broadcast_arrays(x, y)
     amount = np.where(_out_of_range(y, bits), 0, y).astype(x.dtype)
-    shifted = (_unsigned(np.ascontiguousarray(x).reshape(np.shape(x))) << _unsigned(amount)).view(x.dtype)
+    shifted = (_unsigned(x) << _unsigned(amount)).view(x.dtype)
     return np.where(_out_of_range(y, bits), np.zeros((), x.dtype), shifted)
 
 
@@ -103,7 +109,7 @@ def _shift_right_logical_reference(x, y):
     bits = x.dtype.itemsize * 8
     x, y = np.broadcast_arrays(x, y)
     amount = np.where(_out_of_range(y, bits), 0, y).astype(x.dtype)
-    shifted = (_unsigned(np.ascontiguousarray(x).reshape(np.shape(x))) >> _unsigned(amount)).view(x.dtype)
+    shifted = (_unsigned(x) >> _unsigned(amount)).view(x.dtype)
     return np.where(_out_of_range(y, bits), np.zeros((), x.dtype), shifted)
 
 
@@ -112,7 +118,7 @@ def _shift_right_arithmetic_reference(x, y):
     signed = np.dtype(f"i{x.dtype.itemsize}")
     x, y = np.broadcast_arrays(x, y)
     amount = np.where(_out_of_range(y, bits), bits - 1, y).astype(x.dtype)
-    as_signed = np.ascontiguousarray(x).reshape(np.shape(x)).view(signed)
+    as_signed = _contiguous(x).view(signed)
     return (as_signed >> amount.view(signed)).view(x.dtype)
 
 
@@ -167,7 +173,7 @@ def population_count(x):
 
 population_count_p = _bitwise(
     "population_count",
-    lambda x: np.bitwise_count(_unsigned(np.ascontiguousarray(x).reshape(np.shape(x)))).astype(x.dtype),
+    lambda x: np.bitwise_count(_unsigned(x)).astype(x.dtype),
     _INTEGER,
 )
 
@@ -184,7 +190,7 @@ def clz(x):
 
 def _clz_reference(x):
     bits = x.dtype.itemsize * 8
-    value = _unsigned(np.ascontiguousarray(x).reshape(np.shape(x))).astype(np.uint64)
+    value = _unsigned(x).astype(np.uint64)
     length = np.zeros(x.shape, np.int64)
     for b in range(bits):
         length = np.where(value >> np.uint64(b) != 0, b + 1, length)

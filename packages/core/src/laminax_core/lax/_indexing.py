@@ -161,7 +161,8 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     """
     dnums = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
     return gather_p.bind(operand, start_indices, dimension_numbers=dnums,
-                         slice_sizes=_ints(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+                         slice_sizes=_ints(slice_sizes),
+                         indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_gather_mode(mode),
                          fill_value=fill_value)
 

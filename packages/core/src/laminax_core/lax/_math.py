@@ -29,7 +29,6 @@ from laminax_core._primitive import (
 from laminax_core.lax._elementwise import (
     _hide_none,
     _like_ans,
-    abs as _abs,
     add,
     div,
     gt,
@@ -42,6 +41,9 @@ from laminax_core.lax._elementwise import (
     select_n,
     sign,
     sub,
+)
+from laminax_core.lax._elementwise import (
+    abs as _abs,
 )
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 

@@ -127,7 +127,8 @@ def erf_inv(x):
 
 # d erf_inv y = sqrt(pi)/2 exp(erf_inv(y)^2)
 erf_inv_p = _special("erf_inv", _erf_inv_reference,
-                     jvp_from(lambda t, ans, x: mul(1 / _TWO_OVER_SQRT_PI, mul(t, exp(square(ans))))))
+                     jvp_from(lambda t, ans, x: mul(1 / _TWO_OVER_SQRT_PI,
+                                                    mul(t, exp(square(ans))))))
 
 
 # ----- lgamma, digamma ----------------------------------------------------------------------
@@ -190,7 +191,11 @@ def digamma(x):
 
 
 digamma_p = _special("digamma", _digamma_reference,
-                     jvp_from(lambda t, ans, x: mul(t, polygamma(np.ones((), get_aval(x).dtype), x))))
+                     jvp_from(lambda t, ans, x: mul(t, polygamma(_one_like(x), x))))
+
+
+def _one_like(x):
+    return np.ones((), get_aval(x).dtype)
 
 
 # ----- zeta, polygamma ----------------------------------------------------------------------

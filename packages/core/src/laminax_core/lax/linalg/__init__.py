@@ -7,21 +7,41 @@ Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, qr), `_
 
 from laminax_core.lax.linalg._lu_qr import (
     lu as lu,
+)
+from laminax_core.lax.linalg._lu_qr import (
     lu_p as lu_p,
+)
+from laminax_core.lax.linalg._lu_qr import (
     lu_pivots_to_permutation as lu_pivots_to_permutation,
+)
+from laminax_core.lax.linalg._lu_qr import (
     qr as qr,
+)
+from laminax_core.lax.linalg._lu_qr import (
     qr_p as qr_p,
 )
 from laminax_core.lax.linalg._spectral import (
     eigh as eigh,
+)
+from laminax_core.lax.linalg._spectral import (
     eigh_p as eigh_p,
+)
+from laminax_core.lax.linalg._spectral import (
     svd as svd,
+)
+from laminax_core.lax.linalg._spectral import (
     svd_p as svd_p,
 )
 from laminax_core.lax.linalg._triangular import (
     cholesky as cholesky,
+)
+from laminax_core.lax.linalg._triangular import (
     cholesky_p as cholesky_p,
+)
+from laminax_core.lax.linalg._triangular import (
     triangular_solve as triangular_solve,
+)
+from laminax_core.lax.linalg._triangular import (
     triangular_solve_p as triangular_solve_p,
 )
 
