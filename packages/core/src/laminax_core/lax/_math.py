@@ -42,9 +42,7 @@ from laminax_core.lax._elementwise import (
     sign,
     sub,
 )
-from laminax_core.lax._elementwise import (
-    abs as _abs,
-)
+from laminax_core.lax._elementwise import abs as _abs
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 
 __all__ = [

@@ -5,45 +5,19 @@ Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, qr), `_
 (eigh, svd), `_matrix.py` (helpers the rules share).
 """
 
-from laminax_core.lax.linalg._lu_qr import (
-    lu as lu,
-)
-from laminax_core.lax.linalg._lu_qr import (
-    lu_p as lu_p,
-)
-from laminax_core.lax.linalg._lu_qr import (
-    lu_pivots_to_permutation as lu_pivots_to_permutation,
-)
-from laminax_core.lax.linalg._lu_qr import (
-    qr as qr,
-)
-from laminax_core.lax.linalg._lu_qr import (
-    qr_p as qr_p,
-)
-from laminax_core.lax.linalg._spectral import (
-    eigh as eigh,
-)
-from laminax_core.lax.linalg._spectral import (
-    eigh_p as eigh_p,
-)
-from laminax_core.lax.linalg._spectral import (
-    svd as svd,
-)
-from laminax_core.lax.linalg._spectral import (
-    svd_p as svd_p,
-)
-from laminax_core.lax.linalg._triangular import (
-    cholesky as cholesky,
-)
-from laminax_core.lax.linalg._triangular import (
-    cholesky_p as cholesky_p,
-)
-from laminax_core.lax.linalg._triangular import (
-    triangular_solve as triangular_solve,
-)
-from laminax_core.lax.linalg._triangular import (
-    triangular_solve_p as triangular_solve_p,
-)
+from laminax_core.lax.linalg._lu_qr import lu as lu
+from laminax_core.lax.linalg._lu_qr import lu_p as lu_p
+from laminax_core.lax.linalg._lu_qr import lu_pivots_to_permutation as lu_pivots_to_permutation
+from laminax_core.lax.linalg._lu_qr import qr as qr
+from laminax_core.lax.linalg._lu_qr import qr_p as qr_p
+from laminax_core.lax.linalg._spectral import eigh as eigh
+from laminax_core.lax.linalg._spectral import eigh_p as eigh_p
+from laminax_core.lax.linalg._spectral import svd as svd
+from laminax_core.lax.linalg._spectral import svd_p as svd_p
+from laminax_core.lax.linalg._triangular import cholesky as cholesky
+from laminax_core.lax.linalg._triangular import cholesky_p as cholesky_p
+from laminax_core.lax.linalg._triangular import triangular_solve as triangular_solve
+from laminax_core.lax.linalg._triangular import triangular_solve_p as triangular_solve_p
 
 __all__ = [
     "cholesky", "cholesky_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation", "qr",
