@@ -349,3 +349,32 @@ def test_float64_gamma_matches_jax_with_x64():
     with config.enable_x64(True):
         got = jr.gamma(jr.key(2), 0.8, (30,), np.float64)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+# ----- through laminax_dispatch.jit: XLA runs the same ops as JAX, so bit for bit -----------
+
+JIT_CALLS = [
+    "bits(k, (64,))", "bits(k, (3, 5), np.uint8)", "split(k, 3)", "fold_in(k, 7)",
+    "uniform(k, (64,))", "uniform(k, (64,), minval=-3.0, maxval=2.5)",
+    "uniform(k, (16,), ml_dtypes.bfloat16)", "normal(k, (256,))", "normal(k, (64,), np.float16)",
+    "normal(k, (64,), ml_dtypes.bfloat16)", "normal(k, (8,), np.complex64)",
+    "truncated_normal(k, -1.0, 2.0, (64,))", "exponential(k, (64,))", "laplace(k, (64,))",
+    "logistic(k, (64,))", "gumbel(k, (64,))", "randint(k, (64,), -5, 1000)",
+    "bernoulli(k, 0.3, (64,))", "permutation(k, 20)", "choice(k, 10, (5,), replace=False)",
+    "categorical(k, np.log(np.array([0.2, 0.3, 0.5], np.float32)), shape=(32,))",
+    "choice(k, 5, (6,), p=np.array([0.1, 0.2, 0.3, 0.25, 0.15], np.float32))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", JIT_CALLS)
+def test_jitted_samplers_match_jax_bit_for_bit(call):
+    import ml_dtypes
+
+    dispatch = pytest.importorskip("laminax_dispatch")
+    namespace = {"jr": jr, "np": np, "ml_dtypes": ml_dtypes}
+    jax_call = call.replace("ml_dtypes.bfloat16", "jnp.bfloat16")
+    sampler = dispatch.jit(lambda k: eval(f"jr.{call}", {**namespace, "k": k}))  # noqa: S307
+    for s in SEEDS[:3]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{jax_call}")
+        _same_bits(np.asarray(sampler(np.asarray(jr.PRNGKey(s)))), expected)
