@@ -281,3 +281,36 @@ def test_errors_match_jax(src, fragment):
         eval(src, dict(lax=lax, np=np))
     assert type(ours.value).__name__ == jax_error.value.type_name
     assert fragment in jax_error.value.message and fragment in str(ours.value)
+
+
+# ----- float64 (x64 on): the references are accurate to double precision -------------------
+
+P64 = np.array([0.3, 1.5, 2.25, 4.0, 11.5])
+U64 = np.array([0.1, -0.7, 0.45, 0.9, -0.999])
+X64_CASES = [
+    ("digamma", "g = lambda x: lax.digamma(x)", (P64,), 1e-12),
+    ("lgamma", "g = lambda x: lax.lgamma(x)", (P64,), 1e-12),
+    ("polygamma", "g = lambda x: lax.polygamma(np.float64(2), x)", (P64,), 1e-11),
+    ("zeta", "g = lambda x: lax.zeta(np.float64(3.5), x)", (P64,), 1e-12),
+    ("erf_inv", "g = lambda x: lax.erf_inv(x)", (U64,), 1e-12),
+    ("erfc", "g = lambda x: lax.erfc(x * 3)", (P64,), 1e-14),
+    ("cumlogsumexp", "g = lambda x: lax.cumlogsumexp(x)", (P64,), 1e-13),
+    ("eigvals", "g = lambda a: lax.linalg.eigh(a)[1]", (SPD.astype(np.float64),), 1e-10),
+    ("grad_reductions", "g = grad(lambda x: lax.reduce_min(x, (0,)) * lax.reduce_prod(x, (0,)))",
+     (P64,), 1e-12),
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("name,src,args,tol", X64_CASES, ids=[c[0] for c in X64_CASES])
+def test_float64_values_match_jax(name, src, args, tol):
+    from laminax_core.config import enable_x64
+
+    snippet = _JAX_SNIPPET.replace("for src, args in cases:", "for src, args in cases[:1]:")
+    (expected,) = run_jax(snippet, x64=True, cases=[(src, args)])
+    with enable_x64(True):
+        actual = _laminax(src, args)
+    assert actual["avals"] == expected["avals"]
+    for a, e in zip(actual["out"], expected["out"], strict=True):
+        assert a.dtype == e.dtype == np.float64
+        np.testing.assert_allclose(a, e, rtol=tol, atol=tol)

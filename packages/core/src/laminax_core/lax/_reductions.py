@@ -188,10 +188,13 @@ def _reduce_min_jvp(primals, tangents, axes):
 
     (x,), (t,) = primals, tangents
     ans = reduce_min(x, axes)
+    if isinstance(t, Zero):
+        return ans, Zero.from_primal_value(ans)
     aval = get_aval(x)
-    kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    at_min = convert_element_type(eq(x, broadcast_in_dim(ans, aval.shape, kept)), aval.dtype)
-    return ans, div(reduce_sum(mul(t, at_min), axes), reduce_sum(at_min, axes))
+    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+    at_min = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
+    counts = reduce_sum(at_min, axes)
+    return ans, div(reduce_sum(mul(t, at_min), axes), counts)
 
 
 def _reduce_min_abstract_eval(x, axes):
