@@ -22,7 +22,11 @@ _NOT_IN_BF16 = {"bitcast_convert_type", "reduce_precision", "nextafter", "comple
                 "real", "imag", "polygamma", "zeta", "digamma", "lgamma", "erf_inv",
                 "cumlogsumexp", "sort", "top_k", "argmax", "argmin", "round", "floor", "ceil",
                 "rem", "sign", "integer_pow", "pow",
-                "reduce"}  # the reduce row passes a float32 init value
+                "reduce",  # the reduce row passes a float32 init value
+                "cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"}  # no bf16 LAPACK
+# Primitives without a StableHLO lowering yet (they need LAPACK custom calls): under jit they
+# raise the missing-lowering error; eagerly they run on the NumPy reference.
+UNLOWERED = {"lu", "qr", "eigh", "svd"}
 BF16_CASES = [(case, np.dtype(ml_dtypes.bfloat16)) for case, dtype in CASES
               if dtype == np.float32 and case.name not in _NOT_IN_BF16]
 
@@ -72,12 +76,18 @@ def test_eager_on_xla_matches_reference(case, dtype):
 @pytest.mark.parametrize("case,dtype", CASES, ids=IDS)
 def test_jit_matches_reference(case, dtype):
     args = random_args(case, dtype)
+    if case.name in UNLOWERED:
+        with pytest.raises(NotImplementedError, match=f"primitive '{case.name}' has no StableHLO"):
+            jit(case.fun)(*args)
+        return
     out = jit(case.fun)(*args)
     _assert_close(out, _reference(case, args), _tolerance(case, dtype), case.name)
 
 
 @pytest.mark.parametrize("case,dtype", CASES, ids=IDS)
 def test_jit_and_eager_agree_in_dtype_and_weak_type(case, dtype):
+    if case.name in UNLOWERED:
+        pytest.skip(f"{case.name} has no lowering (see UNLOWERED)")
     args = random_args(case, dtype)
     eager, jitted = tree_leaves(case.fun(*args)), tree_leaves(jit(case.fun)(*args))
     assert [(x.dtype, x.weak_type) for x in eager] == [(x.dtype, x.weak_type) for x in jitted]

@@ -4,12 +4,15 @@ Importing this package registers every rule.
 """
 
 from laminax_dispatch._lowering import bitwise as bitwise
+from laminax_dispatch._lowering import checkpoint as checkpoint
 from laminax_dispatch._lowering import control_flow as control_flow
 from laminax_dispatch._lowering import convolution as convolution
 from laminax_dispatch._lowering import cumulative as cumulative
+from laminax_dispatch._lowering import custom_derivatives as custom_derivatives
 from laminax_dispatch._lowering import dot as dot
 from laminax_dispatch._lowering import elementwise as elementwise
 from laminax_dispatch._lowering import indexing as indexing
+from laminax_dispatch._lowering import linalg as linalg
 from laminax_dispatch._lowering import math as math
 from laminax_dispatch._lowering import sorting as sorting
 from laminax_dispatch._lowering import special as special
@@ -29,8 +32,9 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "control_flow", "convolution", "cumulative", "dot",
-    "elementwise", "indexing",
-    "get_lowering", "ir_constant", "jaxpr_subcomp", "lower_jaxpr", "lowering_for", "lowerings",
-    "math", "random", "reductions", "register_lowering", "sorting", "special", "structural", "windowed",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "checkpoint",
+    "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise",
+    "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "lower_jaxpr",
+    "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting", "special",
+    "structural", "windowed",
 ]  # fmt: skip

@@ -1,0 +1,27 @@
+"""Lowerings of `laminax_core/_custom_derivatives.py`: a custom_jvp or custom_vjp function runs
+its primal jaxpr (the rules only matter to differentiation), inlined as JAX does."""
+
+from __future__ import annotations
+
+import numpy as np
+from laminax_core.internal import custom_jvp_call_p, custom_vjp_call_p
+
+from laminax_dispatch._lowering._core import ir_constant, jaxpr_subcomp, register_lowering
+
+
+def inline_closed_jaxpr(ctx, closed, args, scope: str) -> list:
+    """Emits `closed` (a ClosedJaxpr or Jaxpr) in place on `args`, threading ctx's tokens."""
+    jaxpr = getattr(closed, "jaxpr", closed)
+    consts = [ir_constant(np.asarray(c)) for c in getattr(closed, "consts", ())]
+    outs, tokens = jaxpr_subcomp(ctx.module_context, jaxpr, f"{ctx.name_stack}/{scope}",
+                                 ctx.tokens_in, consts, *args)
+    ctx.tokens_out = tokens
+    return outs
+
+
+def _custom_call_lower(ctx, *args, call_jaxpr, name=None, **params):
+    return inline_closed_jaxpr(ctx, call_jaxpr, args, name or "custom")
+
+
+register_lowering(custom_jvp_call_p, _custom_call_lower)
+register_lowering(custom_vjp_call_p, _custom_call_lower)
