@@ -173,3 +173,36 @@ result = [g1, g2, np.array(g3), np.array(g4)]
     g4 = grad(special.xlog1py, (0, 1))(np.float32(1.5), np.float32(0.25))
     for g, e in zip([g1, g2, np.array(g3), np.array(g4)], expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-7)
+
+
+JIT_NN = ACTIVATIONS + ["softmax", "log_softmax", "logsumexp", "standardize", "logmeanexp"]
+JIT_SPECIAL = ["erf", "erfc", "expit", "ndtr", "log_ndtr", "gammaln", "digamma"]
+
+
+@requires_jax
+def test_jitted_nn_and_special_match_jax_bit_for_bit():
+    dispatch = pytest.importorskip("laminax_dispatch")
+    x = np.random.RandomState(0).randn(4, 33).astype(np.float32) * 3
+    source = """
+from jax.scipy import special as s
+result = [jax.jit(getattr(jax.nn, n))(x) for n in nn_names]
+result += [jax.jit(getattr(s, n))(x) for n in special_names]
+"""
+    expected = run_jax(source, x=x, nn_names=JIT_NN, special_names=JIT_SPECIAL)
+    functions = [getattr(nn, n) for n in JIT_NN] + [getattr(special, n) for n in JIT_SPECIAL]
+    for name, f, e in zip(JIT_NN + JIT_SPECIAL, functions, expected, strict=True):
+        got = np.asarray(dispatch.jit(f)(x))
+        assert got.dtype == e.dtype and got.shape == e.shape, name
+        np.testing.assert_array_equal(got, e, err_msg=name)
+
+
+@requires_jax
+@pytest.mark.parametrize("init", INITIALIZERS)
+def test_jitted_initializers_match_jax_bit_for_bit(init):
+    dispatch = pytest.importorskip("laminax_dispatch")
+    shape = (4, 6, 5)
+    expected = run_jax(f"result = jax.jit(lambda k: jax.nn.initializers.{init}(k, shape))("
+                       "jax.random.key(1))", shape=shape)
+    build = eval(f"initializers.{init}", {"initializers": initializers})  # noqa: S307
+    got = np.asarray(dispatch.jit(lambda k: build(k, shape))(jr.key(1)))
+    np.testing.assert_array_equal(got, expected)
