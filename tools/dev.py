@@ -31,7 +31,7 @@ ISOLATED_VENVS = ROOT / ".venvs"
 LAYERS = ["pytree", "core", "dispatch", "laminax"]
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
 EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
-EXAMPLE = ROOT / "examples" / "tree_tour.py"
+EXAMPLE = ROOT / "examples" / "mlp_digits.py"
 
 # pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
 PYTEST_NO_TESTS = 5

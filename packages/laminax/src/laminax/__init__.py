@@ -1,9 +1,140 @@
 """laminax: JAX's programming model on a stack of small layered packages.
 
-`import laminax as jax`: each submodule is JAX's namespace of the same name.
+`import laminax as jax`: the names here and the submodules (`laminax.numpy`, `laminax.lax`,
+`laminax.random`, `laminax.nn`, `laminax.scipy`, `laminax.tree_util`, `laminax.tree`,
+`laminax.dtypes`, `laminax.errors`, `laminax.stages`) are JAX's, implemented by the layers:
+transformations and arrays' math in `laminax_core`, execution on XLA in `laminax_dispatch`,
+pytrees in `laminax_pytree`. The facade defines nothing of its own.
+
+Differences from JAX: `laminax.config` is laminax's configuration object (same option names);
+names of JAX's that no layer implements yet are absent rather than stubbed (see
+`packages/laminax/tests/test_facade.py` for the recorded list).
 """
 
+# Importing dispatch plugs XLA execution into core: from here on, eager operations return
+# device Arrays instead of running on core's NumPy reference interpreter.
+import laminax_dispatch as _dispatch
+from laminax_core import checkpoint as checkpoint
+from laminax_core import checkpoint_policies as checkpoint_policies
+from laminax_core import custom_jvp as custom_jvp
+from laminax_core import custom_vjp as custom_vjp
+from laminax_core import eval_shape as eval_shape
+from laminax_core import float0 as float0
+from laminax_core import grad as grad
+from laminax_core import hessian as hessian
+from laminax_core import jacfwd as jacfwd
+from laminax_core import jacrev as jacrev
+from laminax_core import jvp as jvp
+from laminax_core import linearize as linearize
+from laminax_core import make_jaxpr as make_jaxpr
+from laminax_core import remat as remat
+from laminax_core import ShapeDtypeStruct as ShapeDtypeStruct
+from laminax_core import value_and_grad as value_and_grad
+from laminax_core import vjp as vjp
+from laminax_core import vmap as vmap
+from laminax_core.config import check_tracer_leaks as check_tracer_leaks
+from laminax_core.config import checking_leaks as checking_leaks
+from laminax_core.config import config as config
+from laminax_core.config import debug_infs as debug_infs
+from laminax_core.config import debug_key_reuse as debug_key_reuse
+from laminax_core.config import debug_nans as debug_nans
+from laminax_core.config import default_matmul_precision as default_matmul_precision
+from laminax_core.config import default_prng_impl as default_prng_impl
+from laminax_core.config import disable_jit as disable_jit
+from laminax_core.config import enable_checks as enable_checks
+from laminax_core.config import enable_x64 as enable_x64
+from laminax_core.config import numpy_dtype_promotion as numpy_dtype_promotion
+from laminax_core.config import numpy_rank_promotion as numpy_rank_promotion
+from laminax_core.config import softmax_custom_jvp as softmax_custom_jvp
+from laminax_core.config import threefry_partitionable as threefry_partitionable
+from laminax_dispatch import Array as Array
+from laminax_dispatch import block_until_ready as block_until_ready
+from laminax_dispatch import default_backend as default_backend
+from laminax_dispatch import device_count as device_count
+from laminax_dispatch import device_get as device_get
+from laminax_dispatch import device_put as device_put
+from laminax_dispatch import devices as devices
+from laminax_dispatch import effects_barrier as effects_barrier
+from laminax_dispatch import jit as jit
+from laminax_dispatch import local_device_count as local_device_count
+from laminax_dispatch import local_devices as local_devices
+from laminax_dispatch import process_count as process_count
+from laminax_dispatch import process_index as process_index
+from laminax_dispatch import Shard as Shard
+
+from laminax import dtypes as dtypes
+from laminax import errors as errors
+from laminax import lax as lax
+from laminax import nn as nn
+from laminax import numpy as numpy
+from laminax import random as random
+from laminax import scipy as scipy
+from laminax import stages as stages
 from laminax import tree as tree
 from laminax import tree_util as tree_util
 
-__all__ = ["tree", "tree_util"]
+# JAX's `jacobian` is its reverse-mode Jacobian.
+jacobian = jacrev
+
+del _dispatch
+
+__all__ = [
+    "Array",
+    "Shard",
+    "ShapeDtypeStruct",
+    "block_until_ready",
+    "check_tracer_leaks",
+    "checking_leaks",
+    "checkpoint",
+    "checkpoint_policies",
+    "config",
+    "custom_jvp",
+    "custom_vjp",
+    "debug_infs",
+    "debug_key_reuse",
+    "debug_nans",
+    "default_backend",
+    "default_matmul_precision",
+    "default_prng_impl",
+    "device_count",
+    "device_get",
+    "device_put",
+    "devices",
+    "disable_jit",
+    "dtypes",
+    "effects_barrier",
+    "enable_checks",
+    "enable_x64",
+    "errors",
+    "eval_shape",
+    "float0",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jit",
+    "jvp",
+    "lax",
+    "linearize",
+    "local_device_count",
+    "local_devices",
+    "make_jaxpr",
+    "nn",
+    "numpy",
+    "numpy_dtype_promotion",
+    "numpy_rank_promotion",
+    "process_count",
+    "process_index",
+    "random",
+    "remat",
+    "scipy",
+    "softmax_custom_jvp",
+    "stages",
+    "threefry_partitionable",
+    "tree",
+    "tree_util",
+    "value_and_grad",
+    "vjp",
+    "vmap",
+]
