@@ -81,6 +81,10 @@ CASES = [
      1e-5),
     ("reduce_generic", "g = lambda x: lax.reduce(x, np.float32(1), lambda a, b: a * b, (1,))",
      (M,), False, 1e-5),
+    ("reduce_variadic", "g = lambda x: lax.reduce((x, lax.broadcasted_iota(np.int32, x.shape, 1)"
+                        "), (np.float32(-np.inf), np.int32(0)), lambda a, b: (lax.select_n("
+                        "lax.ge(a[0], b[0]), b[0], a[0]), lax.select_n(lax.ge(a[0], b[0]), b[1],"
+                        " a[1])), (1,))", (M,), False, 0),
     # structure
     ("rev", "g = lambda x: lax.rev(x, (0, 1))", (M,), True, 0),
     ("broadcasted_iota", "g = lambda x: lax.broadcasted_iota(np.int32, (2, 3), 1)", (F,), True,
@@ -156,6 +160,8 @@ CASES = [
                     " + lax.linalg.lu(a)[0].sum())", (SPD,), False, 2e-3),
     ("vmap_linalg", "g = vmap(lambda a: lax.linalg.triangular_solve(a, a[:, :2], left_side=True,"
                     " lower=True))", (np.stack([SPD, 2 * SPD]),), False, 1e-4),
+    ("jvp_pooling", "g = lambda x: jvp(lambda v: lax.reduce_window(v, -np.inf, lax.max, "
+                    "(1, 2, 2, 1), (1, 1, 1, 1), 'SAME'), (x,), (x * 2,))", (IMG,), True, 0),
     ("jvp_reduce_precision", "g = lambda x: jvp(lambda v: lax.reduce_precision(v, 5, 10), (x,),"
                              " (x,))", (F,), False, 0),
 ]
