@@ -97,7 +97,7 @@ INITIALIZERS = [
     "variance_scaling(0.7, 'fan_out', 'normal')",
     "variance_scaling(1.3, 'fan_geo_avg', 'uniform', in_axis=0, out_axis=(1, 2))",
     "variance_scaling(2.0, 'fan_avg', 'truncated_normal', batch_axis=0)",
-    "constant(0.25)",
+    "constant(0.25)", "orthogonal()", "orthogonal(0.5, column_axis=0)",
 ]
 
 
@@ -196,8 +196,12 @@ result += [jax.jit(getattr(s, n))(x) for n in special_names]
         np.testing.assert_array_equal(got, e, err_msg=name)
 
 
+# orthogonal needs a lowering of lax.linalg.qr, which dispatch does not have yet
+JIT_INITIALIZERS = [init for init in INITIALIZERS if not init.startswith("orthogonal")]
+
+
 @requires_jax
-@pytest.mark.parametrize("init", INITIALIZERS)
+@pytest.mark.parametrize("init", JIT_INITIALIZERS)
 def test_jitted_initializers_match_jax_bit_for_bit(init):
     dispatch = pytest.importorskip("laminax_dispatch")
     shape = (4, 6, 5)

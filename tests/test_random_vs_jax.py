@@ -378,3 +378,29 @@ def test_jitted_samplers_match_jax_bit_for_bit(call):
     for s in SEEDS[:3]:
         expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{jax_call}")
         _same_bits(np.asarray(sampler(np.asarray(jr.PRNGKey(s)))), expected)
+
+
+# ----- factorization-based samplers: float tolerance ----------------------------------------
+
+LINALG_CALLS = [
+    "multivariate_normal(k, mean, cov, (5,))",
+    "multivariate_normal(k, mean, cov, (4,), method='svd')",
+    "multivariate_normal(k, mean, cov, (4,), method='eigh')",
+    "multivariate_normal(k, np.zeros((2, 3), np.float32), cov)",
+    "orthogonal(k, 4)", "orthogonal(k, 3, (2,))", "orthogonal(k, 2, m=5)", "orthogonal(k, 5, m=2)",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", LINALG_CALLS)
+def test_linalg_samplers_match_jax(call):
+    mean = np.array([1.0, -2.0, 0.5], np.float32)
+    a = np.array([[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [-0.3, 0.2, 0.7]], np.float32)
+    cov = a @ a.T
+    for s in SEEDS[:2]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{call}",
+                           mean=mean, cov=cov)
+        namespace = {"jr": jr, "np": np, "k": jr.PRNGKey(s), "mean": mean, "cov": cov}
+        got = eval(f"jr.{call}", namespace)  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=2e-6)

@@ -198,6 +198,18 @@ def test_truncated_normal_variance_scaling(name):
     assert np.abs(w).max() < 2 * np.sqrt(scale / fan) / 0.8796256610342398 + 1e-6
 
 
+@pytest.mark.parametrize("shape, column_axis", [((4, 4), -1), ((3, 2, 6), -1), ((6, 3), 0)])
+def test_orthogonal_initializer(shape, column_axis):
+    w = np.asarray(initializers.orthogonal(2.0, column_axis)(KEY, shape), np.float64)
+    assert w.shape == shape
+    columns = np.moveaxis(w, column_axis, -1).reshape(-1, shape[column_axis])
+    n_rows, n_cols = columns.shape
+    gram = columns.T @ columns if n_rows >= n_cols else columns @ columns.T
+    np.testing.assert_allclose(gram, 4 * np.eye(min(n_rows, n_cols)), atol=1e-4)
+    with pytest.raises(ValueError, match="requires at least a 2D shape"):
+        initializers.orthogonal()(KEY, (3,))
+
+
 def test_variance_scaling_fans_and_errors():
     assert initializers._compute_fans((3, 3, 16, 32)) == (144.0, 288.0)
     with pytest.raises(ValueError, match="Must be at least 2D or specify in_axis"):

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from laminax_core import config, dtypes, grad, lax, make_jaxpr, vmap
 from laminax_core import random as jr
-from laminax_core.random import _gamma, _keys, _permutations, _samplers, _threefry
+from laminax_core.random import (
+    _gamma,
+    _keys,
+    _linalg_samplers,
+    _permutations,
+    _samplers,
+    _threefry,
+)
 
 U32 = np.uint32
 
@@ -339,6 +346,39 @@ def test_gamma_under_vmap_matches_loop():
         np.testing.assert_array_equal(batched[i], jr.gamma(keys[i], alphas[i], (2,)))
 
 
+@pytest.mark.parametrize("method", ["cholesky", "svd", "eigh"])
+def test_multivariate_normal_moments(method):
+    mean = np.array([1.0, -2.0, 0.5], np.float32)
+    a = np.array([[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [-0.3, 0.2, 0.7]], np.float32)
+    cov = a @ a.T
+    x = jr.multivariate_normal(KEY, mean, cov, (8000,), method=method)
+    assert x.shape == (8000, 3) and x.dtype == np.float32
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.05)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.08)
+
+
+def test_multivariate_normal_batching_and_errors():
+    mean = np.zeros((4, 2), np.float32)
+    cov = np.broadcast_to(np.eye(2, dtype=np.float32), (4, 2, 2))
+    assert jr.multivariate_normal(KEY, mean, cov).shape == (4, 2)
+    assert jr.multivariate_normal(KEY, mean, cov, (5, 4)).shape == (5, 4, 2)
+    with pytest.raises(ValueError, match="requires cov.shape == \\(..., n, n\\) for n=2"):
+        jr.multivariate_normal(KEY, np.zeros(2, np.float32), np.eye(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="method must be one of"):
+        jr.multivariate_normal(KEY, mean, cov, method="qr")
+    with pytest.raises(ValueError, match="requires mean.ndim >= 1"):
+        jr.multivariate_normal(KEY, np.float32(0), cov)
+
+
+@pytest.mark.parametrize("n, m", [(4, 4), (3, 5), (5, 2)])
+def test_orthogonal_has_orthonormal_rows_or_columns(n, m):
+    q = np.asarray(jr.orthogonal(KEY, n, (2,), m=m), np.float64)
+    assert q.shape == (2, n, m)
+    k = min(n, m)
+    gram = q @ np.swapaxes(q, -1, -2) if n <= m else np.swapaxes(q, -1, -2) @ q
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(k), (2, k, k)), atol=1e-5)
+
+
 def test_vmap_over_keys_matches_python_loop():
     keys = jr.split(jr.PRNGKey(0), 4)
     for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
@@ -374,7 +414,7 @@ def test_samplers_trace_to_jaxprs():
 
 def test_docstring_examples():
     globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
-    for module in (_threefry, _keys, _samplers, _permutations, _gamma):
+    for module in (_threefry, _keys, _samplers, _permutations, _gamma, _linalg_samplers):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

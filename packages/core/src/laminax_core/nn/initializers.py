@@ -22,7 +22,7 @@ from laminax_core import random as _random
 __all__ = [
     "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
     "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
-    "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
+    "orthogonal", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
     "xavier_uniform", "zeros",
 ]  # fmt: skip
 
@@ -223,3 +223,33 @@ xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
 kaiming_uniform = he_uniform
 kaiming_normal = he_normal
+
+
+def orthogonal(scale=1.0, column_axis: int = -1, dtype=None):
+    """An initializer drawing (semi-)orthogonal matrices: the rows or columns of the matrix
+    formed by folding all other dims into one are orthonormal, times `scale`.
+
+    Example:
+      >>> w = orthogonal()(_random.PRNGKey(0), (3, 3))
+      >>> bool(np.allclose(np.asarray(w) @ np.asarray(w).T, np.eye(3), atol=1e-5))
+      True
+    """
+
+    def init(key, shape, dtype=dtype):
+        dtype = _dtype(dtype, "orthogonal")
+        shape = tuple(int(d) for d in shape)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if 0 in shape:
+            return _full(shape, 0, dtype)
+        axis = column_axis % len(shape)
+        n_cols = shape[axis]
+        n_rows = math.prod(shape) // n_cols
+        q = _random.orthogonal(key, n_rows, (), dtype, n_cols)
+        rest = shape[:axis] + shape[axis + 1:]
+        q = lax.reshape(q, (*rest, n_cols))
+        perm = list(range(len(rest)))
+        perm.insert(axis, len(rest))
+        return lax.mul(np.asarray(scale, dtype), lax.transpose(q, tuple(perm)))
+
+    return init

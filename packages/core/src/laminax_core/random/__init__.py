@@ -18,6 +18,8 @@ from laminax_core.random._keys import key_data as key_data
 from laminax_core.random._keys import key_impl as key_impl
 from laminax_core.random._keys import split as split
 from laminax_core.random._keys import wrap_key_data as wrap_key_data
+from laminax_core.random._linalg_samplers import multivariate_normal as multivariate_normal
+from laminax_core.random._linalg_samplers import orthogonal as orthogonal
 from laminax_core.random._permutations import choice as choice
 from laminax_core.random._permutations import permutation as permutation
 from laminax_core.random._samplers import bernoulli as bernoulli
@@ -53,7 +55,9 @@ __all__ = [
     "laplace",
     "logistic",
     "loggamma",
+    "multivariate_normal",
     "normal",
+    "orthogonal",
     "permutation",
     "randint",
     "split",
