@@ -4,11 +4,6 @@
 executing, runtime tokens); this namespace is the user API the `laminax` facade re-exports.
 """
 
-import os as _os
-
-# XLA's C++ logging prints INFO lines on client creation; JAX silences them the same way.
-_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
-
 from laminax_dispatch._array import Array as Array
 from laminax_dispatch._array import ArrayImpl as ArrayImpl
 from laminax_dispatch._array import Shard as Shard

@@ -4,6 +4,12 @@ This namespace is `jax.tree_util`'s; `laminax_pytree.tree` has the short names o
 `laminax_pytree.internal` is for the laminax layers above.
 """
 
+import os as _os
+
+# This is the first laminax module to load jaxlib. XLA's C++ logging reads its level when the
+# library loads, and at the default level it prints INFO lines whenever a client starts.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
 from laminax_pytree import tree as tree
 from laminax_pytree._keys import DictKey as DictKey
 from laminax_pytree._keys import FlattenedIndexKey as FlattenedIndexKey
