@@ -413,8 +413,9 @@ def reduce(operands, init_values, computation, dimensions):
       >>> reduce(np.arange(4, dtype=np.float32), np.float32(0), lambda a, b: a + b, (0,))
       array(6., dtype=float32)
     """
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
     from laminax_pytree import tree_flatten, tree_unflatten
+
+    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 
     flat_ops, tree = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
@@ -538,6 +539,18 @@ def _reduce_batch(axis_data, args, dims, computation, jaxpr, dimensions):
     return outs, [0] * n
 
 
+class _MaskedAddress:
+    """Prints a function as JAX's jaxprs do, with its memory address masked."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __str__(self) -> str:
+        import re
+
+        return re.sub(r"0x[0-9a-fA-F]+", "0xXXXXXXXXXXXX", str(self.fn))
+
+
 reduce_p = define_primitive(
     "reduce",
     abstract_eval=_reduce_abstract_eval,
@@ -546,4 +559,5 @@ reduce_p = define_primitive(
     transpose=NOT_LINEAR,
     batch=_reduce_batch,
     multiple_results=True,
+    print_params=lambda params: {**params, "computation": _MaskedAddress(params["computation"])},
 )
