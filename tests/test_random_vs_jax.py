@@ -404,3 +404,23 @@ def test_linalg_samplers_match_jax(call):
         got = eval(f"jr.{call}", namespace)  # noqa: S307
         assert np.asarray(got).dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=2e-6)
+
+
+TRANSFORMED_CALLS = [
+    "cauchy(k, (20,))", "pareto(k, 3.0, (20,))", "t(k, 5.0, (20,))", "chisquare(k, 2.0, (20,))",
+    "f(k, 3.0, 7.0, (20,))", "rademacher(k, (20,))", "maxwell(k, (20,))",
+    "double_sided_maxwell(k, 0.0, 1.0, (20,))", "weibull_min(k, 1.0, 2.0, (20,))",
+    "lognormal(k, 0.5, (20,))", "rayleigh(k, 2.0, (20,))", "wald(k, 1.5, (20,))",
+    "triangular(k, 0.0, 0.5, 1.0, (20,))", "geometric(k, 0.3, (20,))",
+    "generalized_normal(k, 1.5, (20,))", "ball(k, 3, shape=(4,))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", TRANSFORMED_CALLS)
+def test_transformed_samplers_match_jax(call):
+    for s in SEEDS[:2]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{call}")
+        got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -15,6 +15,7 @@ from laminax_core.random import (
     _permutations,
     _samplers,
     _threefry,
+    _transformed,
 )
 
 U32 = np.uint32
@@ -379,6 +380,38 @@ def test_orthogonal_has_orthonormal_rows_or_columns(n, m):
     np.testing.assert_allclose(gram, np.broadcast_to(np.eye(k), (2, k, k)), atol=1e-5)
 
 
+@pytest.mark.parametrize("call, mean, var", [
+    ("pareto(KEY, 5.0, (20000,))", 5 / 4, 5 / (16 * 3)),
+    ("t(KEY, 6.0, (20000,))", 0.0, 6 / 4),
+    ("chisquare(KEY, 3.0, (20000,))", 3.0, 6.0),
+    ("f(KEY, 5.0, 10.0, (20000,))", 10 / 8, 2 * 100 * 13 / (5 * 64 * 6)),
+    ("maxwell(KEY, (20000,))", 2 * np.sqrt(2 / np.pi), 3 - 8 / np.pi),
+    ("lognormal(KEY, 0.5, (20000,))", np.exp(0.125), (np.exp(0.25) - 1) * np.exp(0.25)),
+    ("rayleigh(KEY, 2.0, (20000,))", 2 * np.sqrt(np.pi / 2), (4 - np.pi) / 2 * 4),
+    ("wald(KEY, 1.5, (20000,))", 1.5, 1.5**3),
+    ("weibull_min(KEY, 1.0, 2.0, (20000,))", np.sqrt(np.pi) / 2, 1 - np.pi / 4),
+    ("triangular(KEY, 0.0, 0.25, 1.0, (20000,))", 1.25 / 3, (1 + 0.0625 - 0.25) / 18),
+    ("geometric(KEY, 0.25, (20000,))", 4.0, 0.75 / 0.0625),
+    ("rademacher(KEY, (20000,))", 0.0, 1.0),
+    ("double_sided_maxwell(KEY, 1.0, 2.0, (20000,))", 1.0, 4 * 3),
+])
+def test_transformed_distribution_moments(call, mean, var):
+    out = np.asarray(eval(f"jr.{call}", {"jr": jr, "KEY": KEY}), np.float64)  # noqa: S307
+    assert abs(out.mean() - mean) < 0.05 * max(1, abs(mean), np.sqrt(var))
+    assert abs(out.var() / var - 1) < 0.15
+
+
+def test_ball_cauchy_generalized_normal_clone_and_key_dtype():
+    x = np.asarray(jr.ball(KEY, 4, p=1.5, shape=(100,)))
+    assert x.shape == (100, 4) and (np.sum(np.abs(x) ** 1.5, -1) <= 1 + 1e-5).all()
+    assert abs(np.median(np.asarray(jr.cauchy(KEY, (4001,))))) < 0.1
+    assert jr.generalized_normal(KEY, 1.0, (3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(jr.clone(KEY), KEY)
+    assert str(jr.key_dtype()) == "key<fry>" and jr.key(0).dtype == jr.key_dtype()
+    with pytest.raises(ValueError, match="`geometric` must be an int dtype"):
+        jr.geometric(KEY, 0.5, dtype=np.float32)
+
+
 def test_vmap_over_keys_matches_python_loop():
     keys = jr.split(jr.PRNGKey(0), 4)
     for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
@@ -414,7 +447,8 @@ def test_samplers_trace_to_jaxprs():
 
 def test_docstring_examples():
     globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
-    for module in (_threefry, _keys, _samplers, _permutations, _gamma, _linalg_samplers):
+    for module in (_threefry, _keys, _samplers, _permutations, _gamma, _linalg_samplers,
+                   _transformed):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

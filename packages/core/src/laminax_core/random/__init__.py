@@ -35,35 +35,71 @@ from laminax_core.random._samplers import truncated_normal as truncated_normal
 from laminax_core.random._samplers import uniform as uniform
 from laminax_core.random._threefry import threefry2x32_p as threefry2x32_p
 from laminax_core.random._threefry import threefry_2x32 as threefry_2x32
+from laminax_core.random._transformed import ball as ball
+from laminax_core.random._transformed import cauchy as cauchy
+from laminax_core.random._transformed import chisquare as chisquare
+from laminax_core.random._transformed import clone as clone
+from laminax_core.random._transformed import double_sided_maxwell as double_sided_maxwell
+from laminax_core.random._transformed import f as f
+from laminax_core.random._transformed import generalized_normal as generalized_normal
+from laminax_core.random._transformed import geometric as geometric
+from laminax_core.random._transformed import key_dtype as key_dtype
+from laminax_core.random._transformed import lognormal as lognormal
+from laminax_core.random._transformed import maxwell as maxwell
+from laminax_core.random._transformed import pareto as pareto
+from laminax_core.random._transformed import rademacher as rademacher
+from laminax_core.random._transformed import rayleigh as rayleigh
+from laminax_core.random._transformed import t as t
+from laminax_core.random._transformed import triangular as triangular
+from laminax_core.random._transformed import wald as wald
+from laminax_core.random._transformed import weibull_min as weibull_min
 
 __all__ = [
-    "PRNGKey",
-    "PRNGKeyArray",
+    "ball",
     "bernoulli",
     "beta",
     "bits",
     "categorical",
+    "cauchy",
+    "chisquare",
     "choice",
+    "clone",
     "dirichlet",
+    "double_sided_maxwell",
     "exponential",
+    "f",
     "fold_in",
     "gamma",
+    "generalized_normal",
+    "geometric",
     "gumbel",
     "key",
     "key_data",
+    "key_dtype",
     "key_impl",
     "laplace",
-    "logistic",
     "loggamma",
+    "logistic",
+    "lognormal",
+    "maxwell",
     "multivariate_normal",
     "normal",
     "orthogonal",
+    "pareto",
     "permutation",
+    "PRNGKey",
+    "PRNGKeyArray",
+    "rademacher",
     "randint",
+    "rayleigh",
     "split",
+    "t",
     "threefry2x32_p",
     "threefry_2x32",
+    "triangular",
     "truncated_normal",
     "uniform",
+    "wald",
+    "weibull_min",
     "wrap_key_data",
 ]
