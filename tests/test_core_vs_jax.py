@@ -6,6 +6,8 @@ tests compare the values, the jaxpr's output avals and equation count, and, for 
 `exact`, the printed jaxpr character for character.
 """
 
+import re
+
 import laminax_core as lc
 import numpy as np
 import pytest
@@ -335,7 +337,19 @@ def test_values_and_avals_match_jax(name, src, args, exact):
             )
 
 
+def _normalize(text: str) -> str:
+    # JAX prints some params computed with NumPy ints as np.int64(1); the value is what counts
+    return re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+
+
 EXACT = [c for c in CASES if c[3]]
+
+# Programs whose jaxprs differ from JAX's in equation count, and why.
+COUNT_DIFFERENCES = {
+    "grad_select": "JAX's select_n jvp leaves one dead zeros equation that we do not emit",
+    "vmap_cond": "JAX converts a batched-predicate cond to select_n through an extra jit",
+    "grad_scan": "JAX hoists loop-invariant residuals out of the known scan",
+}
 
 
 @requires_jax
@@ -343,8 +357,17 @@ EXACT = [c for c in CASES if c[3]]
 def test_printed_jaxpr_matches_jax(name, src, args, exact):
     expected = _jax_result(name)
     actual = _laminax(src, args)
-    assert actual["text"] == expected["text"]
+    assert actual["text"] == _normalize(expected["text"])
     assert actual["n_eqns"] == expected["n_eqns"]
+
+
+COUNTED = [c for c in CASES if c[0] not in COUNT_DIFFERENCES]
+
+
+@requires_jax
+@pytest.mark.parametrize("name,src,args,exact", COUNTED, ids=[c[0] for c in COUNTED])
+def test_equation_counts_match_jax(name, src, args, exact):
+    assert _laminax(src, args)["n_eqns"] == _jax_result(name)["n_eqns"]
 
 
 _VMAP_SIZES = """

@@ -529,38 +529,31 @@ def _split_value(result, has_aux):
 
 
 def _std_basis(leaves) -> tuple[int, list]:
-    """The identity in the flattened space of `leaves`: one basis array per leaf, each with
-    a leading axis of the total size."""
-    sizes = [get_aval(x).size for x in leaves]
-    total = sum(sizes)
-    out, offset = [], 0
-    for leaf, size in zip(leaves, sizes, strict=True):
-        aval = get_aval(leaf)
-        dtype = aval.dtype if dtypes.issubdtype(aval.dtype, np.inexact) else np.float32
-        eye = np.eye(total, dtype=dtype)[:, offset : offset + size]
-        out.append(eye.reshape((total, *aval.shape)))
-        offset += size
-    return total, out
-
-
-def _split_jac(jac_leaf, out_shape, in_avals, axis_first: bool):
-    """Splits one output's Jacobian (flattened input axis first or last) into one block per
-    input leaf, shaped `out_shape + in_shape`."""
+    """The identity in the flattened space of `leaves`, built with lax as JAX builds it
+    (iota, eq, convert, split), one basis array `(total, *leaf_shape)` per leaf."""
     from laminax_core import lax
 
-    blocks, offset = [], 0
-    ndim = get_aval(jac_leaf).ndim
-    for aval in in_avals:
-        start = [0] * ndim
-        limit = list(get_aval(jac_leaf).shape)
-        axis = 0 if axis_first else ndim - 1
-        start[axis], limit[axis] = offset, offset + aval.size
-        block = lax.slice(jac_leaf, start, limit)
-        if axis_first:
-            block = lax.transpose(block, (*range(1, ndim), 0))
-        blocks.append(lax.reshape(block, (*out_shape, *aval.shape)))
-        offset += aval.size
-    return blocks
+    avals = [get_aval(x) for x in leaves]
+    total = sum(a.size for a in avals)
+    inexact = [a.dtype for a in avals if dtypes.issubdtype(a.dtype, np.inexact)]
+    dtype = dtypes.result_type(*inexact) if inexact else dtypes.default_float_dtype()
+    rows = lax.broadcasted_iota(np.int32, (total, total), 0)
+    cols = lax.broadcasted_iota(np.int32, (total, total), 1)
+    eye = lax.convert_element_type(lax.eq(lax.add(rows, np.int32(0)), cols), dtype)
+    parts = _unravel(eye, 1, [a.size for a in avals], [(total, *a.shape) for a in avals])
+    basis = [
+        lax.convert_element_type(part, a.dtype if a.dtype in inexact else dtype)
+        for part, a in zip(parts, avals, strict=True)
+    ]
+    return total, basis
+
+
+def _unravel(arr, axis: int, sizes, shapes):
+    """Splits `arr` along `axis` into pieces of `sizes` and reshapes them to `shapes`."""
+    from laminax_core import lax
+
+    pieces = lax.split(arr, sizes, axis)
+    return [lax.reshape(piece, shape) for piece, shape in zip(pieces, shapes, strict=True)]
 
 
 def _check_jac_inputs(name: str, leaves, holomorphic: bool, allow_int: bool = False) -> None:
@@ -637,7 +630,12 @@ def jacfwd(
         primals_out, jacs = outs[: n_out[0]], outs[n_out[0] :]
         in_avals = [get_aval(x) for x in leaves]
         blocks = [
-            _split_jac(j, get_aval(p).shape, in_avals, axis_first=False)
+            _unravel(
+                j,
+                get_aval(j).ndim - 1,
+                [a.size for a in in_avals],
+                [(*get_aval(p).shape, *a.shape) for a in in_avals],
+            )
             for j, p in zip(jacs, primals_out, strict=True)
         ]
         jac = _jacobian_tree(out_trees[0], in_tree, blocks, argnums)
@@ -690,17 +688,11 @@ def jacrev(
         out_avals = [get_aval(p) for p in primals_out]
         blocks = [[] for _ in out_avals]
         for ct in cts:  # one per input leaf, shape (total, *in_shape)
-            ct_aval = get_aval(ct)
-            offset = 0
-            for j, aval in enumerate(out_avals):
-                from laminax_core import lax
-
-                start = [0] * ct_aval.ndim
-                limit = list(ct_aval.shape)
-                start[0], limit[0] = offset, offset + aval.size
-                block = lax.slice(ct, start, limit)
-                blocks[j].append(lax.reshape(block, (*aval.shape, *ct_aval.shape[1:])))
-                offset += aval.size
+            in_shape = get_aval(ct).shape[1:]
+            sizes = [a.size for a in out_avals]
+            pieces = _unravel(ct, 0, sizes, [(*a.shape, *in_shape) for a in out_avals])
+            for per_out, piece in zip(blocks, pieces, strict=True):
+                per_out.append(piece)
         jac = _jacobian_tree(out_trees[0], in_tree, blocks, argnums)
         return (jac, aux[0]) if has_aux else jac
 

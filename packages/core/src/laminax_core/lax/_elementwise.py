@@ -75,13 +75,30 @@ def add_any(x, y):
     return add_any_p.bind(x, y)
 
 
+def _add_any_batch(axis_data, args, dims):
+    # JAX's rule: the result keeps y's batch dim; x is moved (or broadcast) to match it
+    from laminax_core._interpreters.batching import move_bdim
+    from laminax_core.lax._structural import broadcast_in_dim
+
+    (x, y), (x_dim, y_dim) = args, dims
+    if x_dim == y_dim:
+        return add_any(x, y), x_dim
+    if y_dim is None:
+        x, y, x_dim, y_dim = y, x, y_dim, x_dim
+    if x_dim is None:
+        shape = get_aval(y).shape
+        kept = tuple(d for d in range(len(shape)) if d != y_dim)
+        return add_any(broadcast_in_dim(x, shape, kept), y), y_dim
+    return add_any(move_bdim(x, x_dim, y_dim), y), y_dim
+
+
 add_any_p = define_primitive(
     "add_any",
     abstract_eval=same_shape(dtypes=ANY),
     reference=np.add,
     jvp=linear,
     transpose=_add_transpose,
-    batch=batch_elementwise,
+    batch=_add_any_batch,
 )
 
 
