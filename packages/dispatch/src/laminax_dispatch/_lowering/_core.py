@@ -32,6 +32,7 @@ from laminax_core.internal import (
     Literal,
     ShapedArray,
     ordered_effects,
+    register_describer,
     trace_to_jaxpr,
 )
 
@@ -506,3 +507,10 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
         return outs
 
     return rule
+
+
+def _describe_lowering(primitive) -> list[tuple[str, str]]:
+    return [("lowering", registered_at.get(primitive, "none"))]
+
+
+register_describer(_describe_lowering)
