@@ -210,3 +210,52 @@ def test_jitted_initializers_match_jax_bit_for_bit(init):
     build = eval(f"initializers.{init}", {"initializers": initializers})  # noqa: S307
     got = np.asarray(dispatch.jit(lambda k: build(k, shape))(jr.key(1)))
     np.testing.assert_array_equal(got, expected)
+
+
+ATTENTION_CALLS = [
+    "dot_product_attention(q, k, v)",
+    "dot_product_attention(q, k, v, is_causal=True)",
+    "dot_product_attention(q, k, v, bias=bias)",
+    "dot_product_attention(q, k, v, mask=mask, scale=0.3)",
+    "dot_product_attention(q, k, v, local_window_size=(1, 2))",
+    "dot_product_attention(q, k, v, query_seq_lengths=ql, key_value_seq_lengths=kl)",
+    "dot_product_attention(q, k, v, is_causal=True, return_residual=True)",
+    "dot_product_attention(q[0], k[0], v[0])",
+    "dot_product_attention(q.astype(jnp.float16), k.astype(jnp.float16), v.astype(jnp.float16))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", ATTENTION_CALLS)
+def test_dot_product_attention_matches_jax(call):
+    rng = np.random.RandomState(0)
+    inputs = {
+        "q": rng.randn(2, 5, 4, 8).astype(np.float32),
+        "k": rng.randn(2, 6, 2, 8).astype(np.float32),
+        "v": rng.randn(2, 6, 2, 8).astype(np.float32),
+        "bias": rng.randn(2, 1, 5, 6).astype(np.float32),
+        "mask": rng.rand(2, 4, 5, 6) > 0.3,
+        "ql": np.array([5, 3], np.int32), "kl": np.array([4, 6], np.int32),
+    }
+    expected = run_jax(f"result = jax.nn.{call}", **inputs)
+    got = eval(f"nn.{call}", {"nn": nn, "jnp": np, **inputs})  # noqa: S307
+    got, expected = (got, expected) if isinstance(got, tuple) else ((got,), (expected,))
+    for g, e in zip(got, expected, strict=True):
+        assert np.asarray(g).dtype == e.dtype and g.shape == e.shape
+        tol = 2e-3 if e.dtype == np.float16 else 2e-5
+        np.testing.assert_allclose(np.asarray(g, np.float32), np.asarray(e, np.float32),
+                                   rtol=tol, atol=tol)
+
+
+@requires_jax
+def test_log1mexp_tanh_and_delta_orthogonal_match_jax():
+    x = np.array([1e-4, 0.3, 0.69, 0.7, 3.0, 40.0], np.float32)
+    source = """
+result = [jax.nn.log1mexp(x), jax.vmap(jax.grad(jax.nn.log1mexp))(x), jax.nn.tanh(x),
+          jax.nn.initializers.delta_orthogonal()(jax.random.key(2), (3, 3, 4, 5))]
+"""
+    expected = run_jax(source, x=x)
+    got = [nn.log1mexp(x), np.array([grad(nn.log1mexp)(v) for v in x]), nn.tanh(x),
+           initializers.delta_orthogonal()(jr.key(2), (3, 3, 4, 5))]
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-6)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from laminax_core import config, grad, lax, nn, vmap
 from laminax_core import random as jr
-from laminax_core.nn import _functions, initializers
+from laminax_core.nn import _attention, _functions, initializers
 from laminax_core.testing import check_grads
 
 X = np.array([-2.5, -1.0, -0.25, 0.0, 0.3, 1.0, 4.0], np.float32)
@@ -159,6 +159,51 @@ def test_vmap_of_activations_matches_loop():
             np.testing.assert_allclose(batched[i], f(x[i]), rtol=1e-6)
 
 
+def _np_attention(q, k, v, causal=False):
+    logits = np.einsum("btnh,bsnh->bnts", q, k) / np.sqrt(q.shape[-1])
+    if causal:
+        t, s = logits.shape[-2:]
+        logits = np.where(np.tril(np.ones((t, s), bool)), logits, -1e30)
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    return np.einsum("bnts,bsnh->btnh", probs, v)
+
+
+def test_dot_product_attention_against_numpy():
+    rng = np.random.RandomState(0)
+    q, k, v = (rng.randn(2, 4, 3, 8).astype(np.float32) for _ in range(3))
+    np.testing.assert_allclose(nn.dot_product_attention(q, k, v), _np_attention(q, k, v),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(nn.dot_product_attention(q, k, v, is_causal=True),
+                               _np_attention(q, k, v, causal=True), rtol=1e-5, atol=1e-6)
+    # grouped-query attention: each key/value head serves 3 query heads
+    k1, v1 = k[:, :, :1], v[:, :, :1]
+    expected = _np_attention(q, np.repeat(k1, 3, 2), np.repeat(v1, 3, 2))
+    np.testing.assert_allclose(nn.dot_product_attention(q, k1, v1), expected, rtol=1e-5,
+                               atol=1e-6)
+    check_grads(lambda a: nn.dot_product_attention(a, k, v), (q,), order=1, atol=5e-2,
+                rtol=5e-2)
+
+
+def test_dot_product_attention_errors():
+    q = np.ones((1, 2, 3, 4), np.float32)
+    with pytest.raises(ValueError, match="multiple of key/value heads, but got 3 vs 2"):
+        nn.dot_product_attention(q, np.ones((1, 2, 2, 4), np.float32),
+                                 np.ones((1, 2, 2, 4), np.float32))
+    with pytest.raises(ValueError, match="value shape should be"):
+        nn.dot_product_attention(q, q, np.ones((1, 2, 3, 5), np.float32))
+    with pytest.raises(ValueError, match="Unsupported implementation option: cudnn"):
+        nn.dot_product_attention(q, q, q, implementation="cudnn")
+
+
+def test_log1mexp_is_accurate_at_both_ends():
+    x = np.array([1e-6, 0.5, 1.0, 30.0], np.float64)
+    # float32 exp(-30) itself is only good to ~1e-4 relative
+    np.testing.assert_allclose(nn.log1mexp(x.astype(np.float32)), np.log(-np.expm1(-x)),
+                               rtol=2e-4)
+    check_grads(nn.log1mexp, (np.array([0.3, 2.0], np.float32),), order=1)
+
+
 # ----- initializers -------------------------------------------------------------------------
 
 KEY = jr.PRNGKey(0)
@@ -210,6 +255,19 @@ def test_orthogonal_initializer(shape, column_axis):
         initializers.orthogonal()(KEY, (3,))
 
 
+def test_delta_orthogonal_centers_an_orthogonal_matrix():
+    w = np.asarray(initializers.delta_orthogonal()(KEY, (3, 3, 4, 4)), np.float64)
+    center = w[1, 1]
+    np.testing.assert_allclose(center @ center.T, np.eye(4), atol=1e-5)
+    w[1, 1] = 0
+    assert not w.any()
+    with pytest.raises(ValueError, match="requires a 3D, 4D or 5D shape"):
+        initializers.delta_orthogonal()(KEY, (4, 4))
+    with pytest.raises(ValueError, match="`fan_in` must be less or equal than `fan_out`"):
+        initializers.delta_orthogonal()(KEY, (3, 5, 4))
+    assert isinstance(initializers.he_normal(), initializers.Initializer)
+
+
 def test_variance_scaling_fans_and_errors():
     assert initializers._compute_fans((3, 3, 16, 32)) == (144.0, 288.0)
     with pytest.raises(ValueError, match="Must be at least 2D or specify in_axis"):
@@ -224,7 +282,7 @@ def test_variance_scaling_fans_and_errors():
 
 def test_docstring_examples():
     globs = {"np": np, "lax": lax}
-    for module in (_functions, initializers):
+    for module in (_functions, initializers, _attention):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

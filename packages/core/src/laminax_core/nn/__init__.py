@@ -5,6 +5,7 @@ derivatives agree with `jax.nn`'s.
 """
 
 from laminax_core.nn import initializers as initializers
+from laminax_core.nn._attention import dot_product_attention as dot_product_attention
 from laminax_core.nn._functions import celu as celu
 from laminax_core.nn._functions import elu as elu
 from laminax_core.nn._functions import gelu as gelu
@@ -15,6 +16,7 @@ from laminax_core.nn._functions import hard_swish as hard_swish
 from laminax_core.nn._functions import hard_tanh as hard_tanh
 from laminax_core.nn._functions import identity as identity
 from laminax_core.nn._functions import leaky_relu as leaky_relu
+from laminax_core.nn._functions import log1mexp as log1mexp
 from laminax_core.nn._functions import log_sigmoid as log_sigmoid
 from laminax_core.nn._functions import log_softmax as log_softmax
 from laminax_core.nn._functions import logmeanexp as logmeanexp
@@ -34,9 +36,11 @@ from laminax_core.nn._functions import sparse_sigmoid as sparse_sigmoid
 from laminax_core.nn._functions import squareplus as squareplus
 from laminax_core.nn._functions import standardize as standardize
 from laminax_core.nn._functions import swish as swish
+from laminax_core.nn._functions import tanh as tanh
 
 __all__ = [
     "celu",
+    "dot_product_attention",
     "elu",
     "gelu",
     "glu",
@@ -47,6 +51,7 @@ __all__ = [
     "identity",
     "initializers",
     "leaky_relu",
+    "log1mexp",
     "log_sigmoid",
     "log_softmax",
     "logmeanexp",
@@ -66,4 +71,5 @@ __all__ = [
     "squareplus",
     "standardize",
     "swish",
+    "tanh",
 ]

@@ -20,8 +20,9 @@ from laminax_core._avals import get_aval
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
     "identity", "leaky_relu", "log_sigmoid", "log_softmax", "logmeanexp", "logsumexp",
-    "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax",
-    "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize", "swish",
+    "log1mexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
+    "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize",
+    "swish", "tanh",
 ]  # fmt: skip
 
 
@@ -292,6 +293,44 @@ def gelu(x, approximate: bool = True):
         return lax.mul(x, lax.mul(0.5, lax.add(1.0, lax.tanh(inner))))
     sqrt_half = np.asarray(np.sqrt(0.5), dtype)
     return lax.mul(lax.mul(0.5, x), lax.erfc(lax.mul(lax.neg(x), sqrt_half)))
+
+
+def tanh(x):
+    """Hyperbolic tangent.
+
+    Example:
+      >>> tanh(np.float32(0))
+      array(0., dtype=float32)
+    """
+    return lax.tanh(_inexact("tanh", x))
+
+
+def _log1mexp_value(x):
+    # log(1 - exp(-x)): expm1 for small x, log1p for large (the switch at log 2 is JAX's)
+    small = lax.lt(x, _c(x, np.log(2.0)))
+    near_zero = lax.log(lax.neg(lax.expm1(lax.neg(x))))
+    far = lax.log1p(lax.neg(lax.exp(lax.neg(x))))
+    return lax.select_n(small, far, near_zero)
+
+
+def _log1mexp_jvp(primals, tangents):
+    # d/dx log(1 - exp(-x)) = 1 / expm1(x)
+    (x,), (x_dot,) = primals, tangents
+    return _log1mexp_value(x), lax.div(x_dot, lax.expm1(x))
+
+
+def log1mexp(x):
+    """`log(1 - exp(-x))` for `x > 0`, accurate near 0 and for large `x`.
+
+    Example:
+      >>> log1mexp(np.float32(1))
+      array(-0.4586751, dtype=float32)
+    """
+    from laminax_core._custom_derivatives import custom_jvp
+
+    fn = custom_jvp(_log1mexp_value)
+    fn.defjvp(_log1mexp_jvp)
+    return fn(_inexact("log1mexp", x))
 
 
 def soft_sign(x):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -20,11 +21,23 @@ from laminax_core import dtypes, lax
 from laminax_core import random as _random
 
 __all__ = [
-    "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
-    "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
+    "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform",
+    "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
     "orthogonal", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
     "xavier_uniform", "zeros",
 ]  # fmt: skip
+
+@runtime_checkable
+class Initializer(Protocol):
+    """The type of initializers: `init(key, shape, dtype=None) -> array`.
+
+    Example:
+      >>> isinstance(normal(), Initializer)
+      True
+    """
+
+    def __call__(self, key, shape, dtype=None): ...
+
 
 _TRUNCATED_STDDEV = 0.8796256610342398  # stddev of a standard normal truncated to (-2, 2)
 
@@ -251,5 +264,31 @@ def orthogonal(scale=1.0, column_axis: int = -1, dtype=None):
         perm = list(range(len(rest)))
         perm.insert(axis, len(rest))
         return lax.mul(np.asarray(scale, dtype), lax.transpose(q, tuple(perm)))
+
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis: int = -1, dtype=None):
+    """An initializer for 1-3D convolution kernels `(k..., in, out)`: an orthogonal
+    `(in, out)` matrix at the kernel's center, zeros elsewhere (requires `in <= out`).
+
+    Example:
+      >>> w = delta_orthogonal()(_random.PRNGKey(0), (3, 2, 2))
+      >>> bool((np.asarray(w)[0] == 0).all())
+      True
+    """
+
+    def init(key, shape, dtype=dtype):
+        dtype = _dtype(dtype, "delta_orthogonal")
+        shape = tuple(int(d) for d in shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        center = tuple((k - 1) // 2 for k in shape[:-2])
+        padding = [(c, k - c - 1, 0) for c, k in zip(center, shape[:-2], strict=True)]
+        expanded = lax.reshape(matrix, (1,) * len(center) + shape[-2:])
+        return lax.pad(expanded, np.asarray(0, dtype), [*padding, (0, 0, 0), (0, 0, 0)])
 
     return init
