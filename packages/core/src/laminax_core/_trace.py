@@ -17,7 +17,6 @@ on `Tracer` when it is imported (core's upper modules plug into this one, never 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import threading
 
@@ -33,17 +32,18 @@ __all__ = [
     "user_source_info",
 ]
 
-_CORE_DIR = os.path.dirname(os.path.abspath(__file__))
-_PYTREE_MARK = os.sep + "laminax_pytree" + os.sep
+
+def _is_laminax_frame(frame) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name == "laminax" or name.startswith(("laminax.", "laminax_"))
 
 
 def user_source_info() -> str:
-    """`file:line` of the innermost frame outside laminax's core and pytree packages."""
+    """`file:line` of the innermost frame outside laminax's own packages."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_CORE_DIR) and _PYTREE_MARK not in filename:
-            return f"{filename}:{frame.f_lineno}"
+        if not _is_laminax_frame(frame):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
 
