@@ -259,3 +259,23 @@ result = [jax.nn.log1mexp(x), jax.vmap(jax.grad(jax.nn.log1mexp))(x), jax.nn.tan
            initializers.delta_orthogonal()(jr.key(2), (3, 3, 4, 5))]
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-6)
+
+
+MORE_SPECIAL = [
+    "gammasgn(x)", "gamma(x)", "factorial(y)", "poch(y, w)", "betaln(y, w)",
+    "multigammaln(y + 2, 3)", "polygamma(2, y)", "polygamma(np.int32(1), y)",
+    "zeta(y + 1.5, w)", "entr(x)", "rel_entr(y, w)", "kl_div(y, w)", "boxcox(y, np.float32(0.3))",
+    "boxcox1p(y, np.float32(0.0))", "softmax(x)", "log_softmax(x)",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", MORE_SPECIAL)
+def test_more_special_functions_match_jax(call):
+    inputs = {"x": np.array([-2.5, -1.5, -0.3, 0.0, 0.4, 2.0, 4.5], np.float32),
+              "y": np.array([0.2, 0.5, 1.0, 2.5, 3.0, 4.0, 7.5], np.float32),
+              "w": np.array([1.5, 0.5, 2.0, 1.0, 3.5, 0.25, 2.0], np.float32)}
+    expected = run_jax(f"from jax.scipy import special as s\nresult = s.{call}", **inputs)
+    got = eval(f"special.{call}", {"special": special, "np": np, **inputs})  # noqa: S307
+    assert np.asarray(got).dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=5e-6, atol=1e-6)

@@ -95,6 +95,39 @@ def test_derivatives():
                                rtol=1e-6)
 
 
+def test_gamma_family_and_entropies():
+    x = np.array([-2.5, -0.5, 0.5, 3.0, 5.0], np.float32)
+    np.testing.assert_allclose(special.gamma(x), [math.gamma(v) for v in x.tolist()],
+                               rtol=1e-5)
+    np.testing.assert_array_equal(special.gammasgn(np.array([-1.5, -0.5, -2.0], np.float32))
+                                  [:2], [1, -1])
+    assert np.isnan(special.gammasgn(np.float32(-2.0)))
+    np.testing.assert_allclose(special.factorial(np.float32(5)), 120, rtol=1e-5)
+    assert float(special.factorial(np.float32(-1))) == 0
+    np.testing.assert_allclose(special.poch(np.float32(3), np.float32(2)), 12, rtol=1e-5)
+    np.testing.assert_allclose(special.betaln(np.float32(2), np.float32(3)), np.log(1 / 12),
+                               rtol=1e-5)
+    np.testing.assert_allclose(special.multigammaln(np.float32(3), 1), math.lgamma(3),
+                               rtol=1e-6)
+    np.testing.assert_allclose(special.polygamma(1, np.float32(1)), np.pi**2 / 6, rtol=1e-5)
+    np.testing.assert_allclose(special.zeta(np.float32(2), np.float32(1)), np.pi**2 / 6,
+                               rtol=1e-5)
+    np.testing.assert_allclose(special.entr(np.float32(0.5)), 0.5 * np.log(2), rtol=1e-6)
+    assert float(special.rel_entr(np.float32(0), np.float32(1))) == 0
+    assert float(special.rel_entr(np.float32(1), np.float32(0))) == np.inf
+    np.testing.assert_allclose(special.kl_div(np.float32(0.5), np.float32(0.25)),
+                               0.5 * np.log(2) - 0.25, rtol=1e-6)
+    np.testing.assert_allclose(special.boxcox(np.float32(4), np.float32(0)), np.log(4),
+                               rtol=1e-6)
+    np.testing.assert_allclose(special.boxcox1p(np.float32(1e-3), np.float32(1)), 1e-3,
+                               rtol=1e-5)
+    np.testing.assert_allclose(special.softmax(np.zeros(4, np.float32)), 0.25)
+    with pytest.raises(ValueError, match="`n` to polygamma must be of integer type"):
+        special.polygamma(np.float32(1), np.float32(1))
+    with pytest.raises(NotImplementedError, match="factorial with exact=True"):
+        special.factorial(3, exact=True)
+
+
 def test_errors_name_the_function():
     with pytest.raises(TypeError, match="erf requires array arguments, got str"):
         special.erf("a")

@@ -15,11 +15,15 @@ import numpy as np
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval, weak_array
 from laminax_core._custom_derivatives import custom_jvp
+from laminax_core.nn._functions import log_softmax as _log_softmax
 from laminax_core.nn._functions import logsumexp as _logsumexp
+from laminax_core.nn._functions import softmax as _softmax
 
 __all__ = [
-    "digamma", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr", "logit", "logsumexp",
-    "ndtr", "ndtri", "xlog1py", "xlogy",
+    "betaln", "boxcox", "boxcox1p", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
+    "factorial", "gamma", "gammaln", "gammasgn", "kl_div", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
+    "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
 
 
@@ -308,3 +312,228 @@ def _log_ndtr_lower(x, series_order):
         x_2n = lax.mul(x_2n, x_2)
     series = lax.add(lax.sub(_c(x, 1), odd), even)
     return lax.add(log_scale, lax.log(series))
+
+
+# ----- gamma-function family ----------------------------------------------------------------
+
+
+def gammasgn(x):
+    """The sign of the gamma function: -1, 1, or NaN at the poles (and for NaN).
+
+    Example:
+      >>> gammasgn(np.array([-1.5, -0.5, 0.5], np.float32))
+      array([ 1., -1.,  1.], dtype=float32)
+    """
+    x = _inexact("gammasgn", x)
+    floor_x = lax.floor(x)
+    negative = lax.lt(x, _c(x, 0))
+    pole = lax.bitwise_or(lax.bitwise_and(negative, lax.eq(x, floor_x)), lax.ne(x, x))
+    odd_floor = lax.ne(lax.rem(floor_x, _c(x, 2)), _c(x, 0))
+    negative_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x),
+                                                                _c(x, 0)))
+    minus = lax.bitwise_or(lax.bitwise_and(negative, odd_floor), negative_zero)
+    ones = lax.add(lax.mul(x, _c(x, 0)), _c(x, 1))
+    out = lax.select_n(minus, ones, lax.neg(ones))
+    return lax.select_n(pole, out, lax.add(ones, _c(x, np.nan)))
+
+
+def gamma(x):
+    """The gamma function `Gamma(x) = sign * exp(gammaln(x))` (NaN at the poles).
+
+    Example:
+      >>> gamma(np.float32(5))
+      array(24., dtype=float32)
+    """
+    x = _inexact("gamma", x)
+    return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
+
+
+def factorial(n, exact: bool = False):
+    """`n!` as `Gamma(n + 1)` (0 for negative `n`); only `exact=False` is supported.
+
+    Example:
+      >>> factorial(np.float32(4))
+      array(24., dtype=float32)
+    """
+    if exact:
+        raise NotImplementedError("factorial with exact=True: laminax, like JAX, computes "
+                                  "factorials in floating point only.")
+    n = _inexact("factorial", n)
+    value = lax.exp(lax.lgamma(lax.add(n, _c(n, 1))))
+    return lax.select_n(lax.lt(n, _c(n, 0)), value, lax.mul(n, _c(n, 0)))
+
+
+def poch(z, m):
+    """The Pochhammer symbol (rising factorial) `Gamma(z + m) / Gamma(z)`.
+
+    Example:
+      >>> poch(np.float32(3), np.float32(2))
+      array(12., dtype=float32)
+    """
+    z, m = _inexact("poch", z, m)
+    ratio = lax.div(gamma(lax.add(z, m)), gamma(z))
+    return lax.select_n(lax.eq(m, _c(m, 0)), ratio, lax.add(lax.mul(z, _c(z, 0)), _c(z, 1)))
+
+
+def betaln(a, b):
+    """`log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)`.
+
+    Differs from JAX: computed directly from `gammaln`, so it loses relative accuracy when
+    `a + b` is very large compared with the result.
+
+    Example:
+      >>> betaln(np.float32(2), np.float32(3))
+      array(-2.4849067, dtype=float32)
+    """
+    a, b = _inexact("betaln", a, b)
+    return lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
+
+
+def multigammaln(a, d: int):
+    """The log of the multivariate gamma function of dimension `d` (static).
+
+    Example:
+      >>> multigammaln(np.float32(3), 2)
+      array(1.550195, dtype=float32)
+    """
+    import operator
+
+    d = operator.index(d)
+    a = _inexact("multigammaln", a)
+    dtype = get_aval(a).dtype
+    constant = 0.25 * d * (d - 1) * np.log(np.pi)
+    shape = get_aval(a).shape
+    halves = np.arange(d, dtype=dtype) / np.asarray(2, dtype)
+    terms = lax.lgamma(lax.sub(lax.broadcast_in_dim(a, (*shape, d), tuple(range(len(shape)))),
+                               lax.broadcast_in_dim(halves, (*shape, d), (len(shape),))))
+    return lax.add(lax.reduce_sum(terms, (len(shape),)), _c(a, constant))
+
+
+def polygamma(n, x):
+    """The polygamma function: the `n`-th derivative of `digamma`.
+
+    Args:
+      n: the (integer-typed) derivative order.
+      x: the argument.
+
+    Example:
+      >>> polygamma(1, np.float32(1))
+      array(1.644934, dtype=float32)
+    """
+    n_dtype = dtypes.dtype(n, canonicalize=True)
+    if not dtypes.issubdtype(n_dtype, np.integer):
+        raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
+                         f"{n_dtype}.")
+    x = _inexact("polygamma", x)
+    n = lax.convert_element_type(n, get_aval(x).dtype)
+    n, x = _broadcast([n, x])
+    return lax.polygamma(n, x)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function `sum_k (k + q) ** -x` (`q` is required, as in JAX).
+
+    Example:
+      >>> zeta(np.float32(2), np.float32(1))
+      array(1.644934, dtype=float32)
+    """
+    if q is None:
+        raise NotImplementedError("zeta: the Riemann zeta function (q=None) is not "
+                                  "implemented; pass q=1.")
+    x, q = _inexact("zeta", x, q)
+    return lax.zeta(x, q)
+
+
+# ----- entropies, Box-Cox, softmax aliases --------------------------------------------------
+
+
+def entr(x):
+    """The elementwise entropy `-x log x` (0 at 0, -inf for negative `x`).
+
+    Example:
+      >>> entr(np.array([0.0, 0.5, -1.0], np.float32))
+      array([-0.       ,  0.3465736,       -inf], dtype=float32)
+    """
+    x = _inexact("entr", x)
+    return lax.select_n(lax.lt(x, _c(x, 0)), lax.neg(_xlogy(x, x)),
+                        lax.add(lax.mul(x, _c(x, 0)), _c(x, -np.inf)))
+
+
+def rel_entr(p, q):
+    """The relative entropy term `p log(p / q)` (0 where `p == 0 <= q`, inf otherwise
+    outside `p, q > 0`).
+
+    Example:
+      >>> rel_entr(np.float32(0.5), np.float32(0.25))
+      array(0.3465736, dtype=float32)
+    """
+    p, q = _inexact("rel_entr", p, q)
+    zero = _c(p, 0)
+    both_positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    ones = lax.add(lax.mul(p, zero), _c(p, 1))
+    safe_p = lax.select_n(both_positive, ones, p)
+    safe_q = lax.select_n(both_positive, ones, q)
+    value = lax.sub(_xlogy(safe_p, safe_p), _xlogy(safe_p, safe_q))
+    inf = lax.add(lax.mul(p, zero), _c(p, np.inf))
+    return lax.select_n(both_positive, lax.select_n(p_zero, inf, lax.mul(p, zero)), value)
+
+
+def kl_div(p, q):
+    """The Kullback-Leibler divergence term `p log(p / q) - p + q`.
+
+    Example:
+      >>> kl_div(np.float32(0.5), np.float32(0.25))
+      array(0.09657359, dtype=float32)
+    """
+    p, q = _inexact("kl_div", p, q)
+    return lax.add(lax.sub(rel_entr(p, q), p), q)
+
+
+def _boxcox(name, x, lmbda, log_fn):
+    x, lmbda = _inexact(name, x, lmbda)
+    is_zero = lax.eq(lmbda, _c(lmbda, 0))
+    safe = lax.select_n(is_zero, lmbda, lax.add(lax.mul(lmbda, _c(lmbda, 0)), _c(lmbda, 1)))
+    log_x = log_fn(x)
+    power = lax.div(lax.expm1(lax.mul(safe, log_x)), safe)
+    return lax.select_n(is_zero, power, log_x)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform `(x ** lmbda - 1) / lmbda` (`log x` at `lmbda == 0`).
+
+    Example:
+      >>> boxcox(np.float32(4), np.float32(0.5))
+      array(2., dtype=float32)
+    """
+    return _boxcox("boxcox", x, lmbda, lax.log)
+
+
+def boxcox1p(x, lmbda):
+    """`boxcox(1 + x, lmbda)`, accurate for small `x`.
+
+    Example:
+      >>> boxcox1p(np.float32(3), np.float32(0.5))
+      array(2., dtype=float32)
+    """
+    return _boxcox("boxcox1p", x, lmbda, lax.log1p)
+
+
+def softmax(x, axis=-1):
+    """The softmax along `axis`; see `laminax_core.nn.softmax`.
+
+    Example:
+      >>> softmax(np.zeros(2, np.float32))
+      array([0.5, 0.5], dtype=float32)
+    """
+    return _softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    """The log-softmax along `axis`; see `laminax_core.nn.log_softmax`.
+
+    Example:
+      >>> log_softmax(np.zeros(2, np.float32))
+      array([-0.6931472, -0.6931472], dtype=float32)
+    """
+    return _log_softmax(x, axis=axis)
