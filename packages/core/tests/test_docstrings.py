@@ -15,6 +15,7 @@ KERNEL_MODULES = [
     "laminax_core._custom_derivatives",
     "laminax_core._effects",
     "laminax_core._interpreters.eval",
+    "laminax_core._jacobians",
     "laminax_core._jaxpr",
     "laminax_core._primitive",
     "laminax_core.internal",
