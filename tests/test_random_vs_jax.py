@@ -424,3 +424,25 @@ def test_transformed_samplers_match_jax(call):
         got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
         assert np.asarray(got).dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+DISCRETE_CALLS = [
+    "poisson(k, 3.0, (12,))",
+    "poisson(k, np.array([0.0, 0.5, 4.0, 12.0, 50.0, 1000.0], np.float32))",
+    "binomial(k, 10.0, 0.3, (12,))",
+    "binomial(k, np.array([5.0, 20.0, 100.0, 1000.0, 40.0, 3.0], np.float32), "
+    "np.array([0.1, 0.5, 0.7, 0.2, 0.99, 0.0], np.float32))",
+    "multinomial(k, 10.0, np.array([0.2, 0.3, 0.5], np.float32))",
+    "multinomial(k, np.array([5.0, 100.0], np.float32), "
+    "np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], np.float32))",
+]
+
+
+@requires_jax
+@pytest.mark.parametrize("call", DISCRETE_CALLS)
+def test_discrete_samplers_match_jax_exactly(call):
+    for s in SEEDS[:2]:
+        expected = run_jax(f"k = jax.random.PRNGKey({s})\nresult = jax.random.{call}")
+        got = eval(f"jr.{call}", {"jr": jr, "np": np, "k": jr.PRNGKey(s)})  # noqa: S307
+        assert np.asarray(got).dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)

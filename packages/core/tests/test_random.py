@@ -9,6 +9,7 @@ import pytest
 from laminax_core import config, dtypes, grad, lax, make_jaxpr, vmap
 from laminax_core import random as jr
 from laminax_core.random import (
+    _discrete,
     _gamma,
     _keys,
     _linalg_samplers,
@@ -412,6 +413,33 @@ def test_ball_cauchy_generalized_normal_clone_and_key_dtype():
         jr.geometric(KEY, 0.5, dtype=np.float32)
 
 
+@pytest.mark.parametrize("lam", [0.7, 4.0, 25.0, 400.0])
+def test_poisson_moments(lam):
+    out = jr.poisson(KEY, lam, (5000,))
+    assert out.dtype == np.int32 and out.min() >= 0
+    assert abs(out.mean() / lam - 1) < 0.05 and abs(out.var() / lam - 1) < 0.12
+    assert (jr.poisson(KEY, 0.0, (3,)) == 0).all()
+
+
+@pytest.mark.parametrize("n, p", [(8.0, 0.3), (60.0, 0.5), (500.0, 0.9)])
+def test_binomial_moments_and_multinomial(n, p):
+    out = jr.binomial(KEY, n, p, (5000,))
+    assert out.min() >= 0 and out.max() <= n and (out == np.floor(out)).all()
+    assert abs(out.mean() / (n * p) - 1) < 0.03
+    assert abs(out.var() / (n * p * (1 - p)) - 1) < 0.15
+    counts = jr.multinomial(KEY, n, np.array([0.2, 0.3, 0.5], np.float32), shape=(400, 3))
+    np.testing.assert_allclose(counts.sum(-1), n)
+    np.testing.assert_allclose(counts.mean(0) / n, [0.2, 0.3, 0.5], atol=0.03)
+
+
+def test_binomial_edge_cases():
+    out = jr.binomial(KEY, np.array([np.inf, -1.0, 5.0], np.float32),
+                      np.array([0.3, 0.3, np.nan], np.float32))
+    assert out[0] == np.inf and np.isnan(out[1]) and np.isnan(out[2])
+    with pytest.raises(ValueError, match="`binomial` must be a float dtype"):
+        jr.binomial(KEY, 3.0, 0.5, dtype=np.int32)
+
+
 def test_vmap_over_keys_matches_python_loop():
     keys = jr.split(jr.PRNGKey(0), 4)
     for sampler in (lambda k: jr.normal(k, (3,)), lambda k: jr.uniform(k, (2, 2)),
@@ -448,7 +476,7 @@ def test_samplers_trace_to_jaxprs():
 def test_docstring_examples():
     globs = {"np": np, "lax": lax, **{n: getattr(jr, n) for n in jr.__all__}}
     for module in (_threefry, _keys, _samplers, _permutations, _gamma, _linalg_samplers,
-                   _transformed):
+                   _transformed, _discrete):
         result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

@@ -6,6 +6,9 @@ Keys are explicit values: create one with `key(seed)` (typed) or `PRNGKey(seed)`
 `jax.extend.random` names) are exported for the layers above.
 """
 
+from laminax_core.random._discrete import binomial as binomial
+from laminax_core.random._discrete import multinomial as multinomial
+from laminax_core.random._discrete import poisson as poisson
 from laminax_core.random._gamma import beta as beta
 from laminax_core.random._gamma import dirichlet as dirichlet
 from laminax_core.random._gamma import gamma as gamma
@@ -58,6 +61,7 @@ __all__ = [
     "ball",
     "bernoulli",
     "beta",
+    "binomial",
     "bits",
     "categorical",
     "cauchy",
@@ -82,11 +86,13 @@ __all__ = [
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "multivariate_normal",
     "normal",
     "orthogonal",
     "pareto",
     "permutation",
+    "poisson",
     "PRNGKey",
     "PRNGKeyArray",
     "rademacher",
