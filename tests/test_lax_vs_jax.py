@@ -90,6 +90,22 @@ CASES = [
     ("broadcasted_iota", "g = lambda x: lax.broadcasted_iota(np.int32, (2, 3), 1)", (F,), True,
      0),
     ("split", "g = lambda x: lax.split(x, (1, 3), 1)", (M,), True, 0),
+    # compositions JAX writes with the primitives above
+    ("select", "g = lambda x: lax.select(x > 0, x, -x)", (F,), True, 0),
+    ("reciprocal", "g = lambda x: lax.reciprocal(x)", (P,), True, 1e-6),
+    ("full", "g = lambda x: (lax.full((2, 3), 1.5), lax.full_like(x, 2))", (F,), True, 0),
+    ("broadcast_helpers", "g = lambda x: (lax.broadcast(x, (2,)), lax.broadcast_to_rank(x, 4), "
+                          "lax.collapse(x, 0, 2))", (M,), True, 0),
+    ("in_dim", "g = lambda x: (lax.index_in_dim(x, 1, 0), lax.slice_in_dim(x, 1, 3, axis=1), "
+               "lax.dynamic_slice_in_dim(x, 1, 2, 1), lax.dynamic_update_slice_in_dim(x, "
+               "x[:1], 1, 0))", (M,), True, 0),
+    ("conv_transpose", "g = lambda x, w: lax.conv_transpose(x, w, (2, 2), 'SAME')",
+     (IMG, KER), True, 1e-4),
+    ("conv_transpose_kernel", "g = lambda x, w: lax.conv_transpose(x, w, (2, 1), 'VALID', "
+                              "transpose_kernel=True)", (IMG, KER.transpose(0, 1, 3, 2)[..., :3]),
+     True, 1e-4),
+    ("scatter_sub", f"g = lambda x, i, u: lax.scatter_sub(x, i, u, {_SCATTER})", (M, ROWS, M),
+     True, 1e-6),
     # cumulative
     *[(n, f"g = lambda x: lax.{n}(x, 1, reverse=True)", (M,), True, 1e-5) for n in (
         "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp")],

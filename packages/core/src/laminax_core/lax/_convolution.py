@@ -28,7 +28,10 @@ from laminax_core.lax._windowed import (
     padtype_to_pads,
 )
 
-__all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated"]
+__all__ = [
+    "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+    "conv_transpose", "conv_with_general_padding",
+]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -139,6 +142,75 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
     """`conv_general_dilated` in the default NCHW/OIHW layout without dilation or groups."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+    """`conv_general_dilated` in the default layout with explicit padding and dilations."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+_TRANSPOSE_LAYOUTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                      4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def _conv_transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
+    """Padding of the dilated input that makes a transposed convolution 'SAME' or 'VALID'."""
+    if padding == "SAME":
+        total = k + s - 2
+        low = k - 1 if s > k - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = k + s - 2 + max(k - s, 0)
+        low = k - 1
+    else:
+        raise ValueError(f"conv_transpose: padding must be 'SAME', 'VALID' or explicit pairs, "
+                         f"got {padding!r}.")
+    return low, total - low
+
+
+def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
+                   transpose_kernel: bool = False, precision=None, preferred_element_type=None,
+                   use_consistent_padding: bool = False):
+    """A transposed ("deconvolution") convolution: the input is dilated by `strides`.
+
+    Args:
+      lhs, rhs: input and kernel; the default layouts are NC/IO/NC, NHC/HIO/NHC, NHWC/HWIO/NHWC
+        or NHWDC/HWDIO/NHWDC by rank.
+      strides: the input dilation.
+      padding: 'SAME', 'VALID' or explicit (low, high) pairs.
+      rhs_dilation: kernel dilation.
+      transpose_kernel: flip the kernel spatially and swap its in/out features (the gradient
+        of a convolution).
+
+    Example:
+      >>> conv_transpose(np.ones((1, 2, 1), np.float32), np.ones((3, 1, 1), np.float32), (2,),
+      ...                "SAME").shape
+      (1, 4, 1)
+    """
+    if use_consistent_padding:
+        raise ValueError("conv_transpose: use_consistent_padding=True is not supported by "
+                         "laminax; use the default padding or explicit pairs.")
+    lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    if dimension_numbers is None:
+        dimension_numbers = _TRANSPOSE_LAYOUTS.get(len(lhs_shape))
+    dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    ones = (1,) * (len(lhs_shape) - 2)
+    rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else ones
+    kernel = dilate_shape([rhs_shape[d] for d in dnums.rhs_spec[2:]], rhs_dilation)
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(kernel, strides,
+                                                                           strict=True)]
+    if transpose_kernel:
+        for axis in dnums.rhs_spec[2:]:  # one axis at a time, as JAX stages it
+            rhs = rev(rhs, (axis,))
+        perm = list(range(len(rhs_shape)))
+        perm[dnums.rhs_spec[0]], perm[dnums.rhs_spec[1]] = dnums.rhs_spec[1], dnums.rhs_spec[0]
+        rhs = transpose(rhs, tuple(perm))
+    return conv_general_dilated(lhs, rhs, ones, padding, strides, rhs_dilation, dnums,
+                                precision=precision,
                                 preferred_element_type=preferred_element_type)
 
 

@@ -31,7 +31,7 @@ from laminax_core.lax._elementwise import (
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
-    "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
+    "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
 ]  # fmt: skip
 
 
@@ -292,8 +292,8 @@ gather_p = define_primitive(
 
 # ----- the scatter family -------------------------------------------------------------------
 
-_COMBINERS = {"scatter": None, "scatter-add": np.add, "scatter-mul": np.multiply,
-              "scatter-min": np.minimum, "scatter-max": np.maximum}
+_COMBINERS = {"scatter": None, "scatter-add": np.add, "scatter-sub": np.subtract,
+              "scatter-mul": np.multiply, "scatter-min": np.minimum, "scatter-max": np.maximum}
 _update_jaxprs: dict = {}
 
 
@@ -302,8 +302,8 @@ def _update_jaxpr(name: str, dtype):
     from laminax_core import lax
     from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 
-    combine = {"scatter-add": lax.add, "scatter-mul": lax.mul, "scatter-min": lax.min,
-               "scatter-max": lax.max}.get(name)
+    combine = {"scatter-add": lax.add, "scatter-sub": lax.sub, "scatter-mul": lax.mul,
+               "scatter-min": lax.min, "scatter-max": lax.max}.get(name)
     if combine is None:
         return None
     key = (name, np.dtype(dtype))
@@ -483,6 +483,43 @@ scatter_add_p = define_primitive(
     jvp=_scatter_add_jvp,
     transpose=_scatter_add_transpose,
     batch=_scatter_batch(lambda: scatter_add_p),
+)
+
+
+# scatter-sub: linear in the operand and the updates
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """`operand` with `updates` subtracted at `scatter_indices` (duplicates accumulate)."""
+    return _scatter_bind(scatter_sub_p, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode)
+
+
+def _scatter_sub_jvp(primals, tangents, **params):
+    x, idx, upd = primals
+    ans = scatter_sub_p.bind(x, idx, upd, **params)
+    if isinstance(tangents[0], Zero) and isinstance(tangents[2], Zero):
+        return ans, Zero.from_primal_value(ans)
+    t_x, t_upd = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[2])
+    return ans, scatter_sub_p.bind(t_x, idx, t_upd, **params)
+
+
+def _scatter_sub_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
+    from laminax_core.lax._elementwise import neg
+
+    cts = _scatter_add_transpose(ct, x, idx, upd, dimension_numbers, mode, **params)
+    return [cts[0], None, None if cts[2] is None else neg(cts[2])]
+
+
+scatter_sub_p = define_primitive(
+    "scatter-sub",
+    abstract_eval=_scatter_abstract_eval("scatter-sub"),
+    reference=_scatter_reference("scatter-sub"),
+    jvp=_scatter_sub_jvp,
+    transpose=_scatter_sub_transpose,
+    batch=_scatter_batch(lambda: scatter_sub_p),
 )
 
 

@@ -48,8 +48,8 @@ from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 __all__ = [
     "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh",
     "bitcast_convert_type", "cbrt", "ceil", "clamp", "complex", "conj", "cosh", "exp2",
-    "expm1", "floor", "imag", "is_finite", "log1p", "nextafter", "real", "reduce_precision",
-    "rem", "round", "sinh", "square", "tan",
+    "expm1", "floor", "imag", "is_finite", "log1p", "nextafter", "real", "reciprocal",
+    "reduce_precision", "rem", "round", "select", "sinh", "square", "tan",
 ]  # fmt: skip
 
 _INTEGER_OR_FLOATING = (np.integer, np.floating)
@@ -678,3 +678,26 @@ reduce_precision_p = define_primitive(
     transpose=lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)],
     batch=batch_elementwise,
 )
+
+
+# ----- compositions: select, reciprocal -----------------------------------------------------
+
+
+def select(pred, on_true, on_false):
+    """Elementwise `on_true` where `pred` else `on_false` (select_n with the cases swapped).
+
+    Example:
+      >>> select(np.array([True, False]), np.ones(2, np.float32), np.zeros(2, np.float32))
+      array([1., 0.], dtype=float32)
+    """
+    return select_n(pred, on_false, on_true)
+
+
+def reciprocal(x):
+    """Elementwise `1 / x` (integer_pow with exponent -1).
+
+    Example:
+      >>> reciprocal(np.float32(4))
+      array(0.25, dtype=float32)
+    """
+    return integer_pow(x, -1)

@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
@@ -22,9 +22,11 @@ from laminax_core._primitive import (
 from laminax_core.lax._helpers import as_operands
 
 __all__ = [
-    "broadcast_in_dim", "broadcasted_iota", "concatenate", "dynamic_slice",
-    "dynamic_update_slice", "expand_dims", "iota", "pad", "reshape", "rev", "slice", "split",
-    "squeeze", "transpose",
+    "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse",
+    "concatenate", "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+    "expand_dims", "full", "full_like", "index_in_dim", "iota", "pad", "reshape", "rev", "slice",
+    "slice_in_dim", "split", "squeeze", "transpose",
 ]  # fmt: skip
 
 
@@ -702,3 +704,120 @@ rev_p = define_primitive(
     transpose=lambda ct, x, dimensions: [rev(ct, dimensions)],
     batch=_rev_batch,
 )
+
+
+# ----- compositions: full, broadcast, collapse, and the *_in_dim slicing helpers -------------
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of `shape` filled with `fill_value` (of `dtype`, else the value's dtype).
+
+    Example:
+      >>> full((2,), 1.5, np.float32)
+      array([1.5, 1.5], dtype=float32)
+    """
+    (value,) = as_operands(fill_value)  # a Python scalar stays weakly typed
+    concrete = not isinstance(value, _trace.Tracer)
+    if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal
+        value = np.asarray(value, dtypes.canonicalize_dtype(dtype))
+    elif dtype is not None and get_aval(value).dtype != dtypes.canonicalize_dtype(dtype):
+        from laminax_core.lax._elementwise import convert_element_type
+
+        value = convert_element_type(value, dtype)
+    if get_aval(value).ndim:
+        raise TypeError(f"full must be called with a scalar fill_value, got "
+                        f"{get_aval(value).str_short()}.")
+    return broadcast_in_dim(value, canonicalize_shape(shape, "full"), (), sharding)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """`full` with the shape and dtype of `x` unless given."""
+    aval = get_aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype, sharding=sharding)
+
+
+def broadcast(operand, sizes):
+    """`operand` with new leading dimensions of `sizes`."""
+    aval = get_aval(operand)
+    dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
+    return broadcast_in_dim(operand, (*sizes, *aval.shape), dims)
+
+
+def broadcast_to_rank(x, rank: int):
+    """`x` with leading size-1 dimensions added up to `rank`."""
+    aval = get_aval(x)
+    if aval.ndim >= rank:
+        return x
+    return broadcast(x, (1,) * (rank - aval.ndim))
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """`operand` with dimensions `start_dimension:stop_dimension` merged into one."""
+    shape = get_aval(operand).shape
+    stop = len(shape) if stop_dimension is None else stop_dimension
+    size = int(np.prod(shape[start_dimension:stop], dtype=np.int64))
+    return reshape(operand, (*shape[:start_dimension], size, *shape[stop:]))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """`operand[start:limit:stride]` along `axis` (None bounds mean the ends)."""
+    shape = get_aval(operand).shape
+    axis = _axis(axis, len(shape), "slice_in_dim")
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = shape[axis] if limit_index is None else operator.index(limit_index)
+    start, limit = (v + shape[axis] if v < 0 else v for v in (start, limit))
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The static `index` along `axis` (kept as a size-1 dimension if `keepdims`)."""
+    shape = get_aval(operand).shape
+    axis = _axis(axis, len(shape), "index_in_dim")
+    index = operator.index(index)
+    if not -shape[axis] <= index < shape[axis]:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size "
+                         f"{shape[axis]}")
+    index %= shape[axis]
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """`dynamic_slice` along one `axis` (start 0 on the others)."""
+    shape = get_aval(operand).shape
+    axis = _axis(axis, len(shape), "dynamic_slice_in_dim")
+    zero = np.zeros((), get_aval(as_operands(start_index)[0]).dtype)
+    starts = [zero] * len(shape)
+    starts[axis] = start_index
+    sizes = list(shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The traced `index` along `axis` (kept as a size-1 dimension if `keepdims`)."""
+    axis = _axis(axis, get_aval(operand).ndim, "dynamic_index_in_dim")
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """`dynamic_update_slice` with the start given along one `axis` only."""
+    ndim = get_aval(operand).ndim
+    axis = _axis(axis, ndim, "dynamic_update_slice_in_dim")
+    zero = np.zeros((), get_aval(as_operands(start_index)[0]).dtype)
+    starts = [zero] * ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """Writes `update` (without, or with a size-1, `axis` dimension) at `index` along `axis`."""
+    ndim = get_aval(operand).ndim
+    axis = _axis(axis, ndim, "dynamic_update_index_in_dim")
+    if get_aval(update).ndim == ndim - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
