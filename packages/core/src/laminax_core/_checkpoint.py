@@ -124,7 +124,7 @@ def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):
     return jaxpr.out_avals, jaxpr.effects
 
 
-@remat_p.def_impl
+@remat_p.def_reference
 def _remat_impl(*args, jaxpr, prevent_cse, differentiated, policy):
     return common.jaxpr_as_fun(jaxpr)(*args)
 

@@ -145,7 +145,7 @@ def _batched_jaxpr(call_jaxpr, args, dims, axis_data):
 custom_jvp_call_p = Primitive("custom_jvp_call")
 custom_jvp_call_p.multiple_results = True
 custom_jvp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_jvp_call_p.def_impl(_call_jaxpr_impl)
+custom_jvp_call_p.def_reference(_call_jaxpr_impl)
 custom_jvp_call_p.print_params = _print_params
 
 
@@ -311,7 +311,7 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 custom_vjp_call_p = Primitive("custom_vjp_call")
 custom_vjp_call_p.multiple_results = True
 custom_vjp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_vjp_call_p.def_impl(_call_jaxpr_impl)
+custom_vjp_call_p.def_reference(_call_jaxpr_impl)
 custom_vjp_call_p.print_params = _print_params
 
 custom_lin_p = Primitive("custom_lin")

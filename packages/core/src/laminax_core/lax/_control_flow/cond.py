@@ -121,7 +121,7 @@ def _cond_impl(index, *args, branches):
 cond_p = Primitive("cond")
 cond_p.multiple_results = True
 cond_p.def_effectful_abstract_eval(_cond_abstract_eval)
-cond_p.def_impl(_cond_impl)
+cond_p.def_reference(_cond_impl)
 
 
 @cond_p.def_jvp

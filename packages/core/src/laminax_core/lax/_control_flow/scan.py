@@ -163,7 +163,7 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
 scan_p = Primitive("scan")
 scan_p.multiple_results = True
 scan_p.def_effectful_abstract_eval(_scan_abstract_eval)
-scan_p.def_impl(_scan_impl)
+scan_p.def_reference(_scan_impl)
 
 
 def _carry_fixpoint(step, carry_flags):

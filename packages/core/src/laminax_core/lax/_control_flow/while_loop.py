@@ -128,7 +128,7 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 while_p = Primitive("while")
 while_p.multiple_results = True
 while_p.def_effectful_abstract_eval(_while_abstract_eval)
-while_p.def_impl(_while_impl)
+while_p.def_reference(_while_impl)
 
 
 @while_p.def_jvp
