@@ -123,6 +123,15 @@ def test_typed_keys_shape_dtype_printing_and_indexing():
     assert jr.key_impl(k) == "threefry2x32"
 
 
+def test_typed_key_array_methods():
+    keys = jr.split(jr.key(0), 6).reshape(2, 3)
+    assert keys.shape == (2, 3) and keys.T.shape == (3, 2) and keys.ravel().shape == (6,)
+    assert keys.reshape(-1, 2).shape == (3, 2) and keys[:1].squeeze().shape == (3,)
+    np.testing.assert_array_equal(jr.key_data(keys.T[2, 1]), jr.key_data(keys[1, 2]))
+    with pytest.raises(TypeError, match="PRNGKey dtype cannot be converted to a NumPy array"):
+        np.asarray(keys)
+
+
 def test_wrap_key_data_round_trip():
     data = jr.key_data(jr.key(7))
     np.testing.assert_array_equal(data, [0, 7])

@@ -16,6 +16,7 @@ from laminax_pytree import register_pytree_node
 
 from laminax_core import config, dtypes, lax
 from laminax_core._avals import get_aval, is_array_like
+from laminax_core._trace import Tracer
 from laminax_core.random import _threefry
 
 __all__ = [
@@ -85,10 +86,36 @@ class PRNGKeyArray:
         return PRNGKeyArray(_index_leading(self._base, index, self.shape))
 
     def reshape(self, *shape) -> PRNGKeyArray:
-        """The keys arranged in a new shape of the same size."""
+        """The keys arranged in a new shape of the same size (-1 infers one dimension)."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
+        if -1 in shape:
+            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
         return PRNGKeyArray(lax.reshape(self._base, (*shape, 2)))
+
+    def ravel(self) -> PRNGKeyArray:
+        """The keys as a 1-D key array."""
+        return self.reshape(self.size)
+
+    flatten = ravel
+
+    def squeeze(self) -> PRNGKeyArray:
+        """The keys without size-1 dimensions."""
+        return self.reshape(tuple(d for d in self.shape if d != 1))
+
+    @property
+    def T(self) -> PRNGKeyArray:  # noqa: N802 (NumPy's name)
+        """The key array with its dimensions reversed."""
+        ndim = self.ndim
+        return PRNGKeyArray(lax.transpose(self._base, (*reversed(range(ndim)), ndim)))
+
+    itemsize = 8  # two uint32 words per key, as JAX reports
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
+                        "Use jax.random.key_data(arr) if you wish to extract the underlying "
+                        "integer array.")
 
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
@@ -102,7 +129,7 @@ class PRNGKeyArray:
 
     def __repr__(self) -> str:
         data = self._base
-        body = np.array2string(np.asarray(data)) if not hasattr(data, "_trace") else repr(data)
+        body = repr(data) if isinstance(data, Tracer) else np.array2string(np.asarray(data))
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{body}"
 
     __str__ = __repr__
