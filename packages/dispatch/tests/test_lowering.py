@@ -93,7 +93,8 @@ def test_elementwise_rule_broadcasts_scalar_operands():
     np.array([1, 2**31 + 5], np.uint32),
     np.array([1 + 2j, -3j], np.complex64),
     np.broadcast_to(np.float32(7), (2, 3)),
-], ids=["bool", "bfloat16", "uint32", "complex64", "splat"])
+    np.arange(3, dtype=np.int32)[None, :],  # a zero stride on a length-1 axis: not a splat
+], ids=["bool", "bfloat16", "uint32", "complex64", "splat", "unit-axis-view"])
 def test_embedded_constants_round_trip(value):
     out = jit(lambda: value)()
     np.testing.assert_array_equal(np.asarray(out), value)

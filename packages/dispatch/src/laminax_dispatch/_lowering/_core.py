@@ -185,12 +185,13 @@ def _dense_attr(value: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAtt
 
 
 def ir_constant(value) -> ir.Value:
-    """A `stablehlo.constant` for a NumPy value; arrays with a zero stride (broadcast views,
-    such as `np.zeros(...)` made with `np.broadcast_to`) become a scalar constant broadcast
-    with `broadcast_in_dim`, as JAX emits them."""
+    """A `stablehlo.constant` for a NumPy value; a broadcast view of one value (zero strides in
+    every dimension longer than 1, as `np.broadcast_to` makes) becomes a scalar constant
+    broadcast with `broadcast_in_dim`, as JAX emits them."""
     value = np.asarray(value)
     element_type = _element_type(value.dtype)
-    if value.ndim and value.size and 0 in value.strides:
+    if value.size > 1 and all(s == 0 for s, n in zip(value.strides, value.shape, strict=True)
+                              if n > 1):
         scalar = hlo.constant(_dense_attr(value.reshape(-1)[:1].reshape(()), element_type))
         result_type = ir.RankedTensorType.get(list(value.shape), element_type)
         return hlo.broadcast_in_dim(result_type, scalar, [])

@@ -151,6 +151,7 @@ _BOOL_COMBINERS = {hlo.add: hlo.or_, hlo.multiply: hlo.and_}
 
 register_lowering(lax.scatter_p, _scatter_rule(None))
 register_lowering(lax.scatter_add_p, _scatter_rule(hlo.add))
+register_lowering(lax.scatter_sub_p, _scatter_rule(hlo.subtract))
 register_lowering(lax.scatter_mul_p, _scatter_rule(hlo.multiply))
 register_lowering(lax.scatter_min_p, _scatter_rule(hlo.minimum))
 register_lowering(lax.scatter_max_p, _scatter_rule(hlo.maximum))
