@@ -389,3 +389,74 @@ def test_vmap_inconsistent_sizes_message_matches_jax():
     with pytest.raises(ValueError) as info:
         lc.vmap(f)(np.ones(2, np.float32), {"a": np.ones(3, np.float32)})
     assert str(info.value) == run_jax(_VMAP_SIZES)
+
+
+# Programs that must fail, with the exception type JAX raises: (name, source of `run()`).
+ERROR_CASES = [
+    ("bool_of_tracer", "def run():\n    make_jaxpr(lambda x: 1 if x > 0 else 0)(1.0)"),
+    ("int_of_tracer", "def run():\n    make_jaxpr(lambda x: int(x))(1.0)"),
+    ("array_of_tracer", "def run():\n    make_jaxpr(lambda x: np.asarray(x))(np.ones(2))"),
+    ("index_with_tracer", "def run():\n    make_jaxpr(lambda i: [1, 2][i])(1)"),
+    ("grad_non_scalar", "def run():\n    grad(lambda x: x)(np.ones(2, np.float32))"),
+    ("grad_int_input", "def run():\n    grad(lambda x: x)(1)"),
+    ("jvp_dtype_mismatch", "def run():\n    jvp(lambda x: x, (np.float32(1),), (np.float16(1),))"),
+    ("vmap_in_axes_too_long", "def run():\n    vmap(lambda x: x, in_axes=(0, 0))(np.ones(2))"),
+    ("sin_of_int", "def run():\n    lax.sin(np.arange(3, dtype=np.int32))"),
+    ("add_mixed_dtypes", "def run():\n    lax.add(np.ones(2, np.float32), np.ones(2, np.int32))"),
+    ("unbound_axis", "def run():\n    lax.psum(np.float32(1), 'i')"),
+    (
+        "leaked_tracer",
+        "def run():\n    box = []\n    make_jaxpr(lambda x: box.append(x) or x)(1.0)\n"
+        "    lax.sin(box[0])",
+    ),
+    (
+        "while_reverse_mode",
+        "def run():\n    grad(lambda x: lax.while_loop(lambda c: c < 3.0,"
+        " lambda c: c * x, 1.0))(2.0)",
+    ),
+    (
+        "custom_vjp_forward_mode",
+        "def run():\n    f = custom_vjp(lambda x: x)\n    f.defvjp(lambda x: (x, None),"
+        " lambda r, g: (g,))\n    jvp(f, (1.0,), (1.0,))",
+    ),
+]
+
+_ERROR_SNIPPET = """
+import jax
+from jax import lax
+result = []
+for name, src in cases:
+    ns = dict(lax=lax, np=np, grad=jax.grad, jvp=jax.jvp, vmap=jax.vmap,
+              make_jaxpr=jax.make_jaxpr, custom_vjp=jax.custom_vjp)
+    exec(src, ns)
+    try:
+        ns["run"]()
+        result.append(None)
+    except Exception as err:
+        result.append(type(err).__name__)
+"""
+
+
+@requires_jax
+def test_errors_have_jax_exception_types():
+    expected = run_jax(_ERROR_SNIPPET, cases=ERROR_CASES)
+    found = []
+    for _, src in ERROR_CASES:
+        ns = dict(
+            lax=lax,
+            np=np,
+            grad=lc.grad,
+            jvp=lc.jvp,
+            vmap=lc.vmap,
+            make_jaxpr=lc.make_jaxpr,
+            custom_vjp=lc.custom_vjp,
+        )
+        exec(src, ns)
+        try:
+            ns["run"]()
+            found.append(None)
+        except Exception as err:  # noqa: BLE001 (comparing exception types is the point)
+            found.append(type(err).__name__)
+    assert dict(zip([n for n, _ in ERROR_CASES], found, strict=True)) == dict(
+        zip([n for n, _ in ERROR_CASES], expected, strict=True)
+    )

@@ -56,9 +56,12 @@ def test_inconsistent_sizes_list_each_argument():
         vmap(lambda *a: a[0])(*[np.ones(n, np.float32) for n in (2, 3, 3, 3)])
 
 
+def test_top_level_list_in_axes_acts_as_a_tuple():
+    out = vmap(lambda x, y: x + y, in_axes=[0, None])(XS, np.float32(1))
+    np.testing.assert_array_equal(out, XS + 1)
+
+
 def test_in_axes_errors():
-    with pytest.raises(TypeError, match="must be an int, None, or a tuple"):
-        vmap(lambda x: x, in_axes=[0])
     with pytest.raises(ValueError, match="len\\(in_axes\\) = 2, len\\(args\\) = 1"):
         vmap(lambda x: x, in_axes=(0, 0))(XS)
     with pytest.raises(ValueError, match="at least one non-None"):

@@ -525,14 +525,6 @@ def _split_value(result, has_aux):
 # ----- vmap -------------------------------------------------------------------------------
 
 
-def _check_in_axes_type(in_axes) -> None:
-    if isinstance(in_axes, list):
-        raise TypeError(
-            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
-            f"positional arguments passed to the function, but got {in_axes}."
-        )
-
-
 def _mapped_size(leaves, axes, names, axis_size) -> int:
     sizes = {}
     for i, (x, axis) in enumerate(zip(leaves, axes, strict=True)):
@@ -623,7 +615,8 @@ def vmap(
       array([2., 2., 2.], dtype=float32)
     """
     del spmd_axis_name  # sharding of the mapped axis belongs to pjit; accepted for compatibility
-    _check_in_axes_type(in_axes)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)  # a top-level list means one entry per argument, as in JAX
 
     @functools.wraps(fun)
     def vmap_fun(*args, **kwargs):
