@@ -1,80 +1,11 @@
-"""`laminax.tree_util`: JAX's `jax.tree_util`, provided by laminax-pytree.
+"""`laminax.tree_util`: laminax's implementation lives in `laminax_pytree`; this module re-exports it.
 
-See `laminax_pytree` for the functions and their documentation.
+The facade adds nothing of its own, so `laminax.tree_util` and `laminax_pytree` are the same objects.
 """
 
-from laminax_pytree import DictKey as DictKey
-from laminax_pytree import FlattenedIndexKey as FlattenedIndexKey
-from laminax_pytree import GetAttrKey as GetAttrKey
-from laminax_pytree import KeyEntry as KeyEntry
-from laminax_pytree import KeyPath as KeyPath
-from laminax_pytree import Partial as Partial
-from laminax_pytree import PyTreeDef as PyTreeDef
-from laminax_pytree import SequenceKey as SequenceKey
-from laminax_pytree import all_leaves as all_leaves
-from laminax_pytree import default_registry as default_registry
-from laminax_pytree import flatten_one_level as flatten_one_level
-from laminax_pytree import flatten_one_level_with_keys as flatten_one_level_with_keys
-from laminax_pytree import is_tree_node as is_tree_node
-from laminax_pytree import keystr as keystr
-from laminax_pytree import register_dataclass as register_dataclass
-from laminax_pytree import register_pytree_node as register_pytree_node
-from laminax_pytree import register_pytree_node_class as register_pytree_node_class
-from laminax_pytree import register_pytree_with_keys as register_pytree_with_keys
-from laminax_pytree import register_pytree_with_keys_class as register_pytree_with_keys_class
-from laminax_pytree import register_static as register_static
-from laminax_pytree import tree_all as tree_all
-from laminax_pytree import tree_broadcast as tree_broadcast
-from laminax_pytree import tree_flatten as tree_flatten
-from laminax_pytree import tree_flatten_with_path as tree_flatten_with_path
-from laminax_pytree import tree_leaves as tree_leaves
-from laminax_pytree import tree_leaves_with_path as tree_leaves_with_path
-from laminax_pytree import tree_map as tree_map
-from laminax_pytree import tree_map_with_path as tree_map_with_path
-from laminax_pytree import tree_reduce as tree_reduce
-from laminax_pytree import tree_reduce_associative as tree_reduce_associative
-from laminax_pytree import tree_structure as tree_structure
-from laminax_pytree import tree_transpose as tree_transpose
-from laminax_pytree import tree_unflatten as tree_unflatten
-from laminax_pytree import treedef_children as treedef_children
-from laminax_pytree import treedef_is_leaf as treedef_is_leaf
-from laminax_pytree import treedef_tuple as treedef_tuple
+import laminax_pytree as _pytree
+from laminax_pytree import *  # noqa: F403  (the facade is the source module's __all__ ...)
 
-__all__ = [
-    "DictKey",
-    "FlattenedIndexKey",
-    "GetAttrKey",
-    "KeyEntry",
-    "KeyPath",
-    "Partial",
-    "PyTreeDef",
-    "SequenceKey",
-    "all_leaves",
-    "default_registry",
-    "flatten_one_level",
-    "flatten_one_level_with_keys",
-    "is_tree_node",
-    "keystr",
-    "register_dataclass",
-    "register_pytree_node",
-    "register_pytree_node_class",
-    "register_pytree_with_keys",
-    "register_pytree_with_keys_class",
-    "register_static",
-    "tree_all",
-    "tree_broadcast",
-    "tree_flatten",
-    "tree_flatten_with_path",
-    "tree_leaves",
-    "tree_leaves_with_path",
-    "tree_map",
-    "tree_map_with_path",
-    "tree_reduce",
-    "tree_reduce_associative",
-    "tree_structure",
-    "tree_transpose",
-    "tree_unflatten",
-    "treedef_children",
-    "treedef_is_leaf",
-    "treedef_tuple",
-]
+# ... less its `tree` submodule, which JAX keeps apart as `jax.tree` (`laminax.tree` here).
+del tree  # noqa: F821
+__all__ = [name for name in _pytree.__all__ if name != "tree"]
