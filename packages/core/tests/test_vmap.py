@@ -61,6 +61,11 @@ def test_top_level_list_in_axes_acts_as_a_tuple():
     np.testing.assert_array_equal(out, XS + 1)
 
 
+def test_keyword_arguments_are_mapped_over_axis_0():
+    out = vmap(lambda x, *, y: x * y, in_axes=None)(np.float32(2), y=np.arange(3.0))
+    np.testing.assert_array_equal(out, 2 * np.arange(3.0))
+
+
 def test_in_axes_errors():
     with pytest.raises(ValueError, match="len\\(in_axes\\) = 2, len\\(args\\) = 1"):
         vmap(lambda x: x, in_axes=(0, 0))(XS)

@@ -626,16 +626,22 @@ def vmap(
                 f"positional arguments passed to the function, but got len(in_axes) = "
                 f"{len(in_axes)}, len(args) = {len(args)}"
             )
-        leaves, in_tree = tree_flatten(args)
+        # keyword arguments are always mapped over their leading axis, as in JAX
+        leaves, in_tree = tree_flatten((args, kwargs))
         _check_args("vmap", leaves)
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-        axes = flatten_axes("vmap in_axes", in_tree, spec)
-        size = _mapped_size(leaves, axes, _argument_names(fun, args), axis_size)
+        axes = flatten_axes("vmap in_axes", in_tree, (spec, {k: 0 for k in kwargs}), kws=True)
+        names = _argument_names(fun, args) + [
+            f"argument {k}{keystr(path)}"
+            for k, v in kwargs.items()
+            for path, _ in tree_flatten_with_path(v)[0]
+        ]
+        size = _mapped_size(leaves, axes, names, axis_size)
         dims = [
             None if a is None else a % get_aval(x).ndim for x, a in zip(leaves, axes, strict=True)
         ]
         out_trees: list = []
-        flat = _flatten_fun("vmap", lambda *a: fun(*a, **kwargs), in_tree, out_trees)
+        flat = _flatten_fun("vmap", lambda a, k: fun(*a, **k), in_tree, out_trees)
         outs = batching.batch_flat(
             flat,
             leaves,
