@@ -61,6 +61,11 @@ def test_static_argnums_and_return_shape():
     assert shape.shape == (3,) and shape.dtype == np.float32
 
 
+def test_keyword_arguments_are_traced():
+    closed = make_jaxpr(lambda x, y: x * y)(np.float32(2), y=np.float32(3))
+    assert str(closed) == "{ lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b in (c,) }"
+
+
 def test_equations_record_source_info():
     closed = make_jaxpr(lambda x: lax.sin(x))(X3)
     assert closed.eqns[0].source_info.startswith(__file__)

@@ -170,11 +170,15 @@ def make_jaxpr(
     def make_jaxpr_fun(*args, **kwargs):
         static_set = {s % len(args) for s in static} if args else set()
         dyn_nums = tuple(i for i in range(len(args)) if i not in static_set)
-        traced = _partial_on(lambda *a: fun(*a, **kwargs), args, dyn_nums)
-        leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_nums))
+        # keyword arguments are traced too (they become invars after the positional ones)
+        leaves, in_tree = tree_flatten((tuple(args[i] for i in dyn_nums), kwargs))
         _check_args("make_jaxpr", leaves)
         out_trees: list = []
-        flat = _flatten_fun("make_jaxpr", lambda *a: traced(*a), in_tree, out_trees)
+
+        def call(dyn, kw):
+            return _partial_on(lambda *a: fun(*a, **kw), args, dyn_nums)(*dyn)
+
+        flat = _flatten_fun("make_jaxpr", call, in_tree, out_trees)
         closed, outs = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
         if not return_shape:
             return closed
