@@ -54,7 +54,7 @@ UNARY = [
     ("tanh", np.tanh, FLOAT, "any"), ("arcsinh", np.arcsinh, FLOAT, "any"),
     ("arccosh", np.arccosh, FLOAT, "above_one"), ("arctanh", np.arctanh, FLOAT, "unit"),
     ("floor", np.floor, NUMERIC, "any"), ("ceil", np.ceil, NUMERIC, "any"),
-    ("trunc", np.trunc, NUMERIC, "any"), ("fix", np.fix, FLOAT, "any"),
+    ("trunc", np.trunc, NUMERIC, "any"),
     ("rint", np.rint, FLOAT, "any"), ("round", np.round, FLOAT + [np.int32], "any"),
     ("deg2rad", np.deg2rad, FLOAT, "any"), ("rad2deg", np.rad2deg, FLOAT, "any"),
     ("degrees", np.degrees, FLOAT, "any"), ("radians", np.radians, FLOAT, "any"),

@@ -58,7 +58,6 @@ from laminax_core.numpy._ufuncs import divmod as divmod
 from laminax_core.numpy._ufuncs import exp as exp
 from laminax_core.numpy._ufuncs import exp2 as exp2
 from laminax_core.numpy._ufuncs import expm1 as expm1
-from laminax_core.numpy._ufuncs import fix as fix
 from laminax_core.numpy._ufuncs import float_power as float_power
 from laminax_core.numpy._ufuncs import floor as floor
 from laminax_core.numpy._ufuncs import floor_divide as floor_divide
@@ -419,7 +418,6 @@ __all__ = [
     "expm1",
     "eye",
     "finfo",
-    "fix",
     "flatnonzero",
     "flexible",
     "flip",

@@ -86,7 +86,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
         out = _stack_nested(object)
     elif isinstance(object, (list, tuple)):
         try:
-            out = dtypes.coerce_to_array(object)
+            out = np.asarray(object, dtype=dtype or _list_dtype(object))
         except (TypeError, ValueError) as err:
             raise ValueError(f"jnp.array: the list is ragged or holds non-numeric values "
                              f"({err}); nested lists must be rectangular and numeric.") from err
@@ -100,7 +100,9 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
             raise TypeError(f"jnp.array: cannot convert a {type(object).__name__} to an array; "
                             "pass an array, a scalar, or a nested list of them.")
         out = as_array(object)
-    if dtype is not None:
+    if dtype is not None and type(object) in (int, float, complex, bool):
+        out = np.asarray(object, dtype)  # out-of-range Python ints raise, as in JAX
+    elif dtype is not None:
         out = convert_dtype(out, dtype)
     ndim = get_aval(out).ndim
     if ndmin > ndim:
@@ -109,6 +111,28 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
 
 
 object_dtype = np.dtype(object)
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _leaves(o)
+    else:
+        yield obj
+
+
+def _list_dtype(obj):
+    """The dtype of a nested list: JAX's promotion of its leaves (Python scalars are weak, so
+    `[np.int8(1), 2]` is int8 and `[1, 2.5]` the default float)."""
+    leaves = list(_leaves(obj))
+    if not leaves:
+        return dtypes.default_float_dtype()
+    if any(isinstance(v, (str, bytes)) or v is None for v in leaves):
+        return None
+    try:
+        return dtypes.result_type(*leaves)
+    except (TypeError, ValueError):
+        return None
 
 
 def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None):
@@ -303,7 +327,7 @@ def arange(start, stop=None, step=None, dtype=None):
         start, stop = 0, start
     step = 1 if step is None else step
     if step == 0:
-        raise ValueError("jnp.arange: step must not be zero.")
+        raise ZeroDivisionError("jnp.arange: step must not be zero (division by zero).")
     if dtype is None:
         dtype = dtypes.result_type(*(v for v in (start, stop, step)))
     size = len(np.arange(np.asarray(start).item(), np.asarray(stop).item(),
@@ -458,7 +482,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
              [1, 1]], dtype=int32)
     """
     M = N if M is None else M  # noqa: N806
-    dtype = _user_dtype(dtype, "tri") or dtypes.default_float_dtype()
+    dtype = _user_dtype(dtype, "tri") or dtypes.canonicalize_dtype(np.float32)  # JAX's default
     return lax.convert_element_type(_tri_mask(operator.index(N), operator.index(M),
                                               operator.index(k)), dtype)
 

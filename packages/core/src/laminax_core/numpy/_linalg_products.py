@@ -90,7 +90,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     b = lax.reshape(b, (*b_shape, 1)) if b_vec else b
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
     if a_shape[-1] != b_shape[-2]:
-        raise ValueError(f"jnp.matmul: size mismatch in the contracted dimension: shapes "
+        raise TypeError(f"jnp.matmul: size mismatch in the contracted dimension: shapes "
                          f"{get_aval(a).shape} and {get_aval(b).shape} ({a_shape[-1]} vs "
                          f"{b_shape[-2]}).")
     try:

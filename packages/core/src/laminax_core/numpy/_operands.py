@@ -27,6 +27,7 @@ __all__ = [
     "promote_dtypes",
     "promote_dtypes_inexact",
     "promote_shapes",
+    "result_type",
     "select",
 ]
 
@@ -84,28 +85,48 @@ def convert_dtype(x, dtype, weak_type: bool = False):
     dtype = np.dtype(dtype)
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
-    if type(x) in _SCALARS or isinstance(x, (np.ndarray, np.generic)):
+    # scalars convert here (they become jaxpr literals); arrays with lax, which keeps weak
+    # types under tracing and prints JAX's convert_element_type
+    if type(x) in _SCALARS or isinstance(x, np.generic) or (
+            isinstance(x, np.ndarray) and x.ndim == 0):
+        # Python ints out of the target's range wrap, as lax's conversion does (JAX: u8 + -1)
         if weak_type:
-            return weak_array(x, dtype)
-        value = np.asarray(x, dtype)
+            return weak_array(np.asarray(x).astype(dtype), dtype)
+        value = np.asarray(x).astype(dtype)
         return value.view(np.ndarray) if isinstance(value, WeakTypedArray) else value
     return lax.convert_element_type(x, dtype, weak_type=weak_type)
 
 
+class _AvalView:
+    """Shows `dtypes.result_type` a value's aval (so weakly typed NumPy constants count as
+    weak; `result_type` reads plain NumPy arrays as strongly typed)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+
+def result_type(*args, return_weak_type_flag: bool = False):
+    """`dtypes.result_type` of operands, reading weakly typed constants as weak."""
+    views = [_AvalView(get_aval(a)) if isinstance(a, WeakTypedArray) else a for a in args]
+    return dtypes.result_type(*views, return_weak_type_flag=return_weak_type_flag)
+
+
 def promote_dtypes(*args) -> list:
-    """The arguments converted to their common dtype (JAX's promotion; an argument stays weakly
-    typed if the result is weak and it was)."""
+    """The arguments converted to their common dtype by JAX's promotion; if that result is
+    weakly typed (only weak operands and weak-compatible ones), every argument becomes weak."""
     if len(args) < 2:
         return [as_array(a) for a in args]
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    return [convert_dtype(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
+    return [convert_dtype(a, dtype, weak) for a in args]
 
 
 def promote_dtypes_inexact(*args) -> list:
-    """Like `promote_dtypes`, then integers and booleans go to the default float dtype."""
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    """Like `promote_dtypes`, then integers and booleans go to their inexact dtype."""
+    dtype, weak = result_type(*args, return_weak_type_flag=True)
     dtype = dtypes.to_inexact_dtype(dtype)
-    return [convert_dtype(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
+    return [convert_dtype(a, dtype, weak) for a in args]
 
 
 def _rank_promotion_check(name: str, shapes) -> None:

@@ -420,7 +420,8 @@ def _cumulative(name, lax_name, promote: bool):
         dtype = dtypes.check_user_dtype_supported(dtype, name)
         if dtype is None:
             dtype = get_aval(a).dtype
-            dtype = _promoted_integer_dtype(dtype, True) if promote else dtype
+            if promote and dtypes.issubdtype(dtype, np.bool_):  # JAX widens only booleans
+                dtype = dtypes.default_int_dtype()
         a = convert_dtype(a, dtype)
         if get_aval(a).shape[axis] == 0:
             return a
@@ -469,6 +470,8 @@ def _with_initial(fn, identity, x, axis, dtype, include_initial, name):
             raise ValueError(f"jnp.{name}: axis is required for arrays of more than one "
                              "dimension.")
         axis = 0
+    if dtype is None:  # unlike cumsum, these promote narrow integers as sum does (JAX)
+        dtype = _promoted_integer_dtype(get_aval(x).dtype, True)
     out = fn(x, axis=axis, dtype=dtype)
     if not include_initial:
         return out

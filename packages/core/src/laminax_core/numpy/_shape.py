@@ -72,8 +72,8 @@ def _resolve_shape(name, size_, newshape):
     if unknown:
         known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
         if known == 0 or size_ % known:
-            raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
-                            f"{newshape}.")
+            raise ValueError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
+                             f"{newshape}.")
         newshape = tuple(size_ // known if d == -1 else d for d in newshape)
     newshape = canonicalize_shape(newshape, f"jnp.{name}")
     if int(np.prod(newshape, dtype=np.int64)) != size_:
@@ -139,7 +139,7 @@ def transpose(a, axes=None):
     else:
         perm = tuple(canonicalize_axis(ax, n, "jnp.transpose") for ax in axes)
         if sorted(perm) != list(range(n)):
-            raise ValueError(f"jnp.transpose: axes {tuple(axes)} are not a permutation of the "
+            raise TypeError(f"jnp.transpose: axes {tuple(axes)} are not a permutation of the "
                              f"{n} axes.")
     return a if perm == tuple(range(n)) else lax.transpose(a, perm)
 
@@ -347,7 +347,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
         arrays = [convert_dtype(a, dtype) for a in arrays]
     ranks = {get_aval(a).ndim for a in arrays}
     if len(ranks) > 1 or 0 in ranks:
-        raise ValueError("jnp.concatenate: all arrays must have the same number of dimensions "
+        raise TypeError("jnp.concatenate: all arrays must have the same number of dimensions "
                          f"(at least 1), got shapes {[get_aval(a).shape for a in arrays]}.")
     axis = canonicalize_axis(axis, ranks.pop(), "jnp.concatenate")
     return arrays[0] if len(arrays) == 1 else lax.concatenate(arrays, axis)

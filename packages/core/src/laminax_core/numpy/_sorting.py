@@ -407,7 +407,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     if method not in _METHODS:
         raise ValueError(f"jnp.{name}: method must be one of {_METHODS}, got {method!r}.")
     check_arraylike(name, a, q)
-    a, q = promote_dtypes_inexact(as_array(a), as_array(q))
+    # as in JAX, q does not promote a: the result has a's inexact dtype
+    (a,) = promote_dtypes_inexact(as_array(a))
+    q = convert_dtype(as_array(q), get_aval(a).dtype)
     a_shape = get_aval(a).shape
     if axis is None:
         a = lax.reshape(a, (get_aval(a).size,))
@@ -502,6 +504,13 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
 
 
+def _percent(q):
+    from laminax_core.numpy._ufuncs import true_divide
+
+    check_arraylike("percentile", q)
+    return true_divide(q, 100) if type(q) not in (int, float) else q / 100
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, interpolation=None):
     """`quantile` with `q` in percent (0 to 100).
@@ -510,9 +519,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
       >>> percentile(np.array([1.0, 2.0, 3.0], np.float32), 50)
       array(2., dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import true_divide
-
-    return quantile(a, true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
+    return quantile(a, _percent(q), axis, out, overwrite_input, method, keepdims,
                     interpolation=interpolation)
 
 
@@ -524,9 +531,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
       >>> nanpercentile(np.array([1.0, np.nan, 3.0], np.float32), 50)
       array(2., dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import true_divide
-
-    return nanquantile(a, true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
+    return nanquantile(a, _percent(q), axis, out, overwrite_input, method, keepdims,
                        interpolation=interpolation)
 
 

@@ -22,7 +22,7 @@ from laminax_core.numpy._operands import (
 __all__ = [
     "abs", "absolute", "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
     "arctan2", "arctanh", "around", "cbrt", "ceil", "conj", "conjugate", "copysign", "cos",
-    "cosh", "deg2rad", "degrees", "divide", "divmod", "exp", "exp2", "expm1", "fix",
+    "cosh", "deg2rad", "degrees", "divide", "divmod", "exp", "exp2", "expm1",
     "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "heaviside", "hypot",
     "imag", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "maximum", "minimum",
     "mod", "multiply", "nan_to_num", "negative", "nextafter", "positive", "power", "pow", "rad2deg",
@@ -220,8 +220,6 @@ def trunc(x, /):
     return select(lax.lt(x, _const(x, 0)), lax.floor(x), lax.ceil(x))
 
 
-fix = trunc
-
 
 def _round_even(x):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -272,7 +270,10 @@ def rint(x, /):
       array([0., 2.], dtype=float32)
     """
     check_arraylike("rint", x)
-    (x,) = promote_dtypes_inexact(x)
+    x = as_array(x)
+    if not _is(x, np.inexact):
+        # JAX converts integers to the default float dtype here (float64 with x64)
+        return convert_dtype(x, dtypes.default_float_dtype())
     if _is(x, np.complexfloating):
         return lax.complex(_round_even(lax.real(x)), _round_even(lax.imag(x)))
     return _round_even(x)
@@ -345,16 +346,14 @@ pow = power  # noqa: A001 (NumPy's name)
 
 
 def float_power(x1, x2, /):
-    """`x1 ** x2` computed in the widest float dtype available (float64 with x64).
+    """`x1 ** x2` in an inexact dtype (JAX's promotion: unlike NumPy, not always float64).
 
     Example:
       >>> float_power(2, 3)
       array(8., dtype=float32)
     """
-    check_arraylike("float_power", x1, x2)
-    dtype = dtypes.canonicalize_dtype(np.float64)
-    x1, x2 = (convert_dtype(as_array(v), dtype) for v in (x1, x2))
-    return power(x1, x2)
+    x1, x2 = promote_args_inexact("float_power", x1, x2)
+    return lax.pow(x1, x2)
 
 
 def remainder(x1, x2, /):
@@ -600,7 +599,7 @@ def imag(val, /):
     val = as_array(val)
     if _is(val, np.complexfloating):
         return lax.imag(val)
-    return lax.broadcast_in_dim(_const(val, 0), get_aval(val).shape, ())
+    return lax.broadcast_in_dim(np.zeros((), get_aval(val).dtype), get_aval(val).shape, ())
 
 
 def conjugate(x, /):
