@@ -59,6 +59,12 @@ def test_tracer_attributes():
         (lambda x: x.astype(np.int32), X.astype(np.int32)),
         (lambda x: x.transpose(), X.T),
         (lambda x: x[None].squeeze(), X),
+        (lambda x: x % 5, X % 5),
+        (lambda x: 7 % (x + 1), 7 % (X + 1)),
+        (lambda x: x // 5, X // 5),
+        (lambda x: x.astype(np.int32) & 6, X.astype(np.int32) & 6),
+        (lambda x: ~x.astype(np.int32), ~X.astype(np.int32)),
+        (lambda x: x.astype(np.int32) << 1, X.astype(np.int32) << 1),
     ],
 )
 def test_operators_under_vmap_match_numpy(fun, expected):

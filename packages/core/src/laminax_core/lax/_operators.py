@@ -13,7 +13,10 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval, weak_array
-from laminax_core.lax import _dot, _elementwise as ew, _reductions as red, _structural as st
+from laminax_core.lax import _dot
+from laminax_core.lax import _elementwise as ew
+from laminax_core.lax import _reductions as red
+from laminax_core.lax import _structural as st
 from laminax_core.lax._helpers import is_python_scalar
 
 __all__ = ["getitem", "install", "promote_args"]
@@ -290,7 +293,34 @@ def install(cls=_trace.Tracer) -> None:
     }
     for name, fn in methods.items():
         setattr(cls, name, fn)
+    for dunder, jnp_name in _JNP_OPERATORS.items():
+        forward, backward = _jnp_operator(jnp_name)
+        setattr(cls, f"__{dunder}__", forward)
+        if dunder not in ("invert",):
+            setattr(cls, f"__r{dunder}__", backward)
     cls.__getattr__ = _jnp_attribute
+
+
+# operators whose NumPy semantics (floor modulo, bitwise ops) live in laminax_core.numpy
+_JNP_OPERATORS = {
+    "mod": "remainder", "floordiv": "floor_divide", "divmod": "divmod", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
+    "invert": "invert",
+}  # fmt: skip
+
+
+def _jnp_operator(jnp_name):
+    def forward(x, *other):
+        from laminax_core import numpy as jnp  # numpy sits above lax: imported on first use
+
+        return getattr(jnp, jnp_name)(x, *other)
+
+    def backward(x, y):
+        from laminax_core import numpy as jnp
+
+        return getattr(jnp, jnp_name)(y, x)
+
+    return forward, backward
 
 
 def _jnp_attribute(x, name):
