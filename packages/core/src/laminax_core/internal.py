@@ -73,6 +73,12 @@ from laminax_core._trace import Trace as Trace
 from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
+from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
+from laminax_core.lax._control_flow.common import hoist_tracer_consts as hoist_tracer_consts
+from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
+from laminax_core.lax._control_flow.common import jvp_jaxpr as jvp_jaxpr
+from laminax_core.lax._control_flow.common import out_batched as out_batched
+from laminax_core.lax._control_flow.common import trace_closed as trace_closed
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
@@ -81,6 +87,7 @@ __all__ = [
     "AxisData",
     "backward_pass",
     "batch_elementwise",
+    "batch_jaxpr",
     "batch_rules",
     "BatchTrace",
     "check_jaxpr",
@@ -101,12 +108,15 @@ __all__ = [
     "FLOATING",
     "get_aval",
     "get_eager_impl",
+    "hoist_tracer_consts",
     "INEXACT",
     "is_undefined_primal",
     "Jaxpr",
+    "jaxpr_as_fun",
     "JaxprEqn",
     "JaxprTrace",
     "jvp_from",
+    "jvp_jaxpr",
     "jvp_rules",
     "JVPTrace",
     "linear",
@@ -119,6 +129,7 @@ __all__ = [
     "not_mapped",
     "NUMERIC",
     "ordered_effects",
+    "out_batched",
     "partial_eval_jaxpr",
     "partial_eval_rules",
     "pp_jaxpr",
@@ -134,6 +145,7 @@ __all__ = [
     "ShapedArray",
     "short_dtype_name",
     "threefry2x32_lax",
+    "trace_closed",
     "trace_to_jaxpr",
     "Tracer",
     "transpose_rules",
