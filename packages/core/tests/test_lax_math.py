@@ -166,3 +166,45 @@ def test_real_transposes_to_a_complex_cotangent():
 def test_errors_name_the_primitive_and_what_was_expected(fun, error, match):
     with pytest.raises(error, match=match):
         fun()
+
+
+def test_incomplete_gamma_beta_and_bessel_match_scipy():
+    special = pytest.importorskip("scipy.special")
+    a = np.array([0.5, 2.0, 5.0, 0.1, 30.0])
+    x = np.array([0.3, 2.5, 4.0, 10.0, 25.0])
+    np.testing.assert_allclose(lax.igamma(a, x), special.gammainc(a, x), rtol=1e-5)
+    np.testing.assert_allclose(lax.igammac(a, x), special.gammaincc(a, x), rtol=1e-5, atol=1e-7)
+    z = np.array([0.0, 1.0, -5.0, 29.9, 30.1, -45.0, 800.0])
+    np.testing.assert_allclose(lax.bessel_i0e(z), special.i0e(z), rtol=1e-6)
+    np.testing.assert_allclose(lax.bessel_i1e(z), special.i1e(z), rtol=1e-6, atol=1e-7)
+    b = np.array([0.7, 3.0, 1.0, 1.0, 2.0])
+    u = np.array([0.3, 0.5, 0.9, 0.2, 0.99])
+    np.testing.assert_allclose(lax.betainc(a, b, u), special.betainc(a, b, u), rtol=1e-5)
+
+
+def test_incomplete_gamma_and_bessel_derivatives():
+    check_grads(lax.igamma, (np.float32(2.0), np.float32(2.5)), order=1)
+    check_grads(lax.igammac, (np.float32(0.7), np.float32(1.5)), order=1)
+    check_grads(lax.bessel_i0e, (np.array([0.5, -2.0, 40.0], np.float32),), order=2)
+    check_grads(lax.bessel_i1e, (np.array([0.5, -2.0, 40.0], np.float32),), order=2)
+    check_grads(lambda v: lax.betainc(np.float32(2), np.float32(3), v),
+                (np.array([0.2, 0.7], np.float32),), order=2)
+    _, t = jvp(lax.bessel_i1e, (np.float32(0),), (np.float32(1),))
+    assert t == np.float32(0.5)
+
+
+def test_random_gamma_grad_is_the_implicit_derivative():
+    special = pytest.importorskip("scipy.special")
+    a, x = 2.0, 2.5
+    h = 1e-6  # x(a) solves P(a, x) = u: dx/da = -(dP/da) / (dP/dx)
+    dp_da = (special.gammainc(a + h, x) - special.gammainc(a - h, x)) / (2 * h)
+    dp_dx = x ** (a - 1) * np.exp(-x) / special.gamma(a)
+    np.testing.assert_allclose(lax.random_gamma_grad(np.float64(a), np.float64(x)),
+                               -dp_da / dp_dx, rtol=1e-5)
+
+
+def test_unsupported_special_derivatives_say_so():
+    with pytest.raises(NotImplementedError, match="'igamma_grad_a' not implemented"):
+        jvp(lambda a: lax.igamma_grad_a(a, np.float32(1)), (np.float32(1),), (np.float32(1),))
+    with pytest.raises(ValueError, match="Betainc gradient with respect to a and b"):
+        grad(lambda a: lax.betainc(a, np.float32(1), np.float32(0.5)))(np.float32(1))

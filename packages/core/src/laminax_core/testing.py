@@ -321,6 +321,26 @@ def _np_erf_inv(y):  # bisection on math.erf
     return (lo + hi) / 2
 
 
+def _np_igamma(a, x, terms=300):  # the power series in float64
+    a, x = np.asarray(a, np.float64), np.asarray(x, np.float64)
+    term = 1 / a
+    total = term
+    for n in range(1, terms):
+        term = term * x / (a + n)
+        total = total + term
+    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    return total * np.exp(a * np.log(x) - x - lgamma(a))
+
+
+def _np_i1(x):  # the power series of I1
+    x = np.asarray(x, np.float64)
+    term, total = x / 2, x / 2
+    for k in range(1, 60):
+        term = term * (x / 2) ** 2 / (k * (k + 1))
+        total = total + term
+    return total
+
+
 def _np_shift(op, x, y):
     bits = x.dtype.itemsize * 8
     ok = (y >= 0) & (y < bits)
@@ -390,6 +410,24 @@ OP_CASES = OP_CASES + (
                 lambda x: _np_hurwitz_zeta(2.0, x), domain=(0.5, 4.0), tol=1e-4),
     _unary_case("zeta", lambda x: lax.zeta(2.5, x), lambda x: _np_hurwitz_zeta(2.5, x),
                 domain=(0.5, 4.0), tol=1e-4),
+    # (second derivatives need igamma_grad_a's, which JAX does not define either: first-order
+    # checks are in test_lax_math.py)
+    _binary_case("igamma", lambda a, x: lax.igamma(lax.add(a, 2.5), x),
+                 lambda a, x: _np_igamma(a + 2.5, x), domain=(0.5, 3.0), tol=1e-5,
+                 differentiable=False),
+    _binary_case("igammac", lambda a, x: lax.igammac(lax.add(a, 2.5), x),
+                 lambda a, x: 1 - _np_igamma(a + 2.5, x), domain=(0.5, 3.0), tol=1e-5,
+                 differentiable=False),
+    _binary_case("igamma_grad_a", lambda a, x: lax.igamma_grad_a(lax.add(a, 2.5), x),
+                 lambda a, x: (_np_igamma(np.float64(a + 2.5) + 1e-5, x)
+                               - _np_igamma(np.float64(a + 2.5) - 1e-5, x)) / 2e-5,
+                 domain=(0.5, 3.0), tol=1e-4, differentiable=False),
+    _unary_case("bessel_i0e", lax.bessel_i0e, lambda x: np.exp(-np.abs(x)) * np.i0(x),
+                domain=(-4.0, 4.0)),
+    _unary_case("bessel_i1e", lax.bessel_i1e, lambda x: np.exp(-np.abs(x)) * _np_i1(x),
+                domain=(-4.0, 4.0)),
+    OpCase("regularized_incomplete_beta", lambda x: lax.betainc(2.0, 3.0, x),
+           lambda x: 6 * x**2 - 8 * x**3 + 3 * x**4, ((3, 4),), domain=(0.05, 0.95)),
     _binary_case("and", lax.bitwise_and, np.bitwise_and, **_BITS),
     _binary_case("and", lax.bitwise_and, np.logical_and, dtypes=(np.bool_,),
                  differentiable=False),
