@@ -101,6 +101,11 @@ CASES = [
     ("broadcasted_iota", "g = lambda x: lax.broadcasted_iota(np.int32, (2, 3), 1)", (F,), True,
      0),
     ("split", "g = lambda x: lax.split(x, (1, 3), 1)", (M,), True, 0),
+    ("tile", "g = lambda x: lax.tile(x, (2, 1))", (M,), True, 0),
+    ("stack_unstack", "g = lambda x: lax.unstack(lax.stack([x, x * 2], axis=-1), axis=0)",
+     (M,), True, 0),
+    ("grad_tile_stack", "g = grad(lambda x: (lax.tile(x, (2, 3)) ** 2).sum() + "
+                        "(lax.stack([x, x], 1) ** 3).sum())", (M,), True, 1e-5),
     # compositions JAX writes with the primitives above
     ("select", "g = lambda x: lax.select(x > 0, x, -x)", (F,), True, 0),
     ("reciprocal", "g = lambda x: lax.reciprocal(x)", (P,), True, 1e-6),

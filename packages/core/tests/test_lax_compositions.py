@@ -65,3 +65,16 @@ def test_conv_with_general_padding():
     out = lax.conv_with_general_padding(x, np.ones((1, 1, 3), np.float32), (1,), [(1, 1)],
                                         None, None)
     np.testing.assert_array_equal(out[0, 0], [2, 3, 3, 3, 2])
+
+
+def test_tile_stack_unstack_errors_match_jax_wording():
+    with pytest.raises(TypeError, match=r"reps length must be equal to the ndim of x, got "
+                                        r"len\(reps\)=1 and x.ndim=2"):
+        lax.tile(X, (2,))
+    with pytest.raises(ValueError, match=r"All input arrays must have the same shape. Got "
+                                         r"\(3, 4\), \(4, 3\)"):
+        lax.stack([X, X.T])
+    with pytest.raises(TypeError, match="lax.stack requires arguments to have the same dtypes, "
+                                        "got float32, int32"):
+        lax.stack([X, X.astype(np.int32)])
+    assert len(lax.unstack(X, -1)) == 4 and lax.stack([X, X], -1).shape == (3, 4, 2)

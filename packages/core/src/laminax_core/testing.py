@@ -468,6 +468,13 @@ OP_CASES = OP_CASES + (
            lambda x: x.sum(1), ((3, 5),), tol=1e-5),
     OpCase("rev", lambda x: lax.rev(x, (0, 1)), lambda x: x[::-1, ::-1], ((3, 4),),
            linear_args=(0,)),
+    OpCase("tile", lambda x: lax.tile(x, (2, 3)), lambda x: np.tile(x, (2, 3)), ((3, 4),),
+           linear_args=(0,)),
+    OpCase("stack", lambda x, y: lax.stack([x, y, x], 1), lambda x, y: np.stack([x, y, x], 1),
+           ((3, 4), (3, 4)), linear_args=(0, 1)),
+    OpCase("unstack", lambda x: lax.concatenate(lax.unstack(x, 1)[::-1], 0),
+           lambda x: np.concatenate([x[:, k] for k in range(3, -1, -1)]), ((3, 4),),
+           linear_args=(0,)),
 )
 
 

@@ -321,8 +321,14 @@ from laminax_core.lax._structural import (
     split_p as split_p,
     squeeze as squeeze,
     squeeze_p as squeeze_p,
+    stack as stack,
+    stack_p as stack_p,
+    tile as tile,
+    tile_p as tile_p,
     transpose as transpose,
     transpose_p as transpose_p,
+    unstack as unstack,
+    unstack_p as unstack_p,
 )
 
 from laminax_core.lax import linalg as linalg  # noqa: E402 (uses the modules above)
@@ -543,4 +549,12 @@ __all__ += [
     "igammac_p",
     "random_gamma_grad",
     "regularized_incomplete_beta_p",
+]
+__all__ += [
+    "stack",
+    "stack_p",
+    "tile",
+    "tile_p",
+    "unstack",
+    "unstack_p",
 ]

@@ -26,7 +26,7 @@ __all__ = [
     "concatenate", "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
     "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
     "expand_dims", "full", "full_like", "index_in_dim", "iota", "pad", "reshape", "rev", "slice",
-    "slice_in_dim", "split", "squeeze", "transpose",
+    "slice_in_dim", "split", "squeeze", "stack", "tile", "transpose", "unstack",
 ]  # fmt: skip
 
 
@@ -821,3 +821,140 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int):
     if get_aval(update).ndim == ndim - 1:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# ----- tile ---------------------------------------------------------------------------------
+
+
+def tile(operand, reps):
+    """`operand` repeated `reps[i]` times along each dimension i.
+
+    Example:
+      >>> tile(np.array([1, 2], np.int32), (2,))
+      array([1, 2, 1, 2], dtype=int32)
+    """
+    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
+
+
+def _tile_abstract_eval(x, reps):
+    if len(reps) != x.ndim:
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={x.ndim}.")
+    if any(r < 0 for r in reps):
+        raise TypeError(f"tile: reps {reps} must be non-negative.")
+    return ShapedArray(tuple(d * r for d, r in zip(x.shape, reps, strict=True)), x.dtype,
+                       x.weak_type)
+
+
+def _tile_transpose(ct, x, reps):
+    # the cotangent viewed as (r0, d0, r1, d1, ...), summed over the repetitions
+    from laminax_core.lax._reductions import reduce_sum
+
+    shape = x.aval.shape
+    split_shape = tuple(v for r, d in zip(reps, shape, strict=True) for v in (r, d))
+    summed = reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))
+    return [summed]
+
+
+def _tile_batch(axis_data, args, dims, reps):
+    x = move_bdim(args[0], dims[0], 0)
+    return tile(x, (1, *reps)), 0
+
+
+tile_p = define_primitive(
+    "tile",
+    abstract_eval=_tile_abstract_eval,
+    reference=lambda x, reps: np.tile(x, reps),
+    jvp=linear,
+    transpose=_tile_transpose,
+    batch=_tile_batch,
+)
+
+
+# ----- stack, unstack -----------------------------------------------------------------------
+
+
+def stack(operands, axis: int = 0):
+    """Joins arrays of one shape and dtype along a new dimension `axis`.
+
+    Example:
+      >>> stack([np.zeros(2, np.float32), np.ones(2, np.float32)], 1).shape
+      (2, 2)
+    """
+    operands = as_operands(*operands)
+    if not operands:
+        raise ValueError("stack requires at least one array.")
+    axis = _axis(axis, get_aval(operands[0]).ndim + 1, "stack")
+    return stack_p.bind(*operands, axis=axis)
+
+
+def _stack_abstract_eval(*xs, axis):
+    first = xs[0]
+    if len({x.shape for x in xs}) > 1:
+        listed = ", ".join(str(x.shape) for x in xs)
+        raise ValueError(f"All input arrays must have the same shape. Got {listed}.")
+    if len({x.dtype for x in xs}) > 1:
+        listed = ", ".join(x.dtype.name for x in xs)
+        raise TypeError(f"lax.stack requires arguments to have the same dtypes, got {listed}.")
+    shape = first.shape[:axis] + (len(xs),) + first.shape[axis:]
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+
+
+def _stack_transpose(ct, *xs, axis):
+    pieces = unstack(ct, axis)
+    return [piece if undefined(x) else None for piece, x in zip(pieces, xs, strict=True)]
+
+
+def _stack_batch(axis_data, args, dims, axis):
+    moved = [bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
+    return stack_p.bind(*moved, axis=axis + 1), 0
+
+
+stack_p = define_primitive(
+    "stack",
+    abstract_eval=_stack_abstract_eval,
+    reference=lambda *xs, axis: np.stack(xs, axis),
+    jvp=linear,
+    transpose=_stack_transpose,
+    batch=_stack_batch,
+)
+
+
+def unstack(operand, axis: int = 0):
+    """The slices of `operand` along `axis`, as a tuple of arrays without that dimension.
+
+    Example:
+      >>> [a.shape for a in unstack(np.zeros((2, 3), np.float32), 1)]
+      [(2,), (2,), (2,)]
+    """
+    axis = _axis(axis, get_aval(operand).ndim, "unstack")
+    return tuple(unstack_p.bind(operand, axis=axis))
+
+
+def _unstack_abstract_eval(x, axis):
+    if not 0 <= axis < x.ndim:
+        raise TypeError(f"unstack: axis {axis} is out of bounds for shape {x.shape}.")
+    piece = x.update(shape=x.shape[:axis] + x.shape[axis + 1:])
+    return [piece] * x.shape[axis]
+
+
+def _unstack_transpose(cts, x, axis):
+    pieces = [zeros_like_aval(ct.aval) if isinstance(ct, Zero) else ct for ct in cts]
+    return [stack_p.bind(*pieces, axis=axis)]
+
+
+def _unstack_batch(axis_data, args, dims, axis):
+    x = move_bdim(args[0], dims[0], 0)
+    outs = unstack_p.bind(x, axis=axis + 1)
+    return outs, [0] * len(outs)
+
+
+unstack_p = define_primitive(
+    "unstack",
+    abstract_eval=_unstack_abstract_eval,
+    reference=lambda x, axis: [np.take(x, i, axis) for i in range(x.shape[axis])],
+    jvp=linear,
+    transpose=_unstack_transpose,
+    batch=_unstack_batch,
+    multiple_results=True,
+)
