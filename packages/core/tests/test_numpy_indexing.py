@@ -2,25 +2,24 @@
 (gathers clamp, scatters drop), boolean masks, None/Ellipsis, negative steps, traced indices,
 take/take_along_axis and nonzero with `size`."""
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import errors, grad, make_jaxpr, vmap
 from laminax_core.numpy._indexing import IndexUpdateHelper, getitem
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
-I = np.array([2, 0, -1])
+IX = np.array([2, 0, -1])
 
 INDICES = [
     1, -1, (1, 2), (0, -1, 3), slice(1, None), slice(None, None, -1), slice(None, None, 2),
     (slice(None), slice(3, 0, -2)), (Ellipsis, 1), (1, Ellipsis), (None, 1), (1, None, 2),
-    (Ellipsis, None), (slice(None), None, Ellipsis, None), I, (I,), (slice(None), I),
-    (I, I), (I, slice(None), I), (slice(None), I, I), (1, I), (I, 1), (slice(None), 1, I),
-    (1, slice(None), I), (np.array([[0], [2]]), np.array([[1, 3]])), (Ellipsis, I),
-    (None, I, None), (I, None, I), X[:, 0, 0] > 10, X[:, :, 0] > 12, (X[..., 0] > 20,),
+    (Ellipsis, None), (slice(None), None, Ellipsis, None), IX, (IX,), (slice(None), IX),
+    (IX, IX), (IX, slice(None), IX), (slice(None), IX, IX), (1, IX), (IX, 1), (slice(None), 1, IX),
+    (1, slice(None), IX), (np.array([[0], [2]]), np.array([[1, 3]])), (Ellipsis, IX),
+    (None, IX, None), (IX, None, IX), X[:, 0, 0] > 10, X[:, :, 0] > 12, (X[..., 0] > 20,),
     (1, X[0, :, 0] > 1), (slice(None), [1, 3]), [0, 1], (True,), (False,), (),
-    (slice(None, None, -1), I), (slice(10, None),), (slice(-10, 2),),
+    (slice(None, None, -1), IX), (slice(10, None),), (slice(-10, 2),),
 ]  # fmt: skip
 
 
@@ -81,8 +80,8 @@ def test_index_errors_are_clear():
 
 
 UPDATES = [
-    (1, 5.0), ((0, 1), np.arange(5.0)), (slice(None, None, 2), -1.0), (I, 3.0),
-    ((I, 0), np.arange(5.0)), ((Ellipsis, 1), 7.0), ((slice(None), I, I), 9.0),
+    (1, 5.0), ((0, 1), np.arange(5.0)), (slice(None, None, 2), -1.0), (IX, 3.0),
+    ((IX, 0), np.arange(5.0)), ((Ellipsis, 1), 7.0), ((slice(None), IX, IX), 9.0),
     (X > 30, 0.0), ((None, 2), 1.0), ((slice(None, None, -1), 0, 0), np.array([1.0, 2, 3])),
 ]
 

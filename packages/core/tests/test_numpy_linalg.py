@@ -1,10 +1,9 @@
 """laminax_core.numpy.linalg against NumPy: decompositions (through their defining
 identities), solves, determinants, norms, pseudo-inverses, batching, gradients and errors."""
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import config, vmap
 from laminax_core.testing import check_grads
 

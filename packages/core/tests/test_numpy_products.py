@@ -1,10 +1,9 @@
 """Products (dot, matmul, vdot, vecdot, inner, outer, tensordot, kron), einsum with its greedy
 contraction order, and sorting/searching/unique/bincount/histogram/quantiles vs NumPy."""
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import errors, make_jaxpr, vmap
 from laminax_core.numpy import _einsum
 

@@ -3,10 +3,9 @@ representative shapes and dtypes, JAX's dtype rules, NaN variants, cumulative re
 
 import warnings
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import eval_shape
 
 X_F = np.random.RandomState(0).randn(3, 4, 5).astype(np.float32)

@@ -1,9 +1,8 @@
 """laminax_core.numpy's shape manipulation and array creation against NumPy."""
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import config, eval_shape, make_jaxpr
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -171,7 +170,8 @@ CREATION_CASES = [
     ("zeros_int", lambda m: m.zeros(4, np.int8), lambda: np.zeros(4, np.int8)),
     ("ones", lambda m: m.ones((2,), bool), lambda: np.ones(2, bool)),
     ("full", lambda m: m.full((2, 2), 7.5), lambda: np.full((2, 2), 7.5, np.float32)),
-    ("full_array", lambda m: m.full((2, 3), np.arange(3)), lambda: np.full((2, 3), np.arange(3, dtype=np.int32))),
+    ("full_array", lambda m: m.full((2, 3), np.arange(3)),
+     lambda: np.full((2, 3), np.arange(3, dtype=np.int32))),
     ("empty", lambda m: m.empty(3, np.int32), lambda: np.zeros(3, np.int32)),
     ("zeros_like", lambda m: m.zeros_like(X), lambda: np.zeros_like(X)),
     ("ones_like", lambda m: m.ones_like(V, dtype=np.float32), lambda: np.ones(5, np.float32)),
@@ -180,7 +180,8 @@ CREATION_CASES = [
     ("arange_float", lambda m: m.arange(1.0, 3.0, 0.25),
      lambda: np.arange(1.0, 3.0, 0.25, dtype=np.float32)),
     ("arange_neg", lambda m: m.arange(10, 1, -3), lambda: np.arange(10, 1, -3, dtype=np.int32)),
-    ("arange_dtype", lambda m: m.arange(4, dtype=np.float32), lambda: np.arange(4.0, dtype=np.float32)),
+    ("arange_dtype", lambda m: m.arange(4, dtype=np.float32),
+     lambda: np.arange(4.0, dtype=np.float32)),
     ("linspace", lambda m: m.linspace(0, 1, 7), lambda: np.linspace(0, 1, 7, dtype=np.float32)),
     ("linspace_noend", lambda m: m.linspace(2.0, 3.0, 5, endpoint=False),
      lambda: np.linspace(2.0, 3.0, 5, endpoint=False, dtype=np.float32)),
@@ -191,15 +192,18 @@ CREATION_CASES = [
     ("logspace", lambda m: m.logspace(0, 3, 4), lambda: np.logspace(0, 3, 4, dtype=np.float32)),
     ("logspace_base", lambda m: m.logspace(0, 3, 4, base=2.0),
      lambda: np.logspace(0, 3, 4, base=2.0, dtype=np.float32)),
-    ("geomspace", lambda m: m.geomspace(1, 1000, 4), lambda: np.geomspace(1, 1000, 4).astype(np.float32)),
+    ("geomspace", lambda m: m.geomspace(1, 1000, 4),
+     lambda: np.geomspace(1, 1000, 4).astype(np.float32)),
     ("eye", lambda m: m.eye(3, 4, k=1), lambda: np.eye(3, 4, k=1, dtype=np.float32)),
     ("eye_neg", lambda m: m.eye(3, k=-2, dtype=np.int32), lambda: np.eye(3, k=-2, dtype=np.int32)),
     ("identity", lambda m: m.identity(2), lambda: np.identity(2, np.float32)),
     ("tri", lambda m: m.tri(3, 4, 1), lambda: np.tri(3, 4, 1, np.float32)),
-    ("array_list", lambda m: m.array([[1, 2], [3, 4]]), lambda: np.array([[1, 2], [3, 4]], np.int32)),
+    ("array_list", lambda m: m.array([[1, 2], [3, 4]]),
+     lambda: np.array([[1, 2], [3, 4]], np.int32)),
     ("array_mixed", lambda m: m.array([1, 2.5]), lambda: np.array([1, 2.5], np.float32)),
     ("array_ndmin", lambda m: m.array(V, ndmin=3), lambda: np.array(V, ndmin=3)),
-    ("asarray_dtype", lambda m: m.asarray([1, 2], dtype=np.float16), lambda: np.array([1, 2], np.float16)),
+    ("asarray_dtype", lambda m: m.asarray([1, 2], dtype=np.float16),
+     lambda: np.array([1, 2], np.float16)),
     ("array_f64_to_f32", lambda m: m.array(np.ones(2)), lambda: np.ones(2, np.float32)),
 ]
 
@@ -251,7 +255,8 @@ def test_creation_errors():
         jnp.arange(0, 3, 0)
     from laminax_core import errors
 
-    with pytest.raises(errors.ConcretizationTypeError, match="argument of jnp.arange must be a concrete value"):
+    with pytest.raises(errors.ConcretizationTypeError,
+                       match="argument of jnp.arange must be a concrete value"):
         make_jaxpr(lambda n: jnp.arange(n))(np.int32(3))
 
 

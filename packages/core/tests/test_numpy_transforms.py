@@ -5,10 +5,9 @@ surface (every `__all__` name documented, doctests passing)."""
 import doctest
 import importlib
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import config, grad, vmap
 from laminax_core.numpy._indexing import IndexUpdateHelper
 from laminax_core.testing import check_grads
@@ -74,7 +73,8 @@ VMAP_CASES = [
     ("cumsum", lambda x: jnp.cumsum(x, axis=-1)), ("argmax", lambda x: jnp.argmax(x, axis=1)),
     ("sort", jnp.sort), ("argsort", lambda x: jnp.argsort(x, axis=0)),
     ("matmul", lambda x: x @ x.T), ("einsum", lambda x: jnp.einsum("ij,kj->ik", x, x)),
-    ("getitem", lambda x: x[np.array([2, 0]), ::-1]), ("at_add", lambda x: IndexUpdateHelper(x)[1, 2:].add(1.0)),
+    ("getitem", lambda x: x[np.array([2, 0]), ::-1]),
+    ("at_add", lambda x: IndexUpdateHelper(x)[1, 2:].add(1.0)),
     ("where", lambda x: jnp.where(x > 0, x, 0.0)), ("pad", lambda x: jnp.pad(x, 1, mode="edge")),
     ("transpose", jnp.transpose), ("roll", lambda x: jnp.roll(x, 2)),
     ("quantile", lambda x: jnp.quantile(x, 0.5, axis=0)), ("diag", jnp.diagonal),

@@ -4,10 +4,9 @@ promotion and errors."""
 
 import warnings
 
+import laminax_core.numpy as jnp
 import numpy as np
 import pytest
-
-import laminax_core.numpy as jnp
 from laminax_core import config, dtypes, eval_shape, make_jaxpr
 
 FLOAT = [np.float32]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 
 from laminax_core import _trace, dtypes, lax
-
 from laminax_core.numpy import (
     _creation,
     _indexing,

@@ -149,7 +149,9 @@ def _apply_slices(x, entries, squeeze_static_ints: bool):
             lo, hi, step = i.indices(size)
             if step < 0:
                 count = len(range(lo, hi, step))
-                lo, hi, step = lo + (count - 1) * step if count else 0, lo + 1 if count else 0, -step
+                # the same elements, visited forwards, then reversed with lax.rev
+                first = lo + (count - 1) * step if count else 0
+                lo, hi, step = first, lo + 1 if count else 0, -step
                 flips.append(dim)
             start.append(lo)
             limit.append(max(lo, hi))

@@ -197,8 +197,8 @@ def _rounding(name: str, lax_name: str, summary: str):
         return getattr(lax, lax_name)(x)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _doc(name, summary, f"{name}(np.float32(2.5))\n  array({'2.' if name == 'floor' else '3.'}, "
-                      "dtype=float32)")
+    value = "2." if name == "floor" else "3."
+    fn.__doc__ = _doc(name, summary, f"{name}(np.float32(2.5))\n  array({value}, dtype=float32)")
     return fn
 
 
