@@ -9,12 +9,14 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._math import real
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, pad, slice
 from laminax_core.lax.linalg._matrix import (
     H,
     batched_reference,
     check_matrix,
     eye_like,
+    is_complex,
     matmul,
     move_front,
     tril,
@@ -203,6 +205,10 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     qt_dx_rinv = matmul(H(q), dx_rinv)
     lower = tril(qt_dx_rinv, -1)
     skew = ew.sub(lower, H(lower))
+    if is_complex(x):  # the diagonal of q^H dq is imaginary for complex inputs
+        aval = get_aval(qt_dx_rinv)
+        imaginary = ew.sub(qt_dx_rinv, ew.convert_element_type(real(qt_dx_rinv), aval.dtype))
+        skew = ew.add(skew, ew.mul(eye_like(aval.shape, aval.dtype), imaginary))
     dq = ew.add(matmul(q, ew.sub(skew, qt_dx_rinv)), dx_rinv)
     dr = matmul(ew.sub(qt_dx_rinv, skew), r)
     return [q, r], [dq, dr]

@@ -16,8 +16,8 @@ from laminax_core.lax._math import conj, real
 from laminax_core.lax._reductions import reduce_sum
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, transpose
 
-__all__ = ["H", "T", "check_matrix", "diagonal", "eye_like", "matmul", "real_dtype", "tril",
-           "triu"]
+__all__ = ["H", "T", "check_matrix", "const", "diagonal", "eye_like", "matmul", "real_dtype",
+           "tril", "triu"]
 
 
 def check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
@@ -29,6 +29,11 @@ def check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name}: the input must be a square matrix (or a batch of them), got "
                          f"shape {x.shape}.")
+
+
+def const(value, like):
+    """`value` as a scalar of `like`'s dtype (Python scalars do not adopt complex dtypes)."""
+    return np.asarray(value, get_aval(like).dtype)
 
 
 def real_dtype(dtype):

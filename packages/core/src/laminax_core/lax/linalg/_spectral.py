@@ -19,6 +19,7 @@ from laminax_core.lax.linalg._matrix import (
     T,
     as_dtype,
     check_matrix,
+    const,
     diagonal,
     eye_like,
     matmul,
@@ -54,7 +55,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     """
     check_matrix("eigh", get_aval(x), square=True)
     if symmetrize_input:
-        x = ew.div(ew.add(x, H(x)), 2.0)
+        x = ew.div(ew.add(x, H(x)), const(2, x))
     subset = None if subset_by_index is None else tuple(operator.index(i) for i in
                                                         subset_by_index)
     v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
@@ -106,7 +107,7 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
     nd = len(shape)
     rows = broadcast_in_dim(w, shape, (*range(nd - 2), nd - 1))  # w_j at (i, j)
     cols = broadcast_in_dim(w, shape, (*range(nd - 2), nd - 2))  # w_i at (i, j)
-    f_mat = ew.sub(ew.div(1.0, ew.add(eye, ew.sub(rows, cols))), eye)  # 1 / (w_j - w_i)
+    f_mat = ew.sub(ew.div(const(1, eye), ew.add(eye, ew.sub(rows, cols))), eye)  # 1/(w_j-w_i)
     vdag_t_v = matmul(matmul(H(v), t), v)
     dv = matmul(v, ew.mul(f_mat, vdag_t_v))
     dw = real_part(diagonal(vdag_t_v))
@@ -209,14 +210,14 @@ def _singular_vector_tangents(x, t, s, u, vt, ds_mat):
     s_col = T(s_row)  # s_i
     eye = eye_like(shape, dtype)
     diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))  # s_j^2 - s_i^2
-    f_mat = ew.sub(ew.div(1.0, ew.add(diffs, eye)), eye)
+    f_mat = ew.sub(ew.div(const(1, eye), ew.add(diffs, eye)), eye)
     ds_s = ew.mul(s_row, ds_mat)  # dS diag(s)
     s_ds = ew.mul(s_col, ds_mat)  # diag(s) dS
     zero_s = ew.convert_element_type(ew.eq(s, 0.0), get_aval(s).dtype)
     s_inv = ew.sub(ew.div(1.0, ew.add(s, zero_s)), zero_s)
     s_inv_mat = ew.mul(eye, broadcast_in_dim(as_dtype(s_inv, dtype), shape,
                                              (*range(nd - 2), nd - 1)))
-    du_dv_diag = ew.mul(ew.mul(0.5, ew.sub(ds_mat, H(ds_mat))), s_inv_mat)
+    du_dv_diag = ew.mul(ew.mul(const(0.5, ds_mat), ew.sub(ds_mat, H(ds_mat))), s_inv_mat)
     du = matmul(u, ew.add(ew.mul(f_mat, ew.add(ds_s, H(ds_s))), du_dv_diag))
     dv = matmul(v, ew.mul(f_mat, ew.add(s_ds, H(s_ds))))
     s_dim = expand_dims(as_dtype(s, dtype), (nd - 2,))

@@ -21,6 +21,7 @@ from laminax_core.lax.linalg._matrix import (
     batch_front,
     batched_reference,
     check_matrix,
+    const,
     eye_like,
     is_complex,
     matmul,
@@ -52,7 +53,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     check_matrix("cholesky", get_aval(x), square=True)
     if symmetrize_input:
-        x = ew.div(ew.add(x, H(x)), 2.0)
+        x = ew.div(ew.add(x, H(x)), const(2, x))
     return tril(cholesky_p.bind(x))
 
 
@@ -79,7 +80,8 @@ def _cholesky_reference(x):
 def _phi(x):
     """The lower triangle with the diagonal halved."""
     aval = get_aval(x)
-    return ew.mul(tril(x), ew.sub(1.0, ew.mul(0.5, eye_like(aval.shape, aval.dtype))))
+    eye = eye_like(aval.shape, aval.dtype)
+    return ew.mul(tril(x), ew.sub(const(1, x), ew.mul(const(0.5, x), eye)))
 
 
 def _cholesky_jvp(primals, tangents):
