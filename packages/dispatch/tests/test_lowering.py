@@ -26,9 +26,11 @@ F32 = np.float32
 # Primitives that never reach the compiler in this layer, or are not lowered yet:
 # named-axis collectives bind only inside vmap, which batches them away (their SPMD lowering
 # belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX; lu, qr,
-# eigh and svd need LAPACK custom calls (not done).
+# eigh and svd need LAPACK custom calls, and JAX expands the incomplete gamma/beta functions
+# and bessel_i0e into long lax programs (not done).
 NOT_LOWERED = {"all_gather", "axis_index", "pmax", "pmin", "psum", "custom_lin", "lu", "qr",
-               "eigh", "svd"}
+               "eigh", "svd", "bessel_i0e", "igamma", "igammac", "igamma_grad_a",
+               "regularized_incomplete_beta"}
 
 
 def _core_primitives():
