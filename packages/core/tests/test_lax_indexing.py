@@ -60,6 +60,12 @@ def test_fill_defaults_for_integers():
     np.testing.assert_array_equal(out, np.full((1, 3), np.iinfo(np.int32).min))
 
 
+def test_one_hot_scatter_drops_out_of_bounds_updates():
+    upd = np.ones((2, 5), np.float32)
+    out = lax.scatter_add(X, np.array([[0], [7]], np.int32), upd, ROW_UPDATES, mode="one_hot")
+    np.testing.assert_array_equal(out, X + np.eye(4, 1, dtype=np.float32)[:, :1])
+
+
 def test_scatter_modes_drop_or_clip_windows():
     upd = np.ones((2, 5), np.float32)
     dropped = lax.scatter_add(X, np.array([[0], [7]], np.int32), upd, ROW_UPDATES)
@@ -155,6 +161,8 @@ def test_params_and_printing_follow_jax():
     (lambda: lax.scatter(X, np.array([[1]], np.int32), np.ones((2, 5), np.float32),
                          ROW_UPDATES), TypeError, "scatter: the scatter dimensions of updates"),
     (lambda: MODE.from_any("wrap"), ValueError, "Unknown gather mode 'wrap'"),
+    (lambda: lax.gather(X, np.array([[1]], np.int32), ROWS, (1, 5), mode="one_hot"), ValueError,
+     "gather does not support mode ONE_HOT"),
 ])
 def test_errors(fun, error, match):
     with pytest.raises(error, match=match):

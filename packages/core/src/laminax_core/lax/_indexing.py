@@ -176,6 +176,9 @@ def _gather_mode(mode) -> GatherScatterMode:
 def _gather_abstract_eval(x, idx, dimension_numbers, slice_sizes, indices_are_sorted,
                           unique_indices, mode, fill_value):
     dn = dimension_numbers
+    if mode == GatherScatterMode.ONE_HOT:
+        raise ValueError("gather does not support mode ONE_HOT (scatter-add does); use 'clip', "
+                         "'fill' or 'promise_in_bounds'.")
     if not dtypes.issubdtype(idx.dtype, np.integer) or idx.ndim < 1:
         raise TypeError(f"gather: start_indices must be an integer array of rank >= 1 (the index "
                         f"vectors in the last dimension), got {idx.str_short()}.")
