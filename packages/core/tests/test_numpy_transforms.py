@@ -108,7 +108,8 @@ def test_gradient_of_integer_indexing_through_a_traced_index():
 
 
 MODULES = ["_creation", "_ufuncs", "_logic", "_reductions", "_shape", "_indexing",
-           "_linalg_products", "_einsum", "_sorting", "_dtypes", "linalg"]
+           "_index_tricks", "_signal", "_vectorize", "_linalg_products", "_einsum", "_sorting",
+           "_dtypes", "linalg"]
 
 
 def test_every_public_name_has_a_docstring():

@@ -38,11 +38,35 @@ from laminax_core.numpy._dtypes import SCALAR_TYPES as _SCALAR_TYPES
 from laminax_core.numpy._dtypes import ndarray as ndarray
 from laminax_core.numpy._einsum import einsum as einsum
 from laminax_core.numpy._einsum import einsum_path as einsum_path
+from laminax_core.numpy._index_tricks import choose as choose
+from laminax_core.numpy._index_tricks import compress as compress
+from laminax_core.numpy._index_tricks import delete as delete
+from laminax_core.numpy._index_tricks import diag_indices as diag_indices
+from laminax_core.numpy._index_tricks import diag_indices_from as diag_indices_from
+from laminax_core.numpy._index_tricks import extract as extract
+from laminax_core.numpy._index_tricks import fill_diagonal as fill_diagonal
+from laminax_core.numpy._index_tricks import indices as indices
+from laminax_core.numpy._index_tricks import insert as insert
+from laminax_core.numpy._index_tricks import ix_ as ix_
+from laminax_core.numpy._index_tricks import mask_indices as mask_indices
+from laminax_core.numpy._index_tricks import mgrid as mgrid
+from laminax_core.numpy._index_tricks import ogrid as ogrid
+from laminax_core.numpy._index_tricks import piecewise as piecewise
+from laminax_core.numpy._index_tricks import put as put
+from laminax_core.numpy._index_tricks import put_along_axis as put_along_axis
+from laminax_core.numpy._index_tricks import ravel_multi_index as ravel_multi_index
+from laminax_core.numpy._index_tricks import select as select
+from laminax_core.numpy._index_tricks import tril_indices as tril_indices
+from laminax_core.numpy._index_tricks import tril_indices_from as tril_indices_from
+from laminax_core.numpy._index_tricks import triu_indices as triu_indices
+from laminax_core.numpy._index_tricks import triu_indices_from as triu_indices_from
+from laminax_core.numpy._index_tricks import unravel_index as unravel_index
 from laminax_core.numpy._indexing import argwhere as argwhere
 from laminax_core.numpy._indexing import flatnonzero as flatnonzero
 from laminax_core.numpy._indexing import nonzero as nonzero
 from laminax_core.numpy._indexing import take as take
 from laminax_core.numpy._indexing import take_along_axis as take_along_axis
+from laminax_core.numpy._linalg_products import cross as cross
 from laminax_core.numpy._linalg_products import diag as diag
 from laminax_core.numpy._linalg_products import diagflat as diagflat
 from laminax_core.numpy._linalg_products import diagonal as diagonal
@@ -51,11 +75,13 @@ from laminax_core.numpy._linalg_products import inner as inner
 from laminax_core.numpy._linalg_products import kron as kron
 from laminax_core.numpy._linalg_products import matmul as matmul
 from laminax_core.numpy._linalg_products import matrix_transpose as matrix_transpose
+from laminax_core.numpy._linalg_products import matvec as matvec
 from laminax_core.numpy._linalg_products import outer as outer
 from laminax_core.numpy._linalg_products import tensordot as tensordot
 from laminax_core.numpy._linalg_products import trace as trace
 from laminax_core.numpy._linalg_products import vdot as vdot
 from laminax_core.numpy._linalg_products import vecdot as vecdot
+from laminax_core.numpy._linalg_products import vecmat as vecmat
 from laminax_core.numpy._logic import allclose as allclose
 from laminax_core.numpy._logic import array_equal as array_equal
 from laminax_core.numpy._logic import array_equiv as array_equiv
@@ -125,9 +151,11 @@ from laminax_core.numpy._reductions import sum as sum
 from laminax_core.numpy._reductions import var as var
 from laminax_core.numpy._shape import append as append
 from laminax_core.numpy._shape import array_split as array_split
+from laminax_core.numpy._shape import astype as astype
 from laminax_core.numpy._shape import atleast_1d as atleast_1d
 from laminax_core.numpy._shape import atleast_2d as atleast_2d
 from laminax_core.numpy._shape import atleast_3d as atleast_3d
+from laminax_core.numpy._shape import block as block
 from laminax_core.numpy._shape import broadcast_arrays as broadcast_arrays
 from laminax_core.numpy._shape import broadcast_shapes as broadcast_shapes
 from laminax_core.numpy._shape import broadcast_to as broadcast_to
@@ -142,6 +170,8 @@ from laminax_core.numpy._shape import fliplr as fliplr
 from laminax_core.numpy._shape import flipud as flipud
 from laminax_core.numpy._shape import hsplit as hsplit
 from laminax_core.numpy._shape import hstack as hstack
+from laminax_core.numpy._shape import isscalar as isscalar
+from laminax_core.numpy._shape import iterable as iterable
 from laminax_core.numpy._shape import moveaxis as moveaxis
 from laminax_core.numpy._shape import ndim as ndim
 from laminax_core.numpy._shape import pad as pad
@@ -149,7 +179,9 @@ from laminax_core.numpy._shape import permute_dims as permute_dims
 from laminax_core.numpy._shape import ravel as ravel
 from laminax_core.numpy._shape import repeat as repeat
 from laminax_core.numpy._shape import reshape as reshape
+from laminax_core.numpy._shape import resize as resize
 from laminax_core.numpy._shape import roll as roll
+from laminax_core.numpy._shape import rollaxis as rollaxis
 from laminax_core.numpy._shape import rot90 as rot90
 from laminax_core.numpy._shape import shape as shape
 from laminax_core.numpy._shape import size as size
@@ -159,21 +191,54 @@ from laminax_core.numpy._shape import stack as stack
 from laminax_core.numpy._shape import swapaxes as swapaxes
 from laminax_core.numpy._shape import tile as tile
 from laminax_core.numpy._shape import transpose as transpose
+from laminax_core.numpy._shape import trim_zeros as trim_zeros
 from laminax_core.numpy._shape import unstack as unstack
 from laminax_core.numpy._shape import vsplit as vsplit
 from laminax_core.numpy._shape import vstack as vstack
+from laminax_core.numpy._signal import bartlett as bartlett
+from laminax_core.numpy._signal import blackman as blackman
+from laminax_core.numpy._signal import convolve as convolve
+from laminax_core.numpy._signal import corrcoef as corrcoef
+from laminax_core.numpy._signal import correlate as correlate
+from laminax_core.numpy._signal import cov as cov
+from laminax_core.numpy._signal import diff as diff
+from laminax_core.numpy._signal import digitize as digitize
+from laminax_core.numpy._signal import ediff1d as ediff1d
+from laminax_core.numpy._signal import gradient as gradient
+from laminax_core.numpy._signal import hamming as hamming
+from laminax_core.numpy._signal import hanning as hanning
+from laminax_core.numpy._signal import interp as interp
+from laminax_core.numpy._signal import poly as poly
+from laminax_core.numpy._signal import polyadd as polyadd
+from laminax_core.numpy._signal import polyder as polyder
+from laminax_core.numpy._signal import polyint as polyint
+from laminax_core.numpy._signal import polymul as polymul
+from laminax_core.numpy._signal import polysub as polysub
+from laminax_core.numpy._signal import polyval as polyval
+from laminax_core.numpy._signal import trapezoid as trapezoid
+from laminax_core.numpy._signal import unwrap as unwrap
+from laminax_core.numpy._signal import vander as vander
+from laminax_core.numpy._sorting import argpartition as argpartition
 from laminax_core.numpy._sorting import argsort as argsort
 from laminax_core.numpy._sorting import bincount as bincount
 from laminax_core.numpy._sorting import histogram as histogram
+from laminax_core.numpy._sorting import histogram_bin_edges as histogram_bin_edges
+from laminax_core.numpy._sorting import intersect1d as intersect1d
+from laminax_core.numpy._sorting import isin as isin
 from laminax_core.numpy._sorting import lexsort as lexsort
 from laminax_core.numpy._sorting import median as median
 from laminax_core.numpy._sorting import nanmedian as nanmedian
 from laminax_core.numpy._sorting import nanpercentile as nanpercentile
 from laminax_core.numpy._sorting import nanquantile as nanquantile
+from laminax_core.numpy._sorting import partition as partition
 from laminax_core.numpy._sorting import percentile as percentile
 from laminax_core.numpy._sorting import quantile as quantile
 from laminax_core.numpy._sorting import searchsorted as searchsorted
+from laminax_core.numpy._sorting import setdiff1d as setdiff1d
+from laminax_core.numpy._sorting import setxor1d as setxor1d
 from laminax_core.numpy._sorting import sort as sort
+from laminax_core.numpy._sorting import sort_complex as sort_complex
+from laminax_core.numpy._sorting import union1d as union1d
 from laminax_core.numpy._sorting import unique as unique
 from laminax_core.numpy._sorting import unique_all as unique_all
 from laminax_core.numpy._sorting import unique_counts as unique_counts
@@ -181,6 +246,8 @@ from laminax_core.numpy._sorting import unique_inverse as unique_inverse
 from laminax_core.numpy._sorting import unique_values as unique_values
 from laminax_core.numpy._ufuncs import abs as abs
 from laminax_core.numpy._ufuncs import absolute as absolute
+from laminax_core.numpy._ufuncs import acos as acos
+from laminax_core.numpy._ufuncs import acosh as acosh
 from laminax_core.numpy._ufuncs import add as add
 from laminax_core.numpy._ufuncs import angle as angle
 from laminax_core.numpy._ufuncs import arccos as arccos
@@ -191,6 +258,11 @@ from laminax_core.numpy._ufuncs import arctan as arctan
 from laminax_core.numpy._ufuncs import arctan2 as arctan2
 from laminax_core.numpy._ufuncs import arctanh as arctanh
 from laminax_core.numpy._ufuncs import around as around
+from laminax_core.numpy._ufuncs import asin as asin
+from laminax_core.numpy._ufuncs import asinh as asinh
+from laminax_core.numpy._ufuncs import atan as atan
+from laminax_core.numpy._ufuncs import atan2 as atan2
+from laminax_core.numpy._ufuncs import atanh as atanh
 from laminax_core.numpy._ufuncs import cbrt as cbrt
 from laminax_core.numpy._ufuncs import ceil as ceil
 from laminax_core.numpy._ufuncs import conj as conj
@@ -205,15 +277,20 @@ from laminax_core.numpy._ufuncs import divmod as divmod
 from laminax_core.numpy._ufuncs import exp as exp
 from laminax_core.numpy._ufuncs import exp2 as exp2
 from laminax_core.numpy._ufuncs import expm1 as expm1
+from laminax_core.numpy._ufuncs import fabs as fabs
 from laminax_core.numpy._ufuncs import float_power as float_power
 from laminax_core.numpy._ufuncs import floor as floor
 from laminax_core.numpy._ufuncs import floor_divide as floor_divide
 from laminax_core.numpy._ufuncs import fmax as fmax
 from laminax_core.numpy._ufuncs import fmin as fmin
 from laminax_core.numpy._ufuncs import fmod as fmod
+from laminax_core.numpy._ufuncs import frexp as frexp
+from laminax_core.numpy._ufuncs import gcd as gcd
 from laminax_core.numpy._ufuncs import heaviside as heaviside
 from laminax_core.numpy._ufuncs import hypot as hypot
 from laminax_core.numpy._ufuncs import imag as imag
+from laminax_core.numpy._ufuncs import lcm as lcm
+from laminax_core.numpy._ufuncs import ldexp as ldexp
 from laminax_core.numpy._ufuncs import log as log
 from laminax_core.numpy._ufuncs import log1p as log1p
 from laminax_core.numpy._ufuncs import log2 as log2
@@ -223,6 +300,7 @@ from laminax_core.numpy._ufuncs import logaddexp2 as logaddexp2
 from laminax_core.numpy._ufuncs import maximum as maximum
 from laminax_core.numpy._ufuncs import minimum as minimum
 from laminax_core.numpy._ufuncs import mod as mod
+from laminax_core.numpy._ufuncs import modf as modf
 from laminax_core.numpy._ufuncs import multiply as multiply
 from laminax_core.numpy._ufuncs import nan_to_num as nan_to_num
 from laminax_core.numpy._ufuncs import negative as negative
@@ -249,6 +327,10 @@ from laminax_core.numpy._ufuncs import tan as tan
 from laminax_core.numpy._ufuncs import tanh as tanh
 from laminax_core.numpy._ufuncs import true_divide as true_divide
 from laminax_core.numpy._ufuncs import trunc as trunc
+from laminax_core.numpy._vectorize import apply_along_axis as apply_along_axis
+from laminax_core.numpy._vectorize import apply_over_axes as apply_over_axes
+from laminax_core.numpy._vectorize import fromfunction as fromfunction
+from laminax_core.numpy._vectorize import vectorize as vectorize
 
 # dtype objects usable as constructors: jnp.float32(3) is a 0-d float32 array
 bool = _SCALAR_TYPES["bool"]
@@ -322,6 +404,8 @@ _array_methods.install()
 __all__ = [
     "abs",
     "absolute",
+    "acos",
+    "acosh",
     "add",
     "all",
     "allclose",
@@ -330,6 +414,8 @@ __all__ = [
     "angle",
     "any",
     "append",
+    "apply_along_axis",
+    "apply_over_axes",
     "arange",
     "arccos",
     "arccosh",
@@ -340,6 +426,7 @@ __all__ = [
     "arctanh",
     "argmax",
     "argmin",
+    "argpartition",
     "argsort",
     "argwhere",
     "around",
@@ -348,10 +435,17 @@ __all__ = [
     "array_equiv",
     "array_split",
     "asarray",
+    "asin",
+    "asinh",
+    "astype",
+    "atan",
+    "atan2",
+    "atanh",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
     "average",
+    "bartlett",
     "bfloat16",
     "bincount",
     "bitwise_and",
@@ -362,6 +456,8 @@ __all__ = [
     "bitwise_or",
     "bitwise_right_shift",
     "bitwise_xor",
+    "blackman",
+    "block",
     "bool",
     "bool_",
     "broadcast_arrays",
@@ -372,21 +468,28 @@ __all__ = [
     "cdouble",
     "ceil",
     "character",
+    "choose",
     "clip",
     "column_stack",
     "complex128",
     "complex64",
     "complex_",
     "complexfloating",
+    "compress",
     "concat",
     "concatenate",
     "conj",
     "conjugate",
+    "convolve",
     "copy",
     "copysign",
+    "corrcoef",
+    "correlate",
     "cos",
     "cosh",
     "count_nonzero",
+    "cov",
+    "cross",
     "csingle",
     "cumprod",
     "cumsum",
@@ -394,9 +497,14 @@ __all__ = [
     "cumulative_sum",
     "deg2rad",
     "degrees",
+    "delete",
     "diag",
+    "diag_indices",
+    "diag_indices_from",
     "diagflat",
     "diagonal",
+    "diff",
+    "digitize",
     "divide",
     "divmod",
     "dot",
@@ -405,6 +513,7 @@ __all__ = [
     "dstack",
     "dtype",
     "e",
+    "ediff1d",
     "einsum",
     "einsum_path",
     "empty",
@@ -415,7 +524,10 @@ __all__ = [
     "exp2",
     "expand_dims",
     "expm1",
+    "extract",
     "eye",
+    "fabs",
+    "fill_diagonal",
     "finfo",
     "flatnonzero",
     "flexible",
@@ -442,23 +554,32 @@ __all__ = [
     "fmax",
     "fmin",
     "fmod",
+    "frexp",
+    "fromfunction",
     "full",
     "full_like",
+    "gcd",
     "generic",
     "geomspace",
+    "gradient",
     "greater",
     "greater_equal",
+    "hamming",
+    "hanning",
     "heaviside",
     "histogram",
+    "histogram_bin_edges",
     "hsplit",
     "hstack",
     "hypot",
     "identity",
     "iinfo",
     "imag",
+    "indices",
     "inexact",
     "inf",
     "inner",
+    "insert",
     "int16",
     "int2",
     "int32",
@@ -467,20 +588,28 @@ __all__ = [
     "int8",
     "int_",
     "integer",
+    "interp",
+    "intersect1d",
     "invert",
     "isclose",
     "iscomplex",
     "iscomplexobj",
     "isdtype",
     "isfinite",
+    "isin",
     "isinf",
     "isnan",
     "isneginf",
     "isposinf",
     "isreal",
     "isrealobj",
+    "isscalar",
     "issubdtype",
+    "iterable",
+    "ix_",
     "kron",
+    "lcm",
+    "ldexp",
     "left_shift",
     "less",
     "less_equal",
@@ -498,16 +627,20 @@ __all__ = [
     "logical_or",
     "logical_xor",
     "logspace",
+    "mask_indices",
     "matmul",
     "matrix_transpose",
+    "matvec",
     "max",
     "maximum",
     "mean",
     "median",
     "meshgrid",
+    "mgrid",
     "min",
     "minimum",
     "mod",
+    "modf",
     "moveaxis",
     "multiply",
     "nan",
@@ -534,35 +667,53 @@ __all__ = [
     "nonzero",
     "not_equal",
     "number",
+    "ogrid",
     "ones",
     "ones_like",
     "outer",
     "pad",
+    "partition",
     "percentile",
     "permute_dims",
     "pi",
+    "piecewise",
+    "poly",
+    "polyadd",
+    "polyder",
+    "polyint",
+    "polymul",
+    "polysub",
+    "polyval",
     "positive",
     "pow",
     "power",
     "prod",
     "promote_types",
     "ptp",
+    "put",
+    "put_along_axis",
     "quantile",
     "rad2deg",
     "radians",
     "ravel",
+    "ravel_multi_index",
     "real",
     "reciprocal",
     "remainder",
     "repeat",
     "reshape",
+    "resize",
     "result_type",
     "right_shift",
     "rint",
     "roll",
+    "rollaxis",
     "rot90",
     "round",
     "searchsorted",
+    "select",
+    "setdiff1d",
+    "setxor1d",
     "shape",
     "sign",
     "signbit",
@@ -573,6 +724,7 @@ __all__ = [
     "sinh",
     "size",
     "sort",
+    "sort_complex",
     "split",
     "sqrt",
     "square",
@@ -590,9 +742,15 @@ __all__ = [
     "tile",
     "trace",
     "transpose",
+    "trapezoid",
     "tri",
     "tril",
+    "tril_indices",
+    "tril_indices_from",
+    "trim_zeros",
     "triu",
+    "triu_indices",
+    "triu_indices_from",
     "true_divide",
     "trunc",
     "uint",
@@ -602,16 +760,22 @@ __all__ = [
     "uint4",
     "uint64",
     "uint8",
+    "union1d",
     "unique",
     "unique_all",
     "unique_counts",
     "unique_inverse",
     "unique_values",
+    "unravel_index",
     "unsignedinteger",
     "unstack",
+    "unwrap",
+    "vander",
     "var",
     "vdot",
     "vecdot",
+    "vecmat",
+    "vectorize",
     "vsplit",
     "vstack",
     "where",

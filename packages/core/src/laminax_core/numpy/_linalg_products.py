@@ -20,8 +20,8 @@ from laminax_core.numpy._operands import (
 )
 
 __all__ = [
-    "diag", "diagflat", "diagonal", "dot", "inner", "kron", "matmul", "matrix_transpose",
-    "outer", "tensordot", "trace", "vdot", "vecdot",
+    "cross", "diag", "diagflat", "diagonal", "dot", "inner", "kron", "matmul", "matrix_transpose",
+    "matvec", "outer", "tensordot", "trace", "vdot", "vecdot", "vecmat",
 ]  # fmt: skip
 
 
@@ -340,3 +340,73 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     if out is not None:
         raise NotImplementedError("jnp.trace: the out argument is not supported.")
     return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
+    """The cross product of 3-vectors (or the z-component for 2-vectors) along the given axes.
+
+    Example:
+      >>> cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
+      array([0, 0, 1], dtype=int32)
+    """
+    from laminax_core.numpy._shape import broadcast_arrays, moveaxis, stack
+
+    a, b = _operands("cross", a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = moveaxis(a, axisa, -1)
+    b = moveaxis(b, axisb, -1)
+    na, nb = get_aval(a).shape[-1], get_aval(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError(f"jnp.cross: vector dimensions must be 2 or 3, got {na} and {nb}.")
+
+    def component(x, i):
+        n = get_aval(x).shape[-1]
+        if i >= n:
+            return None
+        start = [0] * get_aval(x).ndim
+        limit = list(get_aval(x).shape)
+        start[-1], limit[-1] = i, i + 1
+        return lax.squeeze(lax.slice(x, start, limit), (get_aval(x).ndim - 1,))
+
+    a0, a1, a2 = (component(a, i) for i in range(3))
+    b0, b1, b2 = (component(b, i) for i in range(3))
+    z = lax.sub(*broadcast_arrays(lax.mul(*broadcast_arrays(a0, b1)),
+                                  lax.mul(*broadcast_arrays(a1, b0))))
+    if na == 2 and nb == 2:
+        return z
+    zero = np.zeros((), get_aval(a).dtype)
+    a2 = zero if a2 is None else a2
+    b2 = zero if b2 is None else b2
+    x = lax.sub(*broadcast_arrays(lax.mul(*broadcast_arrays(a1, b2)),
+                                  lax.mul(*broadcast_arrays(a2, b1))))
+    y = lax.sub(*broadcast_arrays(lax.mul(*broadcast_arrays(a2, b0)),
+                                  lax.mul(*broadcast_arrays(a0, b2))))
+    out = stack(broadcast_arrays(x, y, z), axis=-1)
+    return moveaxis(out, -1, axisc)
+
+
+def matvec(x1, x2, /):
+    """The batched matrix-vector product `x1 @ x2[..., None]` (broadcasting batch dims).
+
+    Example:
+      >>> matvec(np.ones((2, 3)), np.ones(3))
+      array([3., 3.], dtype=float32)
+    """
+    a, b = _operands("matvec", x1, x2)
+    return lax.squeeze(matmul(a, lax.expand_dims(b, (get_aval(b).ndim,))),
+                       (max(get_aval(a).ndim, get_aval(b).ndim + 1) - 1,))
+
+
+def vecmat(x1, x2, /):
+    """The batched vector-matrix product `conj(x1)[..., None, :] @ x2`.
+
+    Example:
+      >>> vecmat(np.ones(3), np.ones((3, 2)))
+      array([3., 3.], dtype=float32)
+    """
+    from laminax_core.numpy._ufuncs import conjugate
+
+    a, b = _operands("vecmat", x1, x2)
+    out = matmul(lax.expand_dims(conjugate(a), (get_aval(a).ndim - 1,)), b)
+    return lax.squeeze(out, (get_aval(out).ndim - 2,))

@@ -19,11 +19,12 @@ from laminax_core.numpy._operands import (
 )
 
 __all__ = [
-    "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
-    "broadcast_shapes", "broadcast_to", "column_stack", "concat", "concatenate", "dsplit",
-    "dstack", "expand_dims", "flip", "fliplr", "flipud", "hsplit", "hstack", "moveaxis", "ndim",
-    "pad", "permute_dims", "ravel", "repeat", "reshape", "roll", "rot90", "shape", "size",
-    "split", "squeeze", "stack", "swapaxes", "tile", "transpose", "unstack", "vsplit", "vstack",
+    "append", "array_split", "astype", "atleast_1d", "atleast_2d", "atleast_3d", "block",
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "column_stack", "concat", "concatenate",
+    "dsplit", "dstack", "expand_dims", "flip", "fliplr", "flipud", "hsplit", "hstack", "isscalar",
+    "iterable", "moveaxis", "ndim", "pad", "permute_dims", "ravel", "repeat", "reshape", "resize",
+    "roll", "rollaxis", "rot90", "shape", "size", "split", "squeeze", "stack", "swapaxes", "tile",
+    "transpose", "trim_zeros", "unstack", "vsplit", "vstack",
 ]  # fmt: skip
 
 
@@ -794,3 +795,149 @@ def _no_extra_kwargs(mode, kwargs):
     if kwargs:
         raise ValueError(f"jnp.pad: unsupported keyword arguments for mode {mode!r}: "
                          f"{sorted(kwargs)}.")
+
+
+# ----- more reshaping: rollaxis, resize, block, trim_zeros; predicates ----------------------
+
+
+def rollaxis(a, axis: int, start: int = 0):
+    """`a` with `axis` moved to lie before position `start` (NumPy's older `moveaxis`).
+
+    Example:
+      >>> rollaxis(np.zeros((2, 3, 4)), 2).shape
+      (4, 2, 3)
+    """
+    a = _array("rollaxis", a)
+    n = get_aval(a).ndim
+    axis = canonicalize_axis(axis, n, "jnp.rollaxis")
+    if not -n <= start <= n:
+        raise ValueError(f"jnp.rollaxis: start {start} is out of bounds for {n} dimensions.")
+    start = start % (n + 1) if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start) if axis != start else a
+
+
+def resize(a, new_shape):
+    """`a` flattened and repeated (or truncated) to fill `new_shape`.
+
+    Example:
+      >>> resize(np.array([1, 2, 3]), (2, 2))
+      array([[1, 2],
+             [3, 1]], dtype=int32)
+    """
+    a = ravel(_array("resize", a))
+    new_shape = canonicalize_shape(new_shape, "jnp.resize")
+    total = int(np.prod(new_shape, dtype=np.int64))
+    n = get_aval(a).shape[0]
+    if n == 0 or total == 0:
+        from laminax_core.numpy._creation import zeros
+
+        return zeros(new_shape, get_aval(a).dtype)
+    repeats = -(-total // n)
+    return lax.reshape(lax.slice(tile(a, repeats), (0,), (total,)), new_shape)
+
+
+def _block_depth(arrays):
+    if isinstance(arrays, list):
+        if not arrays:
+            raise ValueError("jnp.block: lists cannot be empty.")
+        depths = {_block_depth(a) for a in arrays}
+        if len(depths) != 1:
+            raise ValueError("jnp.block: list depths are mismatched.")
+        return depths.pop() + 1
+    return 0
+
+
+def _block(arrays, depth, max_ndim, level=0):
+    if level == depth:
+        a = as_array(arrays)
+        shape = get_aval(a).shape
+        return lax.reshape(a, (1,) * (max_ndim - len(shape)) + shape)
+    parts = [_block(a, depth, max_ndim, level + 1) for a in arrays]
+    return concatenate(parts, axis=-(depth - level))
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks (the innermost lists join along the
+    last axis, the next ones along the second-to-last, ...).
+
+    Example:
+      >>> block([[np.ones((2, 2)), np.zeros((2, 1))]]).shape
+      (2, 3)
+    """
+    if isinstance(arrays, tuple):
+        raise TypeError("jnp.block: nest lists, not tuples.")
+    depth = _block_depth(arrays)
+    leaves = []
+
+    def collect(x):
+        if isinstance(x, list):
+            for y in x:
+                collect(y)
+        else:
+            leaves.append(as_array(x))
+
+    collect(arrays)
+    max_ndim = max(depth, *(get_aval(x).ndim for x in leaves))
+    return _block(arrays, depth, max_ndim)
+
+
+def trim_zeros(filt, trim: str = "fb"):
+    """The 1-d `filt` without leading ("f") and/or trailing ("b") zeros (concrete values).
+
+    Example:
+      >>> trim_zeros(np.array([0, 1, 2, 0]))
+      array([1, 2], dtype=int32)
+    """
+    from laminax_core.numpy._index_tricks import _concrete
+
+    filt = _array("trim_zeros", filt)
+    value = _concrete("trim_zeros", filt)
+    nonzero = np.flatnonzero(value)
+    if nonzero.size == 0:
+        return lax.slice(filt, (0,), (0,))
+    lo = int(nonzero[0]) if "f" in trim.lower() else 0
+    hi = int(nonzero[-1]) + 1 if "b" in trim.lower() else value.shape[0]
+    return lax.slice(filt, (lo,), (hi,))
+
+
+def isscalar(element) -> bool:
+    """Whether `element` is a scalar: a Python or NumPy scalar, or a 0-d array.
+
+    Example:
+      >>> isscalar(1.0), isscalar(np.zeros(2))
+      (True, False)
+    """
+    if isinstance(element, (bool, int, float, complex, np.generic)):
+        return True
+    try:
+        return get_aval(element).ndim == 0 and not isinstance(element, (str, bytes))
+    except TypeError:
+        return False
+
+
+def iterable(y) -> bool:
+    """Whether `iter(y)` works.
+
+    Example:
+      >>> iterable([1]), iterable(1)
+      (True, False)
+    """
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+def astype(x, dtype, /, *, copy: bool = False, device=None):
+    """`x` converted to `dtype`.
+
+    Example:
+      >>> astype(np.array([1.7, -1.2]), np.int32)
+      array([ 1, -1], dtype=int32)
+    """
+    x = _array("astype", x)
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
+    return lax.convert_element_type(x, dtype)

@@ -21,9 +21,10 @@ from laminax_core.numpy._operands import (
 )
 
 __all__ = [
-    "argsort", "bincount", "histogram", "lexsort", "median", "nanmedian", "nanpercentile",
-    "nanquantile", "percentile", "quantile", "searchsorted", "sort", "unique", "unique_all",
-    "unique_counts", "unique_inverse", "unique_values",
+    "argpartition", "argsort", "bincount", "histogram", "histogram_bin_edges", "intersect1d",
+    "isin", "lexsort", "median", "nanmedian", "nanpercentile", "nanquantile", "partition",
+    "percentile", "quantile", "searchsorted", "setdiff1d", "setxor1d", "sort", "sort_complex",
+    "union1d", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]  # fmt: skip
 
 
@@ -344,6 +345,16 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     return IndexUpdateHelper(zeros)[clipped].add(weights, mode="drop")
 
 
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The bin edges `histogram` uses.
+
+    Example:
+      >>> histogram_bin_edges(np.array([0.0, 1.0], np.float32), bins=2)
+      array([0. , 0.5, 1. ], dtype=float32)
+    """
+    return histogram(a, bins, range, weights)[1]
+
+
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """The histogram of `a`: counts per bin and the bin edges (the last bin includes its
     right edge).
@@ -553,3 +564,153 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
       array(2., dtype=float32)
     """
     return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+# ----- partitions and set operations --------------------------------------------------------
+
+
+def partition(a, kth: int, axis: int = -1):
+    """`a` rearranged along `axis` so that the `kth` element is where sorting would put it:
+    the `kth + 1` smallest first (ascending), then the others (descending), as JAX orders
+    them.
+
+    Example:
+      >>> partition(np.array([5, 1, 4, 2, 3]), 2)
+      array([1, 2, 3, 5, 4], dtype=int32)
+    """
+    from laminax_core.numpy._indexing import take_along_axis
+
+    check_arraylike("partition", a)
+    a = as_array(a)
+    return take_along_axis(a, argpartition(a, kth, axis), axis, mode="clip")
+
+
+def argpartition(a, kth: int, axis: int = -1):
+    """The indices that `partition` would arrange `a` by.
+
+    Example:
+      >>> argpartition(np.array([5, 1, 4, 2, 3]), 2)
+      array([1, 3, 4, 0, 2], dtype=int32)
+    """
+    from laminax_core.numpy._shape import concatenate
+
+    check_arraylike("argpartition", a)
+    a = as_array(a)
+    axis = canonicalize_axis(axis, get_aval(a).ndim, "jnp.argpartition")
+    n = get_aval(a).shape[axis]
+    kth = operator.index(kth)
+    kth = kth + n if kth < 0 else kth
+    if not 0 <= kth < n:
+        raise ValueError(f"jnp.argpartition: kth {kth} is out of bounds for an axis of size {n}.")
+    ascending = argsort(a, axis)
+    descending = argsort(a, axis, descending=True)
+    shape = get_aval(a).shape
+    start = [0] * len(shape)
+    low_limit = list(shape)
+    low_limit[axis] = kth + 1
+    high_limit = list(shape)
+    high_limit[axis] = n - kth - 1
+    return concatenate([lax.slice(ascending, start, low_limit),
+                        lax.slice(descending, start, high_limit)], axis)
+
+
+def sort_complex(a):
+    """`a` (flattened along its last axis) sorted, as a complex array.
+
+    Example:
+      >>> sort_complex(np.array([3.0, 1.0], np.float32))
+      array([1.+0.j, 3.+0.j], dtype=complex64)
+    """
+    check_arraylike("sort_complex", a)
+    out = sort(a)
+    dtype = dtypes.to_complex_dtype(get_aval(out).dtype)
+    return lax.convert_element_type(out, dtype)
+
+
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *,
+         method: str = "auto"):
+    """Whether each element of `element` occurs in `test_elements` (compared pairwise).
+
+    Example:
+      >>> isin(np.array([1, 2, 5]), np.array([2, 5]))
+      array([False,  True,  True])
+    """
+    from laminax_core.numpy._operands import promote_dtypes
+
+    check_arraylike("isin", element, test_elements)
+    element, tests = promote_dtypes(as_array(element), as_array(test_elements))
+    tests = lax.reshape(tests, (get_aval(tests).size,))
+    shape = get_aval(element).shape
+    pairs = lax.eq(lax.broadcast_in_dim(element, (*shape, get_aval(tests).shape[0]),
+                                        tuple(range(len(shape)))),
+                   lax.broadcast_in_dim(tests, (*shape, get_aval(tests).shape[0]),
+                                        (len(shape),)))
+    found = lax.reduce_or(pairs, (len(shape),))
+    return lax.bitwise_not(found) if invert else found
+
+
+def _flat_unique(name, x):
+    check_arraylike(name, x)
+    x = as_array(x)
+    return unique(lax.reshape(x, (get_aval(x).size,)))
+
+
+def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = False, *,
+                size=None, fill_value=None):
+    """The sorted unique values present in both arrays (concrete inputs, or `size`).
+
+    Example:
+      >>> intersect1d(np.array([1, 3, 4, 3]), np.array([3, 1, 2, 1]))
+      array([1, 3], dtype=int32)
+    """
+    if return_indices:
+        raise NotImplementedError("jnp.intersect1d: return_indices is not supported.")
+    u1 = _flat_unique("intersect1d", ar1)
+    keep = isin(u1, ar2)
+    from laminax_core.numpy._index_tricks import compress
+
+    return compress(keep, u1, size=size, fill_value=0 if fill_value is None else fill_value)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted unique values present in either array.
+
+    Example:
+      >>> union1d(np.array([1, 4]), np.array([2, 1]))
+      array([1, 2, 4], dtype=int32)
+    """
+    from laminax_core.numpy._shape import concatenate
+
+    check_arraylike("union1d", ar1, ar2)
+    joined = concatenate([as_array(ar1), as_array(ar2)], axis=None)
+    return unique(joined, size=size, fill_value=fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
+    """The sorted unique values of `ar1` that are not in `ar2`.
+
+    Example:
+      >>> setdiff1d(np.array([1, 2, 3, 2]), np.array([2]))
+      array([1, 3], dtype=int32)
+    """
+    from laminax_core.numpy._index_tricks import compress
+
+    u1 = _flat_unique("setdiff1d", ar1)
+    keep = isin(u1, ar2, invert=True)
+    return compress(keep, u1, size=size, fill_value=0 if fill_value is None else fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=None):
+    """The sorted unique values in exactly one of the arrays.
+
+    Example:
+      >>> setxor1d(np.array([1, 2, 3]), np.array([2, 4]))
+      array([1, 3, 4], dtype=int32)
+    """
+    from laminax_core.numpy._index_tricks import compress
+    from laminax_core.numpy._shape import concatenate
+
+    u1, u2 = _flat_unique("setxor1d", ar1), _flat_unique("setxor1d", ar2)
+    joined = concatenate([compress(isin(u1, u2, invert=True), u1),
+                          compress(isin(u2, u1, invert=True), u2)])
+    return unique(joined, size=size, fill_value=fill_value)

@@ -20,14 +20,15 @@ from laminax_core.numpy._operands import (
 )
 
 __all__ = [
-    "abs", "absolute", "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "around", "cbrt", "ceil", "conj", "conjugate", "copysign", "cos",
-    "cosh", "deg2rad", "degrees", "divide", "divmod", "exp", "exp2", "expm1",
-    "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "heaviside", "hypot",
-    "imag", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "maximum", "minimum",
-    "mod", "multiply", "nan_to_num", "negative", "nextafter", "positive", "power", "pow", "rad2deg",
-    "radians", "real", "reciprocal", "remainder", "rint", "round", "sign", "signbit", "sin",
-    "sinc", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
+    "abs", "absolute", "acos", "acosh", "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh",
+    "arctan", "arctan2", "arctanh", "around", "asin", "asinh", "atan", "atan2", "atanh", "cbrt",
+    "ceil", "conj", "conjugate", "copysign", "cos", "cosh", "deg2rad", "degrees", "divide",
+    "divmod", "exp", "exp2", "expm1", "fabs", "float_power", "floor", "floor_divide", "fmax",
+    "fmin", "fmod", "frexp", "gcd", "heaviside", "hypot", "imag", "lcm", "ldexp", "log", "log10",
+    "log1p", "log2", "logaddexp", "logaddexp2", "maximum", "minimum", "mod", "modf", "multiply",
+    "nan_to_num", "negative", "nextafter", "positive", "pow", "power", "rad2deg", "radians", "real",
+    "reciprocal", "remainder", "rint", "round", "sign", "signbit", "sin", "sinc", "sinh", "sqrt",
+    "square", "subtract", "tan", "tanh", "true_divide", "trunc",
 ]  # fmt: skip
 
 
@@ -656,3 +657,134 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     x = select(isnan(x), x, _const(x, nan))
     x = select(isposinf(x), x, _const(x, posinf))
     return select(isneginf(x), x, _const(x, neginf))
+
+
+# ----- floating-point decomposition, integer gcd/lcm, Array API aliases ----------------------
+
+
+def ldexp(x1, x2, /):
+    """Elementwise `x1 * 2**x2` (`x2` an integer array).
+
+    Example:
+      >>> ldexp(np.float32(1.5), 3)
+      array(12., dtype=float32)
+    """
+    check_arraylike("ldexp", x1, x2)
+    x2 = as_array(x2)
+    if not _is(x2, np.integer):
+        raise TypeError(f"jnp.ldexp: x2 must be an integer array, got {get_aval(x2).dtype.name}.")
+    (x1,) = promote_dtypes_inexact(x1)
+    x1, x2 = promote_args_inexact("ldexp", x1, lax.convert_element_type(x2, get_aval(x1).dtype))
+    return lax.mul(x1, lax.exp2(x2))
+
+
+def frexp(x, /):
+    """The mantissa and exponent of `x`: `x = m * 2**e` with `0.5 <= |m| < 1` (m = x and
+    e = 0 for zeros, infinities and NaNs).
+
+    Example:
+      >>> frexp(np.array([8.0, 0.3], np.float32))
+      (array([0.5, 0.6], dtype=float32), array([ 4, -1], dtype=int32))
+    """
+    from laminax_core.numpy._logic import isfinite
+
+    check_arraylike("frexp", x)
+    (x,) = promote_dtypes_inexact(x)
+    if _is(x, np.complexfloating):
+        raise TypeError("jnp.frexp does not support complex inputs.")
+    magnitude = lax.abs(x)
+    special = lax.bitwise_or(lax.eq(x, _const(x, 0)), lax.bitwise_not(isfinite(x)))
+    safe = select(special, magnitude, _const(x, 1))
+    exponent = lax.add(lax.floor(lax.div(lax.log(safe), lax.log(_const(x, 2)))), _const(x, 1))
+    mantissa = lax.div(safe, lax.exp2(exponent))
+    # the logarithm may be off by one next to powers of two: renormalise into [0.5, 1)
+    high = lax.ge(mantissa, _const(x, 1))
+    exponent = select(high, exponent, lax.add(exponent, _const(x, 1)))
+    mantissa = select(high, mantissa, lax.div(mantissa, _const(x, 2)))
+    low = lax.lt(mantissa, _const(x, 0.5))
+    exponent = select(low, exponent, lax.sub(exponent, _const(x, 1)))
+    mantissa = select(low, mantissa, lax.mul(mantissa, _const(x, 2)))
+    mantissa = select(lax.lt(x, _const(x, 0)), mantissa, lax.neg(mantissa))
+    mantissa = select(special, mantissa, x)
+    exponent = lax.convert_element_type(select(special, exponent, _const(exponent, 0)), np.int32)
+    return mantissa, exponent
+
+
+def modf(x, /, out=None):
+    """The fractional and integral parts of `x` (both with `x`'s sign).
+
+    Example:
+      >>> modf(np.array([-2.5, 1.25], np.float32))
+      (array([-0.5 ,  0.25], dtype=float32), array([-2.,  1.], dtype=float32))
+    """
+    if out is not None:
+        raise NotImplementedError("jnp.modf: the out argument is not supported.")
+    check_arraylike("modf", x)
+    (x,) = promote_dtypes_inexact(x)
+    whole = trunc(x)
+    return lax.sub(x, whole), whole
+
+
+def _euclid(a, b):
+    # a fixed number of Euclid steps: enough for the worst case (consecutive Fibonacci numbers)
+    steps = int(1.45 * dtypes.iinfo(get_aval(a).dtype).bits) + 2
+    zero = _const(b, 0)
+    for _ in range(steps):
+        b_zero = lax.eq(b, zero)
+        safe_b = select(b_zero, b, _const(b, 1))
+        a, b = select(b_zero, b, a), select(b_zero, lax.rem(a, safe_b), zero)
+    return a
+
+
+def gcd(x1, x2, /):
+    """Elementwise greatest common divisor of integers (non-negative).
+
+    Example:
+      >>> gcd(np.array([12, -18, 0]), np.array([8, 12, 5]))
+      array([4, 6, 5], dtype=int32)
+    """
+    x1, x2 = promote_args("gcd", x1, x2)
+    if not _is(x1, np.integer):
+        raise TypeError(f"jnp.gcd accepts integer arrays, got {get_aval(x1).dtype.name}.")
+    shape = np.broadcast_shapes(get_aval(x1).shape, get_aval(x2).shape)
+    x1, x2 = (lax.broadcast_in_dim(v, shape, tuple(range(len(shape) - get_aval(v).ndim,
+                                                         len(shape)))) for v in (x1, x2))
+    return _euclid(lax.abs(x1), lax.abs(x2))
+
+
+def lcm(x1, x2, /):
+    """Elementwise least common multiple of integers (non-negative; 0 if either is 0).
+
+    Example:
+      >>> lcm(np.array([4, 6]), np.array([6, 4]))
+      array([12, 12], dtype=int32)
+    """
+    x1, x2 = promote_args("lcm", x1, x2)
+    divisor = gcd(x1, x2)
+    zero = lax.eq(divisor, _const(divisor, 0))
+    safe = select(zero, divisor, _const(divisor, 1))
+    out = lax.mul(lax.div(lax.abs(x1), safe), lax.abs(x2))
+    return select(zero, out, _const(out, 0))
+
+
+def fabs(x, /):
+    """Elementwise absolute value in an inexact dtype (integers become floats).
+
+    Example:
+      >>> fabs(np.int32(-2))
+      array(2., dtype=float32)
+    """
+    check_arraylike("fabs", x)
+    (x,) = promote_dtypes_inexact(x)
+    if _is(x, np.complexfloating):
+        raise TypeError("jnp.fabs does not support complex inputs; use jnp.abs.")
+    return lax.abs(x)
+
+
+acos = arccos
+acosh = arccosh
+asin = arcsin
+asinh = arcsinh
+atan = arctan
+atanh = arctanh
+atan2 = arctan2
