@@ -88,13 +88,17 @@ def _program(closed: ClosedJaxpr):
     index = {id(v): i for i, v in enumerate([*jaxpr.constvars, *jaxpr.invars])}
     program = []
     for eqn in jaxpr.eqns:
-        ins = [("lit", 0, np.asarray(a.val)) if isinstance(a, Literal) else ("var", index[id(a)],
-                                                                             None)
-               for a in eqn.invars]
+        ins = [
+            ("lit", 0, np.asarray(a.val)) if isinstance(a, Literal) else ("var", index[id(a)], None)
+            for a in eqn.invars
+        ]
         params = {k: _plain(v) for k, v in eqn.params.items() if k != "update_jaxpr"}
         if "update_jaxpr" in eqn.params:
-            params["update_jaxpr"] = None if eqn.params["update_jaxpr"] is None else (
-                "@combiner", eqn.primitive.name, _plain(eqn.invars[0].aval.dtype))
+            params["update_jaxpr"] = (
+                None
+                if eqn.params["update_jaxpr"] is None
+                else ("@combiner", eqn.primitive.name, _plain(eqn.invars[0].aval.dtype))
+            )
         program.append((eqn.primitive.name, params, ins, eqn.primitive.multiple_results))
         for v in eqn.outvars:
             index[id(v)] = len(index)
@@ -115,16 +119,56 @@ def _replayable(case, dtype):
 
 
 CASES = [(case, np.dtype(dtype)) for case in OP_CASES for dtype in case.dtypes]
-CASES += [(case, np.dtype(ml_dtypes.bfloat16)) for case in OP_CASES
-          if np.float32 in case.dtypes and case.name in {
-              "add", "sub", "mul", "div", "neg", "max", "min", "exp", "log", "sin", "cos",
-              "tanh", "logistic", "sqrt", "rsqrt", "abs", "select_n", "dot_general",
-              "reduce_sum", "reduce_max", "broadcast_in_dim", "transpose", "cumsum", "exp2",
-              "log1p", "expm1", "erf", "square", "tan"}]
+CASES += [
+    (case, np.dtype(ml_dtypes.bfloat16))
+    for case in OP_CASES
+    if np.float32 in case.dtypes
+    and case.name
+    in {
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "max",
+        "min",
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "logistic",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "select_n",
+        "dot_general",
+        "reduce_sum",
+        "reduce_max",
+        "broadcast_in_dim",
+        "transpose",
+        "cumsum",
+        "exp2",
+        "log1p",
+        "expm1",
+        "erf",
+        "square",
+        "tan",
+    }
+]
 # Primitives laminax does not lower yet (LAPACK factorizations; JAX's lax expansions of the
 # incomplete gamma/beta functions and bessel_i0e).
-SKIPPED = {"lu", "qr", "eigh", "svd", "bessel_i0e", "igamma", "igammac", "igamma_grad_a",
-           "regularized_incomplete_beta"}
+SKIPPED = {
+    "lu",
+    "qr",
+    "eigh",
+    "svd",
+    "bessel_i0e",
+    "igamma",
+    "igammac",
+    "igamma_grad_a",
+    "regularized_incomplete_beta",
+}
 CASES = [(c, d) for c, d in CASES if c.name not in SKIPPED and _replayable(c, d)]
 IDS = [f"{case.name}-{dtype.name}-{i}" for i, (case, dtype) in enumerate(CASES)]
 
@@ -150,8 +194,13 @@ def test_jit_on_xla_matches_jax(case, dtype):
             np.testing.assert_array_equal(a, e, err_msg=case.name)
         else:
             tol = _tolerance(case, dtype)
-            np.testing.assert_allclose(a.astype(np.complex128), e.astype(np.complex128),
-                                       rtol=tol, atol=tol, err_msg=case.name)
+            np.testing.assert_allclose(
+                a.astype(np.complex128),
+                e.astype(np.complex128),
+                rtol=tol,
+                atol=tol,
+                err_msg=case.name,
+            )
 
 
 def test_most_rows_are_compared():

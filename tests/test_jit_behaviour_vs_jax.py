@@ -13,15 +13,22 @@ F32 = np.float32
 
 # Calls whose retracing jax.jit and laminax must agree on (argument, static value).
 CALLS = [
-    (np.ones(3, F32), 1), (np.zeros(3, F32), 1), (np.ones(4, F32), 1),
-    (np.ones(3, np.int32), 1), (np.ones(3, F32), 2), (1.0, 1), (np.float32(1.0), 1),
-    (2.0, 1), (True, 1),
+    (np.ones(3, F32), 1),
+    (np.zeros(3, F32), 1),
+    (np.ones(4, F32), 1),
+    (np.ones(3, np.int32), 1),
+    (np.ones(3, F32), 2),
+    (1.0, 1),
+    (np.float32(1.0), 1),
+    (2.0, 1),
+    (True, 1),
 ]
 
 
 @requires_jax
 def test_retrace_counts_match_jax():
-    expected = run_jax("""
+    expected = run_jax(
+        """
 traces = []
 def f(x, n):
     traces.append(1)
@@ -30,7 +37,9 @@ g = jax.jit(f, static_argnums=1)
 for x, n in calls:
     g(x, n)
 result = len(traces)
-""", calls=CALLS)
+""",
+        calls=CALLS,
+    )
     traces = []
 
     def f(x, n):
@@ -82,11 +91,13 @@ result = str(w[0].message).splitlines()[0]
 @requires_jax
 def test_eval_shape_and_out_info_match_jax():
     expected = run_jax("""
-s = jax.jit(lambda x, y: {"a": x * 2, "b": (x * y, y > 0)}).eval_shape(1.0, np.ones((2, 2), np.float32))
+f = jax.jit(lambda x, y: {"a": x * 2, "b": (x * y, y > 0)})
+s = f.eval_shape(1.0, np.ones((2, 2), np.float32))
 result = [(l.shape, str(l.dtype), l.weak_type) for l in jax.tree_util.tree_leaves(s)]
 """)
     shapes = jit(lambda x, y: {"a": x * 2, "b": (x * y, y > 0)}).eval_shape(
-        1.0, np.ones((2, 2), F32))
+        1.0, np.ones((2, 2), F32)
+    )
     leaves = [shapes["a"], *shapes["b"]]
     assert [(s.shape, s.dtype.name, s.weak_type) for s in leaves] == [tuple(e) for e in expected]
     assert isinstance(shapes["a"], ShapeDtypeStruct)
@@ -102,7 +113,7 @@ def _ops(text: str) -> list[str]:
 
 
 PROGRAMS = {
-    "mlp_layer": "lambda w, x: jnp.tanh(x @ w).sum()" ,
+    "mlp_layer": "lambda w, x: jnp.tanh(x @ w).sum()",
     "softplus": "lambda w, x: lax.log1p(lax.exp(-lax.abs(x))) + lax.max(x, 0.0)",
     "select": "lambda w, x: lax.select_n(x > 0, x, x * w[0, 0])",
     "reductions": "lambda w, x: (lax.reduce_max(x, (0,)), lax.argmax(x, 0, np.int32))",
@@ -119,10 +130,14 @@ LAMINAX = {
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_stablehlo_ops_match_jax(name):
     w, x = np.ones((3, 3), F32), np.ones((4, 3), F32)
-    expected = run_jax(f"""
+    expected = run_jax(
+        f"""
 from jax import lax
 result = jax.jit({PROGRAMS[name]}).lower(w, x).as_text()
-""", w=w, x=x)
+""",
+        w=w,
+        x=x,
+    )
     ours = jit(LAMINAX[name]).lower(w, x).as_text()
     jax_ops = [op for op in _ops(expected) if op != "call"]
     assert [op for op in _ops(ours) if op != "call"] == jax_ops
@@ -131,11 +146,14 @@ result = jax.jit({PROGRAMS[name]}).lower(w, x).as_text()
 @requires_jax
 def test_training_step_numbers_match_jax():
     rng = np.random.RandomState(0)
-    params = [rng.standard_normal((8, 16)).astype(F32) * 0.3, rng.standard_normal((16, 3))
-              .astype(F32) * 0.3]
+    params = [
+        rng.standard_normal((8, 16)).astype(F32) * 0.3,
+        rng.standard_normal((16, 3)).astype(F32) * 0.3,
+    ]
     x = rng.standard_normal((32, 8)).astype(F32)
     y = rng.randint(0, 3, size=32).astype(np.int32)
-    expected = run_jax("""
+    expected = run_jax(
+        """
 def loss(params, x, y):
     h = jnp.tanh(x @ params[0])
     logits = h @ params[1]
@@ -147,7 +165,11 @@ p = params
 for _ in range(5):
     p = step(p, x, y)
 result = [np.asarray(w) for w in p] + [np.asarray(loss(p, x, y))]
-""", params=params, x=x, y=y)
+""",
+        params=params,
+        x=x,
+        y=y,
+    )
 
     def loss(params, x, y):
         h = lax.tanh(x @ params[0])
@@ -158,8 +180,7 @@ result = [np.asarray(w) for w in p] + [np.asarray(loss(p, x, y))]
         picked = (logp * (y[:, None] == np.arange(3, dtype=np.int32)[None, :])).sum(axis=1)
         return -(picked.sum() / 32.0)
 
-    step = jit(lambda p, x, y: [w - 0.1 * g for w, g in zip(p, grad(loss)(p, x, y),
-                                                              strict=True)])
+    step = jit(lambda p, x, y: [w - 0.1 * g for w, g in zip(p, grad(loss)(p, x, y), strict=True)])
     p = params
     for _ in range(5):
         p = step(p, x, y)

@@ -41,8 +41,11 @@ def test_debug_nans_eager_names_the_primitive():
 def test_debug_nans_under_jit_reruns_op_by_op_and_names_primitive_and_line():
     f = jit(lambda x: lax.sqrt(x) + 1.0)
     with config.debug_nans(True):
-        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in sqrt, "
-                                                     r"from .*test_debugging.py:\d+"):
+        with pytest.raises(
+            FloatingPointError,
+            match=r"invalid value \(nan\) encountered in sqrt, "
+            r"from .*test_debugging.py:\d+",
+        ):
             f(np.array([1.0, -1.0], F32))
 
 
@@ -103,8 +106,9 @@ CHILD = textwrap.dedent("""
 
 
 def _run_child(cache_dir) -> str:
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(cache_dir)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(cache_dir)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 

@@ -43,8 +43,11 @@ def test_donate_argnames_and_pytrees():
 
 
 def test_main_argument_carries_the_aliasing_attribute():
-    text = jit(lambda x, y: (x + 1.0, y.sum()), donate_argnums=0).lower(
-        np.ones(3, F32), np.ones(3, F32)).as_text()
+    text = (
+        jit(lambda x, y: (x + 1.0, y.sum()), donate_argnums=0)
+        .lower(np.ones(3, F32), np.ones(3, F32))
+        .as_text()
+    )
     assert "%arg0: tensor<3xf32> {tf.aliasing_output = 0 : i32}" in text
     assert "%arg1: tensor<3xf32>)" in text
 

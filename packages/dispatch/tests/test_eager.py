@@ -75,7 +75,7 @@ def test_arrays_have_the_operators_of_tracers():
     np.testing.assert_array_equal(x[1, 1:], [4, 5])
     np.testing.assert_array_equal(x.sum(axis=0), [3, 5, 7])
     np.testing.assert_array_equal((x > 2), np.arange(6).reshape(2, 3) > 2)
-    np.testing.assert_array_equal(-x ** 2, -(np.arange(6).reshape(2, 3) ** 2))
+    np.testing.assert_array_equal(-(x**2), -(np.arange(6).reshape(2, 3) ** 2))
     assert isinstance(x.reshape(3, 2), ld.Array)
 
 
@@ -102,9 +102,12 @@ def test_primitive_without_lowering_runs_its_reference_eagerly_and_fails_under_j
     out = double_p.bind(np.arange(3, dtype=F32))
     assert isinstance(out, ld.Array)
     np.testing.assert_array_equal(out, [0, 2, 4])
-    with pytest.raises(NotImplementedError, match=r"jit: primitive 'eager_only_double' has no "
-                                                  r"StableHLO lowering\. Register one with "
-                                                  r"laminax_dispatch.register_lowering"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"jit: primitive 'eager_only_double' has no "
+        r"StableHLO lowering\. Register one with "
+        r"laminax_dispatch.register_lowering",
+    ):
         jit(lambda x: double_p.bind(x))(np.ones(2, F32))
 
 

@@ -88,7 +88,7 @@ def test_token_threads_through_nested_jit_and_cond():
         return lax.cond(y.sum() > 0, lambda: effect_p.bind(y), lambda: y)
 
     text = jit(f).lower(np.ones(2, F32)).as_text()
-    assert "call @\"<lambda>\"(%arg0, %arg1)" in text  # the token goes into the call
+    assert 'call @"<lambda>"(%arg0, %arg1)' in text  # the token goes into the call
     assert "stablehlo.case" in text and "!stablehlo.token" in text.split("stablehlo.case")[1]
     np.testing.assert_array_equal(jit(f)(np.ones(2, F32)), [3, 3])
 

@@ -18,21 +18,64 @@ IDS = [f"{case.name}-{dtype.name}-{i}" for i, (case, dtype) in enumerate(CASES)]
 
 # Float32 rows also run in bfloat16, compared with the float32 reference at bfloat16 precision.
 # Rows whose meaning depends on the bit width are left out.
-_NOT_IN_BF16 = {"bitcast_convert_type", "reduce_precision", "nextafter", "complex", "conj",
-                "real", "imag", "polygamma", "zeta", "digamma", "lgamma", "erf_inv",
-                "cumlogsumexp", "sort", "top_k", "argmax", "argmin", "round", "floor", "ceil",
-                "rem", "sign", "integer_pow", "pow",
-                "reduce",  # the reduce row passes a float32 init value
-                "cholesky", "triangular_solve", "lu", "qr", "eigh", "svd",  # no bf16 LAPACK
-                "bessel_i0e", "bessel_i1e", "igamma", "igammac", "igamma_grad_a",
-                "regularized_incomplete_beta"}
+_NOT_IN_BF16 = {
+    "bitcast_convert_type",
+    "reduce_precision",
+    "nextafter",
+    "complex",
+    "conj",
+    "real",
+    "imag",
+    "polygamma",
+    "zeta",
+    "digamma",
+    "lgamma",
+    "erf_inv",
+    "cumlogsumexp",
+    "sort",
+    "top_k",
+    "argmax",
+    "argmin",
+    "round",
+    "floor",
+    "ceil",
+    "rem",
+    "sign",
+    "integer_pow",
+    "pow",
+    "reduce",  # the reduce row passes a float32 init value
+    "cholesky",
+    "triangular_solve",
+    "lu",
+    "qr",
+    "eigh",
+    "svd",  # no bf16 LAPACK
+    "bessel_i0e",
+    "bessel_i1e",
+    "igamma",
+    "igammac",
+    "igamma_grad_a",
+    "regularized_incomplete_beta",
+}
 # Primitives without a StableHLO lowering yet (LAPACK custom calls; JAX's long lax expansions of
 # the incomplete gamma/beta functions and bessel_i0e): under jit they raise the missing-lowering
 # error; eagerly they run on the NumPy reference.
-UNLOWERED = {"lu", "qr", "eigh", "svd", "bessel_i0e", "igamma", "igammac", "igamma_grad_a",
-             "regularized_incomplete_beta"}
-BF16_CASES = [(case, np.dtype(ml_dtypes.bfloat16)) for case, dtype in CASES
-              if dtype == np.float32 and case.name not in _NOT_IN_BF16]
+UNLOWERED = {
+    "lu",
+    "qr",
+    "eigh",
+    "svd",
+    "bessel_i0e",
+    "igamma",
+    "igammac",
+    "igamma_grad_a",
+    "regularized_incomplete_beta",
+}
+BF16_CASES = [
+    (case, np.dtype(ml_dtypes.bfloat16))
+    for case, dtype in CASES
+    if dtype == np.float32 and case.name not in _NOT_IN_BF16
+]
 
 
 @contextlib.contextmanager
@@ -55,8 +98,13 @@ def _assert_close(actual, expected, tol, context):
         if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.integer):
             np.testing.assert_array_equal(a, e, err_msg=context)
         else:
-            np.testing.assert_allclose(a.astype(np.complex128), e.astype(np.complex128),
-                                       rtol=tol, atol=tol, err_msg=context)
+            np.testing.assert_allclose(
+                a.astype(np.complex128),
+                e.astype(np.complex128),
+                rtol=tol,
+                atol=tol,
+                err_msg=context,
+            )
 
 
 def _tolerance(case, dtype) -> float:
@@ -97,8 +145,9 @@ def test_jit_and_eager_agree_in_dtype_and_weak_type(case, dtype):
     assert [(x.dtype, x.weak_type) for x in eager] == [(x.dtype, x.weak_type) for x in jitted]
 
 
-@pytest.mark.parametrize("case,dtype", BF16_CASES,
-                         ids=[f"{c.name}-bf16-{i}" for i, (c, _) in enumerate(BF16_CASES)])
+@pytest.mark.parametrize(
+    "case,dtype", BF16_CASES, ids=[f"{c.name}-bf16-{i}" for i, (c, _) in enumerate(BF16_CASES)]
+)
 def test_bfloat16_on_xla_matches_float32_reference(case, dtype):
     args32 = random_args(case, np.float32)
     args = [a.astype(dtype) if a.dtype == np.float32 else a for a in args32]

@@ -28,25 +28,43 @@ F32 = np.float32
 # belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX; lu, qr,
 # eigh and svd need LAPACK custom calls, and JAX expands the incomplete gamma/beta functions
 # and bessel_i0e into long lax programs (not done).
-NOT_LOWERED = {"all_gather", "axis_index", "pmax", "pmin", "psum", "custom_lin", "lu", "qr",
-               "eigh", "svd", "bessel_i0e", "igamma", "igammac", "igamma_grad_a",
-               "regularized_incomplete_beta"}
+NOT_LOWERED = {
+    "all_gather",
+    "axis_index",
+    "pmax",
+    "pmin",
+    "psum",
+    "custom_lin",
+    "lu",
+    "qr",
+    "eigh",
+    "svd",
+    "bessel_i0e",
+    "igamma",
+    "igammac",
+    "igamma_grad_a",
+    "regularized_incomplete_beta",
+}
 
 
 def _core_primitives():
-    return {p for table in (reference_rules, jvp_rules, batch_rules) for p in table
-            if isinstance(p, Primitive) and not p.name.startswith(("test_", "user_", "eager_"))}
+    return {
+        p
+        for table in (reference_rules, jvp_rules, batch_rules)
+        for p in table
+        if isinstance(p, Primitive) and not p.name.startswith(("test_", "user_", "eager_"))
+    }
 
 
 def test_every_core_primitive_has_a_lowering():
-    missing = sorted(p.name for p in _core_primitives()
-                     if p not in lowerings and p.name not in NOT_LOWERED)
+    missing = sorted(
+        p.name for p in _core_primitives() if p not in lowerings and p.name not in NOT_LOWERED
+    )
     assert missing == [], f"primitives without a StableHLO lowering: {missing}"
 
 
 def test_not_lowered_list_is_current():
-    lowered = sorted(p.name for p in _core_primitives()
-                     if p in lowerings and p.name in NOT_LOWERED)
+    lowered = sorted(p.name for p in _core_primitives() if p in lowerings and p.name in NOT_LOWERED)
     assert lowered == [], f"remove from NOT_LOWERED: {lowered}"
     assert custom_lin_p not in lowerings
 
@@ -58,7 +76,8 @@ def test_missing_lowering_error_names_the_primitive_and_the_fix():
         jit(lambda x: my_op_p.bind(x)).lower(F32(1))
     assert str(info.value) == (
         "jit: primitive 'my_op' has no StableHLO lowering. Register one with "
-        "laminax_dispatch.register_lowering(my_op_p, rule).")
+        "laminax_dispatch.register_lowering(my_op_p, rule)."
+    )
 
 
 def test_register_lowering_and_lowering_for_make_a_primitive_jittable():
@@ -89,14 +108,18 @@ def test_elementwise_rule_broadcasts_scalar_operands():
     np.testing.assert_array_equal(out, [1, 1, 1])
 
 
-@pytest.mark.parametrize("value", [
-    np.array([True, False, True, True, False, False, False, False, True]),
-    np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16),
-    np.array([1, 2**31 + 5], np.uint32),
-    np.array([1 + 2j, -3j], np.complex64),
-    np.broadcast_to(np.float32(7), (2, 3)),
-    np.arange(3, dtype=np.int32)[None, :],  # a zero stride on a length-1 axis: not a splat
-], ids=["bool", "bfloat16", "uint32", "complex64", "splat", "unit-axis-view"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.array([True, False, True, True, False, False, False, False, True]),
+        np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16),
+        np.array([1, 2**31 + 5], np.uint32),
+        np.array([1 + 2j, -3j], np.complex64),
+        np.broadcast_to(np.float32(7), (2, 3)),
+        np.arange(3, dtype=np.int32)[None, :],  # a zero stride on a length-1 axis: not a splat
+    ],
+    ids=["bool", "bfloat16", "uint32", "complex64", "splat", "unit-axis-view"],
+)
 def test_embedded_constants_round_trip(value):
     out = jit(lambda: value)()
     np.testing.assert_array_equal(np.asarray(out), value)
@@ -109,21 +132,33 @@ def test_locations_carry_the_name_stack_and_the_source_line():
     line = located.__code__.co_firstlineno + 1
     text = jit(located).lower(F32(1)).as_text(debug_info=True)
     assert '"jit(located)/sin"' in text
-    assert f"test_lowering.py\":{line}" in text
+    assert f'test_lowering.py":{line}' in text
 
 
 def test_module_is_named_like_jax_and_main_is_public():
     text = jit(lambda x: x + 1.0).lower(F32(1)).as_text()
-    assert text.startswith("module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, "
-                           "mhlo.num_replicas = 1 : i32}")
-    assert 'func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> {jax.result_info = ' \
-           '"result"})' in text
+    assert text.startswith(
+        "module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, "
+        "mhlo.num_replicas = 1 : i32}"
+    )
+    assert (
+        "func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> {jax.result_info = "
+        '"result"})' in text
+    )
 
 
 def test_same_ops_as_jax_for_logistic_and_integer_pow():
     text = jit(lambda x: (lax.logistic(x), lax.integer_pow(x, 3))).lower(np.ones(3, F32)).as_text()
     ops = [line.split("=")[1].split()[0] for line in text.splitlines() if " = stablehlo." in line]
-    assert ops == ["stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.negate",
-                   "stablehlo.exponential", "stablehlo.add", "stablehlo.constant",
-                   "stablehlo.broadcast_in_dim", "stablehlo.divide", "stablehlo.multiply",
-                   "stablehlo.multiply"]
+    assert ops == [
+        "stablehlo.constant",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.negate",
+        "stablehlo.exponential",
+        "stablehlo.add",
+        "stablehlo.constant",
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.divide",
+        "stablehlo.multiply",
+        "stablehlo.multiply",
+    ]

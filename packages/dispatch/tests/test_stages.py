@@ -58,8 +58,11 @@ def test_compiled_runs_and_reports():
 
 def test_compiled_with_other_avals_raises_listing_both_signatures():
     compiled = jit(lambda x: x * 2).lower(F32(1)).compile()
-    with pytest.raises(TypeError, match=r"Argument 'x' compiled with float32\[\] and called "
-                                        r"with float32\[3\]"):
+    with pytest.raises(
+        TypeError,
+        match=r"Argument 'x' compiled with float32\[\] and called "
+        r"with float32\[3\]",
+    ):
         compiled(np.ones(3, F32))
 
 

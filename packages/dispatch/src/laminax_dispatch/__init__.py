@@ -4,6 +4,8 @@
 executing, runtime tokens); this namespace is the user API the `laminax` facade re-exports.
 """
 
+from laminax_dispatch import _array_methods, _eager
+from laminax_dispatch import stages as stages
 from laminax_dispatch._array import Array as Array
 from laminax_dispatch._array import ArrayImpl as ArrayImpl
 from laminax_dispatch._array import Shard as Shard
@@ -21,14 +23,12 @@ from laminax_dispatch._device_put import block_until_ready as block_until_ready
 from laminax_dispatch._device_put import device_get as device_get
 from laminax_dispatch._device_put import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
-from laminax_dispatch._sharding import Sharding as Sharding
-from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
-from laminax_dispatch import _array_methods, _eager
-from laminax_dispatch import stages as stages
 from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._sharding import Sharding as Sharding
+from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
 
 # Arrays get the operators of core's tracers; primitives applied outside a trace run on XLA.

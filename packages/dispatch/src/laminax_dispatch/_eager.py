@@ -202,4 +202,3 @@ def clear_eager_cache() -> None:
 def install() -> None:
     """Plugs `apply_primitive` into core's eval trace."""
     set_eager_impl(apply_primitive)
-

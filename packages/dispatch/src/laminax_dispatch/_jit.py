@@ -102,7 +102,8 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
     nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
     by_name = {p.name: i for i, p in enumerate(positional)}
     names_out = set(names) | {
-        positional[n].name for n in nums
+        positional[n].name
+        for n in nums
         if n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
     }
     nums_out = set(nums) | {by_name[name] for name in names if name in by_name}
@@ -132,12 +133,24 @@ def _check_hashable(value, where: str) -> None:
 class _Options:
     """What `jit` was given, resolved once; `key` enters every cache key."""
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 keep_unused, device, backend, inline):
+    def __init__(
+        self,
+        fun,
+        static_argnums,
+        static_argnames,
+        donate_argnums,
+        donate_argnames,
+        keep_unused,
+        device,
+        backend,
+        inline,
+    ):
         self.static_argnums, self.static_argnames = _resolve(
-            fun, static_argnums, static_argnames, "static")
+            fun, static_argnums, static_argnames, "static"
+        )
         self.donate_argnums, self.donate_argnames = _resolve(
-            fun, donate_argnums, donate_argnames, "donate")
+            fun, donate_argnums, donate_argnames, "donate"
+        )
         clash = set(self.static_argnums) & set(self.donate_argnums)
         if clash:
             raise ValueError(
@@ -151,8 +164,16 @@ class _Options:
         self.backend = backend
         self.inline = bool(inline)
         self.names = _arg_names(fun)
-        self.key = (self.static_argnums, self.static_argnames, self.donate_argnums,
-                    self.donate_argnames, self.keep_unused, device, backend, self.inline)
+        self.key = (
+            self.static_argnums,
+            self.static_argnames,
+            self.donate_argnums,
+            self.donate_argnames,
+            self.keep_unused,
+            device,
+            backend,
+            self.inline,
+        )
 
     def split(self, args, kwargs):
         """`(dyn_args, dyn_kwargs, static_key)`, checking that static values are hashable."""
@@ -185,8 +206,9 @@ class _Options:
     def leaf_info(self, dyn_args, dyn_kwargs, static) -> tuple[list[str], list[bool]]:
         """A name per leaf (for messages) and whether each leaf is donated."""
         static_positions = sorted(k for k, _ in static if isinstance(k, int))
-        original = [i for i in range(len(dyn_args) + len(static_positions))
-                    if i not in static_positions]
+        original = [
+            i for i in range(len(dyn_args) + len(static_positions)) if i not in static_positions
+        ]
         names, donated = [], []
         for i, arg in zip(original, dyn_args, strict=False):
             base = self.names[i] if self.names and i < len(self.names) else f"args[{i}]"
@@ -216,8 +238,9 @@ class CompiledCall:
       device: where it runs; committed: whether its outputs are committed to it.
     """
 
-    def __init__(self, name, closed, in_tree, out_tree, arg_names, donated, kept, device,
-                 committed):
+    def __init__(
+        self, name, closed, in_tree, out_tree, arg_names, donated, kept, device, committed
+    ):
         self.name = name
         self.closed = closed
         self.in_tree = in_tree
@@ -243,8 +266,9 @@ class CompiledCall:
         keep = [i in set(self.kept) for i in range(len(jaxpr.invars))]
         pruned, _ = dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars), instantiate=keep)
         live = {id(v) for v in pruned.constvars}
-        consts = [c for v, c in zip(jaxpr.constvars, self.closed.consts, strict=True)
-                  if id(v) in live]
+        consts = [
+            c for v, c in zip(jaxpr.constvars, self.closed.consts, strict=True) if id(v) in live
+        ]
         return ClosedJaxpr(pruned, consts)
 
     def _aliases(self) -> dict[int, int]:
@@ -255,15 +279,22 @@ class CompiledCall:
             if not self.donated[leaf]:
                 continue
             aval = in_avals[leaf]
-            match = next((o for o, out in enumerate(self.out_avals) if o not in taken
-                          and (out.shape, out.dtype) == (aval.shape, aval.dtype)), None)
+            match = next(
+                (
+                    o
+                    for o, out in enumerate(self.out_avals)
+                    if o not in taken and (out.shape, out.dtype) == (aval.shape, aval.dtype)
+                ),
+                None,
+            )
             if match is None:
                 unusable.append(aval.str_short())
                 continue
             aliases[position] = match
             taken.add(match)
-        unused_donations = [in_avals[i].str_short() for i, d in enumerate(self.donated)
-                            if d and i not in self.kept]
+        unused_donations = [
+            in_avals[i].str_short() for i, d in enumerate(self.donated) if d and i not in self.kept
+        ]
         if unusable or unused_donations:
             text = ", ".join(_long_aval(s) for s in unusable + unused_donations)
             warnings.warn(_UNUSABLE_DONATION.format(avals=text), UserWarning, stacklevel=5)
@@ -274,8 +305,11 @@ class CompiledCall:
         with self._lock:
             if self._lowering is None:
                 self._lowering = lower_jaxpr(
-                    self._pruned(), name=lowering_module_name(self.name), fun_name=self.name,
-                    ordered=self.ordered, aliases=self._aliases(),
+                    self._pruned(),
+                    name=lowering_module_name(self.name),
+                    fun_name=self.name,
+                    ordered=self.ordered,
+                    aliases=self._aliases(),
                     source=SourceInfo.from_caller(self.name),
                 )
             return self._lowering
@@ -286,11 +320,17 @@ class CompiledCall:
         with self._lock:
             if self._executable is None:
                 start = time.perf_counter()
-                compiled = compile_module(lowering.module, [self.device],
-                                          in_avals=lowering.in_avals)
+                compiled = compile_module(
+                    lowering.module, [self.device], in_avals=lowering.in_avals
+                )
                 _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
-                self._executable = Executable(compiled, lowering.name, lowering.in_avals,
-                                              lowering.out_avals, ordered_effects=self.ordered)
+                self._executable = Executable(
+                    compiled,
+                    lowering.name,
+                    lowering.in_avals,
+                    lowering.out_avals,
+                    ordered_effects=self.ordered,
+                )
                 self._const_args = [device_put(c, self.device) for c in lowering.hoisted_consts]
             return self._executable
 
@@ -307,18 +347,22 @@ class CompiledCall:
 
 def _long_aval(short: str) -> str:
     # 'f32[3]' -> 'float32[3]', the form JAX's donation warning uses
-    for short_name, long_name in (("bf", "bfloat"), ("f", "float"), ("i", "int"), ("u", "uint"),
-                                  ("c", "complex")):
+    for short_name, long_name in (
+        ("bf", "bfloat"),
+        ("f", "float"),
+        ("i", "int"),
+        ("u", "uint"),
+        ("c", "complex"),
+    ):
         if short.startswith(short_name) and short[len(short_name)].isdigit():
-            return long_name + short[len(short_name):]
+            return long_name + short[len(short_name) :]
     return short
 
 
 def _log_compile(name, in_avals, seconds) -> None:
     level = logging.WARNING if log_compiles.value else logging.DEBUG
     avals = ", ".join(a.str_short() for a in in_avals)
-    logger.log(level, "Compiling jit(%s) with argument avals [%s]: %.6f sec", name, avals,
-               seconds)
+    logger.log(level, "Compiling jit(%s) with argument avals [%s]: %.6f sec", name, avals, seconds)
 
 
 def _check_donations(entry: CompiledCall, leaves) -> None:
@@ -428,13 +472,19 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
         device, committed = self._device(leaves)
-        key = (self._options.key, in_tree, avals, static, device, committed,
-               core_config.trace_context())
+        key = (
+            self._options.key,
+            in_tree,
+            avals,
+            static,
+            device,
+            committed,
+            core_config.trace_context(),
+        )
         cache = self._cache()
         entry = cache.get(key)
         if entry is None:
-            entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, device,
-                                    committed)
+            entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, device, committed)
             cache[key] = entry
             if len(cache) > _CACHE_SIZE:
                 cache.popitem(last=False)
@@ -448,8 +498,9 @@ class JitFunction:
         else:
             _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             kept = [i for i, u in enumerate(used) if u]
-        return CompiledCall(self._name, closed, in_tree, out_tree, names, donated, kept,
-                            device, committed)
+        return CompiledCall(
+            self._name, closed, in_tree, out_tree, names, donated, kept, device, committed
+        )
 
     # -- calling ----------------------------------------------------------------------------
 
@@ -548,8 +599,17 @@ def _jit_impl(*args, jaxpr, name, **params):
     def make():
         device = devices_for_args(args, None, name) or get_backend().local_devices()[0]
         kept = list(range(len(args)))
-        return CompiledCall(name, jaxpr, None, None, [f"args[{i}]" for i in kept],
-                            [False] * len(args), kept, device, False)
+        return CompiledCall(
+            name,
+            jaxpr,
+            None,
+            None,
+            [f"args[{i}]" for i in kept],
+            [False] * len(args),
+            kept,
+            device,
+            False,
+        )
 
     return memoize_on_jaxpr(key, make)(list(args))
 
@@ -599,13 +659,27 @@ def jit(
     """
     if fun is None:
         return functools.partial(
-            jit, static_argnums=static_argnums, static_argnames=static_argnames,
-            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
+            keep_unused=keep_unused,
+            device=device,
+            backend=backend,
+            inline=inline,
         )
     if not callable(fun):
         raise TypeError(f"jit: expected a callable, got {fun!r} of type {type(fun).__name__}.")
-    options = _Options(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                       keep_unused, device, backend, inline)
+    options = _Options(
+        fun,
+        static_argnums,
+        static_argnames,
+        donate_argnums,
+        donate_argnames,
+        keep_unused,
+        device,
+        backend,
+        inline,
+    )
     return JitFunction(fun, options)
-

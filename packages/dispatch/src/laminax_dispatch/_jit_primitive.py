@@ -23,8 +23,8 @@ from laminax_core import dtypes as core_dtypes
 from laminax_core.internal import (
     ClosedJaxpr,
     Primitive,
-    Zero,
     UndefinedPrimal,
+    Zero,
     backward_pass,
     batching,
     dce_closed_jaxpr,
@@ -72,8 +72,14 @@ def memoize_on_jaxpr(key, make):
 
 def call_jaxpr(closed: ClosedJaxpr, args, name: str, inline: bool = False) -> list:
     """Binds `jit_p` with `closed` on `args` (under whatever trace is current)."""
-    return jit_p.bind(*args, jaxpr=closed, name=name, donated_invars=(False,) * len(args),
-                      keep_unused=False, inline=inline)
+    return jit_p.bind(
+        *args,
+        jaxpr=closed,
+        name=name,
+        donated_invars=(False,) * len(args),
+        keep_unused=False,
+        inline=inline,
+    )
 
 
 def _jit_abstract_eval(*avals, jaxpr, **params):
@@ -103,9 +109,11 @@ def _jvp_jaxpr(closed: ClosedJaxpr, nonzero: tuple, differentiable_out: tuple) -
     tangent_avals = [a.to_tangent_aval() for a, nz in zip(in_avals, nonzero, strict=True) if nz]
 
     def tangents_fun(*xs):
-        primals, rest = list(xs[: len(in_avals)]), iter(xs[len(in_avals):])
-        tangents = [next(rest) if nz else Zero(a.to_tangent_aval())
-                    for a, nz in zip(in_avals, nonzero, strict=True)]
+        primals, rest = list(xs[: len(in_avals)]), iter(xs[len(in_avals) :])
+        tangents = [
+            next(rest) if nz else Zero(a.to_tangent_aval())
+            for a, nz in zip(in_avals, nonzero, strict=True)
+        ]
         _, tangents_out = jvp.jvp_flat(_eval_closed(closed), primals, tangents)
         return [t for t, d in zip(tangents_out, differentiable_out, strict=True) if d]
 
@@ -121,8 +129,7 @@ def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 def _jit_jvp(primals, tangents, *, jaxpr, name, **params):
     primals_out = call_jaxpr(jaxpr, primals, name, params.get("inline", False))
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    differentiable = tuple(a.to_tangent_aval().dtype != core_dtypes.float0
-                           for a in jaxpr.out_avals)
+    differentiable = tuple(a.to_tangent_aval().dtype != core_dtypes.float0 for a in jaxpr.out_avals)
     if not any(nonzero) or not any(differentiable):
         return primals_out, [Zero.from_primal_value(p) for p in primals_out]
     tangent_jaxpr = memoize_on_jaxpr(
@@ -130,8 +137,10 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, **params):
     )
     given = [t for t in tangents if not isinstance(t, Zero)]
     computed = iter(call_jaxpr(tangent_jaxpr, [*primals, *given], name))
-    tangents_out = [next(computed) if d else Zero.from_primal_value(p)
-                    for p, d in zip(primals_out, differentiable, strict=True)]
+    tangents_out = [
+        next(computed) if d else Zero.from_primal_value(p)
+        for p, d in zip(primals_out, differentiable, strict=True)
+    ]
     return primals_out, tangents_out
 
 
@@ -148,14 +157,21 @@ def _transpose_jaxpr(closed: ClosedJaxpr, undefined: tuple, ct_given: tuple) -> 
     ct_avals = [a.to_tangent_aval() for a, g in zip(out_avals, ct_given, strict=True) if g]
 
     def transposed(*xs):
-        residuals, cts = iter(xs[: len(residual_avals)]), iter(xs[len(residual_avals):])
-        args = [UndefinedPrimal(a) if u else next(residuals)
-                for a, u in zip(in_avals, undefined, strict=True)]
-        cts_out = [next(cts) if g else Zero(a.to_tangent_aval())
-                   for a, g in zip(out_avals, ct_given, strict=True)]
+        residuals, cts = iter(xs[: len(residual_avals)]), iter(xs[len(residual_avals) :])
+        args = [
+            UndefinedPrimal(a) if u else next(residuals)
+            for a, u in zip(in_avals, undefined, strict=True)
+        ]
+        cts_out = [
+            next(cts) if g else Zero(a.to_tangent_aval())
+            for a, g in zip(out_avals, ct_given, strict=True)
+        ]
         cts_in = backward_pass(closed.jaxpr, closed.consts, args, cts_out)
-        return [jvp.instantiate_zeros(ct) for ct, a, u in zip(cts_in, in_avals, undefined,
-                                                              strict=True) if _has_ct(a, u)]
+        return [
+            jvp.instantiate_zeros(ct)
+            for ct, a, u in zip(cts_in, in_avals, undefined, strict=True)
+            if _has_ct(a, u)
+        ]
 
     traced, _ = trace_to_jaxpr(transposed, [*residual_avals, *ct_avals], "transpose of jit")
     return _dce(traced)
@@ -168,8 +184,10 @@ def _has_ct(aval, undefined: bool) -> bool:
 def _jit_transpose(cts, *args, jaxpr, name, **params):
     undefined = tuple(isinstance(a, UndefinedPrimal) for a in args)
     ct_given = tuple(not isinstance(ct, Zero) for ct in cts)
-    transposed = memoize_on_jaxpr(("transpose", jaxpr, undefined, ct_given),
-                                  lambda: _transpose_jaxpr(jaxpr, undefined, ct_given))
+    transposed = memoize_on_jaxpr(
+        ("transpose", jaxpr, undefined, ct_given),
+        lambda: _transpose_jaxpr(jaxpr, undefined, ct_given),
+    )
     residuals = [a for a, u in zip(args, undefined, strict=True) if not u]
     given = [ct for ct, g in zip(cts, ct_given, strict=True) if g]
     outs = iter(call_jaxpr(transposed, [*residuals, *given], f"transpose({name})"))
@@ -192,8 +210,7 @@ def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data) -> ClosedJaxpr:
     n_out = len(closed.out_avals)
 
     def batched_fun(*xs):
-        return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data,
-                                   lambda: [0] * n_out)
+        return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data, lambda: [0] * n_out)
 
     traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
     return traced
@@ -219,8 +236,9 @@ def _jit_lower(ctx, *args, jaxpr, name, inline=False, **params):
     name_stack = f"{ctx.name_stack}/jit({name})"
     if inline:
         consts = [ir_constant(c) for c in jaxpr.consts]
-        outs, tokens = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, name_stack,
-                                     ctx.tokens_in, consts, *args)
+        outs, tokens = jaxpr_subcomp(
+            ctx.module_context, jaxpr.jaxpr, name_stack, ctx.tokens_in, consts, *args
+        )
         ctx.tokens_out = tokens
         return outs
     mctx = ctx.module_context
@@ -236,4 +254,4 @@ def _jit_lower(ctx, *args, jaxpr, name, inline=False, **params):
     call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(cached[0]), [*tokens, *args])
     results = list(call.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
-    return results[len(effects):]
+    return results[len(effects) :]

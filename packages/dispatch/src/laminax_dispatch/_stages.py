@@ -126,12 +126,15 @@ class Compiled:
 
     def _check_types(self, leaves) -> None:
         mismatches = []
-        for name, expected, x in zip(self._entry.arg_names, self._entry.in_avals, leaves,
-                                     strict=True):
+        for name, expected, x in zip(
+            self._entry.arg_names, self._entry.in_avals, leaves, strict=True
+        ):
             got = get_aval(x)
             if (got.shape, got.dtype) != (expected.shape, expected.dtype):
-                mismatches.append(f"Argument '{name}' compiled with {_long(expected)} and "
-                                  f"called with {_long(got)}")
+                mismatches.append(
+                    f"Argument '{name}' compiled with {_long(expected)} and "
+                    f"called with {_long(got)}"
+                )
         if mismatches:
             raise TypeError(
                 "Argument types differ from the types for which this computation was compiled. "
@@ -158,8 +161,9 @@ class Compiled:
     def input_shardings(self):
         """`((sharding per positional leaf ...), {})`, as JAX reports it."""
         sharding = SingleDeviceSharding(self._entry.device)
-        dyn_args, dyn_kwargs = tree_unflatten(self._entry.in_tree,
-                                              [sharding] * len(self._entry.in_avals))
+        dyn_args, dyn_kwargs = tree_unflatten(
+            self._entry.in_tree, [sharding] * len(self._entry.in_avals)
+        )
         return dyn_args, dyn_kwargs
 
     @property
@@ -171,4 +175,3 @@ class Compiled:
 
 def _long(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
-

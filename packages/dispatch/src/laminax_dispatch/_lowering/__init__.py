@@ -14,10 +14,10 @@ from laminax_dispatch._lowering import elementwise as elementwise
 from laminax_dispatch._lowering import indexing as indexing
 from laminax_dispatch._lowering import linalg as linalg
 from laminax_dispatch._lowering import math as math
-from laminax_dispatch._lowering import sorting as sorting
-from laminax_dispatch._lowering import special as special
 from laminax_dispatch._lowering import random as random
 from laminax_dispatch._lowering import reductions as reductions
+from laminax_dispatch._lowering import sorting as sorting
+from laminax_dispatch._lowering import special as special
 from laminax_dispatch._lowering import structural as structural
 from laminax_dispatch._lowering import windowed as windowed
 from laminax_dispatch._lowering._core import LoweringResult as LoweringResult
@@ -35,6 +35,6 @@ __all__ = [
     "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "checkpoint",
     "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise",
     "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "lower_jaxpr",
-    "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting", "special",
-    "structural", "windowed",
+    "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting",
+    "special", "structural", "windowed",
 ]  # fmt: skip

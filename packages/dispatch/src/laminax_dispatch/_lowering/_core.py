@@ -190,8 +190,9 @@ def ir_constant(value) -> ir.Value:
     broadcast with `broadcast_in_dim`, as JAX emits them."""
     value = np.asarray(value)
     element_type = _element_type(value.dtype)
-    if value.size > 1 and all(s == 0 for s, n in zip(value.strides, value.shape, strict=True)
-                              if n > 1):
+    if value.size > 1 and all(
+        s == 0 for s, n in zip(value.strides, value.shape, strict=True) if n > 1
+    ):
         scalar = hlo.constant(_dense_attr(value.reshape(-1)[:1].reshape(()), element_type))
         result_type = ir.RankedTensorType.get(list(value.shape), element_type)
         return hlo.broadcast_in_dim(result_type, scalar, [])
@@ -244,8 +245,12 @@ def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands
     rule = get_lowering(eqn.primitive)
     effects = [e for e in eqn.effects if ordered_effects.contains(e)]
     ctx = LoweringRuleContext(
-        mctx, eqn.primitive, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars],
-        {e: tokens[e] for e in effects}, name_stack,
+        mctx,
+        eqn.primitive,
+        [a.aval for a in eqn.invars],
+        [v.aval for v in eqn.outvars],
+        {e: tokens[e] for e in effects},
+        name_stack,
     )
     with _location(eqn.source_info, f"{name_stack}/{eqn.primitive.name}"):
         outs = rule(ctx, *operands, **eqn.params)
@@ -338,8 +343,11 @@ def lowering_module_name(fun_name: str) -> str:
 
 
 def _set_main_attributes(module: ir.Module, num_tokens: int, donated_to: dict, out_avals):
-    main = next(op for op in module.body.operations
-                if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+    main = next(
+        op
+        for op in module.body.operations
+        if ir.StringAttr(op.attributes["sym_name"]).value == "main"
+    )
     n_args = len(main.arguments)
     arg_attrs = []
     for i in range(n_args):
@@ -388,8 +396,9 @@ def lower_jaxpr(
     jaxpr = closed.jaxpr
     embedded = [_is_embeddable(c) for c in closed.consts]
     hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
-    hoisted_avals = [v.aval.strip_weak_type() for v, e in
-                     zip(jaxpr.constvars, embedded, strict=True) if not e]
+    hoisted_avals = [
+        v.aval.strip_weak_type() for v, e in zip(jaxpr.constvars, embedded, strict=True) if not e
+    ]
     in_avals = [*hoisted_avals, *jaxpr.in_avals]
     out_avals = jaxpr.out_avals
     name_stack = f"jit({fun_name or name})"
@@ -399,15 +408,23 @@ def lower_jaxpr(
     def body(token_args, args):
         mctx = ModuleContext(module_box[0], name)
         hoisted_iter = iter(args[: len(hoisted)])
-        consts = [ir_constant(c) if e else next(hoisted_iter)
-                  for c, e in zip(closed.consts, embedded, strict=True)]
+        consts = [
+            ir_constant(c) if e else next(hoisted_iter)
+            for c, e in zip(closed.consts, embedded, strict=True)
+        ]
         tokens = dict(zip(ordered, token_args, strict=True))
-        outs, tokens = jaxpr_subcomp(mctx, jaxpr, name_stack, tokens, consts,
-                                     *args[len(hoisted):])
+        outs, tokens = jaxpr_subcomp(mctx, jaxpr, name_stack, tokens, consts, *args[len(hoisted) :])
         return [tokens[e] for e in ordered], outs
 
-    module = build_module(name, in_avals, out_avals, body, num_tokens=len(ordered),
-                          source=source, on_module=lambda m: module_box.append(m))
+    module = build_module(
+        name,
+        in_avals,
+        out_avals,
+        body,
+        num_tokens=len(ordered),
+        source=source,
+        on_module=lambda m: module_box.append(m),
+    )
     donated_to = {len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
         _set_main_attributes(module, len(ordered), donated_to, out_avals)
@@ -415,7 +432,10 @@ def lower_jaxpr(
 
 
 def lower_private_function(
-    mctx: ModuleContext, name: str, closed: ClosedJaxpr, name_stack: str,
+    mctx: ModuleContext,
+    name: str,
+    closed: ClosedJaxpr,
+    name_stack: str,
     ordered: Sequence = (),
 ) -> func.FuncOp:
     """Emits `closed` as a private function `name(tokens..., args...)` of the module and
@@ -433,8 +453,9 @@ def lower_private_function(
         args = list(block.arguments)
         consts = [ir_constant(np.asarray(c)) for c in closed.consts]
         token_map = dict(zip(ordered, args[: len(ordered)], strict=True))
-        outs, token_map = jaxpr_subcomp(mctx, jaxpr, name_stack, token_map, consts,
-                                        *args[len(ordered):])
+        outs, token_map = jaxpr_subcomp(
+            mctx, jaxpr, name_stack, token_map, consts, *args[len(ordered) :]
+        )
         func.ReturnOp([*(token_map[e] for e in ordered), *outs])
     return fn
 
@@ -454,7 +475,9 @@ def _compare_type(dtype: np.dtype) -> str:
 def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
     """`stablehlo.compare <direction>` with the comparison type of `dtype` (as JAX picks it)."""
     return hlo.compare(
-        x, y, hlo.ComparisonDirectionAttr.get(direction),
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
         compare_type=hlo.ComparisonTypeAttr.get(_compare_type(dtype)),
     )
 
@@ -502,8 +525,9 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
 
         closed, _ = trace_to_jaxpr(flat, list(ctx.avals_in), "lowering")
         consts = [ir_constant(np.asarray(c)) for c in closed.consts]
-        outs, tokens = jaxpr_subcomp(ctx.module_context, closed.jaxpr, ctx.name_stack,
-                                     ctx.tokens_in, consts, *args)
+        outs, tokens = jaxpr_subcomp(
+            ctx.module_context, closed.jaxpr, ctx.name_stack, ctx.tokens_in, consts, *args
+        )
         ctx.tokens_out = tokens
         return outs
 

@@ -43,13 +43,18 @@ def _cond_lower(ctx, index, *args, branches):
         block = case.regions[i].blocks.append()
         with ir.InsertionPoint(block):
             tokens = {e: ctx.tokens_in[e] for e in effects}
-            outs, tokens = jaxpr_subcomp(ctx.module_context, branch.jaxpr,
-                                         f"{ctx.name_stack}/branch_{i}_fun", tokens,
-                                         _consts(branch), *args)
+            outs, tokens = jaxpr_subcomp(
+                ctx.module_context,
+                branch.jaxpr,
+                f"{ctx.name_stack}/branch_{i}_fun",
+                tokens,
+                _consts(branch),
+                *args,
+            )
             hlo.return_([*(tokens[e] for e in effects), *outs])
     results = list(case.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
-    return results[len(effects):]
+    return results[len(effects) :]
 
 
 @lowering_for(lax.while_p)
@@ -65,9 +70,15 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
     with ir.InsertionPoint(cond_block):
         values = list(cond_block.arguments)[n_tok:]
         cond_consts, carry = values[:cond_nconsts], values[n_consts:]
-        (pred,), _ = jaxpr_subcomp(ctx.module_context, cond_jaxpr.jaxpr,
-                                   f"{ctx.name_stack}/while/cond", {},
-                                   _consts(cond_jaxpr), *cond_consts, *carry)
+        (pred,), _ = jaxpr_subcomp(
+            ctx.module_context,
+            cond_jaxpr.jaxpr,
+            f"{ctx.name_stack}/while/cond",
+            {},
+            _consts(cond_jaxpr),
+            *cond_consts,
+            *carry,
+        )
         hlo.return_([pred])
 
     body_block = loop.body.blocks.append(*types)
@@ -76,14 +87,20 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
         tokens = dict(zip(effects, block_args[:n_tok], strict=True))
         values = block_args[n_tok:]
         body_consts, carry = values[cond_nconsts:n_consts], values[n_consts:]
-        new_carry, tokens = jaxpr_subcomp(ctx.module_context, body_jaxpr.jaxpr,
-                                          f"{ctx.name_stack}/while/body", tokens,
-                                          _consts(body_jaxpr), *body_consts, *carry)
+        new_carry, tokens = jaxpr_subcomp(
+            ctx.module_context,
+            body_jaxpr.jaxpr,
+            f"{ctx.name_stack}/while/body",
+            tokens,
+            _consts(body_jaxpr),
+            *body_consts,
+            *carry,
+        )
         hlo.return_([*(tokens[e] for e in effects), *values[:n_consts], *new_carry])
 
     results = list(loop.results)
     ctx.tokens_out = dict(zip(effects, results[:n_tok], strict=True))
-    return results[n_tok + n_consts:]
+    return results[n_tok + n_consts :]
 
 
 def _index_in_dim(x, i):
@@ -101,8 +118,8 @@ def _update_index_in_dim(xs, x, i):
 
 
 def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    consts, carry = list(args[:num_consts]), list(args[num_consts:num_consts + num_carry])
-    xs = list(args[num_consts + num_carry:])
+    consts, carry = list(args[:num_consts]), list(args[num_consts : num_consts + num_carry])
+    xs = list(args[num_consts + num_carry :])
     ys_avals = jaxpr.out_avals[num_carry:]
     ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), ()) for a in ys_avals]
 
@@ -114,8 +131,9 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
         index = lax.sub(np.int32(length - 1), i) if reverse else i
         x = [_index_in_dim(v, index) for v in xs]
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
-        new_ys = [_update_index_in_dim(acc, y, index)
-                  for acc, y in zip(ys, outs[num_carry:], strict=True)]
+        new_ys = [
+            _update_index_in_dim(acc, y, index) for acc, y in zip(ys, outs[num_carry:], strict=True)
+        ]
         return lax.add(i, np.int32(1)), list(outs[:num_carry]), new_ys
 
     _, carry, ys = lax.while_loop(cond_fun, body_fun, (np.int32(0), carry, ys))

@@ -28,13 +28,22 @@ def _cumulative(combine, identity):
         (aval,) = ctx.avals_in
         n = aval.shape[axis]
         window = [n if d == axis else 1 for d in range(aval.ndim)]
-        pads = [((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)
-                for d in range(aval.ndim)]
+        pads = [
+            ((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)
+            for d in range(aval.ndim)
+        ]
         padding = ir.DenseIntElementsAttr.get(np.asarray(pads, np.int64), shape=[aval.ndim, 2])
         init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
-        op = hlo.ReduceWindowOp([aval_to_ir_type(aval)], [x], [init], window,
-                                window_strides=[1] * aval.ndim, base_dilations=[1] * aval.ndim,
-                                window_dilations=[1] * aval.ndim, padding=padding)
+        op = hlo.ReduceWindowOp(
+            [aval_to_ir_type(aval)],
+            [x],
+            [init],
+            window,
+            window_strides=[1] * aval.ndim,
+            base_dilations=[1] * aval.ndim,
+            window_dilations=[1] * aval.ndim,
+            padding=padding,
+        )
         scalar = aval_to_ir_type(aval.update(shape=()))
         block = op.regions[0].blocks.append(scalar, scalar)
         with ir.InsertionPoint(block):

@@ -9,8 +9,15 @@ from laminax_core import lax
 from laminax_dispatch._lowering._core import lowering_for
 from laminax_dispatch._mlir import aval_to_ir_type
 
-_PRECISIONS = {None: "DEFAULT", "default": "DEFAULT", "high": "HIGH", "highest": "HIGHEST",
-               "bfloat16": "DEFAULT", "tensorfloat32": "HIGH", "float32": "HIGHEST"}
+_PRECISIONS = {
+    None: "DEFAULT",
+    "default": "DEFAULT",
+    "high": "HIGH",
+    "highest": "HIGHEST",
+    "bfloat16": "DEFAULT",
+    "tensorfloat32": "HIGH",
+    "float32": "HIGHEST",
+}
 
 
 def _precision_name(precision) -> str:
@@ -27,8 +34,9 @@ def _precision_config(precision) -> ir.ArrayAttr:
 
 
 @lowering_for(lax.dot_general_p)
-def _dot_general_lower(ctx, lhs, rhs, dimension_numbers, precision, preferred_element_type,
-                       **params):
+def _dot_general_lower(
+    ctx, lhs, rhs, dimension_numbers, precision, preferred_element_type, **params
+):
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     numbers = hlo.DotDimensionNumbers.get(
         lhs_batching_dimensions=list(lhs_batch),
@@ -36,5 +44,10 @@ def _dot_general_lower(ctx, lhs, rhs, dimension_numbers, precision, preferred_el
         lhs_contracting_dimensions=list(lhs_contract),
         rhs_contracting_dimensions=list(rhs_contract),
     )
-    return hlo.dot_general(aval_to_ir_type(ctx.avals_out[0]), lhs, rhs, numbers,
-                           precision_config=_precision_config(precision))
+    return hlo.dot_general(
+        aval_to_ir_type(ctx.avals_out[0]),
+        lhs,
+        rhs,
+        numbers,
+        precision_config=_precision_config(precision),
+    )

@@ -114,8 +114,11 @@ def _select_tree(which, which_aval, cases, offset: int):
         return hlo.select(which, cases[1], cases[0])
     mid = len(cases) // 2
     pred = compare(which, full_like(offset + mid, which_aval), "LT", which_aval.dtype)
-    return hlo.select(pred, _select_tree(which, which_aval, cases[:mid], offset),
-                      _select_tree(which, which_aval, cases[mid:], offset + mid))
+    return hlo.select(
+        pred,
+        _select_tree(which, which_aval, cases[:mid], offset),
+        _select_tree(which, which_aval, cases[mid:], offset + mid),
+    )
 
 
 @lowering_for(lax.select_n_p)

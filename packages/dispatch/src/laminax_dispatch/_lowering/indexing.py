@@ -38,21 +38,29 @@ def _default_fill(dtype):
 
 def _gather_dnums(dn, index_vector_dim: int):
     return hlo.GatherDimensionNumbers.get(
-        offset_dims=list(dn.offset_dims), collapsed_slice_dims=list(dn.collapsed_slice_dims),
+        offset_dims=list(dn.offset_dims),
+        collapsed_slice_dims=list(dn.collapsed_slice_dims),
         operand_batching_dims=list(dn.operand_batching_dims),
         start_indices_batching_dims=list(dn.start_indices_batching_dims),
-        start_index_map=list(dn.start_index_map), index_vector_dim=index_vector_dim,
+        start_index_map=list(dn.start_index_map),
+        index_vector_dim=index_vector_dim,
     )
 
 
 def _gather_in_bounds(ctx, x, idx, dimension_numbers, slice_sizes, indices_are_sorted):
     index_vector_dim = ctx.avals_in[1].ndim - 1
-    return hlo.gather(x, idx, _gather_dnums(dimension_numbers, index_vector_dim),
-                      list(slice_sizes), indices_are_sorted=indices_are_sorted)
+    return hlo.gather(
+        x,
+        idx,
+        _gather_dnums(dimension_numbers, index_vector_dim),
+        list(slice_sizes),
+        indices_are_sorted=indices_are_sorted,
+    )
 
 
-def _gather_fill(x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted, unique_indices,
-                 mode, fill_value):
+def _gather_fill(
+    x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted, unique_indices, mode, fill_value
+):
     # gather in bounds, then replace the slices whose start index was out of bounds
     dn = dimension_numbers
     x_shape, idx_shape = x.aval.shape, idx.aval.shape
@@ -61,9 +69,16 @@ def _gather_fill(x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted, 
     upper = lax.broadcast_in_dim(upper, idx_shape, (batch_rank,))
     in_bounds = lax.bitwise_and(lax.ge(idx, np.zeros((), idx.aval.dtype)), lax.le(idx, upper))
     in_bounds = lax.reduce_and(in_bounds, (batch_rank,))
-    out = lax.gather_p.bind(x, idx, dimension_numbers=dn, slice_sizes=slice_sizes,
-                            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                            mode=_Mode.PROMISE_IN_BOUNDS, fill_value=None)
+    out = lax.gather_p.bind(
+        x,
+        idx,
+        dimension_numbers=dn,
+        slice_sizes=slice_sizes,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=_Mode.PROMISE_IN_BOUNDS,
+        fill_value=None,
+    )
     out_shape = out.aval.shape
     batch_dims = tuple(d for d in range(len(out_shape)) if d not in dn.offset_dims)
     mask = lax.broadcast_in_dim(in_bounds, out_shape, batch_dims)
@@ -76,12 +91,30 @@ _gather_fill_rule = lower_fun(_gather_fill)
 
 
 @lowering_for(lax.gather_p)
-def _gather_lower(ctx, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
-                  unique_indices, mode, fill_value):
+def _gather_lower(
+    ctx,
+    x,
+    idx,
+    *,
+    dimension_numbers,
+    slice_sizes,
+    indices_are_sorted,
+    unique_indices,
+    mode,
+    fill_value,
+):
     if mode == _Mode.FILL_OR_DROP:
-        return _gather_fill_rule(ctx, x, idx, dimension_numbers=dimension_numbers,
-                                 slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
-                                 unique_indices=unique_indices, mode=mode, fill_value=fill_value)
+        return _gather_fill_rule(
+            ctx,
+            x,
+            idx,
+            dimension_numbers=dimension_numbers,
+            slice_sizes=slice_sizes,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            fill_value=fill_value,
+        )
     return _gather_in_bounds(ctx, x, idx, dimension_numbers, slice_sizes, indices_are_sorted)
 
 
@@ -103,11 +136,14 @@ def _clamp_indices(x, idx, upd, *, dimension_numbers):
     # CLIP: clamp every index vector so that its whole window lies inside the operand
     dn = dimension_numbers
     window = iter(dn.update_window_dims)
-    sizes = [1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims
-             else upd.aval.shape[next(window)] for d in range(len(x.aval.shape))]
+    sizes = [
+        1
+        if d in dn.inserted_window_dims or d in dn.operand_batching_dims
+        else upd.aval.shape[next(window)]
+        for d in range(len(x.aval.shape))
+    ]
     dtype = idx.aval.dtype
-    upper = np.array([x.aval.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims],
-                     dtype)
+    upper = np.array([x.aval.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims], dtype)
     upper = lax.broadcast_in_dim(upper, idx.aval.shape, (len(idx.aval.shape) - 1,))
     return lax.min(lax.max(idx, np.zeros((), dtype)), upper)
 
@@ -118,22 +154,40 @@ _clamp_rule = lower_fun(_clamp_indices)
 def _scatter_rule(combine):
     """The lowering of a scatter whose update computation is `combine(old, new)`."""
 
-    def rule(ctx, x, idx, upd, *, dimension_numbers, indices_are_sorted, unique_indices, mode,
-             update_jaxpr, update_consts):
+    def rule(
+        ctx,
+        x,
+        idx,
+        upd,
+        *,
+        dimension_numbers,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+        update_jaxpr,
+        update_consts,
+    ):
         if mode == _Mode.CLIP:
             idx = _clamp_rule(ctx, x, idx, upd, dimension_numbers=dimension_numbers)[0]
         (aval,) = ctx.avals_out
-        op = hlo.ScatterOp([aval_to_ir_type(aval)], [x], idx, [upd],
-                           _scatter_dnums(dimension_numbers, ctx.avals_in[1].ndim - 1),
-                           indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        op = hlo.ScatterOp(
+            [aval_to_ir_type(aval)],
+            [x],
+            idx,
+            [upd],
+            _scatter_dnums(dimension_numbers, ctx.avals_in[1].ndim - 1),
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+        )
         scalar = aval_to_ir_type(aval.update(shape=()))
         block = op.regions[0].blocks.append(scalar, scalar)
         with ir.InsertionPoint(block):
             old, new = block.arguments
             if update_jaxpr is not None and combine is None:
                 consts = [ir_constant(np.asarray(c)) for c in update_consts]
-                (out,), _ = jaxpr_subcomp(ctx.module_context, update_jaxpr, ctx.name_stack, {},
-                                          consts, old, new)
+                (out,), _ = jaxpr_subcomp(
+                    ctx.module_context, update_jaxpr, ctx.name_stack, {}, consts, old, new
+                )
             elif combine is None:
                 out = new
             elif aval.dtype == np.bool_:  # XLA has no add or multiply on i1: or, and

@@ -21,8 +21,9 @@ def _cholesky_lower(ctx, x):
 
 
 @lowering_for(lax.linalg.triangular_solve_p)
-def _triangular_solve_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
-                            unit_diagonal):
+def _triangular_solve_lower(
+    ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal
+):
     is_complex = dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating)
     if conjugate_a and is_complex and not transpose_a:
         a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
@@ -30,5 +31,4 @@ def _triangular_solve_lower(ctx, a, b, *, left_side, lower, transpose_a, conjuga
         mode = "ADJOINT" if conjugate_a and is_complex else "TRANSPOSE"
     else:
         mode = "NO_TRANSPOSE"
-    return hlo.triangular_solve(a, b, left_side, lower, unit_diagonal,
-                                hlo.TransposeAttr.get(mode))
+    return hlo.triangular_solve(a, b, left_side, lower, unit_diagonal, hlo.TransposeAttr.get(mode))

@@ -17,7 +17,6 @@ from laminax_dispatch._lowering._core import (
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
-
 @lowering_for(lax.square_p)
 def _square_lower(ctx, x):
     # chlo.square is for floats; integers multiply, as in JAX

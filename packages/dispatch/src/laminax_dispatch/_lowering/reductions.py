@@ -89,8 +89,9 @@ def _arg_reduce(ctx, x, axes, index_dtype, direction, init):
     indices = hlo.iota(aval_to_ir_type(index_aval), axis)
     inits = [ir_constant(np.asarray(init, aval.dtype)), ir_constant(np.asarray(0, index_dtype))]
     value_out = aval_out.update(dtype=aval.dtype)
-    reduce = hlo.ReduceOp([aval_to_ir_type(value_out), aval_to_ir_type(aval_out)],
-                          [x, indices], inits, [axis])
+    reduce = hlo.ReduceOp(
+        [aval_to_ir_type(value_out), aval_to_ir_type(aval_out)], [x, indices], inits, [axis]
+    )
     block = reduce.regions[0].blocks.append(
         _scalar_type(aval), _scalar_type(index_aval), _scalar_type(aval), _scalar_type(index_aval)
     )
@@ -129,13 +130,15 @@ def _reduce_lower(ctx, *args, computation, jaxpr, dimensions):
     # a stablehlo.reduce whose body is the traced computation (accumulators, then elements)
     n = len(args) // 2
     operands, inits = args[:n], args[n:]
-    reduce = hlo.ReduceOp([aval_to_ir_type(a) for a in ctx.avals_out], list(operands),
-                          list(inits), list(dimensions))
+    reduce = hlo.ReduceOp(
+        [aval_to_ir_type(a) for a in ctx.avals_out], list(operands), list(inits), list(dimensions)
+    )
     scalars = [_scalar_type(a) for a in ctx.avals_in[n:]]
     block = reduce.regions[0].blocks.append(*scalars, *scalars)
     with ir.InsertionPoint(block):
         consts = [ir_constant(np.asarray(c)) for c in jaxpr.consts]
-        outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr.jaxpr, ctx.name_stack, {}, consts,
-                                *block.arguments)
+        outs, _ = jaxpr_subcomp(
+            ctx.module_context, jaxpr.jaxpr, ctx.name_stack, {}, consts, *block.arguments
+        )
         hlo.return_(outs)
     return list(reduce.results)

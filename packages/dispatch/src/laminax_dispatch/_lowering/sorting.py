@@ -24,8 +24,10 @@ def _canonical_float(x, dtype):
 def _keys(x, dtype):
     if dtypes.issubdtype(dtype, np.complexfloating):
         part = np.finfo(dtype).dtype
-        return [(_canonical_float(hlo.real(x), part), part),
-                (_canonical_float(hlo.imag(x), part), part)]
+        return [
+            (_canonical_float(hlo.real(x), part), part),
+            (_canonical_float(hlo.imag(x), part), part),
+        ]
     if dtypes.issubdtype(dtype, np.floating):
         return [(_canonical_float(x, dtype), dtype)]
     return [(x, dtype)]
@@ -33,8 +35,12 @@ def _keys(x, dtype):
 
 def _less(a, b, dtype, direction="LT"):
     if dtypes.issubdtype(dtype, np.floating):
-        return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
-                           compare_type=hlo.ComparisonTypeAttr.get("TOTALORDER"))
+        return hlo.compare(
+            a,
+            b,
+            hlo.ComparisonDirectionAttr.get(direction),
+            compare_type=hlo.ComparisonTypeAttr.get("TOTALORDER"),
+        )
     return compare(a, b, direction, dtype)
 
 
@@ -57,8 +63,12 @@ def _comparator(block, dtypes_, num_keys):
 
 @lowering_for(lax.sort_p)
 def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
-    op = hlo.SortOp([aval_to_ir_type(a) for a in ctx.avals_out], list(operands),
-                    dimension=dimension, is_stable=is_stable)
+    op = hlo.SortOp(
+        [aval_to_ir_type(a) for a in ctx.avals_out],
+        list(operands),
+        dimension=dimension,
+        is_stable=is_stable,
+    )
     scalars = []
     for aval in ctx.avals_in:
         scalar = aval_to_ir_type(aval.update(shape=()))

@@ -80,3 +80,46 @@ def _iota_lower(ctx, dtype, shape, dimension, sharding):
 @lowering_for(lax.rev_p)
 def _rev_lower(ctx, x, dimensions):
     return hlo.reverse(x, list(dimensions))
+
+
+# ----- tile, stack, unstack (laminax primitives; the ops of JAX's compositions) ----------------
+
+
+@lowering_for(lax.tile_p)
+def _tile_lower(ctx, x, reps):
+    # reshape to (1, d0, 1, d1, ...), broadcast to (r0, d0, r1, d1, ...), reshape to the result
+    (aval,), (aval_out,) = ctx.avals_in, ctx.avals_out
+    rank = max(len(reps), aval.ndim)
+    shape = (1,) * (rank - aval.ndim) + aval.shape
+    reps = (1,) * (rank - len(reps)) + tuple(reps)
+    interleaved = [n for d in shape for n in (1, d)]
+    x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(interleaved))), x)
+    grown = [n for r, d in zip(reps, shape, strict=True) for n in (r, d)]
+    x = hlo.broadcast_in_dim(
+        aval_to_ir_type(aval.update(shape=tuple(grown))), x, list(range(2 * rank))
+    )
+    return hlo.reshape(aval_to_ir_type(aval_out), x)
+
+
+@lowering_for(lax.stack_p)
+def _stack_lower(ctx, *xs, axis):
+    # each operand gets a size-1 `axis` (broadcast_in_dim), then one concatenate
+    pieces = []
+    for x, aval in zip(xs, ctx.avals_in, strict=True):
+        shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
+        dims = [d for d in range(len(shape)) if d != axis]
+        pieces.append(hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x, dims))
+    return hlo.concatenate(pieces, axis)
+
+
+@lowering_for(lax.unstack_p)
+def _unstack_lower(ctx, x, axis):
+    # one slice of width 1 along `axis` per result, reshaped to drop the axis
+    (aval,) = ctx.avals_in
+    outs = []
+    for i, aval_out in enumerate(ctx.avals_out):
+        starts = [i if d == axis else 0 for d in range(aval.ndim)]
+        limits = [i + 1 if d == axis else n for d, n in enumerate(aval.shape)]
+        piece = hlo.slice(x, starts, limits, [1] * aval.ndim)
+        outs.append(hlo.reshape(aval_to_ir_type(aval_out), piece))
+    return outs

@@ -24,13 +24,27 @@ def _padding_attr(padding) -> ir.DenseIntElementsAttr:
     return ir.DenseIntElementsAttr.get(pads, shape=list(pads.shape))
 
 
-def _reduce_window(avals_in, avals_out, operands, inits, body, window_dimensions,
-                   window_strides, padding, base_dilation, window_dilation):
+def _reduce_window(
+    avals_in,
+    avals_out,
+    operands,
+    inits,
+    body,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation,
+    window_dilation,
+):
     """A variadic `stablehlo.reduce_window`; `body(block)` fills the reducer region."""
     op = hlo.ReduceWindowOp(
-        [aval_to_ir_type(a) for a in avals_out], list(operands), list(inits),
-        list(window_dimensions), window_strides=list(window_strides),
-        base_dilations=list(base_dilation), window_dilations=list(window_dilation),
+        [aval_to_ir_type(a) for a in avals_out],
+        list(operands),
+        list(inits),
+        list(window_dimensions),
+        window_strides=list(window_strides),
+        base_dilations=list(base_dilation),
+        window_dilations=list(window_dilation),
         padding=_padding_attr(padding),
     )
     scalars = [aval_to_ir_type(a.update(shape=())) for a in avals_in]
@@ -44,8 +58,9 @@ def _monoid_window(combine, identity):
     def rule(ctx, x, **params):
         (aval,) = ctx.avals_in
         init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
-        return _reduce_window([aval], ctx.avals_out, [x], [init],
-                              lambda block: [combine(*block.arguments)], **params)[0]
+        return _reduce_window(
+            [aval], ctx.avals_out, [x], [init], lambda block: [combine(*block.arguments)], **params
+        )[0]
 
     return rule
 
@@ -59,8 +74,9 @@ register_lowering(lax.reduce_window_min_p, _monoid_window(hlo.minimum, _highest)
 def _reduce_window_lower(ctx, x, init, *, jaxpr, consts, **params):
     def body(block):
         values = [ir_constant(np.asarray(c)) for c in consts]
-        outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr, ctx.name_stack, {}, values,
-                                *block.arguments)
+        outs, _ = jaxpr_subcomp(
+            ctx.module_context, jaxpr, ctx.name_stack, {}, values, *block.arguments
+        )
         return outs
 
     return _reduce_window(ctx.avals_in[:1], ctx.avals_out, [x], [init], body, **params)[0]
@@ -78,8 +94,10 @@ def _select_and_gather_add_lower(ctx, tangents, x, *, select_prim, **params):
     init_x = -np.inf if direction == "GE" else np.inf
     if not dtypes.issubdtype(aval_x.dtype, np.inexact):
         init_x = _lowest(aval_x.dtype) if direction == "GE" else _highest(aval_x.dtype)
-    inits = [ir_constant(np.asarray(init_x, aval_x.dtype)),
-             ir_constant(np.asarray(0, aval_t.dtype))]
+    inits = [
+        ir_constant(np.asarray(init_x, aval_x.dtype)),
+        ir_constant(np.asarray(0, aval_t.dtype)),
+    ]
 
     def body(block):
         kx, vx, ky, vy = block.arguments
@@ -87,21 +105,26 @@ def _select_and_gather_add_lower(ctx, tangents, x, *, select_prim, **params):
         return [hlo.select(which, kx, ky), hlo.select(which, vx, vy)]
 
     out_avals = [ctx.avals_out[0].update(dtype=aval_x.dtype), ctx.avals_out[0]]
-    return _reduce_window([aval_x, aval_t], out_avals, [x, tangents], inits, body,
-                          **params)[1]
+    return _reduce_window([aval_x, aval_t], out_avals, [x, tangents], inits, body, **params)[1]
 
 
 @lowering_for(lax.select_and_scatter_add_p)
-def _select_and_scatter_add_lower(ctx, source, x, *, select_prim, window_dimensions,
-                                  window_strides, padding):
+def _select_and_scatter_add_lower(
+    ctx, source, x, *, select_prim, window_dimensions, window_strides, padding
+):
     (aval_out,) = ctx.avals_out
     aval_x = ctx.avals_in[1]
     scalar = aval_to_ir_type(aval_x.update(shape=()))
     init = ir_constant(np.asarray(0, aval_out.dtype))
-    op = hlo.SelectAndScatterOp(aval_to_ir_type(aval_out), x, source, init,
-                                window_dimensions=list(window_dimensions),
-                                window_strides=list(window_strides),
-                                padding=_padding_attr(padding))
+    op = hlo.SelectAndScatterOp(
+        aval_to_ir_type(aval_out),
+        x,
+        source,
+        init,
+        window_dimensions=list(window_dimensions),
+        window_strides=list(window_strides),
+        padding=_padding_attr(padding),
+    )
     select = op.select.blocks.append(scalar, scalar)
     with ir.InsertionPoint(select):
         hlo.return_([compare(*select.arguments, _direction(select_prim), aval_x.dtype)])
