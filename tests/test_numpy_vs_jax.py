@@ -173,9 +173,35 @@ ERROR_EXPRS = [
     "jnp.squeeze(F, 0)", "jnp.arange(0, 3, 0)",
 ]
 
+EXTRA_EXPRS = [
+    "jnp.indices((2, 3))", "jnp.unravel_index(IDX + 3, (2, 4))",
+    "jnp.ravel_multi_index((J - 1, J), (4, 5), mode='clip')", "jnp.tril_indices(3, 1)",
+    "jnp.triu_indices_from(SQ, -1)", "jnp.diag_indices(3)", "jnp.select([F > 0, F < -1], [F, G], 2)",
+    "jnp.choose(J - 1, [F[0], G[0], P[0]], mode='clip')", "jnp.compress(B[0], F, axis=1)",
+    "jnp.extract(B, F)", "jnp.piecewise(F, [F < 0], [lambda x: -x, 3.0])", "jnp.delete(F, 1, 1)",
+    "jnp.insert(J, 1, 9)", "jnp.diff(F, axis=0)", "jnp.diff(IN, 2)", "jnp.diff(B)",
+    "jnp.ediff1d(J, to_begin=0)", "jnp.gradient(F)", "jnp.trapezoid(F)", "jnp.convolve(F[0], G[1])",
+    "jnp.convolve(J, J, mode='same')", "jnp.correlate(F[0], G[1], mode='full')",
+    "jnp.interp(F, jnp.sort(G[0]), P[0])", "jnp.unwrap(F[0] * 4)", "jnp.digitize(F, jnp.sort(G[0]))",
+    "jnp.cov(F)", "jnp.cov(F, rowvar=False)", "jnp.corrcoef(F, G)", "jnp.hamming(5)",
+    "jnp.hanning(4)", "jnp.blackman(6)", "jnp.bartlett(5)", "jnp.polyval(J, F)",
+    "jnp.polyadd(J, F[0])", "jnp.polymul(J, J)", "jnp.polyder(F[0])", "jnp.polyint(J)",
+    "jnp.poly(F[0])", "jnp.vander(J)", "jnp.isin(IN, J)", "jnp.intersect1d(IN, J)",
+    "jnp.union1d(IN, J)", "jnp.setdiff1d(IN, J)", "jnp.setxor1d(IN, J)",
+    "jnp.partition(IN[0], 1)", "jnp.argpartition(F, 2, axis=1)", "jnp.sort_complex(F[0])",
+    "jnp.ldexp(F, IN)", "jnp.frexp(F)", "jnp.modf(F)", "jnp.gcd(IN, J)", "jnp.lcm(IN, J)",
+    "jnp.fabs(IN)", "jnp.acos(F * 0.3)", "jnp.atan2(F, G)", "jnp.rollaxis(F, 1)",
+    "jnp.resize(J, (3, 3))", "jnp.block([[F, G], [G, F]])", "jnp.cross(F[:, :3], G[:, 1:])",
+    "jnp.matvec(F, J)", "jnp.vecmat(J[:3], F)", "jnp.mgrid[0:2, 0:3]", "jnp.ogrid[0:3:4j]",
+    "jnp.vectorize(lambda a, b: a + b)(F, J)", "jnp.apply_along_axis(jnp.sort, 0, F)",
+    "jnp.fromfunction(lambda i, j: i * j, (3, 2))", "jnp.histogram_bin_edges(F, bins=3)",
+    "jnp.put(J, np.array([0]), 5, inplace=False)", "jnp.fill_diagonal(SQ, 0.0, inplace=False)",
+    "jnp.trim_zeros(J * 0)", "jnp.astype(F, jnp.int16)",
+]
+
 TABLES = {"ufuncs": UFUNC_EXPRS, "reductions": REDUCTION_EXPRS, "shape": SHAPE_EXPRS,
           "creation": CREATION_EXPRS, "indexing": INDEXING_EXPRS, "products": PRODUCT_EXPRS,
-          "errors": ERROR_EXPRS}
+          "errors": ERROR_EXPRS, "extras": EXTRA_EXPRS}
 
 _JAX_SNIPPET = """
 def _weak_types(expr, env):

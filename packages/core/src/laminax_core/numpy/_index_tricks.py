@@ -150,10 +150,10 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
 
 
 def _triangle_indices(name, n, k, m, lower):
-    from laminax_core.numpy._creation import tri
-
-    mask = tri(n, m, k if lower else k - 1, dtype=np.bool_)
-    mask = np.asarray(mask) if lower else ~np.asarray(mask)
+    # the sizes are static, so the indices are constants (computed with NumPy)
+    n, k = operator.index(n), operator.index(k)
+    m = n if m is None else operator.index(m)
+    mask = np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool)
     return tuple(np.asarray(i, dtypes.default_int_dtype()) for i in np.nonzero(mask))
 
 

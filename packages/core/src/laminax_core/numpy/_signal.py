@@ -521,15 +521,14 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2, *, trim_leading_zeros: bool = False):
-    """The product of two polynomials (the convolution of their coefficients).
+    """The product of two polynomials (the convolution of their coefficients, in an inexact
+    dtype as in JAX).
 
     Example:
       >>> polymul(np.array([1, 1]), np.array([1, -1]))
-      array([ 1,  0, -1], dtype=int32)
+      array([ 1.,  0., -1.], dtype=float32)
     """
-    check_arraylike("polymul", a1, a2)
-    a1, a2 = promote_dtypes(as_array(a1), as_array(a2))
-    return _conv1d("polymul", a1, a2, "full", promote_dtypes)
+    return _conv1d("polymul", a1, a2, "full", promote_dtypes_inexact)
 
 
 def polyder(p, m: int = 1):
