@@ -281,7 +281,8 @@ result = [jax.random.categorical(k, logits), jax.random.categorical(k, logits, a
 @requires_jax
 @pytest.mark.parametrize("call", [
     "exponential(k, (40,))", "laplace(k, (40,))", "logistic(k, (40,))", "gumbel(k, (40,))",
-    "gumbel(k, (40,), mode='high')", "truncated_normal(k, -1.5, 0.5, (40,))",
+    "gumbel(k, (40,), mode='high')", "gumbel(k, (40,), mode='highest')",
+    "truncated_normal(k, -1.5, 0.5, (40,))",
     "truncated_normal(k, np.float32(-0.5), np.array([0.0, 1.0, 3.0], np.float32))",
     "exponential(k, (3, 5), jnp.float16)",
 ])
@@ -359,7 +360,8 @@ JIT_CALLS = [
     "uniform(k, (16,), ml_dtypes.bfloat16)", "normal(k, (256,))", "normal(k, (64,), np.float16)",
     "normal(k, (64,), ml_dtypes.bfloat16)", "normal(k, (8,), np.complex64)",
     "truncated_normal(k, -1.0, 2.0, (64,))", "exponential(k, (64,))", "laplace(k, (64,))",
-    "logistic(k, (64,))", "gumbel(k, (64,))", "randint(k, (64,), -5, 1000)",
+    "logistic(k, (64,))", "gumbel(k, (64,))", "gumbel(k, (64,), mode='highest')",
+    "randint(k, (64,), -5, 1000)",
     "bernoulli(k, 0.3, (64,))", "permutation(k, 20)", "choice(k, 10, (5,), replace=False)",
     "categorical(k, np.log(np.array([0.2, 0.3, 0.5], np.float32)), shape=(32,))",
     "choice(k, 5, (6,), p=np.array([0.1, 0.2, 0.3, 0.25, 0.15], np.float32))",

@@ -8,8 +8,19 @@ import numpy as np
 import pytest
 from laminax_core import config, grad, lax, nn, vmap
 from laminax_core import random as jr
+from laminax_core.internal import set_eager_impl
 from laminax_core.nn import _attention, _functions, initializers
 from laminax_core.testing import check_grads
+
+
+@pytest.fixture(autouse=True)
+def _reference_interpreter():
+    """These tests check core on its NumPy reference interpreter: unplug an eager executor that
+    another package (dispatch) may have installed in this test process, and restore it after."""
+    previous = set_eager_impl(None)
+    yield
+    set_eager_impl(previous)
+
 
 X = np.array([-2.5, -1.0, -0.25, 0.0, 0.3, 1.0, 4.0], np.float32)
 SMOOTH_X = np.array([-2.5, -1.5, -0.25, 0.3, 1.5, 4.0], np.float32)  # away from kinks

@@ -7,8 +7,19 @@ import math
 import numpy as np
 import pytest
 from laminax_core import config, grad, lax
+from laminax_core.internal import set_eager_impl
 from laminax_core.scipy import special
 from laminax_core.testing import check_grads
+
+
+@pytest.fixture(autouse=True)
+def _reference_interpreter():
+    """These tests check core on its NumPy reference interpreter: unplug an eager executor that
+    another package (dispatch) may have installed in this test process, and restore it after."""
+    previous = set_eager_impl(None)
+    yield
+    set_eager_impl(previous)
+
 
 X = np.array([-3.0, -1.2, -0.3, 0.0, 0.4, 1.7, 4.0])
 

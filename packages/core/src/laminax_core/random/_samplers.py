@@ -362,8 +362,9 @@ def gumbel(key, shape=(), dtype=None, mode: str | None = None):
       key: a single PRNG key.
       shape: the result shape.
       dtype: a float dtype.
-      mode: "low" (default: one uniform per value) or "high" (two per value, accurate far in
-        the right tail); JAX's "highest" is not implemented.
+      mode: "low" (default: one uniform per value), "high" (two per value, accurate far in
+        the right tail) or "highest" (float32: 64 random bits per value, accurate in both
+        tails; other dtypes use "high").
 
     Example:
       >>> gumbel(PRNGKey(0), (2,))
@@ -373,14 +374,15 @@ def gumbel(key, shape=(), dtype=None, mode: str | None = None):
     dtype = _float_dtype("gumbel", dtype)
     shape = canonicalize_shape(shape, "gumbel")
     mode = "low" if mode is None else mode
-    if mode not in ("high", "low"):
-        raise ValueError(f"gumbel: mode must be 'low' or 'high', got {mode!r} ('highest' is "
-                         "not implemented in laminax).")
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"gumbel: mode must be 'low', 'high' or 'highest', got {mode!r}.")
     return gumbel_raw(raw, shape, dtype, mode)
 
 
 def gumbel_raw(raw_key, shape, dtype, mode="low"):
     info = dtypes.finfo(dtype)
+    if mode == "highest" and dtype == np.float32:
+        return _gumbel_highest(raw_key, shape)
     if mode == "low":
         u = uniform_raw(raw_key, shape, dtype, _const(info.tiny, dtype), _const(1.0, dtype))
         return lax.neg(lax.log(lax.neg(lax.log(u))))  # -log(-log(u))
@@ -392,6 +394,46 @@ def gumbel_raw(raw_key, shape, dtype, mode="low"):
                    _const(info.tiny, dtype))
     x = lax.select_n(lax.ge(high, _const(0.5, dtype)), fine, high)
     return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+
+
+def _leading(x, i):
+    shape = tuple(get_aval(x).shape)
+    return lax.squeeze(lax.slice(x, (i,) + (0,) * (len(shape) - 1), (i + 1, *shape[1:])), (0,))
+
+
+def _fraction_to_float32(high, low):
+    """The float32 nearest below the 64-bit binary fraction `0.high low` (uint32 words),
+    normalized by counting leading zeros so that small fractions keep 24 significant bits."""
+    u32 = np.uint32
+    high_clz, low_clz = lax.clz(high), lax.clz(low)
+    high_empty = lax.eq(high_clz, u32(32))
+    from_low = lax.select_n(high_empty, lax.shift_right_logical(low, lax.sub(u32(32), high_clz)),
+                            lax.shift_left(low, low_clz))
+    mantissa = lax.bitwise_or(lax.shift_left(high, high_clz), from_low)
+    mantissa = lax.bitwise_and(lax.shift_right_logical(mantissa, u32(8)), u32((1 << 23) - 1))
+    zeros = lax.select_n(high_empty, high_clz, lax.add(u32(32), low_clz))
+    exponent = lax.shift_left(lax.sub(u32(126), zeros), u32(23))
+    exponent = lax.bitwise_and(exponent, u32((1 << 30) - (1 << 22)))
+    return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
+
+
+def _gumbel_highest(raw_key, shape):
+    # 64 random bits per value; values above 1/2 are taken as 1 - x through the two's
+    # complement, so both tails of -log(-log(x)) see a fraction with full relative precision
+    u32 = np.uint32
+    bits = random_bits(raw_key, 32, (2, *shape))
+    flipped = lax.bitwise_not(bits)
+    low_carry = lax.convert_element_type(lax.eq(_leading(flipped, 1), u32(2**32 - 1)), u32)
+    carry = lax.concatenate([lax.broadcast_in_dim(c, (1, *shape), tuple(range(1, len(shape) + 1)))
+                             for c in (low_carry, lax.add(lax.mul(low_carry, u32(0)), u32(1)))],
+                            0)
+    negated = lax.add(flipped, carry)
+    keep = lax.lt(_leading(bits, 0), u32(2**31))
+    chosen = lax.select_n(_to_shape(keep, (2, *shape)), negated, bits)
+    x = _fraction_to_float32(_leading(chosen, 0), _leading(chosen, 1))
+    lower_tail = lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+    upper_tail = lax.neg(lax.log(lax.neg(lax.log(x))))
+    return lax.select_n(keep, upper_tail, lower_tail)
 
 
 # ----- truncated_normal ---------------------------------------------------------------------
