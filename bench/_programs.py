@@ -83,7 +83,7 @@ def mlp(jax) -> Program:
     def make_step():
         return jax.value_and_grad(fresh(loss))
 
-    return Program("mlp8_grad", make_step, (params, (x, y)))
+    return Program(LABELS[mlp], make_step, (params, (x, y)))
 
 
 def _layernorm(jnp, x, scale, bias):
@@ -130,7 +130,7 @@ def transformer(jax) -> Program:
     def make_step():
         return jax.value_and_grad(fresh(loss))
 
-    return Program("transformer_grad", make_step, (params, x))
+    return Program(LABELS[transformer], make_step, (params, x))
 
 
 def rnn(jax) -> Program:
@@ -156,7 +156,9 @@ def rnn(jax) -> Program:
     def make_step():
         return jax.value_and_grad(fresh(loss))
 
-    return Program("rnn100_scan_grad", make_step, (params, xs))
+    return Program(LABELS[rnn], make_step, (params, xs))
 
 
 PROGRAMS = (mlp, transformer, rnn)
+# Each program's `Program.name`, known without building it.
+LABELS = {mlp: "mlp8_grad", transformer: "transformer_grad", rnn: "rnn100_scan_grad"}

@@ -21,10 +21,16 @@ import _programs
 REPEAT = 3
 
 
-def benchmarks(jax) -> tuple[dict, dict]:
-    """The compile cases (slow, timed one call at a time) and the step cases."""
+def benchmarks(jax, only: str = "") -> tuple[dict, dict]:
+    """The compile cases (slow, timed one call at a time) and the step cases.
+
+    Programs none of whose cases contain `only` are not built (building compiles them).
+    """
     compile_cases, step_cases = {}, {}
     for make in _programs.PROGRAMS:
+        label = _programs.LABELS[make]
+        if only and only not in f"compile/{label}" and only not in f"step/{label}":
+            continue
         try:
             program = make(jax)
             lowered = jax.jit(program.make_step()).lower(*program.args)
@@ -57,7 +63,7 @@ def _raiser(error):
 def main() -> None:
     args = _harness.parse_args(__doc__)
     jax = _harness.import_jax(args.impl)
-    compile_cases, step_cases = benchmarks(jax)
+    compile_cases, step_cases = benchmarks(jax, args.only)
     # Building the cases compiled each program once: that was the warm-up.
     _harness.run_each(compile_cases, args, REPEAT, warmup=False)
     _harness.run_all(step_cases, args)
