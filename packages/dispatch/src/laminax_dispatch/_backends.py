@@ -218,6 +218,19 @@ def backends() -> dict[str, xc.Client]:
     return _backends
 
 
+_default_device_cache: list = []
+
+
+def default_device() -> xc.Device:
+    """The default backend's first device (fixed once the backends are initialized, since the
+    platform options are frozen then)."""
+    if _default_device_cache:
+        return _default_device_cache[0]
+    device = get_backend().local_devices()[0]
+    _default_device_cache.append(device)
+    return device
+
+
 def backends_are_initialized() -> bool:
     """Whether the backends have started (after which device-count options are frozen)."""
     return _backends is not None

@@ -244,32 +244,40 @@ class Executable:
         self.has_host_callbacks = has_host_callbacks
         (self.device,) = executable.local_devices()
         self._sharding = SingleDeviceSharding(self.device)
+        # result handlers depend only on the avals and `committed`: made once, not per call
+        self._handlers = {
+            flag: [_jax.array_result_handler(a, self._sharding, flag, True) for a in out_avals]
+            for flag in (False, True)
+        }
 
-    def _input(self, x, aval: ShapedArray, index: int) -> ArrayImpl:
-        if not isinstance(x, _jax.ArrayImpl):
+    def _input(self, x, aval: ShapedArray, index: int, check_type: bool = True) -> ArrayImpl:
+        if type(x) is not _jax.ArrayImpl:
             x = device_put(x, self.device, _weak_type=aval.weak_type)
         elif x.is_deleted():
             raise _deleted_error(x)
-        elif x.sharding._device != self.device:
-            x = device_put(x, self.device)
-        if (x.shape, x.dtype) != (aval.shape, aval.dtype):
+        else:
+            sharding = x.sharding
+            if sharding is not self._sharding and sharding._device != self.device:
+                x = device_put(x, self.device)
+        if check_type and (x.shape, x.dtype) != (aval.shape, aval.dtype):
             raise TypeError(
                 f"{self.name} was compiled for argument {index} of type {aval.str_short()}, "
                 f"but got {x.dtype.name}{list(x.shape)}; recompile for the new type."
             )
         return x
 
-    def __call__(self, *args, committed: bool = False) -> list[ArrayImpl]:
+    def __call__(self, *args, committed: bool = False, check_types: bool = True):
+        """Runs the program on `args`; `check_types=False` when the caller already matched the
+        arguments' avals (jit and eager dispatch look executables up by avals)."""
         if len(args) != len(self.in_avals):
             raise TypeError(
                 f"{self.name} was compiled for {len(self.in_avals)} arguments, got {len(args)}."
             )
         inputs = [
-            self._input(x, a, i) for i, (x, a) in enumerate(zip(args, self.in_avals, strict=True))
+            self._input(x, a, i, check_types)
+            for i, (x, a) in enumerate(zip(args, self.in_avals, strict=True))
         ]
-        handlers = [
-            _jax.array_result_handler(a, self._sharding, committed, True) for a in self.out_avals
-        ]
+        handlers = self._handlers[committed]
         if not (self.ordered_effects or self.has_host_callbacks):
             results = self.xla_executable.execute_sharded(inputs)
             return results.consume_with_handlers(handlers)

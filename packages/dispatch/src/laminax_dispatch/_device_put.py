@@ -237,20 +237,22 @@ def devices_for_args(
       >>> devices_for_args([device_put(1.0), device_put(2.0, devices()[0])])
       CpuDevice(id=0)
     """
-    names = list(arg_names) if arg_names is not None else [f"args[{i}]" for i in range(len(args))]
     first = None
-    for name, x in zip(names, args, strict=True):
-        if not isinstance(x, _jax.ArrayImpl) or not x._committed:
+    for i, x in enumerate(args):
+        if type(x) is not _jax.ArrayImpl or not x._committed:
             continue
         if first is None:
-            first = (name, x)
-        elif x.sharding.device_set != first[1].sharding.device_set:
+            first = (i, x, x.sharding.device_set)
+        elif x.sharding.device_set != first[2]:
+            names = list(arg_names) if arg_names is not None else None
+            first_name = names[first[0]] if names else f"args[{first[0]}]"
+            name = names[i] if names else f"args[{i}]"
             raise ValueError(
                 "Received incompatible devices for jitted computation. Got argument "
-                f"{first[0]} of {fun_name} {_describe(first[1])} and argument {name} of "
+                f"{first_name} of {fun_name} {_describe(first[1])} and argument {name} of "
                 f"{fun_name} {_describe(x)}"
             )
-    return None if first is None else next(iter(first[1].sharding.device_set))
+    return None if first is None else next(iter(first[2]))
 
 
 def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | None = None):

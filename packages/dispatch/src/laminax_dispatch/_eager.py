@@ -33,7 +33,7 @@ from laminax_core.lax import copy_p
 
 from laminax_dispatch import _debugging
 from laminax_dispatch._array import ArrayImpl, _deleted_error
-from laminax_dispatch._backends import get_backend
+from laminax_dispatch._backends import default_device
 from laminax_dispatch._compile import Executable, compile_module
 from laminax_dispatch._device_put import device_put, devices_for_args
 from laminax_dispatch._lowering import _core as lowering
@@ -100,28 +100,19 @@ def _compile_eager(primitive, avals, params, device) -> _EagerComputation:
     return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
 
 
-def _params_key(params: dict):
-    key = tuple(sorted(params.items()))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
 def _lookup(primitive, avals, params, device) -> _EagerComputation:
-    params_key = _params_key(params)
-    if params_key is None:  # unhashable params: compile (the module cache still helps)
-        return _compile_eager(primitive, avals, params, device)
-    key = (primitive, params_key, tuple(avals), device)
-    with _lock:
+    # params in bind order: the same call site always gives the same key
+    key = (primitive, tuple(params.items()), tuple(avals), device)
+    try:
         entry = _cache.get(key)
-        if entry is not None:
-            _stats["hits"] += 1
-            return entry
-        _stats["misses"] += 1
+    except TypeError:  # unhashable params: compile (the module cache still helps)
+        return _compile_eager(primitive, avals, params, device)
+    if entry is not None:
+        _stats["hits"] += 1
+        return entry
     entry = _compile_eager(primitive, avals, params, device)
     with _lock:
+        _stats["misses"] += 1
         _cache[key] = entry
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
@@ -136,7 +127,7 @@ def _rewrap(x: ArrayImpl, aval) -> ArrayImpl:
 
 def _run(entry: _EagerComputation, args, device, committed: bool) -> list:
     if entry.forwarded is None:
-        return entry.executable(*args, committed=committed)
+        return entry.executable(*args, committed=committed, check_types=False)
     outs = []
     for i, aval in enumerate(entry.out_avals):
         x = args[entry.forwarded[i]]
@@ -177,7 +168,7 @@ def apply_primitive(primitive, args, params):
         return _run_reference(primitive, args, params)
     avals = [get_aval(x) for x in args]
     committed_device = devices_for_args(args, fun_name=primitive.name)
-    device = committed_device or get_backend().local_devices()[0]
+    device = committed_device or default_device()
     entry = _lookup(primitive, avals, params, device)
     outs = _run(entry, args, device, committed_device is not None)
     if core_config.debug_nans.value or core_config.debug_infs.value:

@@ -46,7 +46,7 @@ from laminax_core.internal import (
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _debugging
-from laminax_dispatch._backends import get_backend
+from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._compile import Executable, compile_module, log_compiles
 from laminax_dispatch._device_put import device_put, devices_for_args
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
@@ -339,7 +339,7 @@ class CompiledCall:
         args = [leaves[i] for i in self.kept]
         if self._donated_kept:
             _check_donations(self, leaves)
-        outs = executable(*self._const_args, *args, committed=self.committed)
+        outs = executable(*self._const_args, *args, committed=self.committed, check_types=False)
         if core_config.debug_nans.value or core_config.debug_infs.value:
             _check_nans(self, leaves, outs)
         return outs
@@ -422,12 +422,15 @@ class JitFunction:
     # -- caching ----------------------------------------------------------------------------
 
     def _cache(self) -> collections.OrderedDict:
+        if self._local_cache is not None:
+            return self._local_cache
         try:
             with _lock:
                 cache = _fun_caches.get(self._fun)
                 if cache is None:
                     cache = _fun_caches[self._fun] = collections.OrderedDict()
-                return cache
+            self._local_cache = cache  # the same dict: this object holds `fun` anyway
+            return cache
         except TypeError:  # not weak-referenceable: keep the entries on this object
             if self._local_cache is None:
                 self._local_cache = collections.OrderedDict()
@@ -465,6 +468,8 @@ class JitFunction:
         committed = devices_for_args(leaves, None, self._name)
         if committed is not None:
             return committed, True
+        if options.backend is None:
+            return default_device(), False
         return get_backend(options.backend).local_devices()[0], False
 
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
