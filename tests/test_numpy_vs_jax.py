@@ -318,7 +318,9 @@ def test_jaxprs_of_common_functions_have_jax_equations():
              "jnp.where(x > 0, x, 1.5 * x)", "jnp.dot(x, x.T)", "jnp.flip(x, 0)",
              "jnp.zeros_like(x)",
              "jnp.transpose(x)", "x.at[0].set(1.0)", "jnp.cumsum(x, axis=1)",
-             "jnp.concatenate([x, x])"]
+             "jnp.concatenate([x, x])", "jnp.stack([x, x], 1)", "jnp.tile(x, (2, 1))",
+             "jnp.repeat(x, 2, axis=0)", "jnp.mean(x, axis=0, keepdims=True)",
+             "jnp.linalg.norm(x)"]
     source = ("def names(jaxpr):\n"
               "    out = []\n"
               "    for e in jaxpr.eqns:\n"

@@ -61,10 +61,9 @@ def _upcast_f16(dtype):
 
 
 def _keep_dims(out, axes, ndim):
-    shape = list(get_aval(out).shape)
-    for a in sorted(axes):
-        shape.insert(a, 1)
-    return lax.reshape(out, tuple(shape)) if len(shape) == ndim else out
+    if get_aval(out).ndim == ndim:
+        return out
+    return lax.expand_dims(out, tuple(sorted(axes)))  # a broadcast_in_dim, as JAX prints
 
 
 def _check_out(name, out):
@@ -278,22 +277,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     dtype, compute = _var_dtypes(a, dtypes.check_user_dtype_supported(dtype, "var"))
     a = convert_dtype(a, compute)
     axes = canonicalize_axes(axis, get_aval(a).ndim, "jnp.var")
-    centered = lax.sub(a, broadcast_to_shape(mean(a, axes, keepdims=True, where=where),
-                                             get_aval(a).shape))
+    centered = lax.sub(a, mean(a, axes, keepdims=True, where=where))  # size-1 dims broadcast
     if _is(centered, np.complexfloating):
         squared = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
-        squared = lax.integer_pow(centered, 2)
+        squared = lax.square(centered)
     total = sum(squared, axis=axes, keepdims=keepdims, where=where)
     count = _count(a, axes, where)
+    real = get_aval(total).dtype
     if isinstance(count, int):
-        denominator = _const(get_aval(total).dtype, builtins.max(count - ddof, 0))
+        denominator = _const(real, count - ddof)
     else:
-        denominator = lax.sub(convert_dtype(count, get_aval(total).dtype),
-                              _const(get_aval(total).dtype, ddof))
+        denominator = lax.sub(convert_dtype(count, real), _const(real, ddof))
         if keepdims:
             denominator = _keep_dims(denominator, axes, get_aval(a).ndim)
-    return convert_dtype(lax.div(total, denominator), dtype)
+    out = lax.div(total, denominator)
+    # as in JAX, no degrees of freedom left gives NaN (not inf)
+    nan = lax.broadcast_in_dim(_const(real, np.nan), get_aval(out).shape, ())
+    positive = lax.gt(denominator, _const(real, 0))
+    out = select(broadcast_to_shape(positive, get_aval(out).shape), nan, out)
+    return convert_dtype(out, dtype)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

@@ -384,7 +384,13 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         raise ValueError(f"jnp.stack: all input arrays must have the same shape, got "
                          f"{[get_aval(a).shape for a in arrays]}.")
     axis = canonicalize_axis(axis, get_aval(arrays[0]).ndim + 1, "jnp.stack")
-    return concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis, dtype)
+    arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
+    if dtype is not None:
+        from laminax_core.numpy._operands import convert_dtype
+
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "stack")
+        arrays = [convert_dtype(a, dtype) for a in arrays]
+    return lax.stack(arrays, axis)
 
 
 def unstack(x, /, *, axis: int = 0) -> tuple:
@@ -395,9 +401,10 @@ def unstack(x, /, *, axis: int = 0) -> tuple:
       3
     """
     x = _array("unstack", x)
+    if get_aval(x).ndim == 0:
+        raise ValueError("jnp.unstack: x must have at least one dimension.")
     axis = canonicalize_axis(axis, get_aval(x).ndim, "jnp.unstack")
-    return tuple(lax.squeeze(p, (axis,)) for p in _split_at(x, range(1, get_aval(x).shape[axis]),
-                                                            axis))
+    return tuple(lax.unstack(x, axis))
 
 
 def vstack(tup, dtype=None):
@@ -548,10 +555,9 @@ def tile(A, reps):  # noqa: N803 (NumPy's name)
     ndim_ = max(len(reps), len(shape))
     reps = (1,) * (ndim_ - len(reps)) + reps
     shape = (1,) * (ndim_ - len(shape)) + shape
-    A = lax.reshape(A, shape)  # noqa: N806
-    interleaved = tuple(d for pair in zip(reps, shape, strict=True) for d in pair)
-    out = lax.broadcast_in_dim(A, interleaved, tuple(range(1, 2 * ndim_, 2)))
-    return lax.reshape(out, tuple(r * s for r, s in zip(reps, shape, strict=True)))
+    if shape != get_aval(A).shape:
+        A = lax.reshape(A, shape)  # noqa: N806
+    return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):

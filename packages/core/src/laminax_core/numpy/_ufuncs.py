@@ -288,7 +288,7 @@ def square(x, /):
       array(9, dtype=int32)
     """
     check_arraylike("square", x)
-    return lax.integer_pow(as_array(x), 2)
+    return lax.square(as_array(x))
 
 
 def reciprocal(x, /):

@@ -476,11 +476,11 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A00
 
 
 def _vector_norm_axis(x, axis, keepdims, ord, red, absolute, power):  # noqa: A002
-    magnitude = absolute(x)
     if ord is None or ord == 2:
         squared = lax.real(lax.mul(x, lax.conj(x))) if dtypes.issubdtype(
             get_aval(x).dtype, np.complexfloating) else lax.mul(x, x)
         return lax.sqrt(red.sum(squared, axis=axis, keepdims=keepdims))
+    magnitude = absolute(x)
     if ord == np.inf:
         return red.max(magnitude, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
@@ -531,10 +531,9 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
     (x,) = promote_dtypes_inexact(as_array(x))
     ndim = get_aval(x).ndim
     if axis is None:
-        if ord is None:
-            flat = lax.reshape(x, (get_aval(x).size,))
-            out = _vector_norm_axis(flat, 0, False, None, red, absolute, power)
-            return lax.reshape(out, (1,) * ndim) if keepdims else out
+        if ord is None:  # the 2-norm of the flattened array, reduced over every axis
+            return _vector_norm_axis(x, tuple(range(ndim)), keepdims, None, red, absolute,
+                                     power)
         axes = tuple(range(ndim))
     else:
         axes = canonicalize_axes(axis, ndim, "jnp.linalg.norm")
