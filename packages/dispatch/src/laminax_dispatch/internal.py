@@ -1,7 +1,9 @@
 """What the laminax layers above dispatch may use. No stability promise outside laminax.
 
-Module building (`build_module`, `make_ir_context`, `aval_to_ir_type`), compilation and its
-caches (`compile_module`, `Executable`), device placement helpers (`devices_for_args`,
+Module building (`build_module`, `make_ir_context`, `aval_to_ir_type`), lowering (the rule
+table, `LoweringRuleContext`, `jaxpr_subcomp`, `lower_jaxpr`, `lower_fun`, `ir_constant`),
+compilation and its caches (`compile_module`, `Executable`), eager dispatch
+(`apply_primitive`), the `jit_p` call primitive, device placement helpers (`devices_for_args`,
 `on_cpp_class` for jaxlib's C++ classes) and runtime tokens for ordered effects.
 """
 
@@ -12,6 +14,19 @@ from laminax_dispatch._compile import clear_caches as clear_caches
 from laminax_dispatch._compile import compile_module as compile_module
 from laminax_dispatch._compile import compile_options as compile_options
 from laminax_dispatch._device_put import devices_for_args as devices_for_args
+from laminax_dispatch._eager import apply_primitive as apply_primitive
+from laminax_dispatch._jit import CompiledCall as CompiledCall
+from laminax_dispatch._jit_primitive import jit_p as jit_p
+from laminax_dispatch._lowering import LoweringResult as LoweringResult
+from laminax_dispatch._lowering import LoweringRuleContext as LoweringRuleContext
+from laminax_dispatch._lowering import ModuleContext as ModuleContext
+from laminax_dispatch._lowering import get_lowering as get_lowering
+from laminax_dispatch._lowering import ir_constant as ir_constant
+from laminax_dispatch._lowering import jaxpr_subcomp as jaxpr_subcomp
+from laminax_dispatch._lowering import lower_jaxpr as lower_jaxpr
+from laminax_dispatch._lowering import lowering_for as lowering_for
+from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._lowering._core import lower_fun as lower_fun
 from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
 from laminax_dispatch._mlir import build_module as build_module
@@ -25,7 +40,20 @@ from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
 
 __all__ = [
+    "CompiledCall",
     "Executable",
+    "LoweringResult",
+    "LoweringRuleContext",
+    "ModuleContext",
+    "apply_primitive",
+    "get_lowering",
+    "ir_constant",
+    "jaxpr_subcomp",
+    "jit_p",
+    "lower_fun",
+    "lower_jaxpr",
+    "lowering_for",
+    "register_lowering",
     "RuntimeTokenSet",
     "SourceInfo",
     "aval_to_ir_type",

@@ -98,9 +98,10 @@ def lowering_for(primitive) -> Callable[[Callable], Callable]:
 
     Example:
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core import lax
-      >>> @lowering_for(lax.neg_p)
-      ... def _neg_lower(ctx, x):
+      >>> from laminax_core.internal import Primitive
+      >>> my_neg_p = Primitive("my_neg")
+      >>> @lowering_for(my_neg_p)
+      ... def _my_neg_lower(ctx, x):
       ...     return hlo.negate(x)
     """
 
