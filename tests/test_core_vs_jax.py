@@ -190,6 +190,122 @@ CASES = [
     ("jacfwd_matrix", "g = jacfwd(lambda m: lax.tanh(m @ m.T))", (M23,), False),
     ("jacrev_matrix", "g = jacrev(lambda m: lax.tanh(m @ m.T))", (M23,), False),
     ("hessian", "g = hessian(lambda x: (x * x * x).sum())", (F3,), False),
+    # more batching and differentiation patterns
+    (
+        "vmap_dot_in_axes",
+        "g = vmap(lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))), in_axes=(1, None))",
+        (M34, M34),
+        False,
+    ),
+    (
+        "vmap_reduce_max_axis1",
+        "g = vmap(lambda x: lax.reduce_max(x, (0,)), in_axes=1)",
+        (M23,),
+        False,
+    ),
+    ("vmap_argmax", "g = vmap(lambda x: lax.argmax(x, 0, np.int32))", (M23,), False),
+    (
+        "vmap_select_scalar_pred",
+        "g = vmap(lambda p, x: lax.select_n(p, x, -x), in_axes=(0, 0))",
+        (np.array([True, False]), M23),
+        False,
+    ),
+    (
+        "vmap_transpose_reshape",
+        "g = vmap(lambda x: x.T.reshape(6), in_axes=2)",
+        (np.ones((2, 3, 4), np.float32),),
+        False,
+    ),
+    (
+        "vmap_concat_mixed",
+        "g = vmap(lambda x, y: lax.concatenate([x, y], 0), in_axes=(0, None))",
+        (M23, F3),
+        False,
+    ),
+    ("vmap_pad", "g = vmap(lambda x: lax.pad(x, 0.0, [(1, 1, 1)]))", (M23,), False),
+    (
+        "vmap_dynamic_slice",
+        "g = vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))",
+        (M23, np.array([0, 1], np.int32)),
+        False,
+    ),
+    (
+        "vmap_dus",
+        "g = vmap(lambda x, u: lax.dynamic_update_slice(x, u, (np.int32(1),)))",
+        (M23, np.ones((2, 1), np.float32)),
+        False,
+    ),
+    (
+        "vmap_broadcast",
+        "g = vmap(lambda x: lax.broadcast_in_dim(x, (2, 3), (0,)), in_axes=1)",
+        (M23,),
+        False,
+    ),
+    ("vmap_iota_add", "g = vmap(lambda x: x + lax.iota(np.float32, 3))", (M23,), False),
+    (
+        "vmap_integer_pow",
+        "g = vmap(lambda x: x ** 3 + lax.sqrt(x * x + 1.0), in_axes=1)",
+        (M23,),
+        False,
+    ),
+    ("grad_pad_slice", "g = grad(lambda x: lax.pad(x, 1.5, [(2, -1, 1)]).sum())", (F3,), False),
+    (
+        "grad_dynamic_slice",
+        "g = grad(lambda x: (lax.dynamic_slice(x, (1,), (2,)) ** 2).sum())",
+        (F3,),
+        False,
+    ),
+    (
+        "grad_dus",
+        "g = grad(lambda x, u: (lax.dynamic_update_slice(x, u, (np.int32(0),)) * x).sum(),"
+        " argnums=(0, 1))",
+        (F3, np.ones(2, np.float32)),
+        False,
+    ),
+    (
+        "grad_reshape_dims",
+        "g = grad(lambda x: (lax.reshape(x, (3, 2), (1, 0)) ** 2).sum())",
+        (M23,),
+        False,
+    ),
+    (
+        "grad_squeeze_expand",
+        "g = grad(lambda x: lax.expand_dims(lax.squeeze(x, (0,)), (1,)).sum())",
+        (M23[:1],),
+        False,
+    ),
+    (
+        "grad_convert",
+        "g = grad(lambda x: lax.convert_element_type(x, np.float16).sum().astype(np.float32))",
+        (F3,),
+        False,
+    ),
+    (
+        "grad_pow_both",
+        "g = grad(lambda x, y: lax.pow(x, y).sum(), argnums=(0, 1))",
+        (np.abs(F3) + 0.5, F3),
+        False,
+    ),
+    (
+        "grad_div_both",
+        "g = grad(lambda x, y: (x / y).sum(), argnums=(0, 1))",
+        (F3, np.abs(F3) + 1.0),
+        False,
+    ),
+    (
+        "grad_batched_dot",
+        "g = grad(lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))).sum(),"
+        " argnums=(0, 1))",
+        (np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)),
+        False,
+    ),
+    ("hessian_logistic", "g = hessian(lambda x: lax.logistic(x).sum())", (F3,), False),
+    (
+        "jacrev_vmap_psum",
+        "g = jacrev(lambda x: vmap(lambda v: lax.psum(v * v, 'i'), axis_name='i')(x))",
+        (F3,),
+        False,
+    ),
     # custom derivatives
     ("custom_jvp", _CUSTOM_JVP + "g = f", (np.float32(1.0),), True),
     ("grad_custom_jvp", _CUSTOM_JVP + "g = grad(f)", (np.float32(1.0),), True),
@@ -272,10 +388,14 @@ ns_base = dict(lax=lax, np=np, grad=jax.grad, value_and_grad=jax.value_and_grad,
 result = []
 for src, args in cases:
     ns = dict(ns_base)
-    exec(src, ns)
-    g = ns["g"]
-    closed = jax.make_jaxpr(g)(*args)
-    out = [np.asarray(v) for v in jax.tree_util.tree_leaves(g(*args))]
+    try:
+        exec(src, ns)
+        g = ns["g"]
+        closed = jax.make_jaxpr(g)(*args)
+        out = [np.asarray(v) for v in jax.tree_util.tree_leaves(g(*args))]
+    except Exception as err:  # reported per program by the tests
+        result.append(dict(error=f"{type(err).__name__}: {err}"))
+        continue
     result.append(dict(text=str(closed), n_eqns=len(closed.eqns),
                        avals=[a.str_short(short_dtypes=True) for a in closed.out_avals], out=out))
 """
@@ -316,7 +436,10 @@ def _jax_result(name):
     if not _jax_results:
         found = run_jax(_JAX_SNIPPET, cases=[(src, args) for _, src, args, _ in CASES])
         _jax_results.update(zip([c[0] for c in CASES], found, strict=True))
-    return _jax_results[name]
+    result = _jax_results[name]
+    if "error" in result:
+        pytest.fail(f"the program fails under JAX: {result['error']}")
+    return result
 
 
 IDS = [c[0] for c in CASES]
@@ -346,6 +469,9 @@ EXACT = [c for c in CASES if c[3]]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why.
 COUNT_DIFFERENCES = {
+    "jacrev_vmap_psum": "JAX's psum transpose leaves an identity psum over no axes",
+    "vmap_dynamic_slice": "JAX batches traced indices into a gather; we slice per example",
+    "vmap_dus": "JAX batches dynamic_update_slice into a scatter; we keep the primitive",
     "grad_select": "JAX's select_n jvp leaves one dead zeros equation that we do not emit",
     "vmap_cond": "JAX converts a batched-predicate cond to select_n through an extra jit",
     "grad_scan": "JAX hoists loop-invariant residuals out of the known scan",

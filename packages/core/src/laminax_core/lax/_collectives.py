@@ -133,13 +133,27 @@ def _extremum_jvp(primitive_name):
 
 
 psum_p = _reduce_primitive("psum", np.sum, _scale, linear)
-psum_p_transpose = psum_p.def_transpose(
-    lambda cts, *xs, axes, axis_index_groups: psum_p.bind(
-        *[ct if not isinstance(ct, Zero) else np.zeros(ct.aval.shape, ct.aval.dtype) for ct in cts],
-        axes=axes,
-        axis_index_groups=axis_index_groups,
-    )
-)
+
+
+@psum_p.def_transpose
+def _psum_transpose(cts, *xs, axes, axis_index_groups):
+    # psum over a named axis is its own transpose; over positional axes (what vmap turns a
+    # named psum into) it is a reduce_sum, whose transpose broadcasts back
+    from laminax_core.lax._structural import broadcast_in_dim
+
+    named = tuple(a for a in axes if not isinstance(a, int))
+    positional = {a for a in axes if isinstance(a, int)}
+    cts = [np.zeros(ct.aval.shape, ct.aval.dtype) if isinstance(ct, Zero) else ct for ct in cts]
+    if named:
+        cts = psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
+    out = []
+    for ct, x in zip(cts, xs, strict=True):
+        shape = x.aval.shape
+        kept = tuple(i for i in range(len(shape)) if i not in positional)
+        out.append(broadcast_in_dim(ct, shape, kept) if positional else ct)
+    return out
+
+
 pmax_p = _reduce_primitive("pmax", np.max, lambda x, size: x, _extremum_jvp("pmax"))
 pmin_p = _reduce_primitive("pmin", np.min, lambda x, size: x, _extremum_jvp("pmin"))
 _PRIMITIVES = {"pmax": pmax_p, "pmin": pmin_p}

@@ -6,7 +6,6 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
 from laminax_core.lax._structural import transpose
@@ -144,22 +143,26 @@ def _dot_general_transpose(ct, lhs, rhs, dimension_numbers, **params):
 
 
 def _dot_general_batch(axis_data, args, dims, dimension_numbers, **params):
+    # the batch dims stay where they are: a dim of both operands becomes a batch dimension of
+    # the contraction, a dim of one operand a free dimension (as JAX's rule does)
     (lhs, rhs), (ld, rd) = args, dims
     (lc, rc), (lb, rb) = dimension_numbers
-    shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+
+    def shift(ds, bdim):
+        return tuple(d + (bdim is not None and d >= bdim) for d in ds)
+
+    lc_, lb_, rc_, rb_ = shift(lc, ld), shift(lb, ld), shift(rc, rd), shift(rb, rd)
     if ld is not None and rd is not None:
-        lhs, rhs = move_bdim(lhs, ld, 0), move_bdim(rhs, rd, 0)
-        numbers = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
+        numbers = ((lc_, rc_), ((ld, *lb_), (rd, *rb_)))
         return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), 0
-    if ld is not None:
-        lhs = move_bdim(lhs, ld, 0)
-        numbers = ((shift(lc), rc), (shift(lb), rb))
-        return dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params), len(lb)
-    rhs = move_bdim(rhs, rd, 0)
-    numbers = ((lc, shift(rc)), (lb, shift(rb)))
-    n_lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
+    numbers = ((lc_, rc_), (lb_, rb_))
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=numbers, **params)
-    return out, len(lb) + n_lhs_free
+    if ld is not None:
+        lhs_free = _free_dims(get_aval(lhs).ndim, lc_, lb_)
+        return out, len(lb) + lhs_free.index(ld)
+    rhs_free = _free_dims(get_aval(rhs).ndim, rc_, rb_)
+    n_lhs_free = len(_free_dims(get_aval(lhs).ndim, lc, lb))
+    return out, len(lb) + n_lhs_free + rhs_free.index(rd)
 
 
 def _dot_general_print(params):

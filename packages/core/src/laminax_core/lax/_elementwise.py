@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._avals import ShapedArray, get_aval, weak_array
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import (
@@ -21,6 +21,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core._trace import Tracer
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
 
 __all__ = [
@@ -194,7 +195,7 @@ div_p = define_primitive(
     reference=_div_reference,
     jvp=jvp_from(
         lambda t, ans, x, y: _like_ans(div(t, y), ans),
-        lambda t, ans, x, y: mul(neg(t), div(ans, y)),
+        lambda t, ans, x, y: mul(mul(neg(t), x), integer_pow(y, -2)),
     ),  # d(x/y)/dy = -x/y^2
     transpose=_div_transpose,
     batch=batch_elementwise,
@@ -347,17 +348,25 @@ def pow(x, y):  # noqa: A001 (JAX's name)
     return pow_p.bind(*as_operands(x, y))
 
 
+def _full_like(x, value):
+    aval = get_aval(x)
+    scalar = np.asarray(value, aval.dtype)
+    if aval.shape == ():
+        return scalar
+    from laminax_core.lax._structural import broadcast_in_dim
+
+    return broadcast_in_dim(scalar, aval.shape, ())
+
+
 def _pow_jvp_x(t, ans, x, y):
     # d x^y / dx = y x^(y-1)
-    return _like_ans(mul(t, mul(y, pow(x, sub(y, 1.0)))), ans)
+    return _like_ans(mul(t, mul(y, pow(x, sub(y, _full_like(y, 1.0))))), ans)
 
 
 def _pow_jvp_y(t, ans, x, y):
-    # d x^y / dy = log(x) x^y, taken as 0 where x == 0
-    from laminax_core._interpreters.jvp import zeros_like_aval
-
-    safe_log = select_n(eq(x, 0.0), log(x), zeros_like_aval(get_aval(x)))
-    return _like_ans(mul(t, mul(safe_log, ans)), ans)
+    # d x^y / dy = log(x) x^y, with log(1) = 0 standing in where x == 0
+    safe_x = select_n(eq(x, 0.0), x, _full_like(x, 1.0))
+    return _like_ans(mul(t, mul(log(safe_x), ans)), ans)
 
 
 pow_p = define_primitive(
@@ -577,6 +586,10 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       array(2, dtype=int32)
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if not isinstance(x, Tracer) and np.ndim(x) == 0:
+        # a scalar constant is converted right away (it becomes a literal), as in JAX
+        value = _convert_reference(np.asarray(x), new_dtype, weak_type, None)
+        return weak_array(value, new_dtype) if weak_type else value
     return convert_element_type_p.bind(
         x, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None
     )
@@ -602,11 +615,7 @@ def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):
 
 
 def _convert_transpose(ct, x, new_dtype, weak_type, sharding):
-    return [
-        convert_element_type_p.bind(
-            ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type, sharding=sharding
-        )
-    ]
+    return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
 def _convert_reference(x, new_dtype, weak_type, sharding):

@@ -15,7 +15,6 @@ from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval, weak_array
 from laminax_core.lax import _dot
 from laminax_core.lax import _elementwise as ew
-from laminax_core.lax import _reductions as red
 from laminax_core.lax import _structural as st
 from laminax_core.lax._helpers import is_python_scalar
 
@@ -107,27 +106,6 @@ def _reduce_axes(x, axis):
     if axis is None:
         return tuple(range(ndim))
     return tuple(sorted(a % ndim for a in ((axis,) if isinstance(axis, int) else axis)))
-
-
-def _sum(x, axis=None):
-    return red.reduce_sum(x, _reduce_axes(x, axis))
-
-
-def _max(x, axis=None):
-    return red.reduce_max(x, _reduce_axes(x, axis))
-
-
-def _mean(x, axis=None):
-    axes = _reduce_axes(x, axis)
-    count = int(np.prod([get_aval(x).shape[a] for a in axes]))
-    return _true_divide(_sum(x, axis), count)
-
-
-def _argmax(x, axis=None):
-    if axis is None:
-        x = st.reshape(x, (get_aval(x).size,))
-        axis = 0
-    return red.argmax(x, axis, dtypes.default_int_dtype())
 
 
 def _reshape(x, *shape):
@@ -288,9 +266,11 @@ def install(cls=_trace.Tracer) -> None:
     cls.__getitem__ = getitem
     cls.T = property(lambda x: _transpose(x))
     methods = {
-        "astype": _astype, "reshape": _reshape, "sum": _sum, "max": _max, "mean": _mean,
-        "argmax": _argmax, "transpose": _transpose, "squeeze": _squeeze,
+        "astype": _astype, "reshape": _reshape, "transpose": _transpose, "squeeze": _squeeze,
     }
+    # reductions follow jnp's dtype rules (float16 sums accumulate in float32, ...)
+    for name in ("sum", "max", "mean", "argmax"):
+        methods[name] = _jnp_method(name)
     for name, fn in methods.items():
         setattr(cls, name, fn)
     for dunder, jnp_name in _JNP_OPERATORS.items():
@@ -307,6 +287,16 @@ _JNP_OPERATORS = {
     "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
     "invert": "invert",
 }  # fmt: skip
+
+
+def _jnp_method(jnp_name):
+    def method(x, *args, **kwargs):
+        from laminax_core import numpy as jnp  # numpy sits above lax: imported on first use
+
+        return getattr(jnp, jnp_name)(x, *args, **kwargs)
+
+    method.__name__ = jnp_name
+    return method
 
 
 def _jnp_operator(jnp_name):

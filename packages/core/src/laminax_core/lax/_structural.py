@@ -229,8 +229,10 @@ def _transpose_abstract_eval(x, permutation):
 
 
 def _transpose_batch(axis_data, args, dims, permutation):
-    x = move_bdim(args[0], dims[0], 0)
-    return transpose(x, (0, *(p + 1 for p in permutation))), 0
+    # one transpose: the batch dim goes first and the others follow the permutation
+    bdim = dims[0]
+    perm = (bdim, *(p + (p >= bdim) for p in permutation))
+    return transpose(args[0], perm), 0
 
 
 transpose_p = define_primitive(
