@@ -306,6 +306,53 @@ CASES = [
         (F3,),
         False,
     ),
+    # more control flow and checkpoint
+    (
+        "grad_switch",
+        "g = grad(lambda x, i: lax.switch(i, [lax.sin, lax.cos, lax.exp], x))",
+        (np.float32(0.5), 2),
+        False,
+    ),
+    (
+        "jvp_scan",
+        "g = lambda x: jvp(lambda a: lax.scan(lambda c, y: (c * y + a, c), a, x)[0], (x[0],),"
+        " (np.float32(1.0),))",
+        (F3,),
+        False,
+    ),
+    (
+        "vmap_scan_consts",
+        "g = vmap(lambda w: lax.scan(lambda c, y: (lax.tanh(c * w + y), c), 0.0, x3)[0])",
+        (F3,),
+        False,
+    ),
+    (
+        "vmap_while_consts",
+        "g = vmap(lambda w: lax.while_loop(lambda c: c < 5.0, lambda c: c + w, 0.0))",
+        (np.abs(F3) + 1.0,),
+        False,
+    ),
+    (
+        "grad_fori_cond",
+        "g = grad(lambda x: lax.fori_loop(0, 4, lambda i, c: lax.cond(i < 2, lambda v: v * x,"
+        " lambda v: v + x, c), x))",
+        (np.float32(2.0),),
+        False,
+    ),
+    ("checkpoint", "g = checkpoint(lambda x: lax.sin(lax.sin(x)))", (np.float32(1.0),), True),
+    (
+        "grad_checkpoint",
+        "g = grad(checkpoint(lambda x: lax.sin(lax.sin(x))))",
+        (np.float32(1.0),),
+        False,
+    ),
+    (
+        "grad_checkpoint_dots",
+        "g = grad(checkpoint(lambda w, x: lax.tanh(w @ x).sum(),"
+        " policy=checkpoint_policies.dots_saveable))",
+        (M23, F3),
+        False,
+    ),
     # custom derivatives
     ("custom_jvp", _CUSTOM_JVP + "g = f", (np.float32(1.0),), True),
     ("grad_custom_jvp", _CUSTOM_JVP + "g = grad(f)", (np.float32(1.0),), True),
@@ -384,7 +431,9 @@ from jax import lax
 ns_base = dict(lax=lax, np=np, grad=jax.grad, value_and_grad=jax.value_and_grad, jvp=jax.jvp,
                vjp=jax.vjp, linearize=jax.linearize, vmap=jax.vmap, jacfwd=jax.jacfwd,
                jacrev=jax.jacrev, hessian=jax.hessian, custom_jvp=jax.custom_jvp,
-               custom_vjp=jax.custom_vjp)
+               custom_vjp=jax.custom_vjp, checkpoint=jax.checkpoint,
+               checkpoint_policies=jax.checkpoint_policies,
+               x3=np.array([0.5, -1.0, 2.0], np.float32))
 result = []
 for src, args in cases:
     ns = dict(ns_base)
@@ -416,6 +465,9 @@ def _laminax(src, args):
         hessian=lc.hessian,
         custom_jvp=lc.custom_jvp,
         custom_vjp=lc.custom_vjp,
+        checkpoint=lc.checkpoint,
+        checkpoint_policies=lc.checkpoint_policies,
+        x3=np.array([0.5, -1.0, 2.0], np.float32),
     )
     exec(src, ns)
     g = ns["g"]
@@ -469,6 +521,9 @@ EXACT = [c for c in CASES if c[3]]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why.
 COUNT_DIFFERENCES = {
+    "grad_switch": "JAX shares residual slots between cond branches (filled with `empty`)",
+    "grad_checkpoint": "JAX stages the backward recomputation inside a remat2; we inline it",
+    "grad_checkpoint_dots": "JAX stages the backward recomputation inside a remat2; we inline it",
     "jacrev_vmap_psum": "JAX's psum transpose leaves an identity psum over no axes",
     "vmap_dynamic_slice": "JAX batches traced indices into a gather; we slice per example",
     "vmap_dus": "JAX batches dynamic_update_slice into a scatter; we keep the primitive",
