@@ -86,25 +86,77 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         raise ValueError(f"jnp.matmul: operands must have at least one dimension, got shapes "
                          f"{a_shape} and {b_shape}; use * for scalars.")
     a_vec, b_vec = len(a_shape) == 1, len(b_shape) == 1
-    a = lax.reshape(a, (1, *a_shape)) if a_vec else a
-    b = lax.reshape(b, (*b_shape, 1)) if b_vec else b
-    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
-    if a_shape[-1] != b_shape[-2]:
+    a_k, b_k = len(a_shape) - 1, len(b_shape) - (1 if b_vec else 2)
+    if a_shape[a_k] != b_shape[b_k]:
         raise TypeError(f"jnp.matmul: size mismatch in the contracted dimension: shapes "
-                         f"{get_aval(a).shape} and {get_aval(b).shape} ({a_shape[-1]} vs "
-                         f"{b_shape[-2]}).")
-    try:
-        batch = tuple(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))
-    except ValueError as err:
-        raise ValueError(f"jnp.matmul: batch dimensions {a_shape[:-2]} and {b_shape[:-2]} do "
-                         "not broadcast.") from err
-    a = broadcast_to_shape(a, (*batch, *a_shape[-2:]))
-    b = broadcast_to_shape(b, (*batch, *b_shape[-2:]))
-    nb = len(batch)
-    out = _dot_general(a, b, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))),
+                        f"{a_shape} and {b_shape} ({a_shape[a_k]} vs {b_shape[b_k]}).")
+    a, b, shared, a_free, b_free = _matmul_batch_dims(a, b, a_shape, b_shape, a_vec, b_vec)
+    a_ndim, b_ndim = get_aval(a).ndim, get_aval(b).ndim
+    b_contract = b_ndim - (1 if b_vec else 2)
+    out = _dot_general(a, b, ((a_ndim - 1,), (b_contract,)),
+                       (tuple(p[1] for p in shared), tuple(p[2] for p in shared)),
                        precision, preferred_element_type)
-    squeeze = ([nb] if a_vec else []) + ([get_aval(out).ndim - 1] if b_vec else [])
-    return lax.squeeze(out, tuple(squeeze)) if squeeze else out
+    # dot_general orders its result: shared batch dims, a's free dims, b's free dims. Move the
+    # batch dims back into broadcast order, in front of the matrix dims.
+    order = [p[0] for p in shared] + a_free + b_free
+    batch_positions = sorted(i for i in order if i >= 0)
+    matrix = [i for i, pos in enumerate(order) if pos < 0]
+    permutation = tuple(order.index(pos) for pos in batch_positions) + tuple(matrix)
+    if permutation != tuple(range(len(permutation))):
+        out = lax.transpose(out, permutation)
+    return out
+
+
+def _matmul_batch_dims(a, b, a_shape, b_shape, a_vec, b_vec):
+    """Splits the broadcast batch dims of a matmul into shared ones (batch dims of dot_general)
+    and ones only one side has (free dims of that side), squeezing size-1 dims as JAX does, so a
+    rank-3 by rank-2 product contracts against the 2-d operand without broadcasting it.
+
+    Returns the squeezed operands, `shared` as (broadcast position, a dim, b dim) triples, and
+    the broadcast positions of a's and b's free dims in order (-1/-2 mark matrix dims).
+    """
+    a_batch = a_shape[:-2] if not a_vec else ()
+    b_batch = b_shape[:-2] if not b_vec else ()
+    rank = max(len(a_batch), len(b_batch))
+    a_pad, b_pad = rank - len(a_batch), rank - len(b_batch)
+    shared, a_only, b_only, a_squeeze, b_squeeze = [], [], [], [], []
+    for pos in range(rank):
+        a_dim = a_batch[pos - a_pad] if pos >= a_pad else None
+        b_dim = b_batch[pos - b_pad] if pos >= b_pad else None
+        if a_dim == b_dim:
+            shared.append(pos)
+        elif b_dim is None or b_dim == 1:
+            a_only.append(pos)
+            if b_dim == 1:
+                b_squeeze.append(pos - b_pad)
+        elif a_dim is None or a_dim == 1:
+            b_only.append(pos)
+            if a_dim == 1:
+                a_squeeze.append(pos - a_pad)
+        else:
+            raise ValueError(f"jnp.matmul: batch dimensions {a_batch} and {b_batch} do not "
+                             "broadcast.")
+    if a_squeeze:
+        a = lax.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax.squeeze(b, tuple(b_squeeze))
+    a_dim_of = _kept_dims(a_pad, a_squeeze, rank)
+    b_dim_of = _kept_dims(b_pad, b_squeeze, rank)
+    triples = [(pos, a_dim_of[pos], b_dim_of[pos]) for pos in shared]
+    a_free = a_only + ([] if a_vec else [-1])
+    b_free = b_only + ([] if b_vec else [-2])
+    return a, b, triples, a_free, b_free
+
+
+def _kept_dims(pad, squeezed, rank):
+    """Maps broadcast positions to an operand's dims after `squeezed` dims were removed."""
+    mapping, dim = {}, 0
+    for pos in range(pad, rank):
+        if pos - pad in squeezed:
+            continue
+        mapping[pos] = dim
+        dim += 1
+    return mapping
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
