@@ -263,6 +263,16 @@ def test_jit_of_jit_prints_a_jit_equation_and_lowers_to_a_private_function():
     assert float(jit(outer)(F32(3))) == 7.0
 
 
+def test_jit_called_under_a_trace_is_traced_once_per_signature():
+    f = Counter(lambda x: x * 2.0)
+    inner = jit(f)
+    outer = jit(lambda x: inner(x) + inner(x + 1.0) + inner(np.ones(2, F32)))
+    np.testing.assert_array_equal(outer(np.zeros(2, F32)), [4, 4])
+    assert f.traces == 1
+    closing = jit(lambda x: jit(lambda y: y * x)(x))  # closes over a tracer: traced each time
+    assert float(closing(F32(3))) == 9.0
+
+
 def test_inline_jit_leaves_no_call_equation():
     inner = jit(lambda x: x * 2.0, inline=True)
     text = str(make_jaxpr(lambda x: inner(x) + 1.0)(F32(1)))

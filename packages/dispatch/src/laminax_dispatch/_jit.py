@@ -522,8 +522,16 @@ class JitFunction:
         dyn_args, dyn_kwargs, static = self._options.split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(get_aval(x) for x in leaves)
-        closed, out_tree = self._trace(in_tree, avals, static)
-        closed, extra = _closure_convert(closed)
+        key = ("traced", self._options.key, in_tree, avals, static, core_config.trace_context())
+        cache = self._cache()
+        cached = cache.get(key)
+        if cached is None:
+            closed, out_tree = self._trace(in_tree, avals, static)
+            closed, extra = _closure_convert(closed)
+            if not extra:  # a jaxpr that closes over no outer tracer can be reused
+                cache[key] = (closed, out_tree)
+        else:
+            (closed, out_tree), extra = cached, []
         if self._options.inline:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *extra, *leaves)
         else:

@@ -85,8 +85,9 @@ def register_lowering(primitive, rule: Callable) -> Callable:
 
     Example:
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core import dtypes, lax
-      >>> _ = register_lowering(lax.sin_p, elementwise(hlo.sine))
+      >>> from laminax_core.internal import Primitive
+      >>> my_sin_p = Primitive("my_sin")
+      >>> _ = register_lowering(my_sin_p, elementwise(hlo.sine))
     """
     lowerings[primitive] = rule
     registered_at[primitive] = _registration_site()
