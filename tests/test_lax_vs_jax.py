@@ -200,10 +200,7 @@ CASES = [
 
 # Differences that belong to files outside this suite's owner (reported to the lead); strict
 # xfails, so each flips to a failure once fixed.
-KNOWN_DIFFERENCES = {
-    "complex_abs": "lax.abs of a complex array must return the real dtype (f32), as JAX's "
-                   "does; _elementwise.abs keeps c64 (the kernel's file)",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _mark_known(request, name):

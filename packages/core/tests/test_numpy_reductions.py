@@ -154,3 +154,13 @@ def test_reductions_of_python_scalars_are_weak():
     out = eval_shape(lambda: jnp.sum(1.0))
     assert out.dtype == np.float32
     assert eval_shape(jnp.mean, np.ones(3, np.float16)).dtype == np.float16
+
+
+def test_var_method_stages_under_make_jaxpr():
+    # A staging tracer's own slots must not hide jnp's array methods (x.var() once did).
+    from laminax_core import make_jaxpr
+
+    x = np.arange(4.0, dtype=np.float32)
+    jaxpr = make_jaxpr(lambda v: v.var())(x)
+    assert jaxpr.out_avals[0].shape == ()
+    assert "reduce_sum" in str(jaxpr)

@@ -45,17 +45,20 @@ _LITERAL_TYPES = (bool, int, float, complex, np.generic)
 
 
 class JaxprTracer(_trace.Tracer):
-    """A value being staged: stands for the jaxpr variable `var`."""
+    """A value being staged: stands for the jaxpr variable `_var`.
 
-    __slots__ = ("var",)
+    The slot is private because tracers carry jnp's array methods, `x.var()` among them.
+    """
+
+    __slots__ = ("_var",)
 
     def __init__(self, trace: JaxprTrace, var: Var):
         super().__init__(trace)
-        self.var = var
+        self._var = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self._var.aval
 
 
 def _is_literal(x) -> bool:
@@ -91,7 +94,7 @@ class JaxprTrace(_trace.Trace):
     def atom(self, x):
         """The jaxpr atom standing for `x`: a tracer's var, a literal, or a constvar."""
         if isinstance(x, JaxprTracer) and x._trace is self:
-            return x.var
+            return x._var
         if _is_literal(x):
             aval = get_aval(x)
             return Literal(x, aval)

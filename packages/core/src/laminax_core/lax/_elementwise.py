@@ -16,6 +16,7 @@ from laminax_core._primitive import (
     NUMERIC,
     ZERO_TANGENT,
     batch_elementwise,
+    check_dtype,
     define_primitive,
     jvp_from,
     linear,
@@ -427,15 +428,36 @@ sign_p = define_primitive(
 
 
 def abs(x):  # noqa: A001 (JAX's name)
-    """Elementwise absolute value."""
+    """Elementwise absolute value; the modulus, of the matching real dtype, for complex input.
+
+    Example:
+      >>> abs(np.complex64(3 + 4j))
+      array(5., dtype=float32)
+    """
     return abs_p.bind(x)
+
+
+def _abs_abstract_eval(x):
+    check_dtype("abs", x.dtype, NUMERIC)
+    dtype = np.empty((), x.dtype).real.dtype  # complex64 -> float32, complex128 -> float64
+    return ShapedArray(x.shape, dtype, x.weak_type)
+
+
+def _abs_jvp(t, ans, x):
+    if np.issubdtype(get_aval(x).dtype, np.complexfloating):
+        from laminax_core.lax._math import conj, real  # _math builds on this module
+
+        # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (so 0/0 gives 0), as JAX.
+        safe = select_n(eq(ans, _full_like(ans, 0)), ans, _full_like(ans, 1))
+        return real(mul(t, div(conj(x), convert_element_type(safe, get_aval(x).dtype))))
+    return select_n(ge(x, _full_like(x, 0)), neg(t), t)  # slope +1 at 0, as JAX
 
 
 abs_p = define_primitive(
     "abs",
-    abstract_eval=same_shape(dtypes=NUMERIC),
+    abstract_eval=_abs_abstract_eval,
     reference=np.abs,
-    jvp=jvp_from(lambda t, ans, x: mul(sign(x), t)),  # d |x| = sign(x)
+    jvp=jvp_from(_abs_jvp),
     transpose=NOT_LINEAR,
     batch=batch_elementwise,
 )
