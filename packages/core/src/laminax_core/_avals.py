@@ -52,6 +52,8 @@ def short_dtype_name(dtype) -> str:
 
 def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
     """Turns a shape-like value into a tuple of non-negative Python ints, or raises TypeError."""
+    if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):
+        return shape  # already canonical: most shapes come from another aval
     if isinstance(shape, int | np.integer):
         shape = (shape,)
     try:

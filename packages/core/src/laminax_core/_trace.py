@@ -33,19 +33,35 @@ __all__ = [
 ]
 
 
+# Whether a code object belongs to laminax, memoized: the walk runs for every staged equation
+# and every tracer, so each frame must cost one dict lookup, not a module-name test.
+_is_laminax_code: dict = {}
+
+
 def _is_laminax_frame(frame) -> bool:
-    name = frame.f_globals.get("__name__", "")
-    return name == "laminax" or name.startswith(("laminax.", "laminax_"))
+    code = frame.f_code
+    known = _is_laminax_code.get(code)
+    if known is None:
+        name = frame.f_globals.get("__name__", "")
+        known = _is_laminax_code[code] = name == "laminax" or name.startswith(
+            ("laminax.", "laminax_")
+        )
+    return known
+
+
+def _user_frame():
+    frame = sys._getframe(2)
+    while frame is not None and _is_laminax_frame(frame):
+        frame = frame.f_back
+    return frame
 
 
 def user_source_info() -> str:
     """`file:line` of the innermost frame outside laminax's own packages."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if not _is_laminax_frame(frame):
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-        frame = frame.f_back
-    return "<unknown>"
+    frame = _user_frame()
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 class Trace:
@@ -76,12 +92,19 @@ class Tracer:
     tracer of a concrete primal does).
     """
 
-    __slots__ = ("_trace", "_debug_info")
+    __slots__ = ("_trace", "_source")
     __array_priority__ = 1000
 
     def __init__(self, trace: Trace):
         self._trace = trace
-        self._debug_info = f"created by {trace.transformation} at {user_source_info()}"
+        # Where the tracer was made, kept raw: only an error message formats it.
+        frame = _user_frame()
+        self._source = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+
+    @property
+    def _debug_info(self) -> str:
+        where = "<unknown>" if self._source is None else "%s:%d" % self._source
+        return f"created by {self._trace.transformation} at {where}"
 
     @property
     def aval(self):

@@ -47,8 +47,14 @@ def _promote_ranks(args):
 def promote_args(name: str, *args, broadcast: bool = True):
     """`args` converted to their common dtype (JAX's promotion, weak types included) and, if
     `broadcast`, to a common rank (NumPy broadcasting; incompatible shapes raise ValueError)."""
-    for a in args:
-        get_aval(a)  # raises TypeError for non-arrays
+    avals = [get_aval(a) for a in args]  # raises TypeError for non-arrays
+    first = avals[0]
+    # The common case, operands already alike (`x + y` of two float32[8]), needs no work. The
+    # dtype test excludes Python scalars and uncanonical NumPy values (float64 with x64 off).
+    if all(aval == first for aval in avals) and all(
+        getattr(a, "dtype", None) == first.dtype for a in args
+    ):
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     converted = [_convert(a, dtype, weak and dtypes.is_weakly_typed(a)) for a in args]
     if not broadcast:
