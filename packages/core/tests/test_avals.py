@@ -79,3 +79,13 @@ def test_eval_shape_runs_no_computation():
     out = eval_shape(fun, ShapeDtypeStruct((1000, 1000), np.float32))
     assert out.shape == (1000, 1000)
     assert calls == ["JaxprTracer"]
+
+
+def test_weak_numpy_constants_promote_as_weak():
+    # A Python scalar kept as a weak NumPy constant must not upcast a float16 operand.
+    from laminax_core import dtypes
+    from laminax_core._avals import weak_array
+
+    constant = weak_array(1.0, np.float32)
+    assert dtypes.is_weakly_typed(constant)
+    assert dtypes.result_type(constant, np.float16(2)) == np.float16

@@ -231,6 +231,9 @@ class WeakTypedArray(np.ndarray):
     and prints the literal `1.0:f16[]`, as in JAX.
     """
 
+    # What `dtypes.is_weakly_typed` and promotion read from values that are not tracers.
+    weak_type = True
+
 
 def weak_array(value, dtype) -> WeakTypedArray:
     """`value` as a weakly typed NumPy constant of `dtype`."""
