@@ -2,7 +2,21 @@
 
 import numpy as np
 import pytest
-from laminax_core import grad, hessian, jacfwd, jacrev, jvp, lax, linearize, make_jaxpr, vmap
+from laminax_core import (
+    Effect,
+    Primitive,
+    eval_jaxpr,
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    lax,
+    linearize,
+    make_jaxpr,
+    vjp,
+    vmap,
+)
 from laminax_core.lax import cond, fori_loop, map, scan, switch, while_loop
 from laminax_core.testing import check_grads
 
@@ -181,3 +195,130 @@ def test_scan_errors():
 def test_map_applies_over_leading_axis():
     np.testing.assert_allclose(map(lambda x: lax.sin(x) * 2.0, X), np.sin(X) * 2, rtol=1e-6)
     np.testing.assert_allclose(grad(lambda xs: map(lax.sin, xs).sum())(X), np.cos(X), rtol=1e-6)
+
+
+# ----- scan's partial evaluation: loop-invariant residuals are not stacked -------------------
+
+_T, _B, _H, _D = 5, 2, 4, 3
+_RNG = np.random.RandomState(0)
+_WH = (_RNG.randn(_H, _H) / 2).astype(np.float32)
+_WX = _RNG.randn(_D, _H).astype(np.float32)
+_BIAS = _RNG.randn(_H).astype(np.float32)
+_XS = _RNG.randn(_T, _B, _D).astype(np.float32)
+_M = (_RNG.randn(3, 3) / 2).astype(np.float32)
+
+
+def _rnn_loss(wh, wx, b, xs):
+    def step(h, x):
+        h = lax.tanh(h @ wh + x @ wx + b)
+        return h, h
+
+    _, hs = scan(step, np.zeros((_B, _H), np.float32), xs)
+    return (hs * hs).sum()
+
+
+def _closed_over_loss(c0, xs):
+    def step(c, x):
+        c = lax.sin(_M @ c) * x
+        return c, c.sum()
+
+    c, ys = scan(step, c0, xs)
+    return c.sum() + ys.sum()
+
+
+def _scan_eqns(closed):
+    return [e for e in closed.jaxpr.eqns if e.primitive.name == "scan"]
+
+
+def _stacked_shapes(eqn):
+    return [tuple(v.aval.shape) for v in eqn.outvars[eqn.params["num_carry"] :]]
+
+
+_RNN_ARGS = (_WH, _WX, _BIAS, _XS)
+_RNN_STAGINGS = {
+    "grad": lambda *a: grad(_rnn_loss, argnums=(0, 1, 2, 3))(*a),
+    "vjp": lambda *a: vjp(_rnn_loss, *a)[1](np.float32(1)),
+    "linearize": lambda *a: linearize(_rnn_loss, *a)[1](*a),
+}
+
+
+@pytest.mark.parametrize("how", list(_RNN_STAGINGS))
+def test_scan_residuals_of_consts_are_not_stacked(how):
+    forward, backward = _scan_eqns(make_jaxpr(_RNN_STAGINGS[how])(*_RNN_ARGS))
+    stacked = _stacked_shapes(forward)
+    # the ys, then h, tanh(.) and 1 - tanh(.) per step; no (T, 4, 4) copy of wh, none of wx
+    assert stacked == [(_T, _B, _H)] * 4
+    # the second scan (transposed, or the tangent scan for linearize) reads wh and wx once, as
+    # loop constants in front of its own constants (the tangents of wh, wx, b for linearize)
+    consts = backward.invars[: backward.params["num_consts"]]
+    assert [v.aval.shape for v in consts[:2]] == [_WH.shape, _WX.shape]
+    assert len(consts) == (5 if how == "linearize" else 2)
+
+
+def test_scan_known_body_keeps_no_loop_invariant_work():
+    closed = make_jaxpr(grad(_rnn_loss, argnums=(0, 1, 2, 3)))(*_RNN_ARGS)
+    forward = _scan_eqns(closed)[0]
+    body = forward.params["jaxpr"].jaxpr
+    varying = {id(v) for v in body.invars[forward.params["num_consts"] :]}
+    for eqn in body.eqns:
+        assert any(id(v) in varying for v in eqn.invars), eqn.primitive.name
+        varying.update(id(v) for v in eqn.outvars)
+    # the bias broadcast runs once, before the loop
+    top = [e.primitive.name for e in closed.jaxpr.eqns]
+    assert top.index("broadcast_in_dim") < top.index("scan")
+
+
+def test_scan_forwards_known_xs_and_closed_over_constants():
+    closed = make_jaxpr(grad(_closed_over_loss, argnums=(0, 1)))(X, np.ones((4, 3), np.float32))
+    forward, backward = _scan_eqns(closed)
+    assert _stacked_shapes(forward) == [(4,), (4, 3), (4, 3)]  # ys, cos and sin per step
+    assert [v.aval.shape for v in forward.invars[: forward.params["num_consts"]]] == [(3, 3)]
+    xs_var = closed.jaxpr.invars[1]
+    assert any(v is xs_var for v in backward.invars)  # xs read as-is, not re-stacked
+
+
+def test_scan_residuals_that_vary_per_step_stay_stacked():
+    def loss(a, xs):
+        c, ys = scan(lambda c, x: (lax.sin(c * x) * a, lax.exp(c * a)), np.float32(0.3), xs)
+        return c + ys.sum()
+
+    forward, backward = _scan_eqns(make_jaxpr(grad(loss, argnums=(0, 1)))(np.float32(0.7), X))
+    # ys, then c, cos(c x), sin(c x), exp(c a) per step; a and xs are forwarded
+    assert _stacked_shapes(forward) == [(3,)] * 5
+    assert backward.params["num_consts"] == 1
+
+
+def test_scan_gradients_with_hoisted_residuals():
+    check_grads(_rnn_loss, _RNN_ARGS, order=2, rtol=2e-2, atol=2e-2)
+    check_grads(_closed_over_loss, (X, np.ones((4, 3), np.float32)), order=2, rtol=2e-2)
+    eager = grad(_rnn_loss, argnums=(0, 1, 2))(*_RNN_ARGS)
+    staged = make_jaxpr(grad(_rnn_loss, argnums=(0, 1, 2)))(*_RNN_ARGS)
+    replayed = eval_jaxpr(staged.jaxpr, staged.consts, *_RNN_ARGS)
+    for e, r in zip(eager, replayed, strict=True):
+        np.testing.assert_allclose(e, r, rtol=1e-5, atol=1e-6)
+
+
+class _LogEffect(Effect):
+    pass
+
+
+_LOG = []
+_log_p = Primitive("test_scan_log")
+_log_p.multiple_results = True
+_log_p.def_impl(lambda x: _LOG.append(np.asarray(x)) or [])
+_log_p.def_effectful_abstract_eval(lambda aval: ([], {_LogEffect()}))
+_log_p.def_jvp(lambda primals, tangents: (_log_p.bind(*primals), []))
+
+
+def test_scan_effect_on_a_const_still_runs_every_iteration():
+    def loss(w, xs):
+        def step(c, x):
+            _log_p.bind(w * 2.0)
+            return lax.sin(c * w + x), c
+
+        return scan(step, np.float32(0.1), xs)[0]
+
+    _LOG.clear()
+    g = grad(loss)(np.float32(0.5), X)
+    assert len(_LOG) == len(X)
+    assert np.isfinite(g)

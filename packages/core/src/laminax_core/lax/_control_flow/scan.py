@@ -14,6 +14,7 @@ from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 
@@ -267,9 +268,17 @@ def _cut(seq, sizes):
 
 
 def _scan_partial_eval(trace, args, params):
+    """Splits a scan with known and unknown operands into a known scan run in the parent and an
+    unknown scan staged for transposition.
+
+    Residuals (known values the unknown body reads) are sorted as JAX sorts them: a known const
+    or x read as-is is passed to the unknown scan directly (forwarded); one computed from the
+    known consts alone is loop-invariant, so it is computed once, before the loop, together
+    with every other const-only value of the known body (hoisted); only the rest vary per
+    iteration and leave the known scan stacked along a leading `length` axis.
+    """
     jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
-    uk = [trace.is_unknown(x) for x in args]
-    const_uk, carry_uk, xs_uk = _split(uk, num_consts, num_carry)
+    const_uk, carry_uk, xs_uk = _split([trace.is_unknown(x) for x in args], num_consts, num_carry)
     n_ys = len(jaxpr.out_avals) - num_carry
 
     def step(flags):
@@ -279,57 +288,130 @@ def _scan_partial_eval(trace, args, params):
         return out_uk[:num_carry]
 
     carry_uk = _carry_fixpoint(step, carry_uk)
-    in_uk = [*const_uk, *carry_uk, *xs_uk]
     known, unknown, out_uk, res_avals = partial_eval.partial_eval_jaxpr(
-        jaxpr, in_uk, [*carry_uk, *[False] * n_ys]
+        jaxpr, [*const_uk, *carry_uk, *xs_uk], [*carry_uk, *[False] * n_ys]
     )
     consts, carry, xs = _split(args, num_consts, num_carry)
-
-    def pick(vals, flags, want):
-        return [v for v, f in zip(vals, flags, strict=True) if f == want]
-
-    # the known scan: (known consts, known carry, known xs) -> (known carry, known ys, residuals)
-    n_known_carry = sum(not f for f in carry_uk)
+    known_ins = [_pick(consts, const_uk, False), _pick(carry, carry_uk, False)]
+    known_ins.append(_pick(xs, xs_uk, False))
     with _trace.set_current_trace(trace.parent):
-        known_outs = scan_p.bind(
-            *pick(consts, const_uk, False),
-            *pick(carry, carry_uk, False),
-            *pick(xs, xs_uk, False),
-            jaxpr=known,
-            length=params["length"],
-            reverse=params["reverse"],
-            unroll=params["unroll"],
-            num_consts=sum(not f for f in const_uk),
-            num_carry=n_known_carry,
+        known_outs, residuals, intensive = _run_known_scan(
+            known, known_ins, len(out_uk) - sum(out_uk), params
         )
-    n_res = len(res_avals)
-    residuals = known_outs[len(known_outs) - n_res :]
-    known_carry = known_outs[:n_known_carry]
-    known_ys = known_outs[n_known_carry : len(known_outs) - n_res]
-    # the unknown scan: (unknown consts, unknown carry, residuals and unknown xs)
-    n_uk_consts, n_uk_carry = sum(const_uk), sum(carry_uk)
-
-    def body(*a):
-        uk_consts, uk_carry, rest = _cut(a, [n_uk_consts, n_uk_carry, len(a)])
-        res, uk_xs = rest[:n_res], rest[n_res:]
-        return common.jaxpr_as_fun(unknown)(*res, *uk_consts, *uk_carry, *uk_xs)
-
-    uk_in = unknown.in_avals[n_res:]
-    avals = [*uk_in[: n_uk_consts + n_uk_carry], *res_avals, *uk_in[n_uk_consts + n_uk_carry :]]
-    body_closed, _ = common.trace_closed(body, avals, "scan partial eval")
+    # the unknown scan: (intensive residuals, unknown consts, unknown carry, unknown xs,
+    # extensive residuals)
     unknown_outs = trace.stage(
         scan_p,
         [
-            *pick(consts, const_uk, True),
-            *pick(carry, carry_uk, True),
-            *residuals,
-            *pick(xs, xs_uk, True),
+            *_pick(residuals, intensive, True),
+            *_pick(consts, const_uk, True),
+            *_pick(carry, carry_uk, True),
+            *_pick(xs, xs_uk, True),
+            *_pick(residuals, intensive, False),
         ],
-        dict(params, jaxpr=body_closed, num_consts=n_uk_consts, num_carry=n_uk_carry),
+        dict(
+            params,
+            jaxpr=_move_residual_binders(unknown, intensive),
+            num_consts=sum(intensive) + sum(const_uk),
+            num_carry=sum(carry_uk),
+        ),
     )
-    known_iter = iter([*known_carry, *known_ys])
-    unknown_iter = iter(unknown_outs)
+    known_iter, unknown_iter = iter(known_outs), iter(unknown_outs)
     return [next(unknown_iter) if f else next(known_iter) for f in out_uk]
+
+
+def _move_residual_binders(unknown, intensive):
+    """`unknown` (residuals first, then the unknown inputs) with the binders of the intensive
+    residuals kept in front and those of the extensive ones moved to the back."""
+    jaxpr, n_res = unknown.jaxpr, len(intensive)
+    res_vars, uk_vars = jaxpr.invars[:n_res], jaxpr.invars[n_res:]
+    invars = [*_pick(res_vars, intensive, True), *uk_vars, *_pick(res_vars, intensive, False)]
+    moved = Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
+    return ClosedJaxpr(moved, unknown.consts)
+
+
+def _pick(vals, flags, want):
+    return [v for v, f in zip(vals, flags, strict=True) if f == want]
+
+
+def _run_known_scan(known, known_ins, n_out, params):
+    """Runs the known part of a scan in the current trace.
+
+    Args:
+      known: `(known consts, known carry, known xs) -> (known carry, known ys, residuals)`.
+      known_ins: the known operands, as `[consts, carry, xs]` lists.
+      n_out: the number of known carry and ys outputs.
+      params: the scan's params.
+
+    Returns:
+      `(known_outs, residuals, intensive)`: the known carry and ys, the residual values (loop
+      invariants unstacked, the others stacked), and whether each residual is loop-invariant.
+    """
+    k_consts, k_carry, k_xs = known_ins
+    forwarded = _forwarded_residuals(known, n_out, len(k_consts), len(k_carry))
+    outvars = known.jaxpr.outvars
+    kept = [v for v, f in zip(outvars, [None] * n_out + forwarded, strict=True) if f is None]
+    known_nf = ClosedJaxpr(
+        Jaxpr(known.jaxpr.constvars, known.jaxpr.invars, kept, known.jaxpr.eqns),
+        known.consts,
+    )
+    hoisted, loop_outs = _hoisted_loop(known_nf, k_consts, k_carry, k_xs, n_out, params)
+    known_outs, ext_res = loop_outs[:n_out], iter(loop_outs[n_out:])
+    known_flat, residuals, intensive = [*k_consts, *k_carry, *k_xs], [], []
+    for f in forwarded:
+        if f is None:
+            found = next(hoisted)
+            intensive.append(found is not None)
+            residuals.append(next(ext_res) if found is None else found[0])
+        else:
+            residuals.append(known_flat[f])
+            intensive.append(f < len(k_consts))
+    return known_outs, residuals, intensive
+
+
+def _forwarded_residuals(known, n_out, n_consts, n_carry):
+    """For each residual of `known`: the index of the known input it is, if it is a const or an
+    x read as-is (a carry input differs per iteration from what the unknown body needs)."""
+    position = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
+    found = []
+    for v in known.jaxpr.outvars[n_out:]:
+        i = position.get(id(v))
+        is_carry = i is not None and n_consts <= i < n_consts + n_carry
+        found.append(None if is_carry else i)
+    return found
+
+
+def _hoisted_loop(known_nf, k_consts, k_carry, k_xs, n_out, params):
+    """Evaluates the const-only part of `known_nf` once, outside the loop, and scans the rest.
+
+    Returns:
+      `(hoisted, loop_outs)`: an iterator giving, per non-forwarded residual, `(value,)` for a
+      loop-invariant one or None for one the loop stacks; and the loop's outputs (known carry,
+      known ys, stacked residuals).
+    """
+    n_res = len(known_nf.out_avals) - n_out
+    n_loop_in = len(k_carry) + len(k_xs)
+    if known_nf.effects:  # an effect runs once per iteration: nothing is hoisted
+        res_uk, loop, loop_consts, invariant = [True] * n_res, known_nf, list(k_consts), []
+    else:
+        hoist, loop, out_uk, _ = partial_eval.partial_eval_jaxpr(
+            known_nf, [False] * len(k_consts) + [True] * n_loop_in, [True] * n_out + [False] * n_res
+        )
+        res_uk = out_uk[n_out:]
+        hoist_outs = common.jaxpr_as_fun(hoist)(*k_consts)
+        n_invariant = n_res - sum(res_uk)
+        invariant, loop_consts = hoist_outs[:n_invariant], hoist_outs[n_invariant:]
+    invariant_iter = iter(invariant)
+    hoisted = iter([None if uk else (next(invariant_iter),) for uk in res_uk])
+    if not loop.out_avals and not loop.effects:
+        return hoisted, []
+    loop_outs = scan_p.bind(
+        *loop_consts,
+        *k_carry,
+        *k_xs,
+        **dict(params, jaxpr=loop, num_consts=len(loop_consts), num_carry=len(k_carry)),
+    )
+    return hoisted, loop_outs
 
 
 partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
@@ -344,8 +426,11 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
     lin_x = [undefined(x) for x in xs]
     nl_consts = [c for c in consts if not undefined(c)]
     nl_xs = [x for x in xs if not undefined(x)]
-    cts = [instantiate_zeros(ct) for ct in cts]
-    ct_carry, ct_ys = cts[:num_carry], cts[num_carry:]
+    # a symbolic-zero ys cotangent is not scanned over: the body sees it as a Zero
+    ct_carry = [instantiate_zeros(ct) for ct in cts[:num_carry]]
+    ys_zero = [isinstance(ct, Zero) for ct in cts[num_carry:]]
+    ct_ys = [ct for ct in cts[num_carry:] if not isinstance(ct, Zero)]
+    y_ct_avals = [a.to_tangent_aval() for a in jaxpr.out_avals[num_carry:]]
     lin_c_avals = [c.aval for c in consts if undefined(c)]
     ct_consts = [zeros_like_aval(a) for a in lin_c_avals]
     x_avals = [
@@ -366,6 +451,11 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         operands += [
             UndefinedPrimal(av) if lin else next(x_iter)
             for av, lin in zip(jaxpr.in_avals[num_consts + num_carry :], lin_x, strict=True)
+        ]
+        ct_y_iter = iter(ct_y)
+        ct_y = [
+            Zero(av) if zero else next(ct_y_iter)
+            for av, zero in zip(y_ct_avals, ys_zero, strict=True)
         ]
         ct_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, [*ct_k, *ct_y])
         ct_in = [
