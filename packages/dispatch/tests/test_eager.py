@@ -79,6 +79,17 @@ def test_arrays_have_the_operators_of_tracers():
     assert isinstance(x.reshape(3, 2), ld.Array)
 
 
+def test_arrays_have_core_numpy_methods_and_at_updates():
+    x = ld.device_put(np.arange(4, dtype=F32))
+    y = x.at[1].set(9.0)
+    assert isinstance(y, ld.Array)
+    np.testing.assert_array_equal(y, [0, 9, 2, 3])
+    np.testing.assert_array_equal(x, [0, 1, 2, 3])
+    assert float(x.mean()) == 1.5
+    np.testing.assert_array_equal(x[np.array([0, 2])], [0, 2])
+    assert x.nbytes == 16
+
+
 def test_numpy_operand_on_the_left_defers_to_the_array():
     x = ld.device_put(np.ones(3, F32))
     out = np.ones(3, F32) + x

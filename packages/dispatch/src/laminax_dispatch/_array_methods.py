@@ -1,16 +1,20 @@
 """Array operators and methods: the same ones core installs on its tracers.
 
-Core's lax (and numpy, as it grows) installs the array operators (`+`, `@`, `[...]`, `.sum()`,
-`.at` ...) on `Tracer`. This module copies every one of them onto jaxlib's `ArrayImpl`, so that
-eager code and traced code read and behave the same: on an Array each operator binds
-primitives, which run through eager dispatch. What only makes sense for one of the two classes
-(concrete-value access, construction, printing, hashing, metadata) is left alone.
+Core's lax and numpy install the array operators and methods (`+`, `@`, `[...]`, `.sum()`,
+`.at` ...) on `Tracer`. This module imports `laminax_core.numpy` (so the full set is there) and
+copies every one of them onto jaxlib's `ArrayImpl`, so that eager code and traced code read and
+behave the same: on an Array each operator binds primitives, which run through eager dispatch.
+What only makes sense for one of the two classes (concrete-value access, construction,
+printing, hashing, metadata the Array knows itself) is left alone.
 """
 
 from __future__ import annotations
 
+import laminax_core.numpy  # noqa: F401  (installs the full NumPy-style methods on Tracer)
 from jaxlib import _jax
 from laminax_core.internal import Tracer
+
+from laminax_dispatch import _array
 
 __all__ = ["install_array_methods"]
 
@@ -23,6 +27,11 @@ _NOT_COPIED = frozenset({
     "_debug_info", "_source", "_trace", "aval", "dtype", "ndim", "shape", "size", "to_concrete_value",
     "weak_type",
 })  # fmt: skip
+
+
+# What the concrete array defines itself (its Python half and jaxlib's C++ class) wins; taken
+# before anything is copied, so that installing again copies the same names.
+_OWN = frozenset(vars(_array.ArrayImpl))
 
 
 def install_array_methods(cls=_jax.ArrayImpl) -> list[str]:
@@ -40,9 +49,10 @@ def install_array_methods(cls=_jax.ArrayImpl) -> list[str]:
       Array(2., dtype=float32)
     """
     installed = []
+    own = _OWN if cls is _jax.ArrayImpl else frozenset()
     for klass in reversed(Tracer.__mro__[:-1]):
         for name, value in vars(klass).items():
-            if name in _NOT_COPIED:
+            if name in _NOT_COPIED or name in own:
                 continue
             setattr(cls, name, value)
             installed.append(name)
