@@ -24,8 +24,8 @@ _NOT_COPIED = frozenset({
     "__array__", "__array_priority__", "__bool__", "__complex__", "__doc__", "__float__",
     "__hash__", "__index__", "__init__", "__int__", "__iter__", "__len__", "__module__",
     "__repr__", "__slots__", "__str__", "__format__", "__dict__", "__weakref__", "_concrete",
-    "_debug_info", "_source", "_trace", "aval", "dtype", "ndim", "shape", "size", "to_concrete_value",
-    "weak_type",
+    "_debug_info", "_source", "_trace", "aval", "dtype", "ndim", "shape", "size",
+    "to_concrete_value", "weak_type",
 })  # fmt: skip
 
 
