@@ -303,3 +303,10 @@ def test_every_public_name_has_a_docstring():
         assert getattr(nn, name).__doc__, name
     for name in initializers.__all__:
         assert getattr(initializers, name).__doc__, name
+
+
+def test_softplus_slope_at_zero_is_one_half():
+    # JAX defines logaddexp's derivative as the softmax weights, not through |x1 - x2|.
+    from laminax_core import grad
+
+    assert float(grad(nn.softplus)(np.float32(0.0))) == 0.5

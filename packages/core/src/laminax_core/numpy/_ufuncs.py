@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes, lax
+from laminax_core._custom_derivatives import custom_jvp
 from laminax_core._avals import get_aval
 from laminax_core.numpy._operands import (
     as_array,
@@ -449,18 +450,45 @@ def fmin(x1, x2):
 def logaddexp(x1, x2, /):
     """Elementwise `log(exp(x1) + exp(x2))`, without overflow.
 
+    Its derivative is the softmax weights of the two operands (so 1/2 each where they are
+    equal), as JAX defines it, not the derivative of the overflow-safe formula.
+
     Example:
       >>> logaddexp(np.float32(0), 0.0)
       array(0.6931472, dtype=float32)
     """
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _logaddexp_value(x1, x2):
     from laminax_core.numpy._logic import isnan
 
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     result = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
     # infinities of the same sign give nan in delta; their sum is the right answer
     return select(isnan(delta), result, lax.add(x1, x2))
+
+
+def _logaddexp_jvp(primals, tangents):
+    # d logaddexp = exp(x1 - out) dx1 + exp(x2 - out) dx2, with +inf read as 0 on both sides
+    # of each difference so that an infinite operand gives weight 1, not nan.
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp_value(x1, x2)
+    safe_out = _replace_posinf(out)
+    weight1 = lax.exp(lax.sub(_replace_posinf(x1), safe_out))
+    weight2 = lax.exp(lax.sub(_replace_posinf(x2), safe_out))
+    return out, lax.add(lax.mul(t1, weight1), lax.mul(t2, weight2))
+
+
+def _replace_posinf(x):
+    return select(lax.eq(x, _const(x, np.inf)), x, lax.full_like(x, 0))
+
+
+_logaddexp = custom_jvp(_logaddexp_value)
+_logaddexp.defjvp(_logaddexp_jvp)
 
 
 def logaddexp2(x1, x2, /):
