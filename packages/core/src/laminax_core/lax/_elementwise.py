@@ -16,6 +16,7 @@ from laminax_core._primitive import (
     NUMERIC,
     ZERO_TANGENT,
     batch_elementwise,
+    broadcast_operand_shapes,
     check_dtype,
     define_primitive,
     jvp_from,
@@ -345,7 +346,12 @@ rsqrt_p = _unary(
 
 
 def pow(x, y):  # noqa: A001 (JAX's name)
-    """Elementwise `x ** y` for floating `x` and `y`."""
+    """Elementwise `x ** y` for a floating or complex `x`; `y` has `x`'s dtype or is an integer.
+
+    Example:
+      >>> pow(np.float32(2), np.int32(3))
+      array(8., dtype=float32)
+    """
     return pow_p.bind(*as_operands(x, y))
 
 
@@ -359,9 +365,30 @@ def _full_like(x, value):
     return broadcast_in_dim(scalar, aval.shape, ())
 
 
+def _pow_abstract_eval(x, y):
+    check_dtype("pow", x.dtype, INEXACT)
+    if y.dtype != x.dtype and not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(
+            f"lax.pow got a {x.dtype} base and a {y.dtype} exponent; the exponent must have the "
+            f"base's dtype or an integer dtype. Convert it first, for example "
+            f"y.astype(x.dtype)."
+        )
+    shape = broadcast_operand_shapes("pow", (x, y))
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
 def _pow_jvp_x(t, ans, x, y):
-    # d x^y / dx = y x^(y-1)
-    return _like_ans(mul(t, mul(y, pow(x, sub(y, _full_like(y, 1.0))))), ans)
+    # d x^y / dx = y x^(y-1); for an integer y, 0 where y == 0 (so 0^0 has slope 0), as JAX
+    dtype = get_aval(x).dtype
+    if get_aval(y).dtype == dtype:
+        slope = mul(y, pow(x, sub(y, _full_like(y, 1.0))))
+    else:
+        y = convert_element_type(y, dtype)
+        is_zero = eq(y, _full_like(y, 0.0))
+        nonzero_y = select_n(is_zero, y, _full_like(y, 1.0))
+        slope = mul(nonzero_y, pow(x, sub(y, _full_like(y, 1.0))))
+        slope = select_n(is_zero, slope, _full_like(slope, 0.0))
+    return _like_ans(mul(t, slope), ans)
 
 
 def _pow_jvp_y(t, ans, x, y):
@@ -372,7 +399,7 @@ def _pow_jvp_y(t, ans, x, y):
 
 pow_p = define_primitive(
     "pow",
-    abstract_eval=same_shape(dtypes=INEXACT),
+    abstract_eval=_pow_abstract_eval,
     reference=lambda x, y: np.power(x, y).astype(x.dtype),
     jvp=jvp_from(_pow_jvp_x, _pow_jvp_y),
     transpose=NOT_LINEAR,

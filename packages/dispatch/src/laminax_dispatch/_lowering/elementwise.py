@@ -58,7 +58,16 @@ register_lowering(lax.rsqrt_p, elementwise(hlo.rsqrt))
 
 # ----- pow, integer_pow ---------------------------------------------------------------------
 
-register_lowering(lax.pow_p, elementwise(hlo.power))
+
+
+@lowering_for(lax.pow_p)
+def _pow_lower(ctx, x, y):
+    # an integer exponent is converted to the base's dtype first, as JAX lowers it
+    x_aval, y_aval = ctx.avals_in
+    (aval,) = ctx.avals_out
+    y_as_base = y_aval.update(dtype=x_aval.dtype)
+    y = convert(y, y_aval, y_as_base)
+    return hlo.power(broadcast_to_aval(x, x_aval, aval), broadcast_to_aval(y, y_as_base, aval))
 
 
 @lowering_for(lax.integer_pow_p)
