@@ -74,6 +74,16 @@ def _flatten_fun(name: str, fun: Callable, in_tree, out_trees: list):
     return flat
 
 
+def _flatten_fun_for(name: str, fun: Callable, in_tree, has_aux: bool):
+    """`fun` flattened for a transformation named `name`, with the lists it fills when called:
+    the output tree, and (if `has_aux`) the auxiliary data."""
+    out_trees: list = []
+    aux: list = []
+    if has_aux:
+        return _flatten_fun_aux(name, fun, in_tree, out_trees, aux), out_trees, aux
+    return _flatten_fun(name, fun, in_tree, out_trees), out_trees, aux
+
+
 def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_store: list):
     """Like `_flatten_fun` for `has_aux` functions returning `(out, aux)`."""
 
@@ -274,13 +284,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     _check_args("jvp", primal_leaves)
     for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves, strict=True)):
         _check_tangent(p, t, i)
-    out_trees: list = []
-    aux: list = []
-    flat = (
-        _flatten_fun_aux("jvp", fun, in_tree, out_trees, aux)
-        if has_aux
-        else _flatten_fun("jvp", fun, in_tree, out_trees)
-    )
+    flat, out_trees, aux = _flatten_fun_for("jvp", fun, in_tree, has_aux)
     tangents_in = [_as_tangent(p, t) for p, t in zip(primal_leaves, tangent_leaves, strict=True)]
     primals_out, tangents_out = jvp_flat(flat, primal_leaves, tangents_in)
     out = (tree_unflatten(out_trees[0], primals_out), tree_unflatten(out_trees[0], tangents_out))
@@ -301,13 +305,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     """
     leaves, in_tree = tree_flatten(primals)
     _check_args("linearize", leaves)
-    out_trees: list = []
-    aux: list = []
-    flat = (
-        _flatten_fun_aux("linearize", fun, in_tree, out_trees, aux)
-        if has_aux
-        else _flatten_fun("linearize", fun, in_tree, out_trees)
-    )
+    flat, out_trees, aux = _flatten_fun_for("linearize", fun, in_tree, has_aux)
     primals_out, jaxpr, consts = partial_eval.linearize_flat(flat, leaves)
     out_tree = out_trees[0]
 
@@ -365,13 +363,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     """
     leaves, in_tree = tree_flatten(primals)
     _check_args("vjp", leaves)
-    out_trees: list = []
-    aux: list = []
-    flat = (
-        _flatten_fun_aux("vjp", fun, in_tree, out_trees, aux)
-        if has_aux
-        else _flatten_fun("vjp", fun, in_tree, out_trees)
-    )
+    flat, out_trees, aux = _flatten_fun_for("vjp", fun, in_tree, has_aux)
     primals_out, pullback = _vjp_flat(flat, leaves)
     out_tree = out_trees[0]
     out_avals = [get_aval(p) for p in primals_out]
@@ -469,13 +461,7 @@ def value_and_grad(
         for leaf in leaves:
             _check_grad_input(get_aval(leaf), holomorphic, allow_int)
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
-        out_trees: list = []
-        aux: list = []
-        flat = (
-            _flatten_fun_aux("grad", partial_fun, in_tree, out_trees, aux)
-            if has_aux
-            else _flatten_fun("grad", partial_fun, in_tree, out_trees)
-        )
+        flat, out_trees, aux = _flatten_fun_for("grad", partial_fun, in_tree, has_aux)
         outs, pullback = _vjp_flat(flat, leaves)
         if len(outs) != 1:
             raise TypeError(

@@ -11,8 +11,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core import dtypes
 from laminax_core._api import (
     _check_args,
-    _flatten_fun,
-    _flatten_fun_aux,
+    _flatten_fun_for,
     _normalize_argnums,
     _partial_on,
     _vjp_flat,
@@ -100,13 +99,7 @@ def jacfwd(
         _check_args("jacfwd", leaves)
         _check_jac_inputs("jacfwd", leaves, holomorphic)
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
-        out_trees: list = []
-        aux: list = []
-        flat = (
-            _flatten_fun_aux("jacfwd", partial_fun, in_tree, out_trees, aux)
-            if has_aux
-            else _flatten_fun("jacfwd", partial_fun, in_tree, out_trees)
-        )
+        flat, out_trees, aux = _flatten_fun_for("jacfwd", partial_fun, in_tree, has_aux)
         total, basis = _std_basis(leaves)
         pushfwd = lambda *tangents: jvp_flat(flat, leaves, list(tangents))  # noqa: E731
         n_out = []
@@ -165,13 +158,7 @@ def jacrev(
         _check_args("jacrev", leaves)
         _check_jac_inputs("jacrev", leaves, holomorphic, allow_int)
         partial_fun = _partial_on(lambda *a: fun(*a, **kwargs), args, nums)
-        out_trees: list = []
-        aux: list = []
-        flat = (
-            _flatten_fun_aux("jacrev", partial_fun, in_tree, out_trees, aux)
-            if has_aux
-            else _flatten_fun("jacrev", partial_fun, in_tree, out_trees)
-        )
+        flat, out_trees, aux = _flatten_fun_for("jacrev", partial_fun, in_tree, has_aux)
         primals_out, pullback = _vjp_flat(flat, leaves)
         total, basis = _std_basis(primals_out)
         cts = batching.batch_flat(
