@@ -17,6 +17,7 @@ from laminax_core.numpy._operands import (
     canonicalize_axis,
     check_arraylike,
     convert_dtype,
+    flatten_or_axis,
     is_concrete,
     promote_dtypes,
 )
@@ -357,12 +358,8 @@ def compress(condition, a, axis: int | None = None, *, size=None, fill_value=0, 
 
     if out is not None:
         raise NotImplementedError("jnp.compress: the out argument is not supported.")
-    check_arraylike("compress", condition, a)
-    a = as_array(a)
-    if axis is None:
-        a = lax.reshape(a, (get_aval(a).size,))
-        axis = 0
-    axis = canonicalize_axis(axis, get_aval(a).ndim, "jnp.compress")
+    check_arraylike("compress", condition)
+    a, axis = flatten_or_axis("compress", a, axis)
     condition = as_array(condition)
     n = get_aval(a).shape[axis]
     cond_n = get_aval(condition).shape[0] if get_aval(condition).ndim else 1

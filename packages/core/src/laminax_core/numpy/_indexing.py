@@ -30,6 +30,7 @@ from laminax_core.numpy._operands import (
     canonicalize_axis,
     check_arraylike,
     convert_dtype,
+    flatten_or_axis,
     is_concrete,
     select,
 )
@@ -537,12 +538,8 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     if out is not None:
         raise NotImplementedError("jnp.take: the out argument is not supported.")
-    check_arraylike("take", a, indices)
-    a = as_array(a)
-    if axis is None:
-        a = lax.reshape(a, (get_aval(a).size,))
-        axis = 0
-    axis = canonicalize_axis(axis, get_aval(a).ndim, "jnp.take")
+    check_arraylike("take", indices)
+    a, axis = flatten_or_axis("take", a, axis)
     mode = "fill" if mode is None else mode
     if mode in ("wrap", "raise"):
         raise NotImplementedError(f"jnp.take: mode={mode!r} is not supported; use 'fill' or "

@@ -12,7 +12,6 @@ from laminax_core import lax
 from laminax_core._avals import get_aval
 from laminax_core.numpy._operands import (
     as_array,
-    broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
     promote_dtypes,

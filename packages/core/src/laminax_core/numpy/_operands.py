@@ -190,6 +190,16 @@ def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:
     return axis % ndim
 
 
+def flatten_or_axis(name: str, a, axis):
+    """`a` as an array with `axis` canonicalized; `axis=None` means the flattened array, axis 0
+    (NumPy's convention for take, sort, compress ...)."""
+    check_arraylike(name, a)
+    a = as_array(a)
+    if axis is None:
+        return lax.reshape(a, (get_aval(a).size,)), 0
+    return a, canonicalize_axis(axis, get_aval(a).ndim, f"jnp.{name}")
+
+
 def canonicalize_axes(axis, ndim: int, name: str = "axis") -> tuple[int, ...]:
     """`axis` (None, an int, or a sequence) as a tuple of distinct non-negative ints."""
     if axis is None:

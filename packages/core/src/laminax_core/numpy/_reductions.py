@@ -21,6 +21,7 @@ from laminax_core.numpy._operands import (
     canonicalize_axis,
     check_arraylike,
     convert_dtype,
+    flatten_or_axis,
     select,
 )
 
@@ -414,12 +415,7 @@ argmin = _arg_extremum("argmin", "argmin")
 def _cumulative(name, lax_name, promote: bool):
     def fn(a, axis=None, dtype=None, out=None):
         _check_out(name, out)
-        check_arraylike(name, a)
-        a = as_array(a)
-        if axis is None:
-            a = lax.reshape(a, (get_aval(a).size,))
-            axis = 0
-        axis = canonicalize_axis(axis, get_aval(a).ndim, f"jnp.{name}")
+        a, axis = flatten_or_axis(name, a, axis)
         dtype = dtypes.check_user_dtype_supported(dtype, name)
         if dtype is None:
             dtype = get_aval(a).dtype

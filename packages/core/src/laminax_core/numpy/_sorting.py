@@ -15,6 +15,7 @@ from laminax_core.numpy._operands import (
     canonicalize_axis,
     check_arraylike,
     convert_dtype,
+    flatten_or_axis,
     is_concrete,
     promote_dtypes_inexact,
     select,
@@ -27,13 +28,6 @@ __all__ = [
     "union1d", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]  # fmt: skip
 
-
-def _flatten_or_axis(name, a, axis):
-    check_arraylike(name, a)
-    a = as_array(a)
-    if axis is None:
-        return lax.reshape(a, (get_aval(a).size,)), 0
-    return a, canonicalize_axis(axis, get_aval(a).ndim, f"jnp.{name}")
 
 
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
@@ -57,7 +51,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     """
     if order is not None:
         raise TypeError("jnp.sort: the order argument (structured arrays) is not supported.")
-    a, axis = _flatten_or_axis("sort", a, axis)
+    a, axis = flatten_or_axis("sort", a, axis)
     if descending:
         return lax.rev(lax.sort(lax.rev(a, (axis,)), dimension=axis, is_stable=stable), (axis,))
     return lax.sort(a, dimension=axis, is_stable=stable)
@@ -73,7 +67,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     """
     if order is not None:
         raise TypeError("jnp.argsort: the order argument (structured arrays) is not supported.")
-    a, axis = _flatten_or_axis("argsort", a, axis)
+    a, axis = flatten_or_axis("argsort", a, axis)
     shape = get_aval(a).shape
     index_dtype = dtypes.default_int_dtype()
     iota = lax.iota_p.bind(dtype=np.dtype(index_dtype), shape=shape, dimension=axis,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes, lax
-from laminax_core._custom_derivatives import custom_jvp
 from laminax_core._avals import get_aval
+from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
