@@ -1,7 +1,8 @@
 """What the laminax layers above dispatch may use. No stability promise outside laminax.
 
 Module building (`build_module`, `make_ir_context`, `aval_to_ir_type`), lowering (the rule
-table, `LoweringRuleContext`, `jaxpr_subcomp`, `lower_jaxpr`, `lower_fun`, `ir_constant`),
+table, `LoweringRuleContext`, `jaxpr_subcomp`, `lower_jaxpr`, `lower_fun`, `ir_constant`,
+`emit_python_callback` for host callbacks),
 compilation and its caches (`compile_module`, `Executable`), eager dispatch
 (`apply_primitive`), the `jit_p` call primitive, device placement helpers (`devices_for_args`,
 `on_cpp_class` for jaxlib's C++ classes) and runtime tokens for ordered effects.
@@ -27,6 +28,7 @@ from laminax_dispatch._lowering import lower_jaxpr as lower_jaxpr
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
 from laminax_dispatch._lowering._core import lower_fun as lower_fun
+from laminax_dispatch._lowering._host_callback import emit_python_callback as emit_python_callback
 from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
 from laminax_dispatch._mlir import build_module as build_module
@@ -65,6 +67,7 @@ __all__ = [
     "compile_options",
     "devices_for_args",
     "effects_barrier",
+    "emit_python_callback",
     "make_ir_context",
     "module_to_bytecode",
     "module_to_string",

@@ -137,6 +137,13 @@ class ModuleContext:
         self._symbols: set[str] = {"main"}
         # (id(jaxpr), ...) -> name of the private function lowered for it (nested jit calls)
         self.function_cache: dict[Any, tuple[str, Any]] = {}
+        # Python functions the module calls on the host; compiled in, kept alive by the executable
+        self.host_callbacks: list[Callable] = []
+
+    def add_host_callback(self, callback: Callable) -> int:
+        """Registers a host callback; returns its index (the custom call's `index` attribute)."""
+        self.host_callbacks.append(callback)
+        return len(self.host_callbacks) - 1
 
     def unique_symbol(self, base: str) -> str:
         """A function name not yet used in the module (`f`, `f_0`, `f_1`, ...)."""
@@ -323,6 +330,8 @@ class LoweringResult:
       out_avals: the avals of main's array results.
       hoisted_consts: the host or device values to pass for the hoisted constants.
       ordered_effects: one per runtime token main threads through.
+      host_callbacks: the Python functions the module calls on the host, by index; they must
+        be passed to the compiler (`compile_module(..., host_callbacks=...)`).
     """
 
     module: ir.Module
@@ -331,6 +340,7 @@ class LoweringResult:
     out_avals: list
     hoisted_consts: list
     ordered_effects: list
+    host_callbacks: list = dataclasses.field(default_factory=list)
 
 
 def _is_embeddable(value) -> bool:
@@ -406,9 +416,11 @@ def lower_jaxpr(
     name_stack = f"jit({fun_name or name})"
     ordered = list(ordered)
     module_box: list = []
+    host_callbacks: list = []
 
     def body(token_args, args):
         mctx = ModuleContext(module_box[0], name)
+        mctx.host_callbacks = host_callbacks
         hoisted_iter = iter(args[: len(hoisted)])
         consts = [
             ir_constant(c) if e else next(hoisted_iter)
@@ -430,7 +442,9 @@ def lower_jaxpr(
     donated_to = {len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
         _set_main_attributes(module, len(ordered), donated_to, out_avals)
-    return LoweringResult(module, name, in_avals, list(out_avals), hoisted, ordered)
+    return LoweringResult(
+        module, name, in_avals, list(out_avals), hoisted, ordered, host_callbacks
+    )
 
 
 def lower_private_function(

@@ -1,0 +1,108 @@
+"""Calling Python from a compiled module: XLA's FFI host-callback custom call.
+
+A lowering rule that needs the host (an effect that prints, a `pure_callback`, a tap) calls
+`emit_python_callback`. The callback is registered with the module being built
+(`ModuleContext.add_host_callback`); the custom call names it by index, and whoever compiles the
+module passes `LoweringResult.host_callbacks` to the compiler, which keeps the functions alive
+as long as the executable. On CPU the target is `xla_ffi_python_cpu_callback`; the callback
+receives NumPy arrays and must return a tuple of arrays of the result avals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core.internal import ShapedArray
+
+from laminax_dispatch._mlir import aval_to_ir_type, token_type
+
+__all__ = ["emit_python_callback"]
+
+_CPU_TARGET = "xla_ffi_python_cpu_callback"
+
+
+def _checked(callback: Callable, result_avals: Sequence[ShapedArray], name: str) -> Callable:
+    """Wraps `callback` so that a wrong result raises on the host with what was expected."""
+
+    def run(*args):
+        outs = callback(*args)
+        if not isinstance(outs, tuple | list) or len(outs) != len(result_avals):
+            count = len(outs) if isinstance(outs, tuple | list) else "a non-sequence"
+            raise RuntimeError(
+                f"host callback {name} returned {count} results, expected a sequence of "
+                f"{len(result_avals)}: return one array per declared result"
+            )
+        checked = []
+        for i, (out, aval) in enumerate(zip(outs, result_avals, strict=True)):
+            out = np.asarray(out)
+            if out.shape != aval.shape or out.dtype != aval.dtype:
+                raise RuntimeError(
+                    f"host callback {name} result {i} is {out.dtype}{list(out.shape)}, expected "
+                    f"{aval.dtype}{list(aval.shape)}: convert the result before returning it"
+                )
+            checked.append(out)
+        return tuple(checked)
+
+    return run
+
+
+def emit_python_callback(
+    ctx,
+    callback: Callable,
+    operands: Sequence[ir.Value],
+    result_avals: Sequence[ShapedArray],
+    *,
+    token: ir.Value | None = None,
+    has_side_effect: bool = True,
+    name: str | None = None,
+) -> tuple[list[ir.Value], ir.Value | None]:
+    """Emits a custom call that runs `callback(*operands)` on the host.
+
+    Args:
+      ctx: the rule's `LoweringRuleContext` (its module context records the callback).
+      callback: called with one NumPy array per operand; returns a sequence of arrays matching
+        `result_avals`.
+      operands: the MLIR values passed to the callback.
+      result_avals: the avals of the callback's results.
+      token: a runtime token to thread through (ordered effects); the call then comes after
+        every operation that produced the token, and the new token after the call.
+      has_side_effect: keep the call even when its results are unused.
+      name: how errors name the callback (defaults to its `__name__`).
+
+    Returns:
+      The result values, and the new token (None when no token was given).
+
+    Example:
+      In a lowering rule: ``outs, _ = emit_python_callback(ctx, fn, [x], ctx.avals_out)``.
+    """
+    name = name or getattr(callback, "__name__", repr(callback))
+    checked = _checked(callback, result_avals, name)
+    if token is not None:
+
+        def host_fn(token_value, *args):
+            return (token_value, *checked(*args))
+
+        operands = [token, *operands]
+    else:
+        host_fn = checked
+    index = ctx.module_context.add_host_callback(host_fn)
+    result_types = [aval_to_ir_type(a) for a in result_avals]
+    if token is not None:
+        result_types = [token_type(), *result_types]
+    op = hlo.CustomCallOp(
+        result_types,
+        list(operands),
+        call_target_name=ir.StringAttr.get(_CPU_TARGET),
+        has_side_effect=ir.BoolAttr.get(has_side_effect),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+        backend_config=ir.DictAttr.get(
+            {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
+        ),
+    )
+    results = list(op.results)
+    if token is not None:
+        return results[1:], results[0]
+    return results, None
