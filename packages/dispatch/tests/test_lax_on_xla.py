@@ -57,19 +57,13 @@ _NOT_IN_BF16 = {
     "igamma_grad_a",
     "regularized_incomplete_beta",
 }
-# Primitives without a StableHLO lowering yet (LAPACK custom calls; JAX's long lax expansions of
-# the incomplete gamma/beta functions and bessel_i0e): under jit they raise the missing-lowering
-# error; eagerly they run on the NumPy reference.
+# Primitives without a StableHLO lowering yet (LAPACK custom calls): under jit they raise the
+# missing-lowering error; eagerly they run on the NumPy reference.
 UNLOWERED = {
     "lu",
     "qr",
     "eigh",
     "svd",
-    "bessel_i0e",
-    "igamma",
-    "igammac",
-    "igamma_grad_a",
-    "regularized_incomplete_beta",
 }
 BF16_CASES = [
     (case, np.dtype(ml_dtypes.bfloat16))

@@ -29,8 +29,7 @@ F32 = np.float32
 # Primitives that never reach the compiler in this layer, or are not lowered yet:
 # named-axis collectives bind only inside vmap, which batches them away (their SPMD lowering
 # belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX; lu, qr,
-# eigh and svd need LAPACK custom calls, and JAX expands the incomplete gamma/beta functions
-# and bessel_i0e into long lax programs (not done).
+# eigh and svd need LAPACK custom calls.
 NOT_LOWERED = {
     "all_gather",
     "axis_index",
@@ -42,11 +41,6 @@ NOT_LOWERED = {
     "qr",
     "eigh",
     "svd",
-    "bessel_i0e",
-    "igamma",
-    "igammac",
-    "igamma_grad_a",
-    "regularized_incomplete_beta",
 }
 
 

@@ -181,7 +181,8 @@ lgamma_p = _special("lgamma", _elementwise(_lgamma_scalar),
 def _shift_up(x, bound, term):
     """Sums `term(x)` while moving `x` up by one until it reaches `bound`; returns both."""
     total = np.zeros_like(x)
-    steps = int(np.clip(np.ceil(bound - np.min(x, initial=bound)), 0, 100000))
+    finite = np.where(np.isfinite(x), x, bound)  # NaN and inf need no shifting
+    steps = int(np.clip(np.ceil(bound - np.min(finite, initial=bound)), 0, 100000))
     for _ in range(steps):
         below = x < bound
         total = total + np.where(below, term(np.where(below, x, 1.0)), 0.0)
@@ -401,14 +402,16 @@ igamma_grad_a_p = _special("igamma_grad_a", _igamma_grad_a_reference,
 
 def random_gamma_grad(a, x):
     """The derivative of a Gamma(a, 1) sample `x` with respect to `a` (implicit
-    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)).
+    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)), a lax program as in JAX (not a
+    primitive): the incomplete gamma series or continued fraction, differentiated.
 
     Example:
       >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
       1.21...
     """
-    a, x = as_operands(a, x)
-    return neg(div(igamma_grad_a(a, x), _igamma_density(a, x)))
+    from laminax_core.lax._special_programs import random_gamma_grad_program
+
+    return random_gamma_grad_program(*as_operands(a, x))
 
 
 # ----- bessel_i0e, bessel_i1e ---------------------------------------------------------------
