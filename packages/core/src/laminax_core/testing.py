@@ -196,6 +196,19 @@ def _np_pad(x, value, config):
     return out[crop]
 
 
+def _fft_view(z):  # a real, linear view of a complex spectrum: Re z + Im z
+    return lax.add(lax.real(z), lax.imag(z))
+
+
+def _np_fft_view(z):
+    return (np.real(z) + np.imag(z)).astype(np.float32)
+
+
+def _fft_complex(x, y):  # float32 parts, so the bfloat16 runs of the table work too
+    return lax.complex(lax.convert_element_type(x, np.float32),
+                       lax.convert_element_type(y, np.float32))
+
+
 OP_CASES: tuple[OpCase, ...] = (
     _binary_case("add", lax.add, np.add, dtypes=(np.float32, np.int32), linear_args=(0, 1)),
     _binary_case("add_any", lax.add_any, np.add, linear_args=(0, 1)),
@@ -551,6 +564,18 @@ OP_CASES = OP_CASES + (
            ((4, 3),), dtypes=(np.float32, np.int32)),
     OpCase("cumlogsumexp", lambda x: lax.cumlogsumexp(x, 1),
            lambda x: np.log(np.cumsum(np.exp(x.astype(np.float64)), 1)), ((3, 5),)),
+    OpCase("fft", lambda x, y: _fft_view(lax.fft(_fft_complex(x, y), "fft", (4,))),
+           lambda x, y: _np_fft_view(np.fft.fft(x + 1j * y)), ((3, 4), (3, 4)),
+           linear_args=(0, 1), tol=1e-4),
+    OpCase("fft", lambda x, y: _fft_view(lax.fft(_fft_complex(x, y), "ifft", (3, 4))),
+           lambda x, y: _np_fft_view(np.fft.ifft2(x + 1j * y)), ((3, 4), (3, 4)),
+           linear_args=(0, 1), tol=1e-4),
+    OpCase("fft", lambda x: _fft_view(lax.fft(lax.convert_element_type(x, np.float32), "rfft",
+                                              (5,))),
+           lambda x: _np_fft_view(np.fft.rfft(x)), ((3, 5),), linear_args=(0,), tol=1e-4),
+    OpCase("fft", lambda x, y: lax.fft(_fft_complex(x, y), "irfft", (2, 6)),
+           lambda x, y: np.fft.irfft2(x + 1j * y, (2, 6)).astype(np.float32),
+           ((2, 4), (2, 4)), linear_args=(0, 1), tol=1e-4),
     OpCase("sort", lambda x: lax.sort(x, 1), lambda x: np.sort(x, 1), ((3, 5),),
            dtypes=(np.float32, np.int32)),
     OpCase("sort", lambda k, v: lax.sort((k, v), 0, num_keys=1)[1],

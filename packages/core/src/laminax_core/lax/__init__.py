@@ -132,6 +132,7 @@ from laminax_core.lax._cumulative import (
     cumsum as cumsum,
     cumsum_p as cumsum_p,
 )
+from laminax_core.lax._fft import FftType as FftType, fft as fft, fft_p as fft_p
 from laminax_core.lax._indexing import (
     gather as gather,
     gather_p as gather_p,
@@ -558,3 +559,4 @@ __all__ += [
     "unstack",
     "unstack_p",
 ]
+__all__ += ["FftType", "fft", "fft_p"]

@@ -4,14 +4,15 @@ Arrays are immutable (update them with `x.at[idx].set(v)`), Python scalars are w
 do not upcast arrays), and every function works alike on NumPy arrays (core's eager values),
 tracers, and the device arrays of the layers above. Modules by family: `_creation`, `_ufuncs`,
 `_logic`, `_reductions`, `_shape`, `_indexing`, `_linalg_products`, `_einsum`, `_sorting`,
-`_dtypes`, and the public `linalg`. Importing this package also puts the numpy-backed array
-methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on tracers (`_array_methods.py`).
+`_dtypes`, and the public `linalg` and `fft`. Importing this package also puts the numpy-backed
+array methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on tracers (`_array_methods.py`).
 """
 
 import numpy as _np
 
 from laminax_core import dtypes as _core_dtypes
 from laminax_core.numpy import _array_methods
+from laminax_core.numpy import fft as fft
 from laminax_core.numpy import linalg as linalg
 from laminax_core.numpy._creation import arange as arange
 from laminax_core.numpy._creation import array as array
@@ -527,6 +528,7 @@ __all__ = [
     "extract",
     "eye",
     "fabs",
+    "fft",
     "fill_diagonal",
     "finfo",
     "flatnonzero",

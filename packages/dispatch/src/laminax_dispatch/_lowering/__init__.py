@@ -11,6 +11,7 @@ from laminax_dispatch._lowering import cumulative as cumulative
 from laminax_dispatch._lowering import custom_derivatives as custom_derivatives
 from laminax_dispatch._lowering import dot as dot
 from laminax_dispatch._lowering import elementwise as elementwise
+from laminax_dispatch._lowering import fft as fft
 from laminax_dispatch._lowering import indexing as indexing
 from laminax_dispatch._lowering import linalg as linalg
 from laminax_dispatch._lowering import math as math
@@ -33,7 +34,7 @@ from laminax_dispatch._lowering._core import register_lowering as register_lower
 
 __all__ = [
     "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "checkpoint",
-    "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise",
+    "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise", "fft",
     "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "lower_jaxpr",
     "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting",
     "special", "structural", "windowed",
