@@ -160,8 +160,23 @@ def test_take_out_of_bounds_fills_by_default():
     out = jnp.take(np.arange(3), np.array([5]))
     assert out[0] == np.iinfo(np.int32).min
     np.testing.assert_array_equal(jnp.take(np.arange(3), np.array([5, -1]), mode="clip"), [2, 0])
-    with pytest.raises(NotImplementedError, match="mode='wrap' is not supported"):
-        jnp.take(X, np.array([1]), mode="wrap")
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_take_wrap_counts_indices_modulo_the_axis_length(axis):
+    idx = np.array([-7, -1, 0, 4, 5, 12])
+    np.testing.assert_array_equal(jnp.take(X, idx, axis=axis, mode="wrap"),
+                                  np.take(X, idx, axis=axis, mode="wrap"))
+
+
+@pytest.mark.parametrize("mode,error,match", [
+    ("raise", NotImplementedError, "mode='raise' is not supported"),
+    ("promise_in_bounds", ValueError, "invalid mode 'promise_in_bounds'"),
+    ("nearest", ValueError, "invalid mode 'nearest'"),
+])
+def test_take_rejects_modes_jax_rejects(mode, error, match):
+    with pytest.raises(error, match=match):
+        jnp.take(X, np.array([1]), mode=mode)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, None])

@@ -104,6 +104,16 @@ reduce_sum_p = define_primitive(
 # ----- reduce_max ---------------------------------------------------------------------------
 
 
+def _identity(dtype, lowest: bool):
+    """The identity of max (`lowest`) or min over `dtype`: what an empty reduction gives."""
+    if dtype == np.bool_:
+        return np.bool_(not lowest)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.asarray(-np.inf if lowest else np.inf, dtype)
+    info = np.iinfo(dtype)
+    return np.asarray(info.min if lowest else info.max, dtype)
+
+
 def reduce_max(operand, axes):
     """The maximum of `operand` over `axes`."""
     axes = _normalize_axes(axes, get_aval(operand).ndim, "reduce_max")
@@ -133,7 +143,7 @@ def _reduce_max_abstract_eval(x, axes):
 reduce_max_p = define_primitive(
     "reduce_max",
     abstract_eval=_reduce_max_abstract_eval,
-    reference=lambda x, axes: np.max(x, axis=axes),
+    reference=lambda x, axes: np.max(x, axis=axes, initial=_identity(x.dtype, lowest=True)),
     jvp=_reduce_max_jvp,
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_max_p.bind(x, **p)),
@@ -205,7 +215,7 @@ def _reduce_min_abstract_eval(x, axes):
 reduce_min_p = define_primitive(
     "reduce_min",
     abstract_eval=_reduce_min_abstract_eval,
-    reference=lambda x, axes: np.min(x, axis=axes),
+    reference=lambda x, axes: np.min(x, axis=axes, initial=_identity(x.dtype, lowest=False)),
     jvp=_reduce_min_jvp,
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_min_p.bind(x, **p)),

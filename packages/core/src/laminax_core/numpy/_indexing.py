@@ -524,8 +524,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
       axis: the axis, or None.
       out: unsupported; must be None.
       mode: "fill" (the default, as in JAX: out-of-bounds give `fill_value`, by default NaN
-        for inexact dtypes and the extreme value for integers), "clip", or
-        "promise_in_bounds". NumPy's "wrap" and "raise" are not supported.
+        for inexact dtypes and the extreme value for integers), "clip" (clamp into bounds,
+        negative indices to 0) or "wrap" (indices modulo the axis length). "raise" raises
+        NotImplementedError, as in JAX.
       unique_indices, indices_are_sorted: hints, accepted for compatibility.
       fill_value: the out-of-bounds value for "fill".
 
@@ -541,13 +542,25 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     check_arraylike("take", indices)
     a, axis = flatten_or_axis("take", a, axis)
     mode = "fill" if mode is None else mode
-    if mode in ("wrap", "raise"):
-        raise NotImplementedError(f"jnp.take: mode={mode!r} is not supported; use 'fill' or "
-                                  "'clip'.")
-    index = (slice(None),) * axis + (as_array(indices),)
+    if mode == "raise":
+        # as in JAX: an index check that raises cannot run inside compiled code
+        raise NotImplementedError("jnp.take: mode='raise' is not supported (bounds cannot be "
+                                  "checked at run time); use 'fill', 'clip' or 'wrap'.")
+    if mode not in ("fill", "clip", "wrap"):
+        raise ValueError(f"jnp.take: invalid mode {mode!r}; use 'fill' (the default), 'clip' "
+                         "or 'wrap'.")
+    indices = as_array(indices)
+    if mode == "wrap":
+        # indices count modulo the axis length, so every one lands in bounds
+        from laminax_core.numpy._ufuncs import remainder
+
+        size = get_aval(a).shape[axis]
+        indices = remainder(indices, np.asarray(size, get_aval(indices).dtype))
+        mode = "promise_in_bounds"
+    index = (slice(None),) * axis + (indices,)
     # as in JAX, "clip" clamps negative indices to 0 instead of counting from the end
     return getitem(a, index, mode=mode, fill_value=fill_value,
-                   normalize_indices=mode != "clip")
+                   normalize_indices=mode == "fill")
 
 
 def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
