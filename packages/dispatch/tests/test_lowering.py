@@ -28,8 +28,7 @@ F32 = np.float32
 
 # Primitives that never reach the compiler in this layer, or are not lowered yet:
 # named-axis collectives bind only inside vmap, which batches them away (their SPMD lowering
-# belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX; lu, qr,
-# eigh and svd need LAPACK custom calls.
+# belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX.
 NOT_LOWERED = {
     "all_gather",
     "axis_index",
@@ -37,10 +36,6 @@ NOT_LOWERED = {
     "pmin",
     "psum",
     "custom_lin",
-    "lu",
-    "qr",
-    "eigh",
-    "svd",
 }
 
 

@@ -1,34 +1,313 @@
-"""Lowerings of `laminax_core/lax/linalg/`: the factorizations XLA implements natively.
+"""Lowerings of `laminax_core/lax/linalg/`: LAPACK on CPU, through jaxlib's FFI kernels
+(`_lapack.py`), emitting the calls JAX 0.10.2 emits on CPU so that results agree bit for bit.
 
-`cholesky` and `triangular_solve` become `stablehlo.cholesky` and `stablehlo.triangular_solve`
-(XLA's CPU expanders). Real JAX calls LAPACK through FFI custom calls on CPU instead, so results
-agree to float rounding, not bit for bit. eigh, svd, qr and lu need LAPACK and have no lowering
-yet (they run eagerly on the NumPy reference).
+| primitive | LAPACK | what JAX does around the call |
+|---|---|---|
+| cholesky | potrf (uplo L) | NaN matrices where `info != 0` (not positive definite) |
+| triangular_solve | trsm | conjugates `a` first for `conjugate_a` without `transpose_a` |
+| lu | getrf | 0-based pivots; NaNs where `info < 0`; the permutation from the pivots |
+| qr | geqrf, then orgqr / ungqr | pads or slices the reflectors; zeros below R's diagonal |
+| eigh | syevd / heevd (mode V) | NaNs where `info != 0`; eigenvalues ascending |
+| svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
+
+Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
+`subset_by_index` of eigh and svd, which JAX rejects on CPU, keeps the requested slice of the
+full decomposition here.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
+from laminax_core.internal import ShapedArray
 
-from laminax_dispatch._lowering._core import lowering_for
+from laminax_dispatch._lowering._core import (
+    compare,
+    full_like,
+    ir_constant,
+    lower_fun,
+    lowering_for,
+)
+from laminax_dispatch._lowering._lapack import (
+    char_attr,
+    info_is,
+    lapack_call,
+    nan_unless,
+    target_name,
+)
+from laminax_dispatch._mlir import aval_to_ir_type
+
+
+def _is_complex(aval) -> bool:
+    return dtypes.issubdtype(aval.dtype, np.complexfloating)
+
+
+def _info_aval(aval) -> ShapedArray:
+    return ShapedArray(aval.shape[:-2], np.dtype(np.int32))
+
+
+def _slice_last(x, shape, starts, limits):
+    """`x[..., starts[0]:limits[0], starts[1]:limits[1]]` (or one trailing dimension)."""
+    lead = len(shape) - len(starts)
+    return hlo.slice(
+        x, [0] * lead + list(starts), list(shape[:lead]) + list(limits), [1] * len(shape)
+    )
+
+
+# ----- cholesky -----------------------------------------------------------------------------
 
 
 @lowering_for(lax.linalg.cholesky_p)
 def _cholesky_lower(ctx, x):
-    return hlo.cholesky(x, lower=True)
+    (aval,) = ctx.avals_in
+    info_aval = _info_aval(aval)
+    target = target_name("potrf", aval.dtype, "cholesky")
+    factor, info = lapack_call(
+        target, [x], [aval], [aval, info_aval], aliases={0: 0}, uplo=char_attr("L")
+    )
+    return nan_unless(info_is(info, info_aval, "EQ"), factor, aval, info_aval.ndim)
+
+
+# ----- triangular_solve ---------------------------------------------------------------------
 
 
 @lowering_for(lax.linalg.triangular_solve_p)
 def _triangular_solve_lower(
     ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal
 ):
-    is_complex = dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating)
-    if conjugate_a and is_complex and not transpose_a:
-        a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
-    if transpose_a:
-        mode = "ADJOINT" if conjugate_a and is_complex else "TRANSPOSE"
+    a_aval, b_aval = ctx.avals_in
+    if conjugate_a and not transpose_a:
+        if _is_complex(a_aval):
+            a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        conjugate_a = False
+    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+    target = target_name("trsm", a_aval.dtype, "triangular_solve")
+    (x,) = lapack_call(
+        target,
+        [a, b],
+        [a_aval, b_aval],
+        [b_aval],
+        aliases={1: 0},
+        side=char_attr("L" if left_side else "R"),
+        uplo=char_attr("L" if lower else "U"),
+        trans_x=char_attr(trans),
+        diag=char_attr("U" if unit_diagonal else "N"),
+    )
+    return x
+
+
+# ----- lu -----------------------------------------------------------------------------------
+
+
+def _pivots_to_permutation(pivots, *, size: int):
+    """The row permutation that applying the swaps `pivots` (..., k) to `arange(size)` makes,
+    as a lax loop (one swap per step, batched with one-hot selects)."""
+    shape = (*pivots.shape[:-1], size)
+    columns = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    zeros = lax.full(shape, 0, np.int32)
+
+    def swap(i, perm):
+        j = lax.dynamic_index_in_dim(pivots, i, len(shape) - 1)  # (..., 1)
+        at_i = lax.eq(columns, lax.broadcast_in_dim(i, shape, ()))
+        at_j = lax.eq(columns, lax.broadcast_in_dim(j, shape, tuple(range(len(shape)))))
+        perm_i = lax.reduce_sum(lax.select(at_i, perm, zeros), (len(shape) - 1,))
+        perm_j = lax.reduce_sum(lax.select(at_j, perm, zeros), (len(shape) - 1,))
+        dims = tuple(range(len(shape) - 1))
+        perm = lax.select(at_i, lax.broadcast_in_dim(perm_j, shape, dims), perm)
+        return lax.select(at_j, lax.broadcast_in_dim(perm_i, shape, dims), perm)
+
+    if size == 0 or pivots.shape[-1] == 0:
+        return columns
+    return lax.fori_loop(np.int32(0), np.int32(pivots.shape[-1]), swap, columns)
+
+
+@lowering_for(lax.linalg.lu_p)
+def _lu_lower(ctx, x):
+    (aval,) = ctx.avals_in
+    lu_aval, pivots_aval, perm_aval = ctx.avals_out
+    info_aval = _info_aval(aval)
+    target = target_name("getrf", aval.dtype, "lu")
+    lu, pivots, info = lapack_call(
+        target, [x], [aval], [lu_aval, pivots_aval, info_aval], aliases={0: 0}
+    )
+    pivots = hlo.subtract(pivots, full_like(1, pivots_aval))  # LAPACK's pivots are 1-based
+    lu = nan_unless(info_is(info, info_aval, "GE"), lu, lu_aval, info_aval.ndim)
+    perm_ctx = dataclasses.replace(ctx, avals_in=[pivots_aval], avals_out=[perm_aval])
+    (perm,) = lower_fun(_pivots_to_permutation)(perm_ctx, pivots, size=aval.shape[-2])
+    return [lu, pivots, perm]
+
+
+# ----- qr -----------------------------------------------------------------------------------
+
+
+def _empty_qr(x, *, q_shape, r_shape):
+    """q: identity columns, r: zeros (a matrix with no rows or no columns)."""
+    nd = len(q_shape)
+    rows = lax.broadcasted_iota(np.int32, q_shape, nd - 2)
+    cols = lax.broadcasted_iota(np.int32, q_shape, nd - 1)
+    q = lax.convert_element_type(lax.eq(rows, cols), x.dtype)
+    return [q, lax.full(r_shape, 0, x.dtype)]
+
+
+def _householder_product(a, a_aval, taus, taus_aval):
+    """Q from the reflectors below the diagonal of `a` and their `taus` (orgqr / ungqr)."""
+    routine = "ungqr" if _is_complex(a_aval) else "orgqr"
+    target = target_name(routine, a_aval.dtype, "qr")
+    (q,) = lapack_call(target, [a, taus], [a_aval, taus_aval], [a_aval], aliases={0: 0})
+    return q
+
+
+def _upper_triangle(r, aval):
+    # zeros where row - 1 >= col, as JAX masks it
+    i32 = aval.update(dtype=np.dtype(np.int32))
+    rows = hlo.add(hlo.iota(aval_to_ir_type(i32), aval.ndim - 2), full_like(-1, i32))
+    below = compare(rows, hlo.iota(aval_to_ir_type(i32), aval.ndim - 1), "GE", np.int32)
+    return hlo.select(below, full_like(0, aval), r)
+
+
+@lowering_for(lax.linalg.qr_p)
+def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma):
+    (aval,) = ctx.avals_in
+    q_aval, r_aval = ctx.avals_out
+    *batch, m, n = aval.shape
+    if m == 0 or n == 0:
+        empty = lower_fun(_empty_qr, multiple_results=True)
+        return empty(ctx, x, q_shape=q_aval.shape, r_shape=r_aval.shape)
+    k = min(m, n)
+    taus_aval = ShapedArray((*batch, k), aval.dtype)
+    r, taus = lapack_call(
+        target_name("geqrf", aval.dtype, "qr"), [x], [aval], [aval, taus_aval], aliases={0: 0}
+    )
+    if m < n:
+        square = ShapedArray((*batch, m, m), aval.dtype)
+        q = _householder_product(
+            _slice_last(r, aval.shape, (0, 0), (m, m)), square, taus, taus_aval
+        )
+    elif full_matrices:
+        zero = ir_constant(np.zeros((), aval.dtype))
+        lead = [0] * (len(batch) + 1)
+        padded = hlo.pad(r, zero, lead + [0], lead + [m - n], lead + [0])
+        q = _householder_product(padded, q_aval, taus, taus_aval)
     else:
-        mode = "NO_TRANSPOSE"
-    return hlo.triangular_solve(a, b, left_side, lower, unit_diagonal, hlo.TransposeAttr.get(mode))
+        q = _householder_product(r, aval, taus, taus_aval)
+        r = _slice_last(r, aval.shape, (0, 0), (n, n))
+    return [q, _upper_triangle(r, r_aval)]
+
+
+# ----- eigh ---------------------------------------------------------------------------------
+
+
+@lowering_for(lax.linalg.eigh_p)
+def _eigh_lower(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    # LAPACK always sorts the eigenvalues ascending
+    (aval,) = ctx.avals_in
+    n = aval.shape[-1]
+    w_aval = ShapedArray((*aval.shape[:-2], n), np.dtype(np.finfo(aval.dtype).dtype))
+    info_aval = _info_aval(aval)
+    routine = "heevd" if _is_complex(aval) else "syevd"
+    v, w, info = lapack_call(
+        target_name(routine, aval.dtype, "eigh"),
+        [x],
+        [aval],
+        [aval, w_aval, info_aval],
+        aliases={0: 0},
+        mode=char_attr("V"),
+        uplo=char_attr("L" if lower else "U"),
+    )
+    ok = info_is(info, info_aval, "EQ")
+    v = nan_unless(ok, v, aval, info_aval.ndim)
+    w = nan_unless(ok, w, w_aval, info_aval.ndim)
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        lo, hi = subset_by_index
+        v = _slice_last(v, aval.shape, (0, lo), (n, hi))
+        w = _slice_last(w, w_aval.shape, (lo,), (hi,))
+    return [v, w]
+
+
+# ----- svd ----------------------------------------------------------------------------------
+
+
+def _empty_svd(x, *, full_matrices, compute_uv, s_shape, u_shape, vt_shape):
+    """Zero singular values; for `full_matrices`, the identity as the one square factor."""
+    s = lax.full(s_shape, 0, np.finfo(x.dtype).dtype)
+    if not compute_uv:
+        return [s]
+    outs = []
+    for shape in (u_shape, vt_shape):
+        nd = len(shape)
+        if full_matrices and shape[-1] == shape[-2] and shape[-1] > 0:
+            rows = lax.broadcasted_iota(np.int32, shape, nd - 2)
+            cols = lax.broadcasted_iota(np.int32, shape, nd - 1)
+            outs.append(lax.convert_element_type(lax.eq(rows, cols), x.dtype))
+        else:
+            outs.append(lax.full(shape, 0, x.dtype))
+    return [s, *outs]
+
+
+def _svd_routine(algorithm) -> str:
+    name = getattr(algorithm, "name", algorithm)
+    if name is None or str(name).upper() in ("DEFAULT", "DIVIDE_AND_CONQUER"):
+        return "gesdd"
+    if str(name).upper() == "QR":
+        return "gesvd"
+    raise NotImplementedError(
+        f"svd: algorithm {algorithm!r} is not implemented on CPU; use the default "
+        "(divide and conquer) or SvdAlgorithm.QR."
+    )
+
+
+def _svd_call(x, aval, *, full, compute_uv, algorithm):
+    """gesdd / gesvd: (s, u, vt, info), u and vt full or reduced (mode A, S, or N)."""
+    *batch, m, n = aval.shape
+    k = min(m, n)
+    s_aval = ShapedArray((*batch, k), np.dtype(np.finfo(aval.dtype).dtype))
+    u_aval = ShapedArray((*batch, m, m if full else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full else k, n), aval.dtype)
+    info_aval = _info_aval(aval)
+    mode = "A" if full else "S"
+    _, s, u, vt, info = lapack_call(
+        target_name(_svd_routine(algorithm), aval.dtype, "svd"),
+        [x],
+        [aval],
+        [aval, s_aval, u_aval, vt_aval, info_aval],
+        aliases={0: 0},
+        mode=char_attr(mode if compute_uv else "N"),
+    )
+    ok = info_is(info, info_aval, "EQ")
+    nb = len(batch)
+    return (
+        nan_unless(ok, s, s_aval, nb),
+        nan_unless(ok, u, u_aval, nb),
+        nan_unless(ok, vt, vt_aval, nb),
+    )
+
+
+@lowering_for(lax.linalg.svd_p)
+def _svd_lower(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    (aval,) = ctx.avals_in
+    *_, m, n = aval.shape
+    k = min(m, n)
+    subset = None if subset_by_index is None else tuple(subset_by_index)
+    if m == 0 or n == 0:
+        empty = lower_fun(_empty_svd, multiple_results=True)
+        shapes = [a.shape for a in ctx.avals_out] + [None, None]
+        return empty(
+            ctx,
+            x,
+            full_matrices=full_matrices and subset is None,
+            compute_uv=compute_uv,
+            s_shape=shapes[0],
+            u_shape=shapes[1],
+            vt_shape=shapes[2],
+        )
+    full = full_matrices and subset is None
+    s, u, vt = _svd_call(x, aval, full=full, compute_uv=compute_uv, algorithm=algorithm)
+    if subset is not None and subset != (0, k):
+        lo, hi = subset
+        s = _slice_last(s, ctx.avals_out[0].shape[:-1] + (k,), (lo,), (hi,))
+        u = _slice_last(u, (*aval.shape[:-1], k), (0, lo), (m, hi))
+        vt = _slice_last(vt, (*aval.shape[:-2], k, n), (lo, 0), (hi, n))
+    return [s, u, vt] if compute_uv else [s]
