@@ -133,6 +133,25 @@ from laminax_core.lax._cumulative import (
     cumsum_p as cumsum_p,
 )
 from laminax_core.lax._fft import FftType as FftType, fft as fft, fft_p as fft_p
+from laminax_core.lax._associative_scan import associative_scan as associative_scan
+from laminax_core.lax._barriers import (
+    mulhi as mulhi,
+    mulhi_p as mulhi_p,
+    optimization_barrier as optimization_barrier,
+    optimization_barrier_p as optimization_barrier_p,
+)
+from laminax_core.lax._products import (
+    DotDimensionNumbers as DotDimensionNumbers,
+    Precision as Precision,
+    PrecisionLike as PrecisionLike,
+    batch_matmul as batch_matmul,
+    dot as dot,
+)
+from laminax_core.lax._shape_helpers import (
+    broadcast_like as broadcast_like,
+    broadcast_shapes as broadcast_shapes,
+    empty as empty,
+)
 from laminax_core.lax._indexing import (
     gather as gather,
     gather_p as gather_p,
@@ -560,3 +579,18 @@ __all__ += [
     "unstack_p",
 ]
 __all__ += ["FftType", "fft", "fft_p"]
+__all__ += [
+    "DotDimensionNumbers",
+    "Precision",
+    "PrecisionLike",
+    "associative_scan",
+    "batch_matmul",
+    "broadcast_like",
+    "broadcast_shapes",
+    "dot",
+    "empty",
+    "mulhi",
+    "mulhi_p",
+    "optimization_barrier",
+    "optimization_barrier_p",
+]

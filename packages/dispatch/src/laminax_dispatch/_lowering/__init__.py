@@ -3,6 +3,7 @@
 Importing this package registers every rule.
 """
 
+from laminax_dispatch._lowering import barriers as barriers
 from laminax_dispatch._lowering import bitwise as bitwise
 from laminax_dispatch._lowering import checkpoint as checkpoint
 from laminax_dispatch._lowering import control_flow as control_flow
@@ -33,7 +34,7 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "bitwise", "checkpoint",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "barriers", "bitwise", "checkpoint",
     "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise", "fft",
     "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "lower_jaxpr",
     "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting",

@@ -1,0 +1,90 @@
+"""The rarer lax and numpy names against real JAX 0.10.2: values, dtypes and errors, eagerly
+and under jit (array inputs traced), plus gradients where they apply."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from exprcompare import JAX_SNIPPET, compare, run_laminax
+from jaxref import requires_jax, run_jax
+
+R = np.random.RandomState(0)
+F = R.randn(3, 4).astype(np.float32)
+V = R.randn(4).astype(np.float32)
+A3 = R.randn(2, 3, 4).astype(np.float32)
+B3 = R.randn(2, 4, 5).astype(np.float32)
+P = R.uniform(0.5, 1.5, (5, 6)).astype(np.float32)
+U32 = R.randint(0, 2**32 - 1, size=(6,), dtype=np.uint64).astype(np.uint32)
+I32 = R.randint(-(2**31), 2**31 - 1, size=(6,), dtype=np.int64).astype(np.int32)
+I8 = R.randint(-128, 127, size=(6,)).astype(np.int8)
+IDX = np.array([-7, -1, 0, 3, 4, 12], np.int32)
+BITS = R.randint(0, 2, size=(3, 11)).astype(np.uint8)
+BOOLS = R.rand(2, 9) > 0.5
+BYTES = R.randint(0, 256, size=(2, 3)).astype(np.uint8)
+POLY = np.array([1.0, -6.0, 11.0, -6.0], np.float32)
+XS = np.linspace(-1, 1, 9).astype(np.float32)
+YS = (XS**2 - 0.5 * XS + R.randn(9).astype(np.float32) * 0.01).astype(np.float32)
+SAMPLE = R.randn(50, 3).astype(np.float32)
+INPUTS = dict(F=F, V=V, A3=A3, B3=B3, P=P, U32=U32, I32=I32, I8=I8, IDX=IDX, BITS=BITS,
+              BOOLS=BOOLS, BYTES=BYTES, POLY=POLY, XS=XS, YS=YS, SAMPLE=SAMPLE)
+
+LAX_EXPRS = [
+    "lax.dot(F, V)", "lax.dot(V, V)", "lax.dot(F, F.T, precision='highest')",
+    "lax.dot(F, F, dimension_numbers=(((1,), (1,)), ((), ())))",
+    "lax.dot(F, V.astype(np.int32))", "lax.dot(F, F)",
+    "lax.dot(F.astype(np.int8), V.astype(np.int8), preferred_element_type=np.int32)",
+    "lax.dot(F, V, precision=(lax.Precision.HIGH, 'float32'))",
+    "lax.batch_matmul(A3, B3)", "lax.batch_matmul(F, F.T)", "lax.batch_matmul(V, F)",
+    "lax.broadcast_shapes((2, 1), (3,))", "lax.broadcast_shapes((2,), (3,))",
+    "lax.broadcast_like(V, F)", "lax.broadcast_like(np.float32(2), F.astype(np.int32))",
+    "lax.empty((2, 3), np.int32).shape",
+    "lax.associative_scan(lax.add, P)", "lax.associative_scan(lax.mul, P, axis=1)",
+    "lax.associative_scan(lax.max, P, reverse=True, axis=1)",
+    "lax.associative_scan(lambda a, b: (a[0] * b[0], b[0] * a[1] + b[1]), (P, F[0, 0] * P))",
+    "lax.associative_scan(jnp.logaddexp, V)",
+    "jax.grad(lambda p: lax.associative_scan(lax.mul, p, axis=1).sum())(P)",
+    "lax.optimization_barrier((F, V))", "jax.grad(lambda x: lax.optimization_barrier(x * x).sum())(F)",
+    "jax.vmap(lambda x: lax.optimization_barrier(x + 1))(F)",
+    "lax.mulhi(U32, U32[::-1])", "lax.mulhi(I32, I32[::-1])", "lax.mulhi(I8, np.int8(-100))",
+    "lax.mulhi(I32, np.int32(7))",
+]  # fmt: skip
+
+X64_LAX_EXPRS = [
+    "lax.mulhi(U32.astype(np.uint64) * np.uint64(2**31), U32.astype(np.uint64) << np.uint64(20))",
+    "lax.mulhi(I32.astype(np.int64) * np.int64(-3000000), I32.astype(np.int64) << np.int64(30))",
+    "lax.dot(F.astype(np.float64), V.astype(np.float64))",
+]  # fmt: skip
+
+TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS}
+X64_TABLES = {"x64_lax"}
+
+
+@functools.cache
+def _jax_results(table: str):
+    return run_jax(JAX_SNIPPET, x64=table in X64_TABLES, exprs=TABLES[table], inputs=INPUTS)
+
+
+def _cases(*tables):
+    return [pytest.param(t, e, id=f"{t}:{e}") for t in tables for e in TABLES[t]]
+
+
+@requires_jax
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("table,expr", _cases("lax"))
+def test_matches_jax(table, expr, jit):
+    theirs = _jax_results(table)[TABLES[table].index(expr)][jit]
+    compare(expr, run_laminax(expr, INPUTS, jit), theirs, rtol=2e-5, atol=2e-5)
+
+
+@requires_jax
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("table,expr", _cases(*X64_TABLES))
+def test_matches_jax_with_x64(table, expr, jit):
+    from laminax_core import config
+
+    theirs = _jax_results(table)[TABLES[table].index(expr)][jit]
+    with config.enable_x64(True):
+        ours = run_laminax(expr, INPUTS, jit)
+    compare(expr, ours, theirs, rtol=1e-12, atol=1e-12)
