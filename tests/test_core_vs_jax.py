@@ -521,14 +521,10 @@ EXACT = [c for c in CASES if c[3]]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why.
 COUNT_DIFFERENCES = {
-    "grad_switch": "JAX shares residual slots between cond branches (filled with `empty`)",
-    "grad_checkpoint": "JAX stages the backward recomputation inside a remat2; we inline it",
-    "grad_checkpoint_dots": "JAX stages the backward recomputation inside a remat2; we inline it",
     "jacrev_vmap_psum": "JAX's psum transpose leaves an identity psum over no axes",
     "vmap_dynamic_slice": "JAX batches traced indices into a gather; we slice per example",
     "vmap_dus": "JAX batches dynamic_update_slice into a scatter; we keep the primitive",
     "grad_select": "JAX's select_n jvp leaves one dead zeros equation that we do not emit",
-    "vmap_cond": "JAX converts a batched-predicate cond to select_n through an extra jit",
 }
 
 

@@ -23,7 +23,13 @@ def _f(x):
 
 
 def _prims(closed):
-    return [e.primitive.name for e in closed.eqns]
+    # every equation's primitive, those inside remat2's jaxpr included
+    names = []
+    for eqn in closed.eqns:
+        names.append(eqn.primitive.name)
+        if eqn.primitive.name == "remat2":
+            names += _prims(eqn.params["jaxpr"])
+    return names
 
 
 def test_checkpoint_prints_as_remat2():
@@ -105,3 +111,44 @@ def test_checkpoint_of_scan_body():
         return scan(step, np.float32(0.1), xs)[0]
 
     check_grads(rnn, (np.float32(0.7), X), order=1)
+
+
+def test_backward_recomputation_is_staged_in_a_differentiated_remat():
+    closed = make_jaxpr(grad(checkpoint(_f)))(np.float32(0.5))
+    # the forward pass runs outside any remat; the backward pass is one remat2 equation
+    assert [e.primitive.name for e in closed.eqns] == ["sin", "sin", "remat2"]
+    remat_eqn = closed.eqns[-1]
+    assert remat_eqn.params["differentiated"] is True
+    assert _prims(remat_eqn.params["jaxpr"]) == ["sin", "cos", "cos", "mul", "mul"]
+
+
+def test_jvp_keeps_the_differentiated_flag_and_the_policy_prints_like_jax():
+    closed = make_jaxpr(lambda x: jvp(checkpoint(_f), (x,), (x,)))(np.float32(0.5))
+    assert closed.eqns[0].params["differentiated"] is False
+    assert repr(checkpoint_policies.dots_saveable) == "DotsSaveable(only_if_no_batch_dims=False)"
+    assert checkpoint_policies.checkpoint_dots_with_no_batch_dims.only_if_no_batch_dims
+
+
+def test_saved_residuals_are_rounded_to_their_dtype():
+    def layer(w, x):
+        return lax.tanh(w @ x).sum()
+
+    policy = checkpoint_policies.dots_saveable
+    closed = make_jaxpr(grad(checkpoint(layer, policy=policy)))(W, X)
+    names = [e.primitive.name for e in closed.eqns]
+    assert names == ["dot_general", "reduce_precision", "tanh", "reduce_sum", "remat2"]
+    assert closed.eqns[1].params == {"exponent_bits": 8, "mantissa_bits": 23}
+    # the saved dot is a residual of the remat: no dot_general is recomputed there
+    assert _prims(closed.eqns[-1].params["jaxpr"]).count("dot_general") == 1
+    np.testing.assert_allclose(grad(checkpoint(layer, policy=policy))(W, X), grad(layer)(W, X))
+
+
+def test_transposed_remat_drops_zero_cotangents():
+    def two(x, y):
+        return lax.sin(x) * y, lax.cos(y)
+
+    # only the first output gets a cotangent; only x is differentiated
+    fun = lambda x, y: checkpoint(two)(x, y)[0]  # noqa: E731
+    expected = grad(lambda x, y: two(x, y)[0])(np.float32(0.3), np.float32(2.0))
+    assert grad(fun)(np.float32(0.3), np.float32(2.0)) == expected
+    check_grads(checkpoint(two), (np.float32(0.3), np.float32(2.0)), order=2)

@@ -95,6 +95,49 @@ def test_switch_clamps_and_differentiates():
         switch(0, [], X)
 
 
+def _names(jaxpr):
+    return [e.primitive.name for e in jaxpr.eqns]
+
+
+def test_grad_of_switch_shares_residual_slots_between_branches():
+    branches = [lax.sin, lambda v: lax.cos(v) * v, lax.exp]
+    closed = make_jaxpr(grad(lambda x, i: switch(i, branches, x)))(np.float32(0.5), 2)
+    # a weak index is converted, clamped; then the known cond and the staged (transposed) one
+    assert _names(closed) == ["convert_element_type", "clamp", "cond", "cond"]
+    known = closed.eqns[2]
+    # sin's cos(x), cos's (x, sin(x), cos(x)) and exp's exp(x): three f32[] slots in all
+    assert len(known.outvars) == 1 + 3
+    assert [_names(b.jaxpr).count("empty2") for b in known.params["branches"]] == [3, 3, 3]
+    for i in range(3):
+        expected = grad(branches[i])(np.float32(0.5))
+        np.testing.assert_allclose(
+            grad(lambda x, i: switch(i, branches, x))(np.float32(0.5), i), expected, rtol=1e-6
+        )
+
+
+def test_cond_residual_slots_of_other_shapes_are_filled_with_broadcast_empties():
+    fun = lambda x, p: cond(p, lambda v: lax.sin(v).sum(), lambda v: (v * 2.0).sum(), x)  # noqa: E731
+    closed = make_jaxpr(grad(fun))(X, True)
+    known = next(e for e in closed.eqns if e.primitive.name == "cond")
+    assert [v.aval.shape for v in known.outvars] == [(), (3,)]
+    false_branch = known.params["branches"][0].jaxpr  # saves nothing: fills the f32[3] slot
+    assert _names(false_branch)[-2:] == ["empty2", "broadcast_in_dim"]
+    np.testing.assert_allclose(grad(fun)(X, True), np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(grad(fun)(X, False), np.full(3, 2.0), rtol=1e-6)
+
+
+def test_vmap_of_cond_with_batched_predicate_selects_like_jax():
+    closed = make_jaxpr(vmap(lambda x: cond(x > 0, lax.sin, lax.cos, x)))(X)
+    per_branch = ["eq", "stop_gradient", "select_n"]
+    assert _names(closed) == [
+        "gt", "convert_element_type", *per_branch, "cos", *per_branch, "sin", "select_n",
+    ]  # fmt: skip
+    # the select against stop_gradient keeps the untaken branch out of the gradient
+    sq_log = lambda u: lax.log(u * u)  # noqa: E731
+    g = grad(lambda x: vmap(lambda v: cond(v > 0, sq_log, lambda u: u, v))(x).sum())(X)
+    np.testing.assert_allclose(g, np.where(X > 0, 2 / X, 1.0), rtol=1e-6)
+
+
 def _count_doublings(x):
     return while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * x), (0, np.float32(1)))[1]
 

@@ -8,50 +8,58 @@ outputs are not saved into the unknown part, where the backward pass recomputes 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import types
 from collections.abc import Callable
 
+import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
-from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
 
 
-def _nothing_saveable(primitive, *avals, **params) -> bool:
+def nothing_saveable(primitive, *avals, **params) -> bool:
     return False
 
 
-def _everything_saveable(primitive, *avals, **params) -> bool:
+def everything_saveable(primitive, *avals, **params) -> bool:
     return True
 
 
-def _dots_saveable(primitive, *avals, **params) -> bool:
-    return primitive.name == "dot_general"
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """The policy saving `dot_general` results (only those without batch dimensions if
+    `only_if_no_batch_dims`); prints as JAX's does."""
 
+    only_if_no_batch_dims: bool = False
 
-def _dots_with_no_batch_dims_saveable(primitive, *avals, **params) -> bool:
-    if primitive.name != "dot_general":
-        return False
-    (_, _), (lhs_batch, _) = params["dimension_numbers"]
-    return not lhs_batch
+    def __call__(self, primitive, *avals, **params) -> bool:
+        if primitive.name != "dot_general":
+            return False
+        if not self.only_if_no_batch_dims:
+            return True
+        (_, _), (lhs_batch, _) = params["dimension_numbers"]
+        return not lhs_batch
 
 
 checkpoint_policies = types.SimpleNamespace(
-    nothing_saveable=_nothing_saveable,
-    everything_saveable=_everything_saveable,
-    dots_saveable=_dots_saveable,
-    checkpoint_dots=_dots_saveable,
-    dots_with_no_batch_dims_saveable=_dots_with_no_batch_dims_saveable,
+    nothing_saveable=nothing_saveable,
+    everything_saveable=everything_saveable,
+    dots_saveable=DotsSaveable(False),
+    checkpoint_dots=DotsSaveable(False),
+    dots_with_no_batch_dims_saveable=DotsSaveable(True),
+    checkpoint_dots_with_no_batch_dims=DotsSaveable(True),
 )
 """Policies for `checkpoint(policy=...)`: `policy(primitive, *avals, **params)` says whether
 an equation's outputs may be saved for the backward pass."""
@@ -138,7 +146,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
         *[t for t in tangents if not isinstance(t, Zero)],
         jaxpr=jvp_closed,
         prevent_cse=prevent_cse,
-        differentiated=True,
+        differentiated=differentiated,
         policy=policy,
     )
     n = len(jaxpr.out_avals)
@@ -175,83 +183,153 @@ def _saveable(policy, eqn) -> bool:
 
 
 def _split_with_policy(jaxpr: Jaxpr, in_unknowns, policy):
-    """Splits `jaxpr` (no constvars) into known equations and unknown equations (preceded by
-    the recomputation of every unsaveable known value they read).
+    """Splits `jaxpr` into its known equations and the staged ones: the unknown equations,
+    preceded by a copy of every known equation whose outputs the policy does not save (the
+    recomputation; what is not needed is pruned later).
 
     Returns:
-      `(known_eqns, unknown_eqns, residual_vars, out_unknowns)`.
+      `(known_eqns, staged_eqns, residual_candidates, out_unknowns)`: the candidates are the
+      saved values that staged equations read, in order of first read.
     """
     unknown = {id(v) for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if u}
-    producer, known_eqns, unknown_eqns = {}, [], []
+    available = {id(v) for v in [*jaxpr.constvars, *jaxpr.invars]}  # inputs reach both sides
+    known_eqns, staged_eqns, candidates = [], [], {}
     for eqn in jaxpr.eqns:
         if any(isinstance(v, Var) and id(v) in unknown for v in eqn.invars):
             unknown.update(id(v) for v in eqn.outvars)
-            unknown_eqns.append(eqn)
         else:
             known_eqns.append(eqn)
-            producer.update({id(v): eqn for v in eqn.outvars})
-    inputs = {id(v) for v in jaxpr.invars}
-    residuals: dict[int, Var] = {}
-    recompute: list = []
-    seen: set[int] = set()
-
-    def need(var):  # make a known value available to the unknown part
-        if isinstance(var, Literal) or id(var) in unknown or id(var) in seen:
-            return
-        seen.add(id(var))
-        eqn = producer.get(id(var))
-        if id(var) in inputs or eqn is None or _saveable(policy, eqn):
-            residuals[id(var)] = var
-            return
+            if _saveable(policy, eqn):
+                continue
+            available.update(id(v) for v in eqn.outvars)  # recomputed on the staged side
+        staged_eqns.append(eqn)
         for v in eqn.invars:
-            need(v)
-        if eqn not in recompute:
-            recompute.append(eqn)
-
-    for eqn in unknown_eqns:
-        for v in eqn.invars:
-            need(v)
+            if isinstance(v, Var) and id(v) not in unknown and id(v) not in available:
+                candidates.setdefault(id(v), v)
     out_unknowns = [isinstance(v, Var) and id(v) in unknown for v in jaxpr.outvars]
-    order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
-    recompute.sort(key=lambda e: order[id(e)])
-    return known_eqns, recompute + unknown_eqns, list(residuals.values()), out_unknowns
+    return known_eqns, staged_eqns, list(candidates.values()), out_unknowns
+
+
+def _close_over(jaxpr: Jaxpr, closed: ClosedJaxpr) -> ClosedJaxpr:
+    # `jaxpr` uses a subset of `closed`'s constvars
+    values = {id(v): c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)}
+    return ClosedJaxpr(jaxpr, [values[id(v)] for v in jaxpr.constvars])
+
+
+def _reduce_residual_precision(jaxpr: Jaxpr, n_res: int) -> Jaxpr:
+    """Rounds each floating residual that the known equations also read to its own format
+    right where it is produced (a `reduce_precision` to the dtype's exponent and mantissa bits),
+    so that XLA's excess precision cannot make the forward and backward passes disagree, as
+    JAX does."""
+    from laminax_core import lax
+
+    read = {id(v) for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    eqns = list(jaxpr.eqns)
+    for var in jaxpr.outvars[len(jaxpr.outvars) - n_res :]:
+        if not dtypes.issubdtype(var.aval.dtype, np.floating) or id(var) not in read:
+            continue
+        info = dtypes.finfo(var.aval.dtype)
+        params = {"exponent_bits": int(info.nexp), "mantissa_bits": int(info.nmant)}
+        at = next(i for i, e in enumerate(eqns) if any(v is var for v in e.outvars))
+        producer = eqns[at]
+        if producer.primitive is lax.reduce_precision_p and producer.params == params:
+            continue
+        raw = Var(var.aval)
+        outvars = [raw if v is var else v for v in producer.outvars]
+        eqns[at] = JaxprEqn(
+            producer.invars,
+            outvars,
+            producer.primitive,
+            producer.params,
+            producer.effects,
+            producer.source_info,
+        )
+        rounding = JaxprEqn([raw], [var], lax.reduce_precision_p, params, frozenset())
+        eqns.insert(at + 1, rounding)
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, jaxpr.effects)
 
 
 def _remat_partial_eval(trace, args, params):
+    # The known equations run now (in the parent trace), outside any remat; the staged remat
+    # (differentiated=True) takes the saved residuals and the inputs it uses, and recomputes the
+    # rest, as JAX's checkpoint partial evaluation does.
     closed, policy = params["jaxpr"], params["policy"]
-    in_uk = [trace.is_unknown(x) for x in args]
     jaxpr = closed.jaxpr
-    known_eqns, unknown_eqns, res_vars, out_uk = _split_with_policy(jaxpr, in_uk, policy)
+    in_uk = [trace.is_unknown(x) for x in args]
+    known_eqns, staged_eqns, candidates, out_uk = _split_with_policy(jaxpr, in_uk, policy)
+    unknown_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if u]
+    staged = Jaxpr(jaxpr.constvars, [*candidates, *jaxpr.invars], unknown_out, staged_eqns)
+    staged, used = dce_jaxpr(staged, [True] * len(unknown_out))
+    used_res, used_in = used[: len(candidates)], used[len(candidates) :]
+    residuals = [v for v, u in zip(candidates, used_res, strict=True) if u]
     known_in = [v for v, u in zip(jaxpr.invars, in_uk, strict=True) if not u]
     known_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if not u]
-    known = Jaxpr(jaxpr.constvars, known_in, [*known_out, *res_vars], known_eqns)
+    known = Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns)
     known, _ = dce_jaxpr(known, [True] * len(known.outvars), instantiate=True)
+    known = _reduce_residual_precision(known, len(residuals))
     known_args = [x for x, u in zip(args, in_uk, strict=True) if not u]
     with _trace.set_current_trace(trace.parent):
-        known_vals = common.jaxpr_as_fun(ClosedJaxpr(known, closed.consts))(*known_args)
+        known_vals = common.jaxpr_as_fun(_close_over(known, closed))(*known_args)
     n_known = len(known_out)
-    residuals = known_vals[n_known:]
-    unknown_in = [v for v, u in zip(jaxpr.invars, in_uk, strict=True) if u]
-    unknown_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if u]
-    unknown = ClosedJaxpr(
-        Jaxpr(jaxpr.constvars, [*res_vars, *unknown_in], unknown_out, unknown_eqns), closed.consts
-    )
-    staged = trace.stage(
+    staged_args = [x for x, u in zip(args, used_in, strict=True) if u]
+    staged_outs = trace.stage(
         remat_p,
-        [*residuals, *[x for x, u in zip(args, in_uk, strict=True) if u]],
-        dict(params, jaxpr=unknown, differentiated=True),
+        [*known_vals[n_known:], *staged_args],
+        dict(params, jaxpr=_close_over(staged, closed), differentiated=True),
     )
-    known_iter, staged_iter = iter(known_vals[:n_known]), iter(staged)
+    known_iter, staged_iter = iter(known_vals[:n_known]), iter(staged_outs)
     return [next(staged_iter) if u else next(known_iter) for u in out_uk]
 
 
 partial_eval.partial_eval_rules[remat_p] = _remat_partial_eval
 
 
+# ----- transpose: a remat of the backward pass ----------------------------------------------
+
+
 @remat_p.def_transpose
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-    # the backward pass first re-evaluates the non-linear (recomputed) equations, then
-    # transposes the linear ones
-    operands = [UndefinedPrimal(a.aval) if undefined(a) else a for a in args]
-    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, list(cts))
-    return [ct if undefined(a) else None for ct, a in zip(cts_in, args, strict=True)]
+    # The transpose is itself a remat: its jaxpr first recomputes the non-linear equations
+    # from the known operands, then runs the backward pass of the linear ones. Only nonzero
+    # cotangents go in and come out.
+    linear = [undefined(a) for a in args]
+    known = [a for a in args if not undefined(a)]
+    ct_avals = [a.to_tangent_aval() for a in jaxpr.out_avals]
+    nonzero = [not isinstance(ct, Zero) for ct in cts]
+    zeros_in: list = []
+
+    def transposed(*known_and_cts):
+        known_iter = iter(known_and_cts[: len(known)])
+        operands = [
+            UndefinedPrimal(a.aval) if lin else next(known_iter)
+            for a, lin in zip(args, linear, strict=True)
+        ]
+        ct_iter = iter(known_and_cts[len(known) :])
+        cts_out = [
+            next(ct_iter) if nz else Zero(a) for a, nz in zip(ct_avals, nonzero, strict=True)
+        ]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, cts_out)
+        cts_in = [ct for ct, lin in zip(cts_in, linear, strict=True) if lin]
+        zeros_in[:] = [isinstance(ct, Zero) for ct in cts_in]
+        return [ct for ct in cts_in if not isinstance(ct, Zero)]
+
+    avals = [get_aval(k) for k in known] + [
+        a for a, nz in zip(ct_avals, nonzero, strict=True) if nz
+    ]
+    closed, hoisted = common.trace_closed(transposed, avals, "checkpoint transpose")
+    outs = iter(
+        remat_p.bind(
+            *hoisted,
+            *known,
+            *[ct for ct in cts if not isinstance(ct, Zero)],
+            jaxpr=closed,
+            prevent_cse=prevent_cse,
+            differentiated=differentiated,
+            policy=policy,
+        )
+    )
+    zeros = iter(zeros_in)
+    return [
+        (Zero(a.aval) if next(zeros) else next(outs)) if lin else None
+        for a, lin in zip(args, linear, strict=True)
+    ]

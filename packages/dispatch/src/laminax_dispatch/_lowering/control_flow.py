@@ -1,5 +1,6 @@
 """Lowerings of `laminax_core/lax/_control_flow/`: cond, while and scan.
 
+`empty2` (the filler of cond's unused residual slots) is a zero constant, as in JAX.
 `cond` becomes `stablehlo.case` with one region per branch (regions read the operands from the
 enclosing function); `while` becomes `stablehlo.while`, carrying the constants of both bodies
 along with the loop state, as JAX does; `scan` becomes a while loop over an iteration counter
@@ -14,6 +15,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import eval_jaxpr, ordered_effects
+from laminax_core.lax._control_flow import empty2_p
 
 from laminax_dispatch._lowering._core import (
     ir_constant,
@@ -32,6 +34,11 @@ def _ordered(*jaxprs) -> list:
 
 def _consts(closed) -> list:
     return [ir_constant(np.asarray(c)) for c in closed.consts]
+
+
+@lowering_for(empty2_p)
+def _empty2_lower(ctx, *, dtype, memory_space):
+    return ir_constant(np.zeros((), dtype))
 
 
 @lowering_for(lax.cond_p)

@@ -1,6 +1,7 @@
 """Structured control flow: cond, switch, while_loop, fori_loop, scan, map. Each higher-order
 primitive has its own module with every rule."""
 
+from laminax_core.lax._control_flow.common import empty2_p as empty2_p
 from laminax_core.lax._control_flow.cond import cond as cond
 from laminax_core.lax._control_flow.cond import cond_p as cond_p
 from laminax_core.lax._control_flow.cond import switch as switch
@@ -12,5 +13,6 @@ from laminax_core.lax._control_flow.while_loop import while_loop as while_loop
 from laminax_core.lax._control_flow.while_loop import while_p as while_p
 
 __all__ = [
-    "cond", "cond_p", "fori_loop", "map", "scan", "scan_p", "switch", "while_loop", "while_p",
+    "cond", "cond_p", "empty2_p", "fori_loop", "map", "scan", "scan_p", "switch", "while_loop",
+    "while_p",
 ]  # fmt: skip

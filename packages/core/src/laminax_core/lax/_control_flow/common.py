@@ -3,20 +3,26 @@ the jvp and batched versions of a jaxpr."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace, dtypes
-from laminax_core._avals import get_aval
+from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, jvp_flat
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
+from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
 
 __all__ = [
+    "MemorySpace",
     "batch_jaxpr",
     "check_same_types",
+    "empty2_p",
+    "empty_like_aval",
     "jaxpr_as_fun",
     "jvp_jaxpr",
     "trace_closed",
@@ -163,3 +169,34 @@ def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
 
     partial_eval.trace_to_jaxpr(fun, avals, "vmap")
     return found[0]
+
+
+# ----- empty2: an array whose value does not matter ------------------------------------------
+# Control flow fills output slots that a branch does not compute (cond's merged residuals) with
+# it: JAX's `empty2`, a scalar of any value (zero here and in the lowering) broadcast to shape.
+
+
+class MemorySpace(enum.Enum):
+    """Where an array lives; printed in `empty2`'s params as JAX prints it."""
+
+    Device = "device"
+
+
+empty2_p = define_primitive(
+    "empty2",
+    abstract_eval=lambda dtype, memory_space: ShapedArray((), dtype),
+    reference=lambda dtype, memory_space: np.zeros((), dtype),
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=NO_OPERANDS,
+)
+
+
+def empty_like_aval(aval: ShapedArray):
+    """An array of `aval`'s shape and dtype whose contents nobody reads (zeros)."""
+    from laminax_core import lax
+
+    scalar = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
+    if aval.shape == ():
+        return scalar
+    return lax.broadcast_in_dim(scalar, aval.shape, ())

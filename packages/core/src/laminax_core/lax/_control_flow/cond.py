@@ -7,10 +7,12 @@ of every branch followed by the arguments. Under vmap with a batched index, cond
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -64,7 +66,7 @@ def switch(index, branches, *operands):
         return branches[0](*operands)
     if isinstance(index, int):
         index = np.int32(index)
-    elif aval.dtype != np.int32:
+    elif aval.dtype != np.int32 or aval.weak_type:  # a weak index is made strong, as in JAX
         index = lax.convert_element_type(index, np.int32)
     index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     return _bind_cond(index, branches, operands, "branch outputs")
@@ -145,27 +147,32 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 def _cond_partial_eval(trace, args, params):
+    # Split every branch into a known and an unknown jaxpr. The known cond computes the known
+    # outputs and the residuals; the staged cond reads them. Branches share residual slots of
+    # equal aval, and a branch fills the slots it does not compute with `empty2`, as JAX does.
     branches = params["branches"]
     index, *ops = args
     if trace.is_unknown(index):
         return trace.stage(cond_p, args, params)
     in_uk = [trace.is_unknown(x) for x in ops]
     out_uk = [False] * len(branches[0].out_avals)
-    for b in branches:
+    for b in branches:  # an output is unknown if it is in any branch
         _, _, uk, _ = partial_eval.partial_eval_jaxpr(b, in_uk, out_uk)
         out_uk = [a or c for a, c in zip(out_uk, uk, strict=True)]
     splits = [partial_eval.partial_eval_jaxpr(b, in_uk, out_uk) for b in branches]
-    res_avals = [r for _, _, _, rs in splits for r in rs]
-    known_branches = tuple(_pad_known(k, i, splits, res_avals) for i, (k, *_) in enumerate(splits))
+    slot_avals, slots = _merge_residuals([res_avals for *_, res_avals in splits])
+    n_known = sum(not u for u in out_uk)
+    known_branches = tuple(
+        _known_filling_slots(known, branch_slots, slot_avals, n_known)
+        for (known, *_), branch_slots in zip(splits, slots, strict=True)
+    )
     unknown_branches = tuple(
-        _pad_unknown(u, i, splits, res_avals) for i, (_, u, _, _) in enumerate(splits)
+        _unknown_reading_slots(unknown, branch_slots, slot_avals)
+        for (_, unknown, *_), branch_slots in zip(splits, slots, strict=True)
     )
     known_ops = [x for x, uk in zip(ops, in_uk, strict=True) if not uk]
-    from laminax_core import _trace
-
     with _trace.set_current_trace(trace.parent):
         known_outs = cond_p.bind(index, *known_ops, branches=known_branches)
-    n_known = sum(not u for u in out_uk)
     residuals = known_outs[n_known:]
     unknown_ops = [x for x, uk in zip(ops, in_uk, strict=True) if uk]
     unknown_outs = trace.stage(
@@ -175,31 +182,46 @@ def _cond_partial_eval(trace, args, params):
     return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
 
 
-def _pad_known(known: ClosedJaxpr, i, splits, res_avals):
-    # branch i's known part outputs every branch's residuals (zeros for the others')
-    start = sum(len(rs) for _, _, _, rs in splits[:i])
-    n_res = len(splits[i][3])
-    n_out = len(known.out_avals) - n_res
+def _merge_residuals(res_avals_per_branch):
+    """Shares residual slots between branches: the k-th residual of a given aval in every
+    branch goes to one slot, so there are as many slots of an aval as the most any branch needs.
 
+    Returns:
+      `(slot_avals, slots)`: the aval of each slot, and for each branch the slot of each of its
+      residuals.
+    """
+    slot_of: dict = {}  # (aval, k) -> slot
+    slots = []
+    for res_avals in res_avals_per_branch:
+        seen: collections.Counter = collections.Counter()
+        branch_slots = []
+        for aval in res_avals:
+            branch_slots.append(slot_of.setdefault((aval, seen[aval]), len(slot_of)))
+            seen[aval] += 1
+        slots.append(branch_slots)
+    return [aval for aval, _ in slot_of], slots
+
+
+def _known_filling_slots(known: ClosedJaxpr, branch_slots, slot_avals, n_known):
+    # the known branch outputs its known outputs, then every slot (`empty2` where it has none)
     def fun(*args):
         outs = common.jaxpr_as_fun(known)(*args)
-        zeros = [zeros_like_aval(a) for a in res_avals]
-        zeros[start : start + n_res] = outs[n_out:]
-        return [*outs[:n_out], *zeros]
+        filled = [common.empty_like_aval(aval) for aval in slot_avals]
+        for slot, residual in zip(branch_slots, outs[n_known:], strict=True):
+            filled[slot] = residual
+        return [*outs[:n_known], *filled]
 
     closed, _ = common.trace_closed(fun, known.in_avals, "cond partial eval")
     return closed
 
 
-def _pad_unknown(unknown: ClosedJaxpr, i, splits, res_avals):
-    start = sum(len(rs) for _, _, _, rs in splits[:i])
-    n_res = len(splits[i][3])
-
+def _unknown_reading_slots(unknown: ClosedJaxpr, branch_slots, slot_avals):
+    # the unknown branch takes every slot, then the unknown operands; it reads its own slots
     def fun(*args):
-        res = args[start : start + n_res]
-        return common.jaxpr_as_fun(unknown)(*res, *args[len(res_avals) :])
+        residuals = [args[slot] for slot in branch_slots]
+        return common.jaxpr_as_fun(unknown)(*residuals, *args[len(slot_avals) :])
 
-    avals = [*res_avals, *unknown.in_avals[n_res:]]
+    avals = [*slot_avals, *unknown.in_avals[len(branch_slots) :]]
     closed, _ = common.trace_closed(fun, avals, "cond partial eval")
     return closed
 
@@ -242,35 +264,51 @@ def _cond_transpose(cts, index, *args, branches):
 
 @cond_p.def_batch
 def _cond_batch(axis_data, args, dims, *, branches):
-    from laminax_core import lax
-
     index, *ops = args
     index_dim, op_dims = dims[0], dims[1:]
+    if index_dim is not None:
+        return _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches)
     ops = [
         x if d is None else bdim_at_front(x, d, axis_data.size)
         for x, d in zip(ops, op_dims, strict=True)
     ]
     op_dims = [None if d is None else 0 for d in op_dims]
-    if index_dim is None:
-        # an output is batched if it is in any branch
-        flags = [False] * len(branches[0].out_avals)
-        for b in branches:
-            flags = [
-                f or g
-                for f, g in zip(flags, common.out_batched(b, axis_data, op_dims), strict=True)
-            ]
-        out_dims = [0 if f else None for f in flags]
-        batched = tuple(
-            common.batch_jaxpr(b, axis_data, op_dims, lambda n: out_dims) for b in branches
-        )
-        return cond_p.bind(index, *ops, branches=batched), out_dims
-    batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: [0] * n) for b in branches)
-    # a batched index: run every branch and select, as JAX does
-    index = bdim_at_front(index, index_dim, axis_data.size)
-    per_branch = [common.jaxpr_as_fun(b)(*ops) for b in batched]
-    outs = []
-    for results in zip(*per_branch, strict=True):
-        shape = get_aval(results[0]).shape
-        which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-        outs.append(lax.select_n(which, *results))
+    # an output is batched if it is in any branch
+    flags = [False] * len(branches[0].out_avals)
+    for b in branches:
+        flags = [
+            f or g for f, g in zip(flags, common.out_batched(b, axis_data, op_dims), strict=True)
+        ]
+    out_dims = [0 if f else None for f in flags]
+    batched = tuple(common.batch_jaxpr(b, axis_data, op_dims, lambda n: out_dims) for b in branches)
+    return cond_p.bind(index, *ops, branches=batched), out_dims
+
+
+def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
+    # A batched index: every branch runs on every example and `select_n` picks the results,
+    # as in JAX. Each branch sees its operands through a select against their stop_gradient,
+    # so reverse mode sends no cotangent into the examples a branch did not take.
+    from laminax_core import lax
+
+    size = axis_data.size
+    index = bdim_at_front(index, index_dim, size)
+    ops = [bdim_at_front(x, d, size) for x, d in zip(ops, op_dims, strict=True)]
+    in_dims = [0] * len(ops)
+    per_branch = []
+    for i, branch in enumerate(branches):
+        batched = common.batch_jaxpr(branch, axis_data, in_dims, lambda n: [0] * n)
+        taken = lax.eq(index, np.int32(i))
+        branch_ops = [_select_n_along(taken, lax.stop_gradient(x), x) for x in ops]
+        per_branch.append(common.jaxpr_as_fun(batched)(*branch_ops))
+    outs = [_select_n_along(index, *results) for results in zip(*per_branch, strict=True)]
     return outs, [0] * len(outs)
+
+
+def _select_n_along(which, *cases):
+    # select_n with a per-example `which` (shape (size,)) broadcast along the cases' dims
+    from laminax_core import lax
+
+    shape = get_aval(cases[0]).shape
+    if len(shape) > 1:
+        which = lax.broadcast_in_dim(which, shape, (0,))
+    return lax.select_n(which, *cases)
