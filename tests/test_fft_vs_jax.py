@@ -16,18 +16,18 @@ F3 = R.randn(2, 3, 5).astype(np.float32)
 C = (R.randn(4, 6) + 1j * R.randn(4, 6)).astype(np.complex64)
 C3 = (R.randn(2, 3, 4) + 1j * R.randn(2, 3, 4)).astype(np.complex64)
 F5 = R.randn(2, 2, 3, 2, 4).astype(np.float32)
-I = R.randint(-4, 5, size=(8,)).astype(np.int32)
-INPUTS = dict(F=F, F3=F3, C=C, C3=C3, F5=F5, I=I)
+INTS = R.randint(-4, 5, size=(8,)).astype(np.int32)
+INPUTS = dict(F=F, F3=F3, C=C, C3=C3, F5=F5, INTS=INTS)
 
 EXPRS = [
     # lax.fft, each type
     "lax.fft(C, 'fft', (6,))", "lax.fft(C, lax.FftType.IFFT, (4, 6))",
     "lax.fft(F, 'rfft', (4, 6))", "lax.fft(C3, 'irfft', (3, 6))", "lax.fft(F3, 'RFFT', (5,))",
-    "lax.fft(I, 'fft', (8,))", "lax.fft(F, 'fft', ())", "lax.fft(C, 'rfft', (6,))",
+    "lax.fft(INTS, 'fft', (8,))", "lax.fft(F, 'fft', ())", "lax.fft(C, 'rfft', (6,))",
     "lax.fft(C, 'fft', (5,))", "lax.fft(C, 'Fft', (6,))",
     # jnp.fft, with n/s, axis/axes and norm
     "jnp.fft.fft(F)", "jnp.fft.fft(F, n=9, axis=0, norm='ortho')", "jnp.fft.ifft(C, n=4)",
-    "jnp.fft.ifft(C, norm='forward')", "jnp.fft.rfft(F, n=7)", "jnp.fft.rfft(I, norm='ortho')",
+    "jnp.fft.ifft(C, norm='forward')", "jnp.fft.rfft(F, n=7)", "jnp.fft.rfft(INTS, norm='ortho')",
     "jnp.fft.irfft(C)", "jnp.fft.irfft(C, n=11, axis=0, norm='ortho')",
     "jnp.fft.hfft(C)", "jnp.fft.hfft(C, n=5, axis=0, norm='forward')", "jnp.fft.ihfft(F)",
     "jnp.fft.ihfft(F, n=3, norm='ortho')", "jnp.fft.fft2(C3)", "jnp.fft.ifft2(F3, s=(4, 4))",
@@ -35,7 +35,7 @@ EXPRS = [
     "jnp.fft.fftn(F3)", "jnp.fft.fftn(F3, s=(3, 2), axes=(2, 0))", "jnp.fft.ifftn(C3)",
     "jnp.fft.rfftn(F3, norm='forward')", "jnp.fft.irfftn(C3, s=(2, 4, 5))",
     "jnp.fft.fftn(F5)", "jnp.fft.rfftn(F5)", "jnp.fft.irfftn(F5)", "jnp.fft.ifftn(F5[0])",
-    "jnp.fft.fftshift(F)", "jnp.fft.ifftshift(F3, axes=(0, 2))", "jnp.fft.fftshift(I, 0)",
+    "jnp.fft.fftshift(F)", "jnp.fft.ifftshift(F3, axes=(0, 2))", "jnp.fft.fftshift(INTS, 0)",
     # errors
     "jnp.fft.fft(F, norm='bad')", "jnp.fft.fft(F, n=0)", "jnp.fft.fft(F, axis=(0, 1))",
     "jnp.fft.fft2(F3, axes=(0,))", "jnp.fft.fftn(F3, s=(2, 2), axes=(1,))",

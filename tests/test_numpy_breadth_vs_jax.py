@@ -45,7 +45,8 @@ LAX_EXPRS = [
     "lax.associative_scan(lambda a, b: (a[0] * b[0], b[0] * a[1] + b[1]), (P, F[0, 0] * P))",
     "lax.associative_scan(jnp.logaddexp, V)",
     "jax.grad(lambda p: lax.associative_scan(lax.mul, p, axis=1).sum())(P)",
-    "lax.optimization_barrier((F, V))", "jax.grad(lambda x: lax.optimization_barrier(x * x).sum())(F)",
+    "lax.optimization_barrier((F, V))",
+    "jax.grad(lambda x: lax.optimization_barrier(x * x).sum())(F)",
     "jax.vmap(lambda x: lax.optimization_barrier(x + 1))(F)",
     "lax.mulhi(U32, U32[::-1])", "lax.mulhi(I32, I32[::-1])", "lax.mulhi(I8, np.int8(-100))",
     "lax.mulhi(I32, np.int32(7))",
@@ -57,7 +58,44 @@ X64_LAX_EXPRS = [
     "lax.dot(F.astype(np.float64), V.astype(np.float64))",
 ]  # fmt: skip
 
-TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS}
+NUMPY_EXPRS = [
+    # take modes and empty reductions
+    "jnp.take(F, IDX, axis=1, mode='wrap')", "jnp.take(F, IDX, mode='wrap')",
+    "jnp.take(F, IDX, axis=1, mode='clip')", "jnp.take(F, IDX, axis=1)",
+    "jnp.take(F, IDX, mode='raise')", "jnp.take(F, IDX, mode='promise_in_bounds')",
+    "jnp.max(F[:0], axis=0, initial=2.0)", "jnp.min(I32[:0], initial=5)", "jnp.max(F[:0], axis=0)",
+    "lax.reduce_max(F[:0], (0,))", "lax.reduce_min(I8[:0], (0,))",
+    # bits
+    "jnp.packbits(BITS)", "jnp.packbits(BITS, axis=1, bitorder='little')",
+    "jnp.packbits(BOOLS, axis=0)", "jnp.unpackbits(BYTES)",
+    "jnp.unpackbits(BYTES, axis=1, count=5)",
+    "jnp.unpackbits(BYTES, axis=0, count=-3, bitorder='little')", "jnp.packbits(F)",
+    "jnp.unpackbits(I32)",
+    # special functions
+    "jnp.i0(F)", "jnp.i0(I8)", "jax.grad(lambda x: jnp.i0(x).sum())(F)", "jnp.kaiser(7, 2.5)",
+    "jnp.kaiser(1, 3.0)", "jnp.spacing(F * 1e3)", "jnp.spacing(F.astype(np.float16))",
+    "jnp.spacing(I8)",
+    # index expressions and place
+    "jnp.r_[1:4, 0, V]", "jnp.r_[0:1:5j]", "jnp.r_['0,2', V, V]", "jnp.r_['-1,2,0', V, V]",
+    "jnp.r_['r', V]", "jnp.c_[V, V]", "jnp.c_[F, F]", "jnp.c_[1:3, V[:2]]", "F[jnp.s_[1:, ::2]]",
+    "F[jnp.index_exp[1]]", "jnp.place(F, F > 0, V[:3], inplace=False)",
+    "jnp.place(F, F > 0, V[:3])",
+    # histograms
+    "jnp.histogramdd(SAMPLE, bins=4)", "jnp.histogramdd(SAMPLE, bins=(2, 3, 4), density=True)",
+    "jnp.histogramdd(SAMPLE, bins=3, range=[(-1, 1), None, (0, 2)], weights=SAMPLE[:, 0])",
+    "jnp.histogram2d(SAMPLE[:, 0], SAMPLE[:, 1], bins=5)",
+    "jnp.histogram2d(SAMPLE[:, 0], SAMPLE[:, 1], bins=[3, 4], density=True)",
+    # polynomials
+    "jnp.polyfit(XS, YS, 2)", "jnp.polyfit(XS, jnp.stack([YS, 2 * YS], 1), 3)",
+    "jnp.polyfit(XS, YS, 2, w=XS + 2)", "jnp.polyfit(XS, YS, 1, full=True)",
+    "jnp.polyfit(XS, YS, 2, cov=True)", "jnp.polydiv(POLY, POLY[:2])",
+    "jnp.polydiv(POLY, YS[:3])",
+    # host data
+    "jnp.frombuffer(b'\\x01\\x02\\x03\\x04', dtype=np.uint8)",
+    "jnp.fromstring('1 2 3', dtype=np.int32, sep=' ')", "jnp.fromiter(iter([1, 2]), np.int32)",
+]  # fmt: skip
+
+TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS, "numpy": NUMPY_EXPRS}
 X64_TABLES = {"x64_lax"}
 
 
@@ -72,7 +110,7 @@ def _cases(*tables):
 
 @requires_jax
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
-@pytest.mark.parametrize("table,expr", _cases("lax"))
+@pytest.mark.parametrize("table,expr", _cases("lax", "numpy"))
 def test_matches_jax(table, expr, jit):
     theirs = _jax_results(table)[TABLES[table].index(expr)][jit]
     compare(expr, run_laminax(expr, INPUTS, jit), theirs, rtol=2e-5, atol=2e-5)

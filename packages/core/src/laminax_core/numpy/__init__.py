@@ -14,6 +14,12 @@ from laminax_core import dtypes as _core_dtypes
 from laminax_core.numpy import _array_methods
 from laminax_core.numpy import fft as fft
 from laminax_core.numpy import linalg as linalg
+from laminax_core.numpy._bits import packbits as packbits
+from laminax_core.numpy._bits import unpackbits as unpackbits
+from laminax_core.numpy._concatenators import c_ as c_
+from laminax_core.numpy._concatenators import index_exp as index_exp
+from laminax_core.numpy._concatenators import r_ as r_
+from laminax_core.numpy._concatenators import s_ as s_
 from laminax_core.numpy._creation import arange as arange
 from laminax_core.numpy._creation import array as array
 from laminax_core.numpy._creation import asarray as asarray
@@ -39,6 +45,8 @@ from laminax_core.numpy._dtypes import SCALAR_TYPES as _SCALAR_TYPES
 from laminax_core.numpy._dtypes import ndarray as ndarray
 from laminax_core.numpy._einsum import einsum as einsum
 from laminax_core.numpy._einsum import einsum_path as einsum_path
+from laminax_core.numpy._histograms import histogram2d as histogram2d
+from laminax_core.numpy._histograms import histogramdd as histogramdd
 from laminax_core.numpy._index_tricks import choose as choose
 from laminax_core.numpy._index_tricks import compress as compress
 from laminax_core.numpy._index_tricks import delete as delete
@@ -53,6 +61,7 @@ from laminax_core.numpy._index_tricks import mask_indices as mask_indices
 from laminax_core.numpy._index_tricks import mgrid as mgrid
 from laminax_core.numpy._index_tricks import ogrid as ogrid
 from laminax_core.numpy._index_tricks import piecewise as piecewise
+from laminax_core.numpy._index_tricks import place as place
 from laminax_core.numpy._index_tricks import put as put
 from laminax_core.numpy._index_tricks import put_along_axis as put_along_axis
 from laminax_core.numpy._index_tricks import ravel_multi_index as ravel_multi_index
@@ -67,6 +76,19 @@ from laminax_core.numpy._indexing import flatnonzero as flatnonzero
 from laminax_core.numpy._indexing import nonzero as nonzero
 from laminax_core.numpy._indexing import take as take
 from laminax_core.numpy._indexing import take_along_axis as take_along_axis
+from laminax_core.numpy._io import ComplexWarning as ComplexWarning
+from laminax_core.numpy._io import array_repr as array_repr
+from laminax_core.numpy._io import array_str as array_str
+from laminax_core.numpy._io import frombuffer as frombuffer
+from laminax_core.numpy._io import fromfile as fromfile
+from laminax_core.numpy._io import fromiter as fromiter
+from laminax_core.numpy._io import fromstring as fromstring
+from laminax_core.numpy._io import get_printoptions as get_printoptions
+from laminax_core.numpy._io import load as load
+from laminax_core.numpy._io import printoptions as printoptions
+from laminax_core.numpy._io import save as save
+from laminax_core.numpy._io import savez as savez
+from laminax_core.numpy._io import set_printoptions as set_printoptions
 from laminax_core.numpy._linalg_products import cross as cross
 from laminax_core.numpy._linalg_products import diag as diag
 from laminax_core.numpy._linalg_products import diagflat as diagflat
@@ -119,6 +141,8 @@ from laminax_core.numpy._logic import logical_xor as logical_xor
 from laminax_core.numpy._logic import not_equal as not_equal
 from laminax_core.numpy._logic import right_shift as right_shift
 from laminax_core.numpy._logic import where as where
+from laminax_core.numpy._polynomials import polydiv as polydiv
+from laminax_core.numpy._polynomials import polyfit as polyfit
 from laminax_core.numpy._reductions import all as all
 from laminax_core.numpy._reductions import amax as amax
 from laminax_core.numpy._reductions import amin as amin
@@ -245,6 +269,9 @@ from laminax_core.numpy._sorting import unique_all as unique_all
 from laminax_core.numpy._sorting import unique_counts as unique_counts
 from laminax_core.numpy._sorting import unique_inverse as unique_inverse
 from laminax_core.numpy._sorting import unique_values as unique_values
+from laminax_core.numpy._special_functions import i0 as i0
+from laminax_core.numpy._special_functions import kaiser as kaiser
+from laminax_core.numpy._special_functions import spacing as spacing
 from laminax_core.numpy._ufuncs import abs as abs
 from laminax_core.numpy._ufuncs import absolute as absolute
 from laminax_core.numpy._ufuncs import acos as acos
@@ -403,6 +430,7 @@ pi = _np.pi
 _array_methods.install()
 
 __all__ = [
+    "ComplexWarning",
     "abs",
     "absolute",
     "acos",
@@ -434,7 +462,9 @@ __all__ = [
     "array",
     "array_equal",
     "array_equiv",
+    "array_repr",
     "array_split",
+    "array_str",
     "asarray",
     "asin",
     "asinh",
@@ -464,6 +494,7 @@ __all__ = [
     "broadcast_arrays",
     "broadcast_shapes",
     "broadcast_to",
+    "c_",
     "can_cast",
     "cbrt",
     "cdouble",
@@ -557,12 +588,17 @@ __all__ = [
     "fmin",
     "fmod",
     "frexp",
+    "frombuffer",
+    "fromfile",
     "fromfunction",
+    "fromiter",
+    "fromstring",
     "full",
     "full_like",
     "gcd",
     "generic",
     "geomspace",
+    "get_printoptions",
     "gradient",
     "greater",
     "greater_equal",
@@ -570,13 +606,17 @@ __all__ = [
     "hanning",
     "heaviside",
     "histogram",
+    "histogram2d",
     "histogram_bin_edges",
+    "histogramdd",
     "hsplit",
     "hstack",
     "hypot",
+    "i0",
     "identity",
     "iinfo",
     "imag",
+    "index_exp",
     "indices",
     "inexact",
     "inf",
@@ -609,6 +649,7 @@ __all__ = [
     "issubdtype",
     "iterable",
     "ix_",
+    "kaiser",
     "kron",
     "lcm",
     "ldexp",
@@ -618,6 +659,7 @@ __all__ = [
     "lexsort",
     "linalg",
     "linspace",
+    "load",
     "log",
     "log10",
     "log1p",
@@ -673,15 +715,19 @@ __all__ = [
     "ones",
     "ones_like",
     "outer",
+    "packbits",
     "pad",
     "partition",
     "percentile",
     "permute_dims",
     "pi",
     "piecewise",
+    "place",
     "poly",
     "polyadd",
     "polyder",
+    "polydiv",
+    "polyfit",
     "polyint",
     "polymul",
     "polysub",
@@ -689,12 +735,14 @@ __all__ = [
     "positive",
     "pow",
     "power",
+    "printoptions",
     "prod",
     "promote_types",
     "ptp",
     "put",
     "put_along_axis",
     "quantile",
+    "r_",
     "rad2deg",
     "radians",
     "ravel",
@@ -712,8 +760,12 @@ __all__ = [
     "rollaxis",
     "rot90",
     "round",
+    "s_",
+    "save",
+    "savez",
     "searchsorted",
     "select",
+    "set_printoptions",
     "setdiff1d",
     "setxor1d",
     "shape",
@@ -727,6 +779,7 @@ __all__ = [
     "size",
     "sort",
     "sort_complex",
+    "spacing",
     "split",
     "sqrt",
     "square",
@@ -768,6 +821,7 @@ __all__ = [
     "unique_counts",
     "unique_inverse",
     "unique_values",
+    "unpackbits",
     "unravel_index",
     "unsignedinteger",
     "unstack",

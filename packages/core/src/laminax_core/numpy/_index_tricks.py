@@ -28,7 +28,7 @@ from laminax_core.numpy._operands import (
 __all__ = [
     "choose", "compress", "delete", "diag_indices", "diag_indices_from", "extract",
     "fill_diagonal", "indices", "insert", "ix_", "mask_indices", "mgrid", "ogrid", "piecewise",
-    "put", "put_along_axis", "ravel_multi_index", "select", "tril_indices",
+    "place", "put", "put_along_axis", "ravel_multi_index", "select", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]  # fmt: skip
 
@@ -513,6 +513,40 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
         ind = remainder(ind, get_aval(flat).shape[0])
     out = IndexUpdateHelper(flat)[ind].set(v, mode="clip" if mode == "clip" else None)
     return lax.reshape(out, get_aval(a).shape)
+
+
+def place(arr, mask, vals, *, inplace: bool = True):
+    """A copy of `arr` whose elements where `mask` is true are `vals`, in order (repeated
+    cyclically if short, as NumPy's `place` does); `inplace=False` is required.
+
+    Example:
+      >>> place(np.zeros(4, np.int32), np.array([1, 0, 1, 1], bool), np.array([7, 8]),
+      ...       inplace=False)
+      array([7, 0, 8, 7], dtype=int32)
+    """
+    from laminax_core.numpy._indexing import IndexUpdateHelper
+    from laminax_core.numpy._logic import where
+    from laminax_core.numpy._shape import resize
+
+    check_arraylike("place", arr, mask, vals)
+    if inplace:
+        raise ValueError("jnp.place cannot modify arrays in place (they are immutable); pass "
+                         "inplace=False and use the returned array.")
+    data, mask, vals = as_array(arr), as_array(mask), as_array(vals)
+    size = get_aval(data).size
+    if size != get_aval(mask).size:
+        raise ValueError(f"jnp.place: arr and mask must have the same size, got {size} and "
+                         f"{get_aval(mask).size}.")
+    if not get_aval(vals).size:
+        raise ValueError("jnp.place: cannot place values from an empty array.")
+    if not size:
+        return data
+    flat_mask = lax.reshape(mask, (size,))
+    # positions of the true entries, padded with an out-of-bounds index that "drop" skips
+    (positions,) = where(flat_mask, size=size, fill_value=size)
+    values = resize(lax.reshape(vals, (get_aval(vals).size,)), (size,))
+    flat = IndexUpdateHelper(lax.reshape(data, (size,)))[positions].set(values, mode="drop")
+    return lax.reshape(flat, get_aval(data).shape)
 
 
 def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True, *,

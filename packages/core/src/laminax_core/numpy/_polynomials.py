@@ -1,0 +1,182 @@
+"""Polynomial fitting and division: `polyfit` (least squares on a column-scaled Vandermonde
+matrix, solved through the SVD with a relative cutoff `rcond`) and `polydiv` (synthetic
+division, one static step per quotient coefficient). Coefficients run from the highest power
+down, as in NumPy."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from laminax_core import dtypes, lax
+from laminax_core._avals import get_aval
+from laminax_core.lax._products import Precision
+from laminax_core.numpy._operands import (
+    as_array,
+    check_arraylike,
+    promote_dtypes_inexact,
+    select,
+)
+
+__all__ = ["polydiv", "polyfit"]
+
+
+def _matmul(a, b):
+    from laminax_core.lax import dot_general
+
+    return dot_general(a, b, (((1,), (0,)), ((), ())), (Precision.HIGHEST, Precision.HIGHEST))
+
+
+def _lstsq(a, b, rcond: float):
+    """Least squares `min |a x - b|` for 2-D `a` and 2-D `b`: `(x, residuals, rank, s)`, with
+    singular values below `rcond * s[0]` treated as zero."""
+    from laminax_core.lax.linalg import svd
+
+    u, s, vh = svd(a, full_matrices=False)
+    dtype = get_aval(s).dtype
+    largest = lax.slice(s, (0,), (1,))
+    kept = lax.ge(s, lax.mul(np.asarray(rcond, dtype), largest))
+    rank = lax.reduce_sum(lax.convert_element_type(kept, dtypes.default_int_dtype()), (0,))
+    safe = select(kept, lax.full_like(s, 1), s)
+    inverse = select(kept, lax.full_like(s, 0), lax.div(lax.full_like(s, 1), safe))
+    u_t_b = _matmul(lax.transpose(u, (1, 0)), b)
+    scaled = lax.mul(lax.broadcast_in_dim(inverse, get_aval(u_t_b).shape, (0,)), u_t_b)
+    x = _matmul(lax.transpose(vh, (1, 0)), scaled)
+    error = lax.sub(b, _matmul(a, x))
+    residuals = lax.reduce_sum(lax.mul(error, error), (0,))
+    return x, residuals, rank, s
+
+
+def _check_fit_args(x, y, deg):
+    deg = operator.index(deg)
+    if deg < 0:
+        raise ValueError(f"jnp.polyfit: expected deg >= 0, got {deg}.")
+    if get_aval(x).ndim != 1:
+        raise TypeError(f"jnp.polyfit: expected a 1-D vector for x, got shape {get_aval(x).shape}.")
+    if get_aval(x).size == 0:
+        raise TypeError("jnp.polyfit: expected a non-empty vector for x.")
+    if not 1 <= get_aval(y).ndim <= 2:
+        raise TypeError(f"jnp.polyfit: expected a 1-D or 2-D array for y, got shape "
+                        f"{get_aval(y).shape}.")
+    if get_aval(x).shape[0] != get_aval(y).shape[0]:
+        raise TypeError("jnp.polyfit: expected x and y to have the same length, got "
+                        f"{get_aval(x).shape[0]} and {get_aval(y).shape[0]}.")
+    return deg
+
+
+def _weighted(lhs, rhs, w, n: int):
+    (w,) = promote_dtypes_inexact(as_array(w))
+    if get_aval(w).ndim != 1 or get_aval(w).shape[0] != n:
+        raise TypeError(f"jnp.polyfit: expected 1-D weights of length {n}, got shape "
+                        f"{get_aval(w).shape}.")
+    w = lax.convert_element_type(w, get_aval(lhs).dtype)
+    lhs = lax.mul(lhs, lax.broadcast_in_dim(w, get_aval(lhs).shape, (0,)))
+    rhs = lax.mul(rhs, lax.broadcast_in_dim(w, get_aval(rhs).shape, (0,)))
+    return lhs, rhs
+
+
+def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
+    """The least-squares polynomial of degree `deg` through the points `(x, y)`.
+
+    Args:
+      x: sample positions, 1-D.
+      y: values, 1-D or 2-D (one fit per column).
+      deg: the degree (static).
+      rcond: relative cutoff for small singular values (default `len(x) * eps`).
+      full: also return `(residuals, rank, singular_values, rcond)`.
+      w: optional weights applied to the residuals (1-D, like `x`).
+      cov: also return the coefficients' covariance (`"unscaled"` to skip the residual
+        scaling).
+
+    Returns:
+      The coefficients, highest power first (one column per column of `y`), plus the extras
+      `full` or `cov` ask for.
+
+    Example:
+      >>> polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1).round(4)
+      array([2., 1.], dtype=float32)
+    """
+    from laminax_core.numpy._signal import vander
+
+    check_arraylike("polyfit", x, y)
+    x, y = promote_dtypes_inexact(as_array(x), as_array(y))
+    deg = _check_fit_args(x, y, deg)
+    order, n = deg + 1, get_aval(x).shape[0]
+    if rcond is None:
+        rcond = n * float(np.finfo(get_aval(x).dtype).eps)
+    rhs = y if get_aval(y).ndim == 2 else lax.reshape(y, (n, 1))
+    lhs = vander(x, order).astype(get_aval(rhs).dtype)
+    if w is not None:
+        lhs, rhs = _weighted(lhs, rhs, w, n)
+    # scale the columns to unit norm (better conditioned), and the solution back
+    scale = lax.sqrt(lax.reduce_sum(lax.mul(lhs, lhs), (0,)))
+    lhs = lax.div(lhs, lax.broadcast_in_dim(scale, get_aval(lhs).shape, (1,)))
+    c, residuals, rank, s = _lstsq(lhs, rhs, float(rcond))
+    c = lax.div(c, lax.broadcast_in_dim(scale, get_aval(c).shape, (0,)))
+    if get_aval(y).ndim == 1:
+        c = lax.reshape(c, (order,))
+    if full:
+        return c, residuals, rank, s, np.asarray(rcond, dtypes.default_float_dtype())
+    if cov:
+        return c, _covariance(lhs, scale, residuals, n, order, cov, get_aval(y).ndim)
+    return c
+
+
+def _covariance(lhs, scale, residuals, n: int, order: int, cov, y_ndim: int):
+    from laminax_core.numpy.linalg import inv
+
+    base = inv(_matmul(lax.transpose(lhs, (1, 0)), lhs))
+    outer = lax.mul(lax.broadcast_in_dim(scale, (order, order), (0,)),
+                    lax.broadcast_in_dim(scale, (order, order), (1,)))
+    base = lax.div(base, outer)
+    if cov == "unscaled":
+        factor = lax.full_like(residuals, 1)
+    else:
+        if n <= order:
+            raise ValueError("jnp.polyfit: the number of data points must exceed order to "
+                             "scale the covariance matrix.")
+        factor = lax.div(residuals, np.asarray(n - order, get_aval(residuals).dtype))
+    k = get_aval(factor).shape[0]
+    if y_ndim == 1:
+        return lax.mul(base, lax.broadcast_in_dim(lax.reshape(factor, ()), (order, order), ()))
+    return lax.mul(lax.broadcast_in_dim(base, (order, order, k), (0, 1)),
+                   lax.broadcast_in_dim(factor, (order, order, k), (2,)))
+
+
+def polydiv(u, v, *, trim_leading_zeros: bool = False):
+    """Polynomial division `u / v`: the quotient and remainder coefficient arrays (highest
+    power first). The remainder keeps `u`'s length (leading zeros) unless
+    `trim_leading_zeros`, which needs concrete values.
+
+    Example:
+      >>> q, r = polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
+      >>> q
+      array([ 1., -2.], dtype=float32)
+    """
+    from laminax_core.numpy._indexing import IndexUpdateHelper
+
+    check_arraylike("polydiv", u, v)
+    u, v = promote_dtypes_inexact(as_array(u), as_array(v))
+    m, n = get_aval(u).shape[0] - 1, get_aval(v).shape[0] - 1
+    dtype = get_aval(u).dtype
+    scale = lax.div(np.ones((), dtype), lax.reshape(lax.slice(v, (0,), (1,)), ()))
+    q = lax.full((max(m - n + 1, 1),), 0, dtype)
+    for k in range(m - n + 1):
+        d = lax.mul(scale, lax.reshape(lax.slice(u, (k,), (k + 1,)), ()))
+        q = IndexUpdateHelper(q)[k].set(d)
+        u = IndexUpdateHelper(u)[k:k + n + 1].add(lax.neg(lax.mul(d, v)))
+    if trim_leading_zeros:
+        u = _trim_leading(u)
+    return q, u
+
+
+def _trim_leading(u):
+    # leading entries within sqrt(eps) of zero are dropped; the length depends on the values,
+    # so `u` must be concrete (as in JAX)
+    from laminax_core.numpy._index_tricks import _concrete
+
+    values = _concrete("polydiv(trim_leading_zeros=True)", u)
+    small = np.abs(values) < np.sqrt(np.finfo(get_aval(u).dtype).eps)
+    keep = int(np.argmin(small)) if not small.all() else get_aval(u).shape[0]
+    return lax.slice(u, (keep,), (get_aval(u).shape[0],))
