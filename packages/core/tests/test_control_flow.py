@@ -74,6 +74,16 @@ def test_cond_closes_over_outer_tracers_and_pytrees():
     assert grad(lambda x, y: fun(x, y)["a"], argnums=1)(np.float32(-2), np.float32(3)) == 1.0
 
 
+def test_a_value_several_branches_close_over_is_one_operand():
+    def fun(x, y):
+        return cond(x > 0, lambda v: v * y, lambda v: v + y, x)
+
+    closed = make_jaxpr(fun)(np.float32(1), np.float32(2))
+    assert len(closed.eqns[-1].invars) == 3  # index, y, x
+    assert grad(fun, argnums=1)(np.float32(1), np.float32(2)) == 1.0
+    assert grad(fun, argnums=1)(np.float32(-1), np.float32(2)) == 1.0
+
+
 def test_cond_errors():
     with pytest.raises(TypeError, match="Pred must be a scalar"):
         cond(X > 0, lambda v: v, lambda v: v, X)

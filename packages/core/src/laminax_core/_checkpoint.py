@@ -19,10 +19,11 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
+from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
-from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 
@@ -182,32 +183,93 @@ def _saveable(policy, eqn) -> bool:
     return bool(policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params))
 
 
-def _split_with_policy(jaxpr: Jaxpr, in_unknowns, policy):
-    """Splits `jaxpr` into its known equations and the staged ones: the unknown equations,
-    preceded by a copy of every known equation whose outputs the policy does not save (the
-    recomputation; what is not needed is pruned later).
+def _eval_with_policy(closed: ClosedJaxpr, args, pe, policy, saveable_outs: Callable) -> list:
+    """Evaluates `closed` under the partial-eval trace `pe`: known equations run in its parent,
+    equations reading unknowns are staged (higher-order ones split by their partial-eval rule).
+    A known equation the policy saves is not run: `saveable_outs(eqn, ins)` gives its outputs.
+    """
+    env: dict[int, object] = {}
+    jaxpr = closed.jaxpr
+    for var, value in zip([*jaxpr.constvars, *jaxpr.invars], [*closed.consts, *args], strict=True):
+        env[id(var)] = value
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[id(v)]
+
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if not any(map(pe.is_unknown, ins)) and _saveable(policy, eqn):
+            outs = saveable_outs(eqn, ins)
+        else:
+            with _trace.set_current_trace(pe):
+                outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update((id(v), x) for v, x in zip(eqn.outvars, outs, strict=True))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _known_part(closed: ClosedJaxpr, in_uk, policy):
+    """The known part of a remat body: known inputs -> known outputs, then the outputs of every
+    saveable equation (the candidate residuals).
 
     Returns:
-      `(known_eqns, staged_eqns, residual_candidates, out_unknowns)`: the candidates are the
-      saved values that staged equations read, in order of first read.
+      `(known_jaxpr, out_unknowns, n_candidates)`.
     """
-    unknown = {id(v) for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if u}
-    available = {id(v) for v in [*jaxpr.constvars, *jaxpr.invars]}  # inputs reach both sides
-    known_eqns, staged_eqns, candidates = [], [], {}
-    for eqn in jaxpr.eqns:
-        if any(isinstance(v, Var) and id(v) in unknown for v in eqn.invars):
-            unknown.update(id(v) for v in eqn.outvars)
-        else:
-            known_eqns.append(eqn)
-            if _saveable(policy, eqn):
-                continue
-            available.update(id(v) for v in eqn.outvars)  # recomputed on the staged side
-        staged_eqns.append(eqn)
-        for v in eqn.invars:
-            if isinstance(v, Var) and id(v) not in unknown and id(v) not in available:
-                candidates.setdefault(id(v), v)
-    out_unknowns = [isinstance(v, Var) and id(v) in unknown for v in jaxpr.outvars]
-    return known_eqns, staged_eqns, list(candidates.values()), out_unknowns
+    found: dict = {}
+
+    def fun(*known_in):
+        pe = partial_eval.JaxprTrace(
+            _trace.current_trace(), evaluate_known=True, transformation="checkpoint"
+        )
+        known_iter = iter(known_in)
+        ins = [
+            pe.new_arg(a) if u else next(known_iter)
+            for a, u in zip(closed.in_avals, in_uk, strict=True)
+        ]
+        saved: list = []
+
+        def run_and_save(eqn, ins):
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            saved.extend(outs)
+            return outs
+
+        try:
+            outs = _eval_with_policy(closed, ins, pe, policy, run_and_save)
+            found["out_uk"] = [pe.is_unknown(o) for o in outs]
+        finally:
+            pe.is_live = False
+        found["n"] = len(saved)
+        return [o for o in outs if not pe.is_unknown(o)] + saved
+
+    avals = [a for a, u in zip(closed.in_avals, in_uk, strict=True) if not u]
+    known, _ = partial_eval.trace_to_jaxpr(fun, avals, "checkpoint")
+    return known, found["out_uk"], found["n"]
+
+
+def _staged_part(closed: ClosedJaxpr, in_uk, out_uk, policy, candidate_avals) -> ClosedJaxpr:
+    """The staged remat body: (candidate residuals, every input) -> unknown outputs. It
+    recomputes the known values the policy does not save (the known halves of split higher-order
+    equations included), then runs the unknown equations."""
+
+    def fun(*args):
+        candidates, ins = iter(args[: len(candidate_avals)]), args[len(candidate_avals) :]
+        pe = partial_eval.JaxprTrace(
+            _trace.current_trace(), evaluate_known=True, transformation="checkpoint"
+        )
+        pe_ins = [pe.new_arg(get_aval(x)) if u else x for x, u in zip(ins, in_uk, strict=True)]
+        try:
+            outs = _eval_with_policy(
+                closed, pe_ins, pe, policy, lambda eqn, _: [next(candidates) for _ in eqn.outvars]
+            )
+            unknown_outs = [o for o, u in zip(outs, out_uk, strict=True) if u]
+            linear, consts = pe.to_jaxpr(unknown_outs)
+        finally:
+            pe.is_live = False
+        return eval_jaxpr(linear, consts, *[x for x, u in zip(ins, in_uk, strict=True) if u])
+
+    staged, _ = partial_eval.trace_to_jaxpr(fun, [*candidate_avals, *closed.in_avals], "checkpoint")
+    return staged
 
 
 def _close_over(jaxpr: Jaxpr, closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -254,28 +316,22 @@ def _remat_partial_eval(trace, args, params):
     # (differentiated=True) takes the saved residuals and the inputs it uses, and recomputes the
     # rest, as JAX's checkpoint partial evaluation does.
     closed, policy = params["jaxpr"], params["policy"]
-    jaxpr = closed.jaxpr
     in_uk = [trace.is_unknown(x) for x in args]
-    known_eqns, staged_eqns, candidates, out_uk = _split_with_policy(jaxpr, in_uk, policy)
-    unknown_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if u]
-    staged = Jaxpr(jaxpr.constvars, [*candidates, *jaxpr.invars], unknown_out, staged_eqns)
-    staged, used = dce_jaxpr(staged, [True] * len(unknown_out))
-    used_res, used_in = used[: len(candidates)], used[len(candidates) :]
-    residuals = [v for v, u in zip(candidates, used_res, strict=True) if u]
-    known_in = [v for v, u in zip(jaxpr.invars, in_uk, strict=True) if not u]
-    known_out = [v for v, u in zip(jaxpr.outvars, out_uk, strict=True) if not u]
-    known = Jaxpr(jaxpr.constvars, known_in, [*known_out, *residuals], known_eqns)
-    known, _ = dce_jaxpr(known, [True] * len(known.outvars), instantiate=True)
-    known = _reduce_residual_precision(known, len(residuals))
+    with _trace.set_current_trace(trace.parent):
+        known, out_uk, n_cand = _known_part(closed, in_uk, policy)
+    n_known = len(known.out_avals) - n_cand
+    staged = _staged_part(closed, in_uk, out_uk, policy, known.out_avals[n_known:])
+    staged_jaxpr, used = dce_jaxpr(staged.jaxpr, [True] * len(staged.out_avals))
+    used_res, used_in = used[:n_cand], used[n_cand:]
+    known_jaxpr, _ = dce_jaxpr(known.jaxpr, [True] * n_known + used_res, instantiate=True)
+    known_jaxpr = _reduce_residual_precision(known_jaxpr, sum(used_res))
     known_args = [x for x, u in zip(args, in_uk, strict=True) if not u]
     with _trace.set_current_trace(trace.parent):
-        known_vals = common.jaxpr_as_fun(_close_over(known, closed))(*known_args)
-    n_known = len(known_out)
-    staged_args = [x for x, u in zip(args, used_in, strict=True) if u]
+        known_vals = common.jaxpr_as_fun(_close_over(known_jaxpr, known))(*known_args)
     staged_outs = trace.stage(
         remat_p,
-        [*known_vals[n_known:], *staged_args],
-        dict(params, jaxpr=_close_over(staged, closed), differentiated=True),
+        [*known_vals[n_known:], *[x for x, u in zip(args, used_in, strict=True) if u]],
+        dict(params, jaxpr=_close_over(staged_jaxpr, staged), differentiated=True),
     )
     known_iter, staged_iter = iter(known_vals[:n_known]), iter(staged_outs)
     return [next(staged_iter) if u else next(known_iter) for u in out_uk]
@@ -299,17 +355,19 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     zeros_in: list = []
 
     def transposed(*known_and_cts):
-        known_iter = iter(known_and_cts[: len(known)])
-        operands = [
-            UndefinedPrimal(a.aval) if lin else next(known_iter)
-            for a, lin in zip(args, linear, strict=True)
-        ]
+        # partial evaluation first splits equations mixing known and linear values (a jvp'd
+        # scan or remat inside) into a recomputation and a linear part, as JAX's does
+        known_part, linear_part, _, _ = partial_eval.partial_eval_jaxpr(
+            jaxpr, linear, [True] * len(ct_avals)
+        )
+        residuals = common.jaxpr_as_fun(known_part)(*known_and_cts[: len(known)])
+        operands = [*residuals, *[UndefinedPrimal(a.aval) for a in args if undefined(a)]]
         ct_iter = iter(known_and_cts[len(known) :])
         cts_out = [
             next(ct_iter) if nz else Zero(a) for a, nz in zip(ct_avals, nonzero, strict=True)
         ]
-        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, operands, cts_out)
-        cts_in = [ct for ct, lin in zip(cts_in, linear, strict=True) if lin]
+        cts_in = backward_pass(linear_part.jaxpr, linear_part.consts, operands, cts_out)
+        cts_in = cts_in[len(residuals) :]
         zeros_in[:] = [isinstance(ct, Zero) for ct in cts_in]
         return [ct for ct in cts_in if not isinstance(ct, Zero)]
 

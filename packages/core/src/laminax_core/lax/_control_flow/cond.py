@@ -92,19 +92,24 @@ def _bind_cond(index, funs, operands, what):
 
 
 def _join_consts(traced):
-    """Gives every branch the (hoisted) consts of all branches as leading inputs."""
-    all_consts = [c for _, consts in traced for c in consts]
+    """Gives every branch the (hoisted) consts of all branches as leading inputs; a value that
+    several branches close over is passed once, as in JAX."""
+    all_consts: list = []
+    position: dict[int, int] = {}
+    for _, consts in traced:
+        for c in consts:
+            if id(c) not in position:
+                position[id(c)] = len(all_consts)
+                all_consts.append(c)
     branches = []
-    offset = 0
     for closed, consts in traced:
         jaxpr = closed.jaxpr
-        own = jaxpr.invars[: len(consts)]
-        before = [Var(get_aval(c)) for c in all_consts[:offset]]
-        after = [Var(get_aval(c)) for c in all_consts[offset + len(consts) :]]
-        invars = [*before, *own, *after, *jaxpr.invars[len(consts) :]]
+        const_vars = [Var(get_aval(c)) for c in all_consts]
+        for var, c in zip(jaxpr.invars[: len(consts)], consts, strict=True):
+            const_vars[position[id(c)]] = var
+        invars = [*const_vars, *jaxpr.invars[len(consts) :]]
         new = Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
         branches.append(ClosedJaxpr(new, closed.consts))
-        offset += len(consts)
     return tuple(branches), all_consts
 
 
