@@ -24,13 +24,13 @@ def test_python_scalars_are_weakly_typed_numpy_values_are_not():
     assert strong.dtype == np.float32 and not strong.weak_type
 
 
-def test_same_signature_hits_the_eager_cache():
+def test_same_signature_runs_without_the_python_path():
     x = np.ones(7, F32)
     lax.cos(x)
     before = _eager.eager_cache_info()
-    lax.cos(x + 0)
+    lax.cos(x + 0)  # the C++ fast path finds the executable: Python counts neither
     after = _eager.eager_cache_info()
-    assert after["hits"] > before["hits"] and after["misses"] == before["misses"]
+    assert (after["hits"], after["misses"]) == (before["hits"], before["misses"])
 
 
 def test_new_params_or_avals_compile_again():

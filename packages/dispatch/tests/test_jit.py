@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from laminax_core import config, grad, lax, make_jaxpr, value_and_grad, vmap
 from laminax_dispatch import _jit, jit
+from laminax_dispatch._fast_path import new_cache
 
 F32 = np.float32
 
@@ -93,6 +94,7 @@ def test_cache_holds_the_function_weakly():
 
 def test_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(_jit, "_CACHE_SIZE", 3)
+    monkeypatch.setattr(_jit, "_cpp_cache", new_cache(3))  # the C++ fast path's bound
     f = Counter(lambda x: x)
     g = jit(f)
     for n in range(5):

@@ -6,6 +6,12 @@ miss it stages the one equation into a jaxpr, lowers and compiles it. A computat
 forwards its inputs (`stop_gradient`, a `convert_element_type` that changes only the weak
 type) is never compiled: its outputs are the input buffers under the output avals.
 
+The lookup and the call go through jaxlib's C++ fast path (`_fast_path.py`): one `PjitFunction`
+per (primitive, params), whose C++ cache maps argument signatures to executables, so a repeated
+`x + y` computes its signature, finds the executable and wraps the output without Python. Only
+a signature the C++ side has not seen, or one it cannot run (forwarding, ordered effects),
+comes back to the Python path above.
+
 A primitive with no lowering (a user primitive with only a NumPy reference) runs its reference
 implementation and the result is put on the device, so eager code keeps working; `jit` raises
 for it instead.
@@ -30,12 +36,19 @@ from laminax_core.internal import (
     set_eager_impl,
 )
 from laminax_core.lax import copy_p
+from laminax_pytree import tree_structure
 
 from laminax_dispatch import _debugging
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._backends import default_device
 from laminax_dispatch._compile import Executable, compile_module
 from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._fast_path import (
+    cpp_function,
+    fast_path_data,
+    new_cache,
+    raise_if_deleted,
+)
 from laminax_dispatch._lowering import _core as lowering
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
@@ -44,6 +57,10 @@ _CACHE_SIZE = 4096
 _lock = threading.Lock()
 _cache: collections.OrderedDict = collections.OrderedDict()
 _stats = {"hits": 0, "misses": 0, "forwarded": 0}
+_debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
+# (primitive, params) -> its C++ PjitFunction; bounded by _CACHE_SIZE (oldest dropped first)
+_cpp_functions: dict = {}
+_cpp_cache = new_cache(_CACHE_SIZE)
 
 
 class _EagerComputation:
@@ -147,6 +164,45 @@ def _run_reference(primitive, args, params):
     return [device_put(o, _weak_type=a.weak_type) for o, a in zip(outs, avals_out, strict=True)]
 
 
+def _apply_python(primitive, args, params) -> tuple[list, _EagerComputation | None]:
+    if primitive not in lowering.lowerings:
+        outs = _run_reference(primitive, args, params)
+        return (outs if primitive.multiple_results else [outs]), None
+    avals = [get_aval(x) for x in args]
+    committed_device = devices_for_args(args, fun_name=primitive.name)
+    device = committed_device or default_device()
+    entry = _lookup(primitive, avals, params, device)
+    outs = _run(entry, args, device, committed_device is not None)
+    if _debug_nans.value or _debug_infs.value:
+        _debugging.check_outputs(primitive.name, outs)
+    return outs, entry
+
+
+def _result(primitive, outs):
+    return outs if primitive.multiple_results else outs[0]
+
+
+def _new_cpp_function(primitive, params, key):
+    def apply(*args):  # what jaxlib calls under jax_disable_jit
+        return _result(primitive, _apply_python(primitive, args, params)[0])
+
+    def cache_miss(*args):
+        outs, entry = _apply_python(primitive, args, params)
+        result = _result(primitive, outs)
+        executable = entry.executable if entry is not None else None
+        if executable is None or executable.ordered_effects or executable.has_host_callbacks:
+            return result, None, False
+        data = fast_path_data(executable, tree_structure(result), outs, [True] * len(args))
+        return result, data, False
+
+    function = cpp_function(f"{primitive.name}", apply, cache_miss, _cpp_cache)
+    with _lock:
+        _cpp_functions[key] = function
+        if len(_cpp_functions) > _CACHE_SIZE:
+            del _cpp_functions[next(iter(_cpp_functions))]
+    return function
+
+
 def apply_primitive(primitive, args, params):
     """Runs `primitive(*args, **params)` on XLA and returns Arrays (core's eager hook).
 
@@ -164,28 +220,37 @@ def apply_primitive(primitive, args, params):
       >>> apply_primitive(lax.sin_p, [np.float32(0.0)], {"accuracy": None})
       Array(0., dtype=float32)
     """
-    if primitive not in lowering.lowerings:
-        return _run_reference(primitive, args, params)
-    avals = [get_aval(x) for x in args]
-    committed_device = devices_for_args(args, fun_name=primitive.name)
-    device = committed_device or default_device()
-    entry = _lookup(primitive, avals, params, device)
-    outs = _run(entry, args, device, committed_device is not None)
-    if core_config.debug_nans.value or core_config.debug_infs.value:
-        _debugging.check_outputs(primitive.name, outs)
-    return outs if entry.multiple_results else outs[0]
+    if _debug_nans.value or _debug_infs.value:
+        return _result(primitive, _apply_python(primitive, args, params)[0])
+    key = (primitive, tuple(params.items()))
+    try:
+        function = _cpp_functions.get(key)
+    except TypeError:  # unhashable params: the Python path only
+        return _result(primitive, _apply_python(primitive, args, params)[0])
+    if function is None:
+        if primitive not in lowering.lowerings:
+            return _result(primitive, _apply_python(primitive, args, params)[0])
+        function = _new_cpp_function(primitive, params, key)
+    try:
+        return function(*args)
+    except ValueError as err:
+        raise_if_deleted(err, args)
+        raise
 
 
 def eager_cache_info() -> dict[str, int]:
-    """Counts of eager-cache hits, misses and entries."""
+    """Counts of the Python path's hits and misses (calls the C++ fast path runs by itself
+    count in neither), its entries (``size``), and the C++ functions (``cpp_functions``)."""
     with _lock:
-        return {**_stats, "size": len(_cache)}
+        return {**_stats, "size": len(_cache), "cpp_functions": len(_cpp_functions)}
 
 
 def clear_eager_cache() -> None:
-    """Empties the eager executable cache and resets its counters."""
+    """Empties the eager executable caches (Python and C++) and resets their counters."""
     with _lock:
         _cache.clear()
+        _cpp_functions.clear()
+        _cpp_cache.clear()
         for key in _stats:
             _stats[key] = 0
 

@@ -6,11 +6,13 @@ weak type), the input tree, the static values, the committed device and the conf
 matter (`config.trace_context()`). Everything per entry (the jaxpr, pruned inputs, donation
 aliases, the executable, hoisted constants on the device) is computed once, on the first call
 with that signature; a later call only flattens, looks up and executes. That per-call path is
-what jaxlib's C++ `PjitFunction` will replace (issue 6).
+what jaxlib's C++ `PjitFunction` does without Python (`_fast_path.py`): a call at top level
+goes to it first, and only a signature it has not seen (or one it cannot run: effects,
+donation) comes back to Python, through `JitFunction._cache_miss`.
 
 Cache entries live in a bounded LRU per function, in a `WeakKeyDictionary` keyed by the
 function: `jit(f)` objects made anew for the same `f` share entries, and entries go when `f`
-does.
+does. The C++ cache (one `PjitFunctionCache` for all functions) is keyed the same way.
 
 Under another trace (make_jaxpr, an outer jit, grad, vmap) the call binds `jit_p` with the
 traced jaxpr instead (see `_jit_primitive.py`); with ``jax_disable_jit`` it calls `f` as is.
@@ -49,6 +51,12 @@ from laminax_dispatch import _debugging
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._compile import Executable, compile_module, log_compiles
 from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._fast_path import (
+    cpp_function,
+    fast_path_data,
+    new_cache,
+    raise_if_deleted,
+)
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
 from laminax_dispatch._lowering._core import LoweringResult, lower_jaxpr, lowering_module_name
 from laminax_dispatch._mlir import SourceInfo
@@ -58,6 +66,7 @@ __all__ = ["CompiledCall", "JitFunction", "jit"]
 logger = logging.getLogger("laminax_dispatch.jit")
 
 _CACHE_SIZE = 4096  # entries per function
+_cpp_cache = new_cache(8192)  # (function, options) -> the C++ entries of its signatures
 _lock = threading.Lock()
 _fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -334,9 +343,26 @@ class CompiledCall:
                 self._const_args = [device_put(c, self.device) for c in lowering.hoisted_consts]
             return self._executable
 
+    def fast_path_data(self, outs):
+        """What jaxlib's C++ needs to run this signature without Python (`outs`: the flat
+        outputs of a call), or None when a call needs Python: ordered or host-callback effects
+        (runtime tokens), donation (the same-buffer check), a jaxpr with effects."""
+        executable = self._executable
+        if (
+            executable is None
+            or self.closed.effects
+            or self._donated_kept
+            or executable.ordered_effects
+            or executable.has_host_callbacks
+        ):
+            return None
+        kept = set(self.kept)
+        bits = [i in kept for i in range(len(self.donated))]
+        return fast_path_data(executable, self.out_tree, outs, bits, self._const_args)
+
     def __call__(self, leaves: Sequence) -> list:
         executable = self._executable or self.executable()
-        args = [leaves[i] for i in self.kept]
+        args = leaves if len(self.kept) == len(leaves) else [leaves[i] for i in self.kept]
         if self._donated_kept:
             _check_donations(self, leaves)
         outs = executable(*self._const_args, *args, committed=self.committed, check_types=False)
@@ -401,8 +427,7 @@ def _check_nans(entry: CompiledCall, leaves, outs) -> None:
 # ----- the jitted function ------------------------------------------------------------------
 
 
-def _eval_trace():
-    return eval_interpreter.eval_trace
+_debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
 
 
 class JitFunction:
@@ -417,6 +442,16 @@ class JitFunction:
         self._options = options
         self._name = _fun_name(fun)
         self._local_cache: collections.OrderedDict | None = None
+        self._cache_misses = 0  # calls the C++ fast path handed back to Python
+        self._cpp = cpp_function(
+            self._name,
+            fun,
+            self._cache_miss,
+            _cpp_cache,
+            static_argnums=options.static_argnums,
+            static_argnames=options.static_argnames,
+            key=options.key,
+        )
         functools.update_wrapper(self, fun, updated=())
 
     # -- caching ----------------------------------------------------------------------------
@@ -439,9 +474,13 @@ class JitFunction:
     def _cache_size(self) -> int:
         return len(self._cache())
 
+    def _cpp_cache_size(self) -> int:
+        return self._cpp._cache_size()
+
     def clear_cache(self) -> None:
         """Forgets every traced and compiled signature of this function."""
         self._cache().clear()
+        self._cpp._clear_cache()
 
     # -- tracing ----------------------------------------------------------------------------
 
@@ -510,12 +549,30 @@ class JitFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        # jaxlib's C++ cannot see laminax's trace or the debug checks: both stay in Python
+        if current_trace() is eval_interpreter.eval_trace and not (
+            _debug_nans.value or _debug_infs.value
+        ):
+            try:
+                return self._cpp(*args, **kwargs)
+            except ValueError as err:
+                if str(err).startswith("Non-hashable static"):
+                    self._options.split(args, kwargs)  # the same error, naming the argument
+                raise_if_deleted(err, args, kwargs)
+                raise
         if core_config.disable_jit.value:
             return self._fun(*args, **kwargs)
-        if current_trace() is not _eval_trace():
+        if current_trace() is not eval_interpreter.eval_trace:
             return self._call_traced(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
         return tree_unflatten(entry.out_tree, entry(leaves))
+
+    def _cache_miss(self, *args, **kwargs):
+        # what the C++ fast path calls for a signature it cannot run by itself
+        self._cache_misses += 1
+        entry, leaves = self._entry(args, kwargs)
+        outs = entry(leaves)
+        return tree_unflatten(entry.out_tree, outs), entry.fast_path_data(outs), False
 
     def _call_traced(self, args, kwargs):
         # Under another transformation: stage this call as one `jit` equation.
