@@ -521,10 +521,6 @@ EXACT = [c for c in CASES if c[3]]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why.
 COUNT_DIFFERENCES = {
-    "jacrev_vmap_psum": "JAX's psum transpose leaves an identity psum over no axes",
-    "vmap_dynamic_slice": "JAX batches traced indices into a gather; we slice per example",
-    "vmap_dus": "JAX batches dynamic_update_slice into a scatter; we keep the primitive",
-    "grad_select": "JAX's select_n jvp leaves one dead zeros equation that we do not emit",
 }
 
 

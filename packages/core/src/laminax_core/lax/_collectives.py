@@ -137,21 +137,21 @@ psum_p = _reduce_primitive("psum", np.sum, _scale, linear)
 
 @psum_p.def_transpose
 def _psum_transpose(cts, *xs, axes, axis_index_groups):
-    # psum over a named axis is its own transpose; over positional axes (what vmap turns a
-    # named psum into) it is a reduce_sum, whose transpose broadcasts back
+    # over positional axes (what vmap turns a named psum into) psum is a reduce_sum, whose
+    # transpose broadcasts back; over named axes it is its own transpose. As JAX does, the
+    # named psum is bound even over no names (an identity equation that jaxprs show).
     from laminax_core.lax._structural import broadcast_in_dim
 
+    if all(isinstance(ct, Zero) for ct in cts):
+        return [None] * len(xs)
     named = tuple(a for a in axes if not isinstance(a, int))
     positional = {a for a in axes if isinstance(a, int)}
     cts = [np.zeros(ct.aval.shape, ct.aval.dtype) if isinstance(ct, Zero) else ct for ct in cts]
-    if named:
-        cts = psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
-    out = []
-    for ct, x in zip(cts, xs, strict=True):
-        shape = x.aval.shape
-        kept = tuple(i for i in range(len(shape)) if i not in positional)
-        out.append(broadcast_in_dim(ct, shape, kept) if positional else ct)
-    return out
+    if positional:
+        cts = [broadcast_in_dim(ct, x.aval.shape,
+                                tuple(i for i in range(x.aval.ndim) if i not in positional))
+               for ct, x in zip(cts, xs, strict=True)]
+    return psum_p.bind(*cts, axes=named, axis_index_groups=axis_index_groups)
 
 
 pmax_p = _reduce_primitive("pmax", np.max, lambda x, size: x, _extremum_jvp("pmax"))

@@ -7,7 +7,7 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval, weak_array
-from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._interpreters.jvp import Zero, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import (
     ANY,
@@ -578,12 +578,14 @@ def _select_n_jvp(primals, tangents):
     ans = select_n(which, *cases)
     if all(isinstance(t, Zero) for t in tangents[1:]):
         return ans, Zero.from_primal_value(ans)
-    return ans, select_n(which, *map(instantiate_zeros, tangents[1:]))
+    # one zeros array serves every symbolic zero; JAX makes it even when none is zero, which
+    # leaves a (dead) equation that jaxprs show, so we make it the same way
+    nonzero = next(t for t in tangents[1:] if not isinstance(t, Zero))
+    zeros = zeros_like_aval(get_aval(nonzero))
+    return ans, select_n(which, *[zeros if isinstance(t, Zero) else t for t in tangents[1:]])
 
 
 def _select_n_transpose(ct, which, *cases):
-    from laminax_core._interpreters.jvp import zeros_like_aval
-
     zeros = zeros_like_aval(get_aval(ct))
     return [None] + [
         select_n(which, *[ct if j == i else zeros for j in range(len(cases))])

@@ -261,25 +261,38 @@ def _gather_transpose(ct, x, idx, dimension_numbers, slice_sizes, indices_are_so
     return [out, None]
 
 
+def _shift(dims) -> tuple[int, ...]:
+    return tuple(d + 1 for d in dims)
+
+
 def _gather_batch(axis_data, args, dims, dimension_numbers, slice_sizes, **params):
     x, idx = args
     dn = dimension_numbers
-    if dims[0] is None:  # only the indices are batched: one more batch dimension
-        idx = bdim_at_front(idx, dims[1], axis_data.size)
-        new = dn._replace(offset_dims=tuple(d + 1 for d in dn.offset_dims),
-                          start_indices_batching_dims=tuple(
-                              d + 1 for d in dn.start_indices_batching_dims))
+    if dims[1] is None:  # only the operand: the whole batch dimension is one more window dim
+        x = bdim_at_front(x, dims[0], axis_data.size)
+        new = GatherDimensionNumbers(
+            offset_dims=(0, *_shift(dn.offset_dims)),
+            collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+            start_index_map=_shift(dn.start_index_map),
+            operand_batching_dims=_shift(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims)
+        return gather_p.bind(x, idx, dimension_numbers=new,
+                             slice_sizes=(get_aval(x).shape[0], *slice_sizes), **params), 0
+    idx = bdim_at_front(idx, dims[1], axis_data.size)
+    if dims[0] is None:  # only the indices: one more batch dimension (no longer sorted/unique)
+        new = dn._replace(offset_dims=_shift(dn.offset_dims),
+                          start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
+        params.update(indices_are_sorted=False, unique_indices=False)
         return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=slice_sizes,
                              **params), 0
     x = bdim_at_front(x, dims[0], axis_data.size)
-    idx = bdim_at_front(idx, dims[1], axis_data.size)
-    shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
     new = GatherDimensionNumbers(
-        offset_dims=shift(dn.offset_dims), collapsed_slice_dims=shift(dn.collapsed_slice_dims),
-        start_index_map=shift(dn.start_index_map),
-        operand_batching_dims=(0, *shift(dn.operand_batching_dims)),
-        start_indices_batching_dims=(0, *shift(dn.start_indices_batching_dims)))
-    return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(1, *slice_sizes),
+        offset_dims=_shift(dn.offset_dims), collapsed_slice_dims=_shift(dn.collapsed_slice_dims),
+        start_index_map=_shift(dn.start_index_map),
+        operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+        start_indices_batching_dims=(0, *_shift(dn.start_indices_batching_dims)))
+    size = min(get_aval(x).shape[0], 1)
+    return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(size, *slice_sizes),
                          **params), 0
 
 
@@ -404,16 +417,25 @@ def _scatter_batch(primitive_of):
     """The batching rule of the scatter `primitive_of()` (a thunk: the block defines it)."""
 
     def rule(axis_data, args, dims, dimension_numbers, **params):
-        x, idx, upd = (bdim_at_front(a, d, axis_data.size) for a, d in zip(args, dims,
-                                                                          strict=True))
+        x, idx, upd = args
+        x = bdim_at_front(x, dims[0], axis_data.size)
+        upd = bdim_at_front(upd, dims[2], axis_data.size)
         dn = dimension_numbers
-        shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+        if dims[1] is None:  # shared indices: the batch dimension is one more window dim
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0, *_shift(dn.update_window_dims)),
+                inserted_window_dims=_shift(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=_shift(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+            return primitive_of().bind(x, idx, upd, dimension_numbers=new, **params), 0
+        idx = bdim_at_front(idx, dims[1], axis_data.size)
         new = ScatterDimensionNumbers(
-            update_window_dims=shift(dn.update_window_dims),
-            inserted_window_dims=shift(dn.inserted_window_dims),
-            scatter_dims_to_operand_dims=shift(dn.scatter_dims_to_operand_dims),
-            operand_batching_dims=(0, *shift(dn.operand_batching_dims)),
-            scatter_indices_batching_dims=(0, *shift(dn.scatter_indices_batching_dims)))
+            update_window_dims=_shift(dn.update_window_dims),
+            inserted_window_dims=_shift(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=_shift(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
+            scatter_indices_batching_dims=(0, *_shift(dn.scatter_indices_batching_dims)))
         return primitive_of().bind(x, idx, upd, dimension_numbers=new, **params), 0
 
     return rule
@@ -557,6 +579,8 @@ def _scatter_jvp(primals, tangents, dimension_numbers, mode, **params):
     if isinstance(tangents[0], Zero) and isinstance(tangents[2], Zero):
         return ans, Zero.from_primal_value(ans)
     t_x, t_upd = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[2])
+    if params["unique_indices"]:  # no two updates overlap: the tangents scatter the same way
+        return ans, scatter_p.bind(t_x, idx, t_upd, **full)
     ids = _update_ids(idx, upd, dimension_numbers)
     id_params = {**full, "update_jaxpr": None}
     written = scatter_p.bind(np.zeros(get_aval(x).shape, np.int32), idx, ids, **id_params)

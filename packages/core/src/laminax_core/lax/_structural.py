@@ -9,7 +9,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
-from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.batching import batch_rules, bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import (
@@ -309,20 +309,66 @@ slice_p = define_primitive(
 # ----- dynamic_slice, dynamic_update_slice --------------------------------------------------
 
 
-def _index_operands(start_indices):
-    out = []
-    for i in start_indices:
-        (i,) = as_operands(i)
-        if not dtypes.issubdtype(get_aval(i).dtype, np.integer) or get_aval(i).ndim != 0:
-            raise TypeError(f"dynamic slice indices must be integer scalars, got {get_aval(i)}.")
-        out.append(i)
-    return out
+def _start_operand(i, size: int, allow_negative: bool):
+    """One start index as a scalar integer operand; a negative one counts from the end of its
+    dimension where `allow_negative` (statically for Python and NumPy integers, else staged)."""
+    if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+        dtype = get_aval(as_operands(i)[0]).dtype
+        if dtypes.issubdtype(dtype, np.unsignedinteger):
+            return i
+        if i < 0 and not allow_negative:
+            raise ValueError(f"Index {i} is out of bounds for dimension {size} with "
+                             "allow_negative_indices=False; pass a non-negative index.")
+        return np.asarray(i + size if i < 0 else i, dtype)
+    (i,) = as_operands(i)
+    aval = get_aval(i)
+    if not dtypes.issubdtype(aval.dtype, np.integer) or aval.ndim != 0:
+        raise TypeError(f"dynamic slice indices must be integer scalars, got {aval}.")
+    if not allow_negative or dtypes.issubdtype(aval.dtype, np.unsignedinteger):
+        return i
+    from laminax_core.lax._elementwise import add, lt, select_n
+
+    end = np.asarray(size, aval.dtype)
+    if isinstance(i, np.ndarray):  # a constant: the test is concrete, the sum is staged
+        return select_n(np.less(i, 0), i, add(i, end))
+    if isinstance(i, _trace.Tracer):  # `+` promotes a weakly typed index as JAX does
+        return select_n(lt(i, 0), i, i + end)
+    return select_n(lt(i, 0), i, add(i, end))
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
-    """`operand[start:start+size, ...]` with traced starts, clamped to stay in bounds."""
+def _start_operands(shape, start_indices, allow_negative_indices, name: str) -> list:
+    if len(start_indices) != len(shape):
+        raise ValueError(f"{name}: an operand of shape {shape} needs {len(shape)} start "
+                         f"indices, got {len(start_indices)}.")
+    allow = allow_negative_indices
+    allow = [allow] * len(shape) if isinstance(allow, bool) else list(allow)
+    if len(allow) != len(shape):
+        raise ValueError(f"{name}: allow_negative_indices needs one bool per dimension of "
+                         f"{shape}, got {len(allow)}.")
+    return [_start_operand(i, d, a) for i, d, a in zip(start_indices, shape, allow, strict=True)]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """`operand[start:start+size, ...]` with traced starts, clamped to stay in bounds.
+
+    Args:
+      operand: the array to slice.
+      start_indices: one integer scalar per dimension (traced or not).
+      slice_sizes: the static size of the slice in every dimension.
+      allow_negative_indices: a bool, or one per dimension: whether a negative start counts
+        from the end of its dimension (otherwise it is out of bounds and clamps to 0).
+
+    Returns:
+      The slice, of shape `slice_sizes`.
+
+    Example:
+      >>> dynamic_slice(np.arange(5, dtype=np.float32), (-2,), (2,))
+      array([3., 4.], dtype=float32)
+    """
     sizes = canonicalize_shape(slice_sizes, "dynamic_slice")
-    return dynamic_slice_p.bind(operand, *_index_operands(start_indices), slice_sizes=sizes)
+    shape = get_aval(operand).shape
+    starts = _start_operands(shape, start_indices, allow_negative_indices, "dynamic_slice")
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
 
 def _clamped_starts(shape, sizes, starts):
@@ -357,31 +403,28 @@ def _dynamic_slice_transpose(ct, x, *indices, slice_sizes):
     return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
-def _per_example(axis_data, args, dims, fn):
-    # Batched start indices: apply `fn` to each example and stack the results.
-    rows = []
-    for b in range(axis_data.size):
-        picked = [x if d is None else _take(x, d, b) for x, d in zip(args, dims, strict=True)]
-        rows.append(expand_dims(fn(*picked), (0,)))
-    return concatenate(rows, 0), 0
-
-
-def _take(x, axis, b):
-    aval = get_aval(x)
-    start = [0] * aval.ndim
-    limit = list(aval.shape)
-    start[axis], limit[axis] = b, b + 1
-    return squeeze(slice(x, start, limit), (axis,))
+def _batched_start_vector(size: int, starts, dims):
+    """The scalar start indices of a batched dynamic slice as one index vector: `(size, n)`
+    with its batch dimension first if any start is batched (then 0), else `(n,)` (None)."""
+    if not any(d is not None for d in dims):
+        return concatenate([broadcast(i, (1,)) for i in starts], 0), None
+    columns = [broadcast_in_dim(i, (size, 1), () if d is None else (0,))
+               for i, d in zip(starts, dims, strict=True)]
+    return concatenate(columns, 1), 0
 
 
 def _dynamic_slice_batch(axis_data, args, dims, slice_sizes):
-    if any(d is not None for d in dims[1:]):
-        fn = lambda x, *idx: dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)  # noqa: E731
-        return _per_example(axis_data, args, dims, fn)
-    x = move_bdim(args[0], dims[0], 0)
-    zero = np.zeros((), get_aval(args[1]).dtype) if len(args) > 1 else np.int32(0)
-    sizes = (axis_data.size, *slice_sizes)
-    return dynamic_slice_p.bind(x, zero, *args[1:], slice_sizes=sizes), 0
+    # a dynamic slice is a gather of one window: batch it as that gather (as JAX does)
+    from laminax_core.lax import _indexing
+
+    everything = tuple(range(len(slice_sizes)))
+    dnums = _indexing.GatherDimensionNumbers(offset_dims=everything, collapsed_slice_dims=(),
+                                             start_index_map=everything)
+    index, index_dim = _batched_start_vector(axis_data.size, args[1:], dims[1:])
+    return batch_rules[_indexing.gather_p](
+        axis_data, [args[0], index], [dims[0], index_dim], dimension_numbers=dnums,
+        slice_sizes=slice_sizes, unique_indices=True, indices_are_sorted=True,
+        mode=_indexing.GatherScatterMode.CLIP, fill_value=None)
 
 
 dynamic_slice_p = define_primitive(
@@ -394,10 +437,28 @@ dynamic_slice_p = define_primitive(
 )
 
 
-def dynamic_update_slice(operand, update, start_indices):
-    """`operand` with `update` written at traced `start_indices` (clamped to stay in bounds)."""
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """`operand` with `update` written at traced `start_indices` (clamped to stay in bounds).
+
+    Args:
+      operand: the array to update.
+      update: the values to write, of the operand's rank and dtype.
+      start_indices: one integer scalar per dimension (traced or not).
+      allow_negative_indices: a bool, or one per dimension: whether a negative start counts
+        from the end of its dimension.
+
+    Returns:
+      The updated copy of `operand`.
+
+    Example:
+      >>> dynamic_update_slice(np.zeros(4, np.float32), np.ones(2, np.float32), (-2,))
+      array([0., 0., 1., 1.], dtype=float32)
+    """
     (update,) = as_operands(update)
-    return dynamic_update_slice_p.bind(operand, update, *_index_operands(start_indices))
+    shape = get_aval(operand).shape
+    starts = _start_operands(shape, start_indices, allow_negative_indices,
+                             "dynamic_update_slice")
+    return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
 def _dynamic_update_slice_abstract_eval(x, update, *indices):
@@ -440,13 +501,19 @@ def _dynamic_update_slice_transpose(ct, x, update, *indices):
 
 
 def _dynamic_update_slice_batch(axis_data, args, dims):
-    if any(d is not None for d in dims[2:]):
-        return _per_example(axis_data, args, dims, lambda x, u, *idx:
-                            dynamic_update_slice_p.bind(x, u, *idx))
-    x = bdim_at_front(args[0], dims[0], axis_data.size)
-    update = bdim_at_front(args[1], dims[1], axis_data.size)
-    zero = np.zeros((), get_aval(args[2]).dtype) if len(args) > 2 else np.int32(0)
-    return dynamic_update_slice_p.bind(x, update, zero, *args[2:]), 0
+    # a dynamic update slice is a scatter of one window: batch it as that scatter (as JAX does)
+    from laminax_core.lax import _indexing
+
+    x, update, *starts = args
+    everything = tuple(range(len(starts)))
+    dnums = _indexing.ScatterDimensionNumbers(
+        update_window_dims=everything, inserted_window_dims=(),
+        scatter_dims_to_operand_dims=everything)
+    index, index_dim = _batched_start_vector(axis_data.size, starts, dims[2:])
+    return batch_rules[_indexing.scatter_p](
+        axis_data, [x, index, update], [dims[0], index_dim, dims[1]], dimension_numbers=dnums,
+        indices_are_sorted=True, unique_indices=True, mode=_indexing.GatherScatterMode.CLIP,
+        update_jaxpr=None, update_consts=())
 
 
 dynamic_update_slice_p = define_primitive(
@@ -463,7 +530,14 @@ dynamic_update_slice_p = define_primitive(
 
 
 def concatenate(operands, dimension: int):
-    """Joins `operands` along `dimension` (same dtypes, same other dimensions)."""
+    """Joins `operands` along `dimension` (same dtypes, same other dimensions).
+
+    Example:
+      >>> concatenate([np.zeros(1, np.float32), np.ones(2, np.float32)], 0)
+      array([0., 1., 1.], dtype=float32)
+    """
+    if len(operands) == 1 and isinstance(operands[0], _trace.Tracer):
+        return operands[0]  # nothing to join (JAX stages no equation either)
     return concatenate_p.bind(*as_operands(*operands), dimension=operator.index(dimension))
 
 
@@ -787,42 +861,75 @@ def index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     return out if keepdims else squeeze(out, (axis,))
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
-    """`dynamic_slice` along one `axis` (start 0 on the others)."""
+def _in_dim_starts(ndim: int, start_index, axis: int, allow_negative_indices: bool):
+    # zeros (of the index's dtype) on the other dimensions, which never count from the end
+    zero = get_aval(as_operands(start_index)[0]).dtype.type(0)
+    starts = [zero] * ndim
+    starts[axis] = start_index
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return starts, allow
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+    """`dynamic_slice` along one `axis` (start 0 on the others).
+
+    Example:
+      >>> dynamic_slice_in_dim(np.arange(6, dtype=np.float32).reshape(2, 3), 1, 2, axis=1)
+      array([[1., 2.],
+             [4., 5.]], dtype=float32)
+    """
     shape = get_aval(operand).shape
     axis = _axis(axis, len(shape), "dynamic_slice_in_dim")
-    zero = np.zeros((), get_aval(as_operands(start_index)[0]).dtype)
-    starts = [zero] * len(shape)
-    starts[axis] = start_index
+    starts, allow = _in_dim_starts(len(shape), start_index, axis, allow_negative_indices)
     sizes = list(shape)
     sizes[axis] = slice_size
-    return dynamic_slice(operand, starts, sizes)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
 
 
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
-    """The traced `index` along `axis` (kept as a size-1 dimension if `keepdims`)."""
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+    """The traced `index` along `axis` (kept as a size-1 dimension if `keepdims`).
+
+    Example:
+      >>> dynamic_index_in_dim(np.arange(3, dtype=np.float32), -1, keepdims=False)
+      array(2., dtype=float32)
+    """
     axis = _axis(axis, get_aval(operand).ndim, "dynamic_index_in_dim")
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
     return out if keepdims else squeeze(out, (axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
-    """`dynamic_update_slice` with the start given along one `axis` only."""
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """`dynamic_update_slice` with the start given along one `axis` only.
+
+    Example:
+      >>> dynamic_update_slice_in_dim(np.zeros(3, np.float32), np.ones(1, np.float32), 1, 0)
+      array([0., 1., 0.], dtype=float32)
+    """
     ndim = get_aval(operand).ndim
     axis = _axis(axis, ndim, "dynamic_update_slice_in_dim")
-    zero = np.zeros((), get_aval(as_operands(start_index)[0]).dtype)
-    starts = [zero] * ndim
-    starts[axis] = start_index
-    return dynamic_update_slice(operand, update, starts)
+    starts, allow = _in_dim_starts(ndim, start_index, axis, allow_negative_indices)
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis: int):
-    """Writes `update` (without, or with a size-1, `axis` dimension) at `index` along `axis`."""
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """Writes `update` (without, or with a size-1, `axis` dimension) at `index` along `axis`.
+
+    Example:
+      >>> dynamic_update_index_in_dim(np.zeros(3, np.float32), np.float32(1), -1, 0)
+      array([0., 0., 1.], dtype=float32)
+    """
     ndim = get_aval(operand).ndim
     axis = _axis(axis, ndim, "dynamic_update_index_in_dim")
     if get_aval(update).ndim == ndim - 1:
         update = expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(operand, update, index, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
 
 
 # ----- tile ---------------------------------------------------------------------------------
