@@ -27,8 +27,11 @@ POLY = np.array([1.0, -6.0, 11.0, -6.0], np.float32)
 XS = np.linspace(-1, 1, 9).astype(np.float32)
 YS = (XS**2 - 0.5 * XS + R.randn(9).astype(np.float32) * 0.01).astype(np.float32)
 SAMPLE = R.randn(50, 3).astype(np.float32)
+IMG = R.randn(2, 3, 6, 5).astype(np.float32)
+KLOC = R.randn(4, 12, 5, 4).astype(np.float32)
 INPUTS = dict(F=F, V=V, A3=A3, B3=B3, P=P, U32=U32, I32=I32, I8=I8, IDX=IDX, BITS=BITS,
-              BOOLS=BOOLS, BYTES=BYTES, POLY=POLY, XS=XS, YS=YS, SAMPLE=SAMPLE)
+              BOOLS=BOOLS, BYTES=BYTES, POLY=POLY, XS=XS, YS=YS, SAMPLE=SAMPLE, IMG=IMG,
+              KLOC=KLOC)
 
 LAX_EXPRS = [
     "lax.dot(F, V)", "lax.dot(V, V)", "lax.dot(F, F.T, precision='highest')",
@@ -50,6 +53,18 @@ LAX_EXPRS = [
     "jax.vmap(lambda x: lax.optimization_barrier(x + 1))(F)",
     "lax.mulhi(U32, U32[::-1])", "lax.mulhi(I32, I32[::-1])", "lax.mulhi(I8, np.int8(-100))",
     "lax.mulhi(I32, np.int32(7))",
+    "lax.index_take(A3, (IDX[:4],), (1,))", "lax.index_take(A3, (IDX[:3], IDX[3:]), (0, 2))",
+    "lax.scatter_apply(V, np.array([[1], [1], [3]]), lambda v: v * 2 + 1, "
+    "lax.ScatterDimensionNumbers((), (0,), (0,)), update_shape=(3,))",
+    "lax.scatter_apply(V, np.array([[1], [9]]), jnp.sin, "
+    "lax.ScatterDimensionNumbers((), (0,), (0,)), update_shape=(2,), mode='drop')",
+    "F.at[np.array([0, 0, 2])].apply(lambda v: v * 3 - 1)", "F.at[1:, ::2].apply(jnp.exp)",
+    "lax.conv_general_dilated_patches(IMG, (2, 3), (1, 2), 'SAME')",
+    "lax.conv_general_dilated_patches(IMG.transpose(0, 2, 3, 1), (3, 2), (2, 1), "
+    "[(1, 0), (0, 1)], rhs_dilation=(1, 2), dimension_numbers=('NHWC', 'OIHW', 'NHWC'))",
+    "lax.conv_general_dilated_local(IMG, KLOC, (1, 1), 'VALID', (2, 2))",
+    "jax.grad(lambda k: lax.conv_general_dilated_local(IMG, k, (1, 1), 'VALID', (2, 2)).sum())"
+    "(KLOC)",
 ]  # fmt: skip
 
 X64_LAX_EXPRS = [

@@ -140,6 +140,15 @@ from laminax_core.lax._barriers import (
     optimization_barrier as optimization_barrier,
     optimization_barrier_p as optimization_barrier_p,
 )
+from laminax_core.lax._convolution_patches import (
+    ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers,
+    conv_general_dilated_local as conv_general_dilated_local,
+    conv_general_dilated_patches as conv_general_dilated_patches,
+)
+from laminax_core.lax._indexing_helpers import (
+    index_take as index_take,
+    scatter_apply as scatter_apply,
+)
 from laminax_core.lax._products import (
     DotDimensionNumbers as DotDimensionNumbers,
     Precision as Precision,
@@ -593,4 +602,11 @@ __all__ += [
     "mulhi_p",
     "optimization_barrier",
     "optimization_barrier_p",
+]
+__all__ += [
+    "ConvGeneralDilatedDimensionNumbers",
+    "conv_general_dilated_local",
+    "conv_general_dilated_patches",
+    "index_take",
+    "scatter_apply",
 ]

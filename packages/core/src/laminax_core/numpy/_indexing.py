@@ -444,8 +444,9 @@ class IndexUpdateRef:
         """
         from laminax_core.numpy._ufuncs import divide
 
-        return self.apply(lambda v: divide(v, values), indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=mode)
+        return self._apply_once(lambda v: divide(v, values),
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices, mode=mode)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """A copy of `x` with `x[idx] **= values` (computed as a get, power and set).
@@ -456,8 +457,9 @@ class IndexUpdateRef:
         """
         from laminax_core.numpy._ufuncs import power
 
-        return self.apply(lambda v: power(v, values), indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=mode)
+        return self._apply_once(lambda v: power(v, values),
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices, mode=mode)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """A copy of `x` with `x[idx] = minimum(x[idx], values)`.
@@ -480,12 +482,21 @@ class IndexUpdateRef:
                         indices_are_sorted, unique_indices, mode)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """A copy of `x` with `x[idx] = func(x[idx])`.
+        """A copy of `x` with `x[idx] = func(x[idx])`, `func` an elementwise function of one
+        scalar; a position indexed k times gets `func` applied k times, as in JAX.
 
         Example:
           >>> IndexUpdateRef(np.ones(2, np.float32), 1).apply(lambda v: v * 7)
           array([1., 7.], dtype=float32)
         """
+        from laminax_core.lax._indexing_helpers import apply_counted
+
+        x = as_array(self.array)
+        counts = _scatter("apply", np.zeros(get_aval(x).shape, np.int32), self.index,
+                          np.int32(1), lax.scatter_add, indices_are_sorted, unique_indices, mode)
+        return apply_counted(x, counts, func)
+
+    def _apply_once(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         current = getitem(self.array, self.index, mode="clip" if mode == "clip" else None)
         return self.set(func(current), indices_are_sorted=indices_are_sorted,
                         unique_indices=unique_indices, mode=mode)
