@@ -13,6 +13,7 @@ from jaxref import requires_jax, run_jax
 R = np.random.RandomState(0)
 F = R.randn(3, 4).astype(np.float32)
 V = R.randn(4).astype(np.float32)
+SQ = (R.randn(4, 4) + 4 * np.eye(4)).astype(np.float32)
 A3 = R.randn(2, 3, 4).astype(np.float32)
 B3 = R.randn(2, 4, 5).astype(np.float32)
 P = R.uniform(0.5, 1.5, (5, 6)).astype(np.float32)
@@ -29,7 +30,7 @@ YS = (XS**2 - 0.5 * XS + R.randn(9).astype(np.float32) * 0.01).astype(np.float32
 SAMPLE = R.randn(50, 3).astype(np.float32)
 IMG = R.randn(2, 3, 6, 5).astype(np.float32)
 KLOC = R.randn(4, 12, 5, 4).astype(np.float32)
-INPUTS = dict(F=F, V=V, A3=A3, B3=B3, P=P, U32=U32, I32=I32, I8=I8, IDX=IDX, BITS=BITS,
+INPUTS = dict(F=F, V=V, SQ=SQ, A3=A3, B3=B3, P=P, U32=U32, I32=I32, I8=I8, IDX=IDX, BITS=BITS,
               BOOLS=BOOLS, BYTES=BYTES, POLY=POLY, XS=XS, YS=YS, SAMPLE=SAMPLE, IMG=IMG,
               KLOC=KLOC)
 
@@ -65,6 +66,32 @@ LAX_EXPRS = [
     "lax.conv_general_dilated_local(IMG, KLOC, (1, 1), 'VALID', (2, 2))",
     "jax.grad(lambda k: lax.conv_general_dilated_local(IMG, k, (1, 1), 'VALID', (2, 2)).sum())"
     "(KLOC)",
+]  # fmt: skip
+
+SOLVE_EXPRS = [
+    "lax.custom_linear_solve(lambda x: SQ @ x, V, lambda mv, b: jnp.linalg.solve(SQ, b), "
+    "lambda vm, b: jnp.linalg.solve(SQ.T, b))",
+    "jax.grad(lambda a, b: lax.custom_linear_solve(lambda x: a @ x, b, "
+    "lambda mv, v: jnp.linalg.solve(a, v), lambda vm, v: jnp.linalg.solve(a.T, v)).sum(), "
+    "argnums=(0, 1))(SQ, V)",
+    "jax.jvp(lambda a: lax.custom_linear_solve(lambda x: a @ x, V, "
+    "lambda mv, v: jnp.linalg.solve(a, v)), (SQ,), (SQ * 0.5,))",
+    "jax.vmap(lambda b: lax.custom_linear_solve(lambda x: SQ @ x, b, "
+    "lambda mv, v: jnp.linalg.solve(SQ, v), symmetric=True))(F)",
+    "lax.custom_linear_solve(lambda x: SQ @ x, V, lambda mv, b: (jnp.linalg.solve(SQ, b), "
+    "b.sum()), has_aux=True)",
+    "jax.grad(lambda b: lax.custom_linear_solve(lambda x: SQ @ x, b, "
+    "lambda mv, v: jnp.linalg.solve(SQ, v)).sum())(V)",
+    "lax.custom_root(lambda x: x * x - P, jnp.ones_like(P), lambda f, x: lax.fori_loop("
+    "0, 25, lambda i, x: x - f(x) / (2 * x), x), lambda g, y: y / g(jnp.ones_like(y)))",
+    "jax.grad(lambda p: lax.custom_root(lambda x: x * x - p, jnp.ones_like(p), "
+    "lambda f, x: lax.fori_loop(0, 25, lambda i, x: x - f(x) / (2 * x), x), "
+    "lambda g, y: y / g(jnp.ones_like(y))).sum())(P)",
+    "jax.grad(lambda a: lax.custom_root(lambda x: x * x - a, 1.0, lambda f, x: lax.fori_loop("
+    "0, 25, lambda i, x: x - f(x) / (2 * x), x), lambda g, y: y / g(1.0)))(P[0, 0])",
+    "jax.vmap(jax.grad(lambda a: lax.custom_root(lambda x: x * x - a, 1.0, "
+    "lambda f, x: lax.fori_loop(0, 25, lambda i, x: x - f(x) / (2 * x), x), "
+    "lambda g, y: y / g(1.0))))(P[0])",
 ]  # fmt: skip
 
 X64_LAX_EXPRS = [
@@ -110,7 +137,8 @@ NUMPY_EXPRS = [
     "jnp.fromstring('1 2 3', dtype=np.int32, sep=' ')", "jnp.fromiter(iter([1, 2]), np.int32)",
 ]  # fmt: skip
 
-TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS, "numpy": NUMPY_EXPRS}
+TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS, "numpy": NUMPY_EXPRS,
+          "solves": SOLVE_EXPRS}
 X64_TABLES = {"x64_lax"}
 
 
@@ -125,7 +153,7 @@ def _cases(*tables):
 
 @requires_jax
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
-@pytest.mark.parametrize("table,expr", _cases("lax", "numpy"))
+@pytest.mark.parametrize("table,expr", _cases("lax", "numpy", "solves"))
 def test_matches_jax(table, expr, jit):
     theirs = _jax_results(table)[TABLES[table].index(expr)][jit]
     compare(expr, run_laminax(expr, INPUTS, jit), theirs, rtol=2e-5, atol=2e-5)

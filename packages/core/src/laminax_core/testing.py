@@ -209,6 +209,12 @@ def _fft_complex(x, y):  # float32 parts, so the bfloat16 runs of the table work
                        lax.convert_element_type(y, np.float32))
 
 
+def _solve_diagonal(x, y):  # (x^2 + 1) v = y by a custom linear solve (symmetric operator)
+    diag = lax.add(lax.mul(x, x), lax.full_like(x, 1))
+    return lax.custom_linear_solve(lambda v: lax.mul(diag, v), y,
+                                   lambda matvec, v: lax.div(v, diag), symmetric=True)
+
+
 OP_CASES: tuple[OpCase, ...] = (
     _binary_case("add", lax.add, np.add, dtypes=(np.float32, np.int32), linear_args=(0, 1)),
     _binary_case("add_any", lax.add_any, np.add, linear_args=(0, 1)),
@@ -581,6 +587,8 @@ OP_CASES = OP_CASES + (
            ((3, 4), (3, 4)), dtypes=(np.int32,), domain=(-2e9, 2e9), differentiable=False),
     OpCase("optimization_barrier", lambda x, y: lax.add(*lax.optimization_barrier((x, y))),
            np.add, ((3, 4), (3, 4)), linear_args=(0, 1)),
+    OpCase("custom_linear_solve", _solve_diagonal, lambda x, y: y / (x * x + 1),
+           ((3, 4), (3, 4)), linear_args=(1,)),
     OpCase("sort", lambda x: lax.sort(x, 1), lambda x: np.sort(x, 1), ((3, 5),),
            dtypes=(np.float32, np.int32)),
     OpCase("sort", lambda k, v: lax.sort((k, v), 0, num_keys=1)[1],

@@ -149,6 +149,11 @@ from laminax_core.lax._indexing_helpers import (
     index_take as index_take,
     scatter_apply as scatter_apply,
 )
+from laminax_core.lax._linear_solve import (
+    custom_linear_solve as custom_linear_solve,
+    custom_root as custom_root,
+    linear_solve_p as linear_solve_p,
+)
 from laminax_core.lax._products import (
     DotDimensionNumbers as DotDimensionNumbers,
     Precision as Precision,
@@ -610,3 +615,4 @@ __all__ += [
     "index_take",
     "scatter_apply",
 ]
+__all__ += ["custom_linear_solve", "custom_root", "linear_solve_p"]

@@ -15,6 +15,7 @@ from laminax_dispatch._lowering import elementwise as elementwise
 from laminax_dispatch._lowering import fft as fft
 from laminax_dispatch._lowering import indexing as indexing
 from laminax_dispatch._lowering import linalg as linalg
+from laminax_dispatch._lowering import linear_solve as linear_solve
 from laminax_dispatch._lowering import math as math
 from laminax_dispatch._lowering import random as random
 from laminax_dispatch._lowering import reductions as reductions
@@ -36,7 +37,7 @@ from laminax_dispatch._lowering._core import register_lowering as register_lower
 __all__ = [
     "LoweringResult", "LoweringRuleContext", "ModuleContext", "barriers", "bitwise", "checkpoint",
     "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise", "fft",
-    "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "lower_jaxpr",
-    "lowering_for", "lowerings", "math", "random", "reductions", "register_lowering", "sorting",
-    "special", "structural", "windowed",
+    "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "linear_solve",
+    "lower_jaxpr", "lowering_for", "lowerings", "math", "random", "reductions",
+    "register_lowering", "sorting", "special", "structural", "windowed",
 ]  # fmt: skip
