@@ -105,7 +105,7 @@ def test_betainc_under_jit_matches_the_reference(x64):
 def test_betainc_broadcasts_scalar_parameters_under_jit():
     x = np.linspace(0.05, 0.95, 7, dtype=np.float32)
     got = np.asarray(jit(lambda x: lax.betainc(2.0, 3.0, x))(x))
-    # I_x(2, 3) = 6 x^2 (1/2 - 2x/3 + x^2/4) * 2 ... closed form: sum_{j=2}^{4} C(4,j) x^j (1-x)^(4-j)
+    # I_x(2, 3) = P(Binomial(4, x) >= 2) = sum_{j=2}^{4} C(4, j) x^j (1-x)^(4-j)
     closed = sum(np.float64([1, 4, 6, 4, 1][j]) * x.astype(np.float64) ** j
                  * (1 - x.astype(np.float64)) ** (4 - j) for j in range(2, 5))
     np.testing.assert_allclose(got, closed, rtol=2e-6)

@@ -376,7 +376,15 @@ def igammac(a, x):
     return igammac_p.bind(*as_operands(a, x))
 
 
-igammac_p = _special("igammac", lambda a, x: 1 - _igamma_reference(a, x), jvp_from(
+def _igammac_reference(a, x):
+    # Q from its continued fraction where that converges (1 - P would cancel there)
+    with np.errstate(all="ignore"):
+        use_fraction = (x >= a + 1) & np.isfinite(x) & (a > 0)
+        fraction = _igammac_fraction(a, np.where(use_fraction, x, a + 1))
+        return np.where(use_fraction, fraction, 1 - _igamma_reference(a, x))
+
+
+igammac_p = _special("igammac", _igammac_reference, jvp_from(
     lambda t, ans, a, x: neg(mul(t, igamma_grad_a(a, x))),
     lambda t, ans, a, x: neg(mul(t, _igamma_density(a, x)))))
 

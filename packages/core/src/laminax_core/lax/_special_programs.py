@@ -111,7 +111,8 @@ def _igamma_series(ax, x, a, enabled, dtype, mode):
         active, r, c, ans, x_, dc_da, dans_da = state
         r_new = lax.add(r, 1.0)
         x_over_r = lax.div(x_, r_new)
-        dc_da_new = lax.sub(lax.mul(dc_da, x_over_r), lax.div(lax.mul(c, x_), lax.mul(r_new, r_new)))
+        dc_da_new = lax.sub(lax.mul(dc_da, x_over_r),
+                            lax.div(lax.mul(c, x_), lax.mul(r_new, r_new)))
         dans_da_new = lax.add(dans_da, dc_da_new)
         c_new = lax.mul(c, x_over_r)
         ans_new = lax.add(ans, c_new)

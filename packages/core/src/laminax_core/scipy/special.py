@@ -13,57 +13,29 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes, lax
-from laminax_core._avals import get_aval, weak_array
+from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.nn._functions import log_softmax as _log_softmax
 from laminax_core.nn._functions import logsumexp as _logsumexp
 from laminax_core.nn._functions import softmax as _softmax
+from laminax_core.scipy._common import _broadcast, _c, _inexact
+from laminax_core.scipy._special_integrals import (
+    bernoulli,
+    dawsn,
+    erfcx,
+    exp1,
+    expi,
+    expn,
+    spence,
+)
 
 __all__ = [
-    "betaln", "boxcox", "boxcox1p", "digamma", "entr", "erf", "erfc", "erfinv", "expit",
-    "factorial", "gamma", "gammaln", "gammasgn", "kl_div", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
-    "xlog1py", "xlogy", "zeta",
+    "bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
+    "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
+    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
+    "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
-
-
-def _inexact(name: str, *args):
-    """The arguments promoted to one inexact dtype (Python scalars adopt the arrays' dtype)."""
-    converted = []
-    for x in args:
-        if isinstance(x, bool | int | float):
-            x = weak_array(x, dtypes.result_type(x))
-        else:
-            try:
-                get_aval(x)
-            except TypeError as err:
-                raise TypeError(f"{name} requires array arguments, got "
-                                f"{type(x).__name__}.") from err
-        converted.append(x)
-    dtype = dtypes.result_type(*converted)
-    if not dtypes.issubdtype(dtype, np.inexact):
-        dtype = dtypes.default_float_dtype()
-    weak = all(get_aval(x).weak_type for x in converted)
-    out = [x if get_aval(x).dtype == dtype and not (get_aval(x).weak_type and not weak)
-           else lax.convert_element_type(x, dtype, weak_type=weak) for x in converted]
-    return _broadcast(out) if len(out) > 1 else out[0]
-
-
-def _broadcast(args):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
-    shape = np.broadcast_shapes(*(get_aval(x).shape for x in args))
-    out = []
-    for x in args:
-        x_shape = get_aval(x).shape
-        if len(x_shape) < len(shape):
-            x = lax.reshape(x, (1,) * (len(shape) - len(x_shape)) + x_shape)
-        out.append(broadcast_to_shape(x, shape))
-    return out
-
-
-def _c(x, value):
-    return np.asarray(value, get_aval(x).dtype)
 
 
 def erf(x):
@@ -375,18 +347,141 @@ def poch(z, m):
     return lax.select_n(lax.eq(m, _c(m, 0)), ratio, lax.add(lax.mul(z, _c(z, 0)), _c(z, 1)))
 
 
-def betaln(a, b):
-    """`log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)`.
+def _algdiv(a, b):
+    """log Gamma(b) - log Gamma(a + b) for b >= 8 (and a <= b), from the asymptotic series of
+    log Gamma's remainder (cdflib's ALGDIV): keeps betaln accurate when b dwarfs a."""
+    c = lax.div(lax.div(a, b), lax.add(_c(a, 1), lax.div(a, b)))
+    x = c
+    x2 = lax.mul(x, x)
+    s = [_c(a, 1)]  # s_n = (1 - x^n) / (1 - x) for n = 1, 3, ..., 11
+    for _ in range(5):
+        s.append(lax.add(_c(a, 1), lax.add(x, lax.mul(x2, s[-1]))))
+    t = lax.integer_pow(lax.div(_c(b, 1), b), 2)
+    w = lax.mul(lax.mul(_c(a, _ALGDIV[5]), s[5]), t)
+    for k in range(4, 0, -1):
+        w = lax.mul(lax.add(w, lax.mul(_c(a, _ALGDIV[k]), s[k])), t)
+    w = lax.mul(lax.add(w, _c(a, _ALGDIV[0])), lax.div(c, b))
+    u = lax.mul(lax.add(b, lax.sub(a, _c(a, 0.5))), lax.log1p(lax.div(a, b)))
+    v = lax.mul(a, lax.sub(lax.log(b), _c(b, 1)))
+    return lax.select_n(lax.le(u, v), lax.sub(lax.sub(w, u), v), lax.sub(lax.sub(w, v), u))
 
-    Differs from JAX: computed directly from `gammaln`, so it loses relative accuracy when
-    `a + b` is very large compared with the result.
+
+# the coefficients of log Gamma's remainder series in ALGDIV (B_2k / (2k (2k-1)), fitted)
+_ALGDIV = (0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03,
+           -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02)
+
+
+def betaln(a, b):
+    """`log |B(a, b)|`, the log of the beta function.
+
+    For `max(a, b) >= 8` the difference `log Gamma(b) - log Gamma(a + b)` comes from an
+    asymptotic series (cdflib's algorithm, as JAX), which stays accurate when `b` is large.
 
     Example:
       >>> betaln(np.float32(2), np.float32(3))
       array(-2.4849067, dtype=float32)
     """
     a, b = _inexact("betaln", a, b)
-    return lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
+    a, b = lax.min(a, b), lax.max(a, b)
+    small_b = lax.add(lax.lgamma(a), lax.sub(lax.lgamma(b), lax.lgamma(lax.add(a, b))))
+    large_b = lax.add(lax.lgamma(a), _algdiv(a, b))
+    return lax.select_n(lax.lt(b, _c(b, 8)), large_b, small_b)
+
+
+def beta(a, b):
+    """The beta function `B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)`.
+
+    Example:
+      >>> beta(np.float32(2), np.float32(3))
+      array(0.08333334, dtype=float32)
+    """
+    a, b = _inexact("beta", a, b)
+    _reject_complex("beta", a)
+    sign = lax.mul(lax.mul(gammasgn(a), gammasgn(b)), gammasgn(lax.add(a, b)))
+    return lax.mul(sign, lax.exp(betaln(a, b)))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function `I_x(a, b)`.
+
+    Differentiable in `x` only (as in JAX).
+
+    Example:
+      >>> betainc(np.float32(2), np.float32(3), np.float32(0.5))
+      array(0.6875, dtype=float32)
+    """
+    a, b, x = _inexact("betainc", a, b, x)
+    _reject_complex("betainc", x)
+    return lax.betainc(a, b, x)
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function `P(a, x)`.
+
+    Example:
+      >>> gammainc(np.float32(1), np.float32(2))
+      array(0.86466473, dtype=float32)
+    """
+    return lax.igamma(*_inexact("gammainc", a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`.
+
+    Example:
+      >>> gammaincc(np.float32(1), np.float32(2))
+      array(0.13533528, dtype=float32)
+    """
+    return lax.igammac(*_inexact("gammaincc", a, x))
+
+
+def loggamma(x):
+    """The principal branch of `log Gamma(x)`: `gammaln(x)` for `x > 0`, NaN elsewhere.
+
+    Differs from JAX: complex arguments are not supported yet (TypeError).
+
+    Example:
+      >>> loggamma(np.array([5.0, -0.5], np.float32))
+      array([3.1780539,       nan], dtype=float32)
+    """
+    x = _inexact("loggamma", x)
+    _reject_complex("loggamma", x, "not supported in laminax yet")
+    nan = lax.add(lax.mul(x, _c(x, 0)), _c(x, np.nan))
+    return lax.select_n(lax.gt(x, _c(x, 0)), nan, lax.lgamma(x))
+
+
+def comb(N, k, *, repetition: bool = False):
+    """The binomial coefficient "N choose k" as a float, `exp(gammaln(N + 1) - gammaln(k + 1)
+    - gammaln(N - k + 1))`; 0 where `k > N`, `N < 0` or `k < 0`.
+
+    Args:
+      N: the number of things.
+      k: the number of elements taken.
+      repetition: count combinations with repetition, `comb(N + k - 1, k)`.
+
+    Example:
+      >>> comb(np.float32(5), np.float32(2))
+      array(10.00000..., dtype=float32)
+    """
+    N, k = _inexact("comb", N, k)
+    zero = lax.full_like(N, 0)
+    if repetition:
+        result = comb(lax.sub(lax.add(N, k), _c(N, 1)), k)
+        exact_one = lax.bitwise_and(lax.eq(k, _c(k, 0)), lax.ge(N, _c(N, 0)))
+        return lax.select_n(exact_one, result, lax.add(zero, _c(N, 1)))
+    valid = lax.bitwise_and(lax.bitwise_and(lax.le(k, N), lax.ge(N, _c(N, 0))),
+                            lax.ge(k, _c(k, 0)))
+    safe_n = lax.select_n(valid, zero, N)
+    safe_k = lax.select_n(valid, zero, k)
+    n_plus_1 = lax.add(safe_n, _c(N, 1))
+    log_comb = lax.sub(lax.sub(lax.lgamma(n_plus_1), lax.lgamma(lax.add(safe_k, _c(k, 1)))),
+                       lax.lgamma(lax.sub(n_plus_1, safe_k)))
+    return lax.select_n(valid, zero, lax.exp(log_comb))
+
+
+def _reject_complex(name, x, why="does not support complex-valued inputs"):
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        raise ValueError(f"{name} {why}: got {get_aval(x).dtype}. Pass real arguments.")
 
 
 def multigammaln(a, d: int):
@@ -442,6 +537,51 @@ def zeta(x, q=None):
                                   "implemented; pass q=1.")
     x, q = _inexact("zeta", x, q)
     return lax.zeta(x, q)
+
+
+# ----- modified Bessel functions of order 0 and 1 ------------------------------------------
+
+
+def i0e(x):
+    """The exponentially scaled modified Bessel function of order 0, `exp(-|x|) I0(x)`.
+
+    Example:
+      >>> i0e(np.float32(1))
+      array(0.465759..., dtype=float32)
+    """
+    return lax.bessel_i0e(_inexact("i0e", x))
+
+
+def i0(x):
+    """The modified Bessel function of order 0, `I0(x) = exp(|x|) i0e(x)`.
+
+    Example:
+      >>> i0(np.float32(1))
+      array(1.26606..., dtype=float32)
+    """
+    x = _inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+    """The exponentially scaled modified Bessel function of order 1, `exp(-|x|) I1(x)`.
+
+    Example:
+      >>> i1e(np.float32(1))
+      array(0.20791042, dtype=float32)
+    """
+    return lax.bessel_i1e(_inexact("i1e", x))
+
+
+def i1(x):
+    """The modified Bessel function of order 1, `I1(x) = exp(|x|) i1e(x)`.
+
+    Example:
+      >>> i1(np.float32(1))
+      array(0.565159..., dtype=float32)
+    """
+    x = _inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
 
 
 # ----- entropies, Box-Cox, softmax aliases --------------------------------------------------

@@ -1,0 +1,194 @@
+"""The `scipy.special` functions added on the incomplete gamma/beta programs, the Bessel
+primitives and rational approximations (gammainc, betainc, beta, comb, i0/i1, erfcx, dawsn,
+expi/exp1/expn, spence, bernoulli), on the reference interpreter: known values, closed forms,
+identities, derivatives and errors."""
+
+import doctest
+import math
+
+import numpy as np
+import pytest
+from laminax_core import config, grad
+from laminax_core.internal import set_eager_impl
+from laminax_core.scipy import _special_integrals, special
+
+
+@pytest.fixture(autouse=True)
+def _reference_interpreter():
+    previous = set_eager_impl(None)
+    yield
+    set_eager_impl(previous)
+
+
+def _f64(fn, *args):
+    with config.enable_x64(True), np.errstate(all="ignore"):
+        return np.asarray(fn(*(np.asarray(a, np.float64) for a in args)))
+
+
+X = np.array([0.1, 0.5, 1.0, 2.5, 7.0, 20.0])
+
+
+def test_gammainc_and_gammaincc_of_shape_one_are_exponential():
+    np.testing.assert_allclose(_f64(special.gammainc, np.ones(6), X), -np.expm1(-X), rtol=1e-13)
+    np.testing.assert_allclose(_f64(special.gammaincc, np.ones(6), X), np.exp(-X), rtol=1e-12)
+    out = special.gammainc(2, np.array([1, 3], np.int32))  # integers promote to float32
+    assert out.dtype == np.float32
+
+
+def test_gammainc_gradient_in_x_is_the_gamma_density():
+    a, x = 2.5, np.float32(1.7)
+    slope = grad(lambda x: special.gammainc(np.float32(a), x))(x)
+    np.testing.assert_allclose(slope, x ** (a - 1) * np.exp(-x) / math.gamma(a), rtol=1e-5)
+
+
+def test_betainc_matches_the_binomial_tail_and_its_x_gradient_is_the_density():
+    x = np.array([0.1, 0.5, 0.8])
+    tail = 6 * x**2 * (1 - x) ** 2 + 4 * x**3 * (1 - x) + x**4  # I_x(2, 3)
+    np.testing.assert_allclose(_f64(special.betainc, 2.0, 3.0, x), tail, rtol=1e-13)
+    slope = grad(lambda x: special.betainc(np.float32(2), np.float32(3), x))(np.float32(0.3))
+    np.testing.assert_allclose(slope, 12 * 0.3 * 0.7**2, rtol=1e-5)
+
+
+def test_beta_and_betaln_match_math_lgamma_also_for_large_arguments():
+    np.testing.assert_allclose(_f64(special.beta, 2.0, 3.0), 1 / 12, rtol=1e-14)
+    np.testing.assert_allclose(_f64(special.beta, -0.5, 2.0), math.gamma(-0.5) /
+                               math.gamma(1.5), rtol=1e-13)
+    # past b = 8 the series (as JAX's, cdflib's coefficients) is good to about 1e-7 relative
+    for a, b, tol in [(0.5, 5.0, 1e-14), (0.5, 20.0, 1e-7), (3.0, 1e6, 1e-9)]:
+        expected = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+        np.testing.assert_allclose(_f64(special.betaln, a, b), expected, rtol=tol)
+        np.testing.assert_allclose(_f64(special.betaln, b, a), expected, rtol=tol)
+
+
+def test_loggamma_is_nan_off_the_positive_axis():
+    out = _f64(special.loggamma, np.array([5.0, 0.5, -0.5, 0.0]))
+    np.testing.assert_allclose(out[:2], [math.log(24), math.lgamma(0.5)], rtol=1e-14)
+    assert np.isnan(out[2:]).all()
+
+
+def test_comb_counts_combinations():
+    n = np.array([5.0, 5.0, 10.0, 4.0, -1.0, 3.0])
+    k = np.array([2.0, 6.0, 3.0, 0.0, 1.0, -1.0])
+    np.testing.assert_allclose(_f64(special.comb, n, k), [10, 0, 120, 1, 0, 0], rtol=1e-12)
+    with config.enable_x64(True):
+        repeated = special.comb(np.float64(3), np.float64(2), repetition=True)
+    np.testing.assert_allclose(repeated, 6, rtol=1e-12)  # multisets of size 2 from 3
+
+
+def test_bessel_i0_i1_and_scaled_versions():
+    x = np.array([-3.0, 0.0, 0.5, 2.0, 9.0])
+    np.testing.assert_allclose(_f64(special.i0, x), np.i0(x), rtol=1e-13)
+    np.testing.assert_allclose(_f64(special.i0e, x), np.exp(-np.abs(x)) * np.i0(x), rtol=1e-13)
+    # I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!)
+    i1 = [sum((v / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1))
+              for k in range(40)) for v in x]
+    np.testing.assert_allclose(_f64(special.i1, x), i1, rtol=1e-12)
+    np.testing.assert_allclose(_f64(special.i1e, x), np.exp(-np.abs(x)) * i1, rtol=1e-12)
+    slope = grad(special.i0)(np.float32(1.5))  # I0' = I1
+    np.testing.assert_allclose(slope, i1[2] * 0 + _f64(special.i1, 1.5), rtol=1e-5)
+
+
+def test_erfcx_is_the_scaled_erfc_and_its_large_x_asymptote():
+    x = np.array([-2.0, 0.0, 0.5, 3.0, 8.0])
+    expected = [math.exp(v * v) * math.erfc(v) for v in x]
+    np.testing.assert_allclose(_f64(special.erfcx, x), expected, rtol=1e-13)
+    big = np.float32(1e4)  # past sqrt(log(float32 max)): the asymptotic series
+    np.testing.assert_allclose(special.erfcx(big), 1 / (big * math.sqrt(math.pi)), rtol=1e-6)
+    slope = grad(special.erfcx)(np.float32(0.7))
+    np.testing.assert_allclose(slope, 2 * 0.7 * special.erfcx(np.float32(0.7))
+                               - 2 / math.sqrt(math.pi), rtol=1e-5)
+
+
+def _dawson(x, steps=4000):
+    # exp(-x^2) integral_0^x exp(t^2) dt by Simpson's rule
+    t = np.linspace(0, x, steps + 1)
+    weights = np.ones(steps + 1)
+    weights[1:-1:2], weights[2:-1:2] = 4, 2
+    return math.exp(-x * x) * (x / steps / 3) * float(np.sum(weights * np.exp(t * t)))
+
+
+def test_dawsn_matches_its_integral_in_each_region_and_is_odd():
+    x = np.array([0.3, 1.0, 3.0, 4.0, 6.0, 9.0])
+    # (the quadrature, not the approximation, limits the agreement)
+    np.testing.assert_allclose(_f64(special.dawsn, x), [_dawson(v) for v in x], rtol=1e-7)
+    np.testing.assert_allclose(_f64(special.dawsn, -x), -_f64(special.dawsn, x), rtol=0)
+    slope = grad(special.dawsn)(np.float32(1.0))  # F' = 1 - 2 x F
+    np.testing.assert_allclose(slope, 1 - 2 * special.dawsn(np.float32(1.0)), rtol=1e-5)
+
+
+def test_exponential_integrals_known_values():
+    np.testing.assert_allclose(_f64(special.expi, [1.0, 3.0, 50.0, -1.0]),
+                               [1.8951178163559368, 9.933832570625416, 1.0585636897131690e20,
+                                -0.21938393439552029], rtol=1e-13)
+    np.testing.assert_allclose(_f64(special.exp1, [0.5, 1.0, 3.0]),
+                               [0.5597735947761608, 0.21938393439552029, 0.013048381094197037],
+                               rtol=1e-13)
+    # E_{n+1}(x) = (exp(-x) - x E_n(x)) / n, from E_1(0.5)
+    e2 = math.exp(-0.5) - 0.5 * 0.5597735947761608
+    e3 = (math.exp(-0.5) - 0.5 * e2) / 2
+    np.testing.assert_allclose(_f64(special.expn, [2.0, 3.0, 0.0, 2.0], [1.0, 0.5, 2.0, 0.5]),
+                               [0.14849550677592205, e3, math.exp(-2) / 2, e2], rtol=1e-13)
+    out = _f64(special.expn, [3.0, 1.0, -1.0, 2.0], [0.0, 0.0, 1.0, -1.0])
+    # JAX returns 1/n at x = 0 for n >= 2 (SciPy: 1/(n-1)); E_1(0) = inf
+    np.testing.assert_array_equal(out[:2], [1 / 3, np.inf])
+    assert np.isnan(out[2:]).all()
+
+
+def test_tiny_arguments_of_exp1_terminate():
+    # JAX's E_n also runs its continued fraction (which never converges there) on tiny x
+    np.testing.assert_allclose(_f64(special.exp1, 1e-30), -np.euler_gamma + 30 * math.log(10),
+                               rtol=1e-14)
+
+
+def test_exponential_integral_derivatives():
+    x = np.float32(1.3)
+    np.testing.assert_allclose(grad(special.expi)(x), math.exp(1.3) / 1.3, rtol=1e-5)
+    np.testing.assert_allclose(grad(lambda x: special.expn(np.float32(2), x))(x),
+                               -special.exp1(x), rtol=1e-5)
+
+
+def test_spence_known_values_and_domain():
+    x = np.array([0.0, 0.5, 1.0, 2.0, 0.2, 1.7, 5.0, -1.0])
+    li2 = [math.pi**2 / 6, math.pi**2 / 12 - math.log(2) ** 2 / 2, 0.0, -math.pi**2 / 12]
+    out = _f64(special.spence, x)
+    np.testing.assert_allclose(out[:4], li2, rtol=1e-14, atol=1e-15)
+    # Euler's reflection: spence(x) + spence(1 - x) = pi^2/6 - log(x) log(1 - x)
+    np.testing.assert_allclose(out[4] + _f64(special.spence, 0.8),
+                               math.pi**2 / 6 - math.log(0.2) * math.log(0.8), rtol=1e-14)
+    # inversion: spence(x) + spence(1/x) = -log(x)^2 / 2
+    for v, s in [(1.7, out[5]), (5.0, out[6])]:
+        np.testing.assert_allclose(s + _f64(special.spence, 1 / v), -math.log(v) ** 2 / 2,
+                                   rtol=1e-13)
+    assert np.isnan(out[7])
+    with pytest.raises(TypeError, match="x.dtype=int32 is not supported"):
+        special.spence(np.array([1, 2], np.int32))
+
+
+def test_bernoulli_numbers():
+    with config.enable_x64(True):
+        out = special.bernoulli(12)
+    expected = [1, -1 / 2, 1 / 6, 0, -1 / 30, 0, 1 / 42, 0, -1 / 30, 0, 5 / 66, 0, -691 / 2730]
+    # JAX's series truncates zeta(m) after 48 terms: B_4 is good to about 3e-6 relative
+    np.testing.assert_allclose(out, expected, rtol=3e-6, atol=1e-16)
+    np.testing.assert_allclose(out[8:], expected[8:], rtol=1e-12)
+    assert special.bernoulli(1).shape == (2,)
+    with pytest.raises(ValueError, match="non-negative integer, got -1"):
+        special.bernoulli(-1)
+    with pytest.raises(TypeError, match="concrete Python integer"):
+        special.bernoulli(2.5)
+
+
+def test_complex_arguments_are_rejected_with_a_clear_error():
+    z = np.array([1 + 1j], np.complex64)
+    with pytest.raises(ValueError, match="beta does not support complex"):
+        special.beta(z, z)
+    with pytest.raises(ValueError, match="dawsn does not support complex"):
+        special.dawsn(z)
+
+
+def test_docstring_examples_run():
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for module in (_special_integrals, special):
+        for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
+            runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
