@@ -193,3 +193,120 @@ def test_custom_vjp_forward_mode_and_missing_rule_errors():
 def test_custom_vjp_prints_as_custom_vjp_call():
     text = str(make_jaxpr(clip_gradient)(np.float32(1)))
     assert "custom_vjp_call[\n      name=clip_gradient\n      bwd=_clip_bwd" in text
+
+
+# ----- symbolic zeros -----------------------------------------------------------------------
+
+from laminax_core._custom_derivatives import (  # noqa: E402
+    CustomVJPPrimal,
+    SymbolicZero,
+    custom_vjp_primal_tree_values,
+    zero_from_primal,
+)
+
+
+def _scaled_product(seen):
+    @custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append(tuple(isinstance(t, SymbolicZero) for t in tangents))
+        out = f(x, y)
+        if isinstance(tx, SymbolicZero):
+            return out, x * ty * 3
+        if isinstance(ty, SymbolicZero):
+            return out, tx * y * 2
+        return out, tx * y * 2 + x * ty * 3
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    return f
+
+
+def test_custom_jvp_symbolic_zeros_mark_the_undifferentiated_inputs():
+    seen = []
+    f = _scaled_product(seen)
+    x, y = np.float32(2), np.float32(5)
+    assert grad(f)(x, y) == 10 and grad(f, argnums=1)(x, y) == 6
+    assert jvp(f, (x, y), (np.float32(1), np.float32(1)))[1] == 16
+    assert seen == [(False, True), (True, False), (False, False)]
+
+
+def test_custom_jvp_symbolic_zeros_carry_the_aval_and_survive_vmap():
+    seen, avals = [], []
+    f = _scaled_product(seen)
+    probe = custom_jvp(lambda x, y: x * y)
+    probe.defjvp(lambda p, t: (avals.append(t[1].aval) or probe(*p), t[0] * p[1]),
+                 symbolic_zeros=True)
+    grad(lambda x: probe(x, np.ones(2, np.float32)).sum())(np.ones(2, np.float32))
+    assert avals[0].shape == (2,) and avals[0].dtype == np.float32
+    xs = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(grad(lambda a: vmap(f, in_axes=(0, None))(a, 5.0).sum())(xs),
+                               [10, 10, 10])
+    np.testing.assert_allclose(vmap(grad(f), in_axes=(0, None))(xs, np.float32(5)), [10] * 3)
+    assert set(seen) == {(False, True)}
+
+
+def test_custom_jvp_rule_may_return_a_symbolic_zero():
+    @custom_jvp
+    def f(x):
+        return lax.floor(x)
+
+    f.defjvp(lambda p, t: (f(p[0]), SymbolicZero.from_primal_value(p[0])), symbolic_zeros=True)
+    assert grad(lambda x: f(x) + x)(np.float32(1.5)) == 1.0
+    assert "mul" not in str(make_jaxpr(grad(f))(np.float32(1.5)))
+
+
+def _symbolic_vjp(log):
+    @custom_vjp
+    def h(x, y):
+        return x * y, x + y
+
+    def fwd(x, y):
+        log.append(("fwd", x.perturbed, y.perturbed))
+        xv, yv = custom_vjp_primal_tree_values((x, y))
+        return h(xv, yv), (xv, yv)
+
+    def bwd(res, cts):
+        (xv, yv), (c1, c2) = res, cts
+        log.append(("bwd", isinstance(c1, SymbolicZero), isinstance(c2, SymbolicZero)))
+        if isinstance(c1, SymbolicZero):
+            return c2, c2
+        if isinstance(c2, SymbolicZero):
+            return c1 * yv, SymbolicZero.from_primal_value(yv)
+        return c1 * yv + c2, c1 * xv + c2
+
+    h.defvjp(fwd, bwd, symbolic_zeros=True)
+    return h
+
+
+def test_custom_vjp_symbolic_zeros_in_fwd_and_bwd():
+    log = []
+    h = _symbolic_vjp(log)
+    x, y = np.float32(2), np.float32(5)
+    assert grad(lambda a, b: h(a, b)[0])(x, y) == 5
+    assert grad(lambda a, b: h(a, b)[1], argnums=(0, 1))(x, y) == (1, 1)
+    assert log == [("fwd", True, False), ("bwd", False, True), ("fwd", True, True),
+                   ("bwd", True, False)]
+
+
+def test_custom_vjp_symbolic_zeros_under_vmap():
+    log = []
+    h = _symbolic_vjp(log)
+    xs = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(grad(lambda a: vmap(lambda u: h(u, 5.0)[1])(a).sum())(xs), [1] * 3)
+    np.testing.assert_allclose(grad(lambda a: vmap(lambda u: h(u, 5.0)[0])(a).sum())(xs), [5] * 3)
+    gx, gy = vmap(grad(lambda a, b: h(a, b)[1], argnums=(0, 1)), in_axes=(0, None))(xs, 5.0)
+    np.testing.assert_allclose(gx, [1] * 3)
+    np.testing.assert_allclose(gy, [1] * 3)
+
+
+def test_symbolic_zero_helpers():
+    z = SymbolicZero.from_primal_value(np.ones((2, 3), np.float32))
+    assert (z.shape, z.dtype, z.ndim, repr(z)) == ((2, 3), np.float32, 2, "SymbolicZero")
+    assert isinstance(zero_from_primal({"a": np.int32(1)}, symbolic_zeros=True)["a"], SymbolicZero)
+    np.testing.assert_array_equal(zero_from_primal([np.ones(2, np.float32)])[0], [0, 0])
+    assert custom_vjp_primal_tree_values([CustomVJPPrimal(1.0, True)]) == [1.0]
+    with pytest.raises(TypeError, match="CustomVJPPrimal leaves"):
+        custom_vjp_primal_tree_values([1.0])

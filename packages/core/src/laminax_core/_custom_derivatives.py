@@ -11,9 +11,11 @@ rules. Values closed over that are tracers of outer transformations become leadi
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
@@ -26,7 +28,120 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow.common import hoist_tracer_consts
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
+    "custom_jvp",
+    "custom_vjp",
+    "custom_vjp_primal_tree_values",
+    "zero_from_primal",
+]
+
+
+class SymbolicZero:
+    """A tangent or cotangent known to be zero, without an array: what custom rules defined
+    with `symbolic_zeros=True` receive for inputs that are not differentiated (and may return
+    for outputs whose derivative is zero). Attributes such as `shape` and `dtype` come from
+    its abstract value `aval`.
+
+    Args:
+      aval: the abstract value (shape and dtype) of the zero.
+
+    Example:
+      >>> z = SymbolicZero.from_primal_value(np.zeros(2, np.float32))
+      >>> z.shape, z.dtype
+      ((2,), dtype('float32'))
+    """
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+    def __getattr__(self, name):
+        if name == "aval":  # not set yet (copy/pickle protocols probe before __init__)
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(value) -> SymbolicZero:
+        """The symbolic zero tangent of the primal `value`."""
+        return SymbolicZero(get_aval(value).to_tangent_aval())
+
+
+def zero_from_primal(value, symbolic_zeros: bool = False):
+    """Zero tangents for the pytree `value`: `SymbolicZero`s, or zero arrays.
+
+    Args:
+      value: a pytree of arrays.
+      symbolic_zeros: whether to return `SymbolicZero` leaves instead of arrays.
+
+    Returns:
+      A pytree of the structure of `value`.
+
+    Example:
+      >>> zero_from_primal(np.ones(2, np.float32))
+      array([0., 0.], dtype=float32)
+    """
+
+    def leaf(x):
+        zero = SymbolicZero.from_primal_value(x)
+        return zero if symbolic_zeros else _tangent_zeros(x)
+
+    return tree_map(leaf, value)
+
+
+@dataclasses.dataclass
+class CustomVJPPrimal:
+    """What a `custom_vjp` fwd rule defined with `symbolic_zeros=True` receives for each
+    argument leaf: the primal `value` and whether it is `perturbed` (differentiated).
+
+    Example:
+      >>> CustomVJPPrimal(np.float32(1), perturbed=False).perturbed
+      False
+    """
+
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The pytree `tree` of `CustomVJPPrimal` leaves with each replaced by its `value`.
+
+    Args:
+      tree: fwd rule arguments in `symbolic_zeros` mode.
+
+    Returns:
+      The primal values, in the same structure.
+
+    Example:
+      >>> custom_vjp_primal_tree_values((CustomVJPPrimal(np.float32(2), True),))
+      (np.float32(2.0),)
+    """
+
+    def value(leaf):
+        if not isinstance(leaf, CustomVJPPrimal):
+            raise TypeError(f"custom_vjp_primal_tree_values expects CustomVJPPrimal leaves, got "
+                            f"{type(leaf).__name__}; pass the arguments of a symbolic_zeros fwd "
+                            f"rule.")
+        return leaf.value
+
+    return tree_map(value, tree)
+
+
+def _to_symbolic(t):
+    """An internal zero as the `SymbolicZero` users see."""
+    return SymbolicZero(t.aval) if isinstance(t, Zero) else t
+
+
+def _from_symbolic(t):
+    """A `SymbolicZero` from a user rule as the internal zero."""
+    return Zero(t.aval) if isinstance(t, SymbolicZero) else t
+
+
+def _aval(x):
+    return x.aval if isinstance(x, SymbolicZero | Zero) else get_aval(x)
 
 
 class _Rule:
@@ -152,11 +267,72 @@ custom_jvp_call_p.print_params = _print_params
 @custom_jvp_call_p.def_jvp
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     args = primals[num_consts:]
-    arg_tangents = [
-        _tangent_zeros(x) if isinstance(t, Zero) else t
-        for x, t in zip(args, tangents[num_consts:], strict=True)
+    arg_tangents = _rule_tangents(args, tangents[num_consts:], symbolic_zeros)
+    outs, tangents_out = jvp(args, arg_tangents)
+    return outs, [_from_symbolic(t) for t in tangents_out]
+
+
+def _rule_tangents(args, tangents, symbolic_zeros: bool) -> list:
+    """The tangents a user rule receives: zeros as `SymbolicZero`s, or as zero arrays."""
+    if symbolic_zeros:
+        return [_to_symbolic(t) for t in tangents]
+    return [
+        _tangent_zeros(x) if isinstance(t, Zero) else t for x, t in zip(args, tangents, strict=True)
     ]
-    return jvp(args, arg_tangents)
+
+
+def _is_zero(x) -> bool:
+    return isinstance(x, SymbolicZero | Zero)
+
+
+def _vmap_keeping_zeros(fn, args, dims, axis_data) -> list:
+    """`fn(*args) -> list` mapped over `dims`. Zero arguments (`Zero`, `SymbolicZero`) reach
+    `fn` as zeros of one example; zero results come back as zeros of the whole batch (at 0,
+    like every other result)."""
+    zero_in = [_is_zero(a) for a in args]
+    inner = [
+        type(a)(_unbatched(a.aval, d)) if z else None
+        for a, d, z in zip(args, dims, zero_in, strict=True)
+    ]
+    zeros_out: list = []
+
+    def per_example(*given):
+        given = iter(given)
+        outs = list(fn(*[i if z else next(given) for i, z in zip(inner, zero_in, strict=True)]))
+        zeros_out[:] = [o if _is_zero(o) else None for o in outs]
+        return [o for o in outs if not _is_zero(o)]
+
+    flat = batching.batch_flat(
+        per_example,
+        [a for a, z in zip(args, zero_in, strict=True) if not z],
+        [d for d, z in zip(dims, zero_in, strict=True) if not z],
+        axis_data,
+        lambda: [0] * zeros_out.count(None),
+    )
+    flat = iter(flat)
+    return [
+        next(flat) if z is None else type(z)(z.aval.update(shape=(axis_data.size, *z.aval.shape)))
+        for z in zeros_out
+    ]
+
+
+def _vmapped_rule(rule, in_dims, axis_data, n_out):
+    """`rule(primals, tangents) -> (outs, tangents_out)` mapped over `in_dims` (for the
+    primals and, alike, their tangents), symbolic zero tangents kept symbolic."""
+
+    def mapped(primals, tangents):
+        n = len(primals)
+        flat = _vmap_keeping_zeros(
+            lambda *xs: [x for part in rule(list(xs[:n]), list(xs[n:])) for x in part],
+            [*primals, *tangents], [*in_dims, *in_dims], axis_data,
+        )
+        return flat[:n_out], flat[n_out:]
+
+    return mapped
+
+
+def _unbatched(aval, dim):
+    return aval if dim is None else aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1 :])
 
 
 @custom_jvp_call_p.def_batch
@@ -166,18 +342,7 @@ def _custom_jvp_call_batch(
     args, dims = _front(args, dims)
     closed, hoisted = _batched_jaxpr(call_jaxpr, args, dims, axis_data)
     n_out = len(call_jaxpr.out_avals)
-    arg_dims = dims[num_consts:]
-    mapped = _vmapped(
-        lambda *pt: [x for part in jvp(pt[: len(arg_dims)], pt[len(arg_dims) :]) for x in part],
-        arg_dims + arg_dims,
-        axis_data,
-        lambda: 2 * n_out,
-    )
-
-    def batched_jvp(primals, tangents):
-        outs = mapped(*primals, *tangents)
-        return outs[:n_out], outs[n_out:]
-
+    batched_jvp = _vmapped_rule(jvp, dims[num_consts:], axis_data, n_out)
     outs = custom_jvp_call_p.bind(
         *hoisted,
         *args,
@@ -220,14 +385,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Sets the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`.
 
-        `symbolic_zeros=True` (JAX's opt-in to receive symbolic zero tangents) is not
-        supported yet: the rule always receives instantiated zero tangents.
+        Args:
+          jvp: the rule.
+          symbolic_zeros: whether the rule receives a `SymbolicZero` (instead of a zero
+            array) for the tangent of each input that is not differentiated; it may return
+            `SymbolicZero`s too.
+
+        Returns:
+          `jvp`, so that `defjvp` works as a decorator.
         """
-        if symbolic_zeros:
-            raise NotImplementedError(
-                "custom_jvp.defjvp(symbolic_zeros=True) is not supported by laminax yet; "
-                "drop the flag: the rule then receives zero arrays for zero tangents."
-            )
         self.jvp = jvp
         self.symbolic_zeros = symbolic_zeros
         return jvp
@@ -292,7 +458,7 @@ class custom_jvp:  # noqa: N801 (JAX's name)
                 )
             for o, t in zip(out_leaves, tangent_leaves_out, strict=True):
                 expected = get_aval(o).to_tangent_aval()
-                found = get_aval(t)
+                found = _aval(t)
                 if found.shape != expected.shape or (
                     found.dtype != expected.dtype and expected.dtype != dtypes.float0
                 ):
@@ -330,9 +496,9 @@ def _custom_lin_impl(*args, num_res, bwd, out_avals):
 
 @custom_lin_p.def_transpose
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
-    res = args[:num_res]
-    cts = [instantiate_zeros(ct) for ct in cts]
-    cts_in = bwd(list(res), cts)
+    # zero cotangents reach `bwd` as `Zero`s: the user's rule sees them as symbolic zeros or
+    # zero arrays (its `symbolic_zeros`), and its zero results come back as `Zero`s
+    cts_in = bwd(list(args[:num_res]), list(cts))
     return [None] * num_res + list(cts_in)
 
 
@@ -341,7 +507,7 @@ def _custom_vjp_call_jvp(
     primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
     args = primals[num_consts:]
-    outs, res = fwd(*args)
+    outs, res = fwd(args, [not isinstance(t, Zero) for t in tangents[num_consts:]])
     arg_tangents = [
         _tangent_zeros(x) if isinstance(t, Zero) else t
         for x, t in zip(args, tangents[num_consts:], strict=True)
@@ -357,36 +523,29 @@ def _custom_vjp_call_jvp(
 def _custom_vjp_call_batch(
     axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
-    from laminax_core import lax
-
     args, dims = _front(args, dims)
     closed, hoisted = _batched_jaxpr(call_jaxpr, args, dims, axis_data)
     n_out = len(call_jaxpr.out_avals)
     arg_dims = dims[num_consts:]
     counts = {}
 
-    def fwd_flat(*xs):
-        outs, res = fwd(*xs)
-        counts["res"] = len(res)
-        return [*outs, *res]
+    def batched_fwd(xs, perturbed):
+        def fwd_flat(*xs):
+            outs, res = fwd(xs, perturbed)
+            counts["res"] = len(res)
+            return [*outs, *res]
 
-    mapped_fwd = _vmapped(fwd_flat, arg_dims, axis_data, lambda: n_out + counts["res"])
-
-    def batched_fwd(*xs):
-        flat = mapped_fwd(*xs)
+        flat = _vmapped(fwd_flat, arg_dims, axis_data, lambda: n_out + counts["res"])(*xs)
         return flat[:n_out], flat[n_out:]
 
     def batched_bwd(res, cts):
-        mapped = _vmapped(
+        cts_in = _vmap_keeping_zeros(
             lambda *rc: bwd(list(rc[: len(res)]), list(rc[len(res) :])),
-            [0] * (len(res) + len(cts)),
-            axis_data,
-            lambda: len(arg_dims),
+            [*res, *cts], [0] * (len(res) + len(cts)), axis_data,
         )
-        cts_in = mapped(*res, *cts)
         # an argument shared by the whole batch gets the sum of the per-example cotangents
         return [
-            ct if d is not None or get_aval(ct).dtype == dtypes.float0 else lax.reduce_sum(ct, (0,))
+            _shared_cotangent(ct) if d is None else ct
             for ct, d in zip(cts_in, arg_dims, strict=True)
         ]
 
@@ -401,6 +560,16 @@ def _custom_vjp_call_batch(
         name=name,
     )
     return outs, [0] * n_out
+
+
+def _shared_cotangent(ct):
+    from laminax_core import lax
+
+    if _is_zero(ct):
+        return type(ct)(_unbatched(ct.aval, 0))
+    if get_aval(ct).dtype == dtypes.float0:
+        return np.zeros(get_aval(ct).shape[1:], dtypes.float0)
+    return lax.reduce_sum(ct, (0,))
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)
@@ -430,7 +599,16 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         """Sets `fwd(*args) -> (output, residuals)` and
-        `bwd(*nondiff_args, residuals, output_cotangent) -> tuple of argument cotangents`."""
+        `bwd(*nondiff_args, residuals, output_cotangent) -> tuple of argument cotangents`.
+
+        Args:
+          fwd: the forward rule.
+          bwd: the backward rule; None for an argument (or a `SymbolicZero`) is a zero
+            cotangent.
+          symbolic_zeros: whether `fwd` receives each argument leaf as a `CustomVJPPrimal`
+            (its `value`, and whether it is `perturbed`, i.e. differentiated) and `bwd` a
+            `SymbolicZero` for each output cotangent known to be zero.
+        """
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
@@ -460,7 +638,9 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         return tree_unflatten(out_tree, outs)
 
     def _flat_fwd(self, nondiff, in_tree, out_tree, res_trees):
-        def flat_fwd(*xs):
+        def flat_fwd(xs, perturbed):
+            if self.symbolic_zeros:
+                xs = [CustomVJPPrimal(x, p) for x, p in zip(xs, perturbed, strict=True)]
             result = self.fwd(*_rebuild(nondiff, tree_unflatten(in_tree, xs)))
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise TypeError(
@@ -484,6 +664,10 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         arg_trees = [tree_flatten(a)[1] for a in dyn]
 
         def flat_bwd(res_leaves, ct_leaves):
+            if self.symbolic_zeros:
+                ct_leaves = [_to_symbolic(ct) for ct in ct_leaves]
+            else:
+                ct_leaves = [instantiate_zeros(ct) for ct in ct_leaves]
             res = tree_unflatten(res_trees[0], res_leaves)
             ct = tree_unflatten(out_tree, ct_leaves)
             nondiff_vals = [nondiff[i] for i in sorted(nondiff)]
@@ -500,6 +684,7 @@ class custom_vjp:  # noqa: N801 (JAX's name)
                     flat += [Zero(get_aval(a).to_tangent_aval()) for a in arg_leaves]
                     continue
                 leaves, found = tree_flatten(ct_arg)
+                leaves = [_from_symbolic(leaf) for leaf in leaves]
                 if found != tree:
                     raise TypeError(
                         f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with "
