@@ -229,3 +229,22 @@ def test_clear_eager_cache_drops_the_cpp_functions():
     _eager.clear_eager_cache()
     assert _eager.eager_cache_info()["cpp_functions"] == 0
     np.testing.assert_array_equal(lax.neg(np.ones(2, F32)), [-1, -1])
+
+
+# ----- the Array operator shortcut ----------------------------------------------------------------
+
+
+def test_operator_shortcut_keeps_numpy_semantics():
+    t, f = ld.device_put(np.array([True, False])), ld.device_put(np.array([True, True]))
+    np.testing.assert_array_equal(t + f, [True, True])  # booleans: logical or, not the shortcut
+    np.testing.assert_array_equal(t * f, [True, False])
+    i = ld.device_put(np.array([1, 2], np.int32))
+    assert (i / i).dtype == np.float32  # integer division goes through promotion
+    assert (i + i).dtype == np.int32
+    w = lax.add(2.0, 3.0)  # a weakly typed Array
+    assert w.weak_type and (w + w).weak_type and float(w * w) == 25.0
+
+
+def test_operator_shortcut_under_a_trace_stages_the_equation():
+    x = _fresh()
+    assert "add" in str(make_jaxpr(lambda: x + x)())

@@ -6,12 +6,17 @@ copies every one of them onto jaxlib's `ArrayImpl`, so that eager code and trace
 behave the same: on an Array each operator binds primitives, which run through eager dispatch.
 What only makes sense for one of the two classes (concrete-value access, construction,
 printing, hashing, metadata the Array knows itself) is left alone.
+
+The hottest binary operators (`+`, `-`, `*`, `/`) get a shortcut on Arrays: when both operands
+are Arrays of one aval (shape, dtype and weak type) that NumPy-style promotion would leave
+alone, they go straight to the lax function, skipping the promotion that would change nothing.
 """
 
 from __future__ import annotations
 
 import laminax_core.numpy  # noqa: F401  (installs the full NumPy-style methods on Tracer)
 from jaxlib import _jax
+from laminax_core import lax
 from laminax_core.internal import Tracer
 
 from laminax_dispatch import _array
@@ -34,6 +39,37 @@ _NOT_COPIED = frozenset({
 _OWN = frozenset(vars(_array.ArrayImpl))
 
 
+# operator -> (lax function, the dtype kinds for which NumPy's operator is that function alone)
+_SHORTCUTS = {
+    "__add__": (lax.add, "iufc"),  # booleans: logical or
+    "__sub__": (lax.sub, "iufc"),  # booleans: an error
+    "__mul__": (lax.mul, "iufc"),  # booleans: logical and
+    "__truediv__": (lax.div, "fc"),  # integers: converted to float first
+}
+
+
+def _shortcut(slow, lax_fn, kinds: str):
+    array_type = _jax.ArrayImpl
+
+    def operator(x, y):
+        if type(y) is array_type:
+            a, b = x.aval, y.aval
+            if a == b and a.dtype.kind in kinds:
+                return lax_fn(x, y)
+        return slow(x, y)
+
+    operator.__name__ = operator.__qualname__ = slow.__name__
+    operator.__doc__ = slow.__doc__
+    return operator
+
+
+def _with_shortcut(cls, name: str, value):
+    if cls is not _jax.ArrayImpl or name not in _SHORTCUTS:
+        return value
+    lax_fn, kinds = _SHORTCUTS[name]
+    return _shortcut(value, lax_fn, kinds)
+
+
 def install_array_methods(cls=_jax.ArrayImpl) -> list[str]:
     """Copies core's array operators and methods from `Tracer` onto `cls`.
 
@@ -54,6 +90,6 @@ def install_array_methods(cls=_jax.ArrayImpl) -> list[str]:
         for name, value in vars(klass).items():
             if name in _NOT_COPIED or name in own:
                 continue
-            setattr(cls, name, value)
+            setattr(cls, name, _with_shortcut(cls, name, value))
             installed.append(name)
     return installed
