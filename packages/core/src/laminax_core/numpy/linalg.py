@@ -4,6 +4,7 @@ Every function accepts stacks of matrices (leading batch dimensions)."""
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import NamedTuple
 
@@ -156,14 +157,17 @@ def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):  # no
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index=None):
     """The singular value decomposition `a = U diag(S) Vh` (S descending).
 
     Args:
       a: a stack of matrices.
       full_matrices: U and Vh square (else their inner dimension is min(M, N)).
       compute_uv: return U and Vh too (else only S).
-      hermitian: accepted for compatibility (the general algorithm is used).
+      hermitian: `a` is Hermitian: the SVD comes from `eigh` (|eigenvalues|, sorted
+        descending, with the eigenvalues' signs moved into Vh), as in JAX.
+      subset_by_index: `(lo, hi)` keeps the singular values lo..hi-1 (and their vectors).
 
     Returns:
       `SVDResult(U, S, Vh)`, or S alone.
@@ -172,13 +176,32 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
       >>> svd(np.diag(np.array([1.0, 3.0], np.float32)), compute_uv=False)
       array([3., 1.], dtype=float32)
     """
-    del hermitian
     a = _matrix("svd", a, square=False)
-    result = _linalg().svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv, subset_by_index)
+    result = _linalg().svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                           subset_by_index=subset_by_index)
     if not compute_uv:
         return result
     u, s, vh = result
     return SVDResult(u, s, vh)
+
+
+def _hermitian_svd(a, compute_uv, subset_by_index):
+    # a = V diag(w) V^H = (V) diag(|w|) (sign(w) V^H): sort |w| descending, carrying V along
+    from laminax_core.numpy._indexing import take_along_axis
+
+    v, w = _linalg().eigh(a, subset_by_index=subset_by_index)
+    s = lax.abs(w)
+    last = get_aval(s).ndim - 1
+    if not compute_uv:
+        return lax.rev(lax.sort(s, dimension=last), (last,))
+    idxs = lax.broadcasted_iota(np.uint32, get_aval(s).shape, last)
+    s, idxs, sign = lax.sort((s, idxs, lax.sign(w)), dimension=last, num_keys=1)
+    s, idxs, sign = (lax.rev(x, (last,)) for x in (s, idxs, sign))
+    u = take_along_axis(v, lax.expand_dims(idxs, (last,)), axis=-1)
+    sign = convert_dtype(lax.expand_dims(sign, (last,)), get_aval(u).dtype)
+    return SVDResult(u, s, _hermitian(lax.mul(u, sign)))
 
 
 def svdvals(x, /):
@@ -210,54 +233,101 @@ def _pivot_parity(pivots):
     return lax.reduce_sum(swaps, (get_aval(pivots).ndim - 1,))
 
 
+def _entry(a, i: int, j: int):
+    """`a[..., i, j]`."""
+    nd = get_aval(a).ndim
+    shape = get_aval(a).shape
+    block = lax.slice(a, (0,) * (nd - 2) + (i, j), (*shape[:-2], i + 1, j + 1))
+    return lax.reshape(block, shape[:-2])
+
+
+def _det_2x2(a):
+    e = functools.partial(_entry, a)
+    return lax.sub(lax.mul(e(0, 0), e(1, 1)), lax.mul(e(0, 1), e(1, 0)))
+
+
+def _det_3x3(a):
+    e = functools.partial(_entry, a)
+    terms = [((0, 0), (1, 1), (2, 2)), ((0, 1), (1, 2), (2, 0)), ((0, 2), (1, 0), (2, 1)),
+             ((0, 2), (1, 1), (2, 0)), ((0, 0), (1, 2), (2, 1)), ((0, 1), (1, 0), (2, 2))]
+    products = [lax.mul(lax.mul(e(*p), e(*q)), e(*r)) for p, q, r in terms]
+    total = lax.add(lax.add(products[0], products[1]), products[2])
+    for product in products[3:]:
+        total = lax.sub(total, product)
+    return total
+
+
+def _slogdet_small(a):
+    # n = 1 or 2: the determinant in closed form, as JAX computes it
+    from laminax_core.numpy._ufuncs import log, sign
+
+    det_ = _entry(a, 0, 0) if get_aval(a).shape[-1] == 1 else _det_2x2(a)
+    return SlogdetResult(sign(det_), _real(log(lax.abs(det_))))
+
+
+def _real(x):
+    return lax.real(x) if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating) else x
+
+
+def _slogdet_lu(a):
+    from laminax_core.numpy._ufuncs import log
+
+    lu, pivots, _ = _lu(a)
+    diag = _diagonal(lu)
+    dtype = get_aval(diag).dtype
+    last = get_aval(diag).ndim - 1
+    is_zero = lax.reduce_or(lax.eq(diag, convert_dtype(np.asarray(0), dtype)), (last,))
+    parity = _pivot_parity(pivots)
+    abs_diag = lax.abs(diag)
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        phase = lax.reduce_prod(lax.div(diag, convert_dtype(abs_diag, dtype)), (last,))
+    else:  # each negative diagonal entry flips the sign, as each row swap does
+        negative = lax.lt(diag, np.zeros((), dtype))
+        negatives = lax.reduce_sum(lax.convert_element_type(negative, np.int32), (last,))
+        parity = lax.add(parity, negatives)
+        phase = lax.full(get_aval(parity).shape, 1, dtype)
+    flip = lax.sub(np.int32(1), lax.mul(np.int32(2), lax.rem(parity, np.int32(2))))  # 1 or -1
+    phase = lax.mul(phase, convert_dtype(flip, dtype))
+    logabsdet = lax.reduce_sum(convert_dtype(log(abs_diag), dtype), (last,))
+    zero = lax.full(get_aval(phase).shape, 0, dtype)
+    ninf = lax.full(get_aval(logabsdet).shape, -np.inf, dtype)
+    return SlogdetResult(select(is_zero, phase, zero), _real(select(is_zero, logabsdet, ninf)))
+
+
 def slogdet(a, *, method: str | None = None):
-    """The sign and the natural log of the absolute value of the determinant (via LU).
+    """The sign and the natural log of the absolute value of the determinant (via LU; in
+    closed form for 1x1 and 2x2 matrices, as in JAX).
 
     Example:
       >>> slogdet(np.diag(np.array([-2.0, 3.0], np.float32))).sign
       array(-1., dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import log
-
     if method not in (None, "lu"):
         raise ValueError(f"jnp.linalg.slogdet: method must be 'lu', got {method!r}.")
     a = _matrix("slogdet", a)
-    lu, pivots, _ = _lu(a)
-    diag = _diagonal(lu)
-    last = get_aval(diag).ndim - 1
-    is_zero = lax.reduce_or(lax.eq(diag, convert_dtype(np.asarray(0), get_aval(diag).dtype)),
-                            (last,))
-    parity = _pivot_parity(pivots)
-    odd = lax.ne(lax.rem(parity, np.int32(2)), np.int32(0))
-    abs_diag = lax.abs(diag)
-    if dtypes.issubdtype(get_aval(diag).dtype, np.complexfloating):
-        phase = lax.reduce_prod(lax.div(diag, lax.convert_element_type(abs_diag,
-                                                                        get_aval(diag).dtype)),
-                                (last,))
-    else:
-        phase = lax.reduce_prod(lax.sign(diag), (last,))
-    phase = select(odd, phase, lax.neg(phase))
-    logabsdet = lax.reduce_sum(log(abs_diag), (last,))
-    zero = lax.broadcast_in_dim(convert_dtype(np.asarray(0), get_aval(phase).dtype),
-                                get_aval(phase).shape, ())
-    ninf = lax.broadcast_in_dim(convert_dtype(np.asarray(-np.inf), get_aval(logabsdet).dtype),
-                                get_aval(logabsdet).shape, ())
-    return SlogdetResult(select(is_zero, phase, zero), select(is_zero, logabsdet, ninf))
+    if get_aval(a).shape[-1] in (1, 2):
+        return _slogdet_small(a)
+    return _slogdet_lu(a)
 
 
 def det(a):
-    """The determinant (via LU: the product of U's diagonal, signed by the pivots).
+    """The determinant: in closed form for 2x2 and 3x3 matrices, else `sign * exp(logabsdet)`
+    from `slogdet`, as JAX computes it.
 
     Example:
       >>> det(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
       array(-2., dtype=float32)
     """
+    from laminax_core.numpy._ufuncs import exp
+
     a = _matrix("det", a)
-    lu, pivots, _ = _lu(a)
-    diag = _diagonal(lu)
-    product = lax.reduce_prod(diag, (get_aval(diag).ndim - 1,))
-    odd = lax.ne(lax.rem(_pivot_parity(pivots), np.int32(2)), np.int32(0))
-    return select(odd, product, lax.neg(product))
+    n = get_aval(a).shape[-1]
+    if n == 2:
+        return _det_2x2(a)
+    if n == 3:
+        return _det_3x3(a)
+    sign, logabsdet = slogdet(a)
+    return lax.mul(sign, convert_dtype(exp(logabsdet), get_aval(sign).dtype))
 
 
 def _lu_solve(lu, permutation, b):
@@ -334,36 +404,40 @@ def _default_rtol(a_shape, dtype):
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
-    """The Moore-Penrose pseudo-inverse, via the SVD (singular values below `rtol` times the
-    largest are treated as zero).
+    """The Moore-Penrose pseudo-inverse, via the SVD: singular values at most `rtol` times the
+    largest count as zero (default `rtol`: 10 * max(M, N) * eps, as in JAX).
 
     Example:
       >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]], np.float32))
       array([[0.5, 0. ],
              [0. , 0. ]], dtype=float32)
     """
-    del hermitian
-    a = _matrix("pinv", a, square=False)
-    rtol = rcond if rtol is None else rtol
-    shape = get_aval(a).shape
-    u, s, vh = svd(_conj(a), full_matrices=False)
-    real = get_aval(s).dtype
-    rtol = _default_rtol(shape, real) if rtol is None else rtol
-    last = get_aval(s).ndim - 1
-    cutoff = lax.mul(convert_dtype(as_array(rtol), real),
-                     lax.reduce_max(s, (last,)))
-    cutoff = lax.broadcast_in_dim(cutoff, get_aval(s).shape, tuple(range(last)))
-    keep = lax.gt(s, cutoff)
-    zero = lax.broadcast_in_dim(np.zeros((), real), get_aval(s).shape, ())
-    one = lax.broadcast_in_dim(np.ones((), real), get_aval(s).shape, ())
-    s_inv = select(keep, zero, lax.div(one, select(keep, one, s)))
-    s_inv = convert_dtype(s_inv, get_aval(u).dtype)
-    scaled = lax.mul(_swap(vh), lax.broadcast_in_dim(s_inv, (*get_aval(s).shape[:-1], 1,
-                                                            get_aval(s).shape[-1]),
-                                                     (*range(last), last + 1)))
     from laminax_core.numpy._linalg_products import matmul
+    from laminax_core.numpy._ufuncs import multiply
 
-    return _swap(matmul(u, _swap(scaled)))
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("jnp.linalg.pinv: give rtol or rcond (its old name), not both.")
+        rtol = rcond
+    a = _matrix("pinv", a, square=False)
+    *batch, m, n = get_aval(a).shape
+    dtype = get_aval(a).dtype
+    if m == 0 or n == 0:
+        return lax.full((*batch, n, m), 0, dtype)
+    a = _conj(a)
+    if rtol is None:
+        eps = np.asarray(dtypes.finfo(dtype).eps)
+        rtol = lax.mul(np.asarray(10.0 * max(m, n), eps.dtype), eps)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    rtol = as_array(rtol)
+    s_nd, rtol_nd = get_aval(s).ndim, get_aval(rtol).ndim
+    rtol = lax.expand_dims(lax.expand_dims(rtol, (rtol_nd,)), tuple(range(s_nd - rtol_nd - 1)))
+    largest = lax.slice_in_dim(s, 0, 1, axis=s_nd - 1)
+    cutoff = multiply(rtol, largest)
+    inf = lax.full(get_aval(s).shape, np.inf, get_aval(s).dtype)
+    s = convert_dtype(select(lax.gt(s, cutoff), inf, s), get_aval(u).dtype)
+    scaled = lax.div(_swap(u), lax.expand_dims(s, (s_nd,)))
+    return convert_dtype(matmul(_swap(vh), scaled, precision="highest"), dtype)
 
 
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
