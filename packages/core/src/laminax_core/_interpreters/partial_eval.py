@@ -17,6 +17,7 @@ import numpy as np
 from laminax_core import _trace, config, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._interpreters.eval import EvalTrace
 from laminax_core._jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -140,7 +141,8 @@ class JaxprTrace(_trace.Trace):
     def to_jaxpr(self, outs: Sequence) -> tuple[Jaxpr, list]:
         """The jaxpr computing `outs` from the inputs, and the values of its constvars."""
         outvars = [self.atom(x) for x in outs]
-        _drop_unused_outvars(self.eqns, outvars)
+        if isinstance(self.parent, EvalTrace):  # JAX marks `_` only in an outermost jaxpr
+            _drop_unused_outvars(self.eqns, outvars)
         constvars = [var for var, _ in self._consts.values()]
         consts = [value for _, value in self._consts.values()]
         return Jaxpr(constvars, self.invars, outvars, self.eqns), consts
