@@ -129,16 +129,22 @@ def test_ordered_effects_go_through_python_every_call():
     assert f._cache_misses == 3
 
 
-def test_donation_goes_through_python_and_keeps_its_checks():
+def test_donation_on_the_fast_path_deletes_and_keeps_the_same_buffer_check():
     f = jit(lambda a, b: a + b, donate_argnums=0)
-    for _ in range(2):
+    for _ in range(3):
         x = _fresh()
-        f(x, _fresh())
+        pointer = x.unsafe_buffer_pointer()
+        assert f(x, _fresh()).unsafe_buffer_pointer() == pointer
         assert x.is_deleted()
-    assert f._cache_misses == 2
+    assert f._cache_misses == 1
     x = _fresh()
     with pytest.raises(RuntimeError, match="a donated buffer can be passed only once"):
         f(x, x)
+    assert not x.is_deleted()
+    g = jit(lambda a, b: a - b, donate_argnums=1)
+    g(_fresh(), _fresh())
+    with pytest.raises(RuntimeError, match="are the same buffer, and it is donated"):
+        g(x, x)
 
 
 def test_a_deleted_array_on_the_fast_path_raises_runtime_error():

@@ -8,7 +8,7 @@ aliases, the executable, hoisted constants on the device) is computed once, on t
 with that signature; a later call only flattens, looks up and executes. That per-call path is
 what jaxlib's C++ `PjitFunction` does without Python (`_fast_path.py`): a call at top level
 goes to it first, and only a signature it has not seen (or one it cannot run: effects,
-donation) comes back to Python, through `JitFunction._cache_miss`.
+debug checks) comes back to Python, through `JitFunction._cache_miss`.
 
 Cache entries live in a bounded LRU per function, in a `WeakKeyDictionary` keyed by the
 function: `jit(f)` objects made anew for the same `f` share entries, and entries go when `f`
@@ -346,12 +346,13 @@ class CompiledCall:
     def fast_path_data(self, outs):
         """What jaxlib's C++ needs to run this signature without Python (`outs`: the flat
         outputs of a call), or None when a call needs Python: ordered or host-callback effects
-        (runtime tokens), donation (the same-buffer check), a jaxpr with effects."""
+        (runtime tokens), a jaxpr with effects. Donation stays on the fast path (XLA deletes
+        the donated Arrays; a buffer passed twice is refused by XLA, and `JitFunction` then
+        raises the Python path's error)."""
         executable = self._executable
         if (
             executable is None
             or self.closed.effects
-            or self._donated_kept
             or executable.ordered_effects
             or executable.has_host_callbacks
         ):
@@ -428,6 +429,7 @@ def _check_nans(entry: CompiledCall, leaves, outs) -> None:
 
 
 _debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
+_EVAL_TRACE = eval_interpreter.eval_trace  # the bottom trace: no transformation running
 
 
 class JitFunction:
@@ -550,22 +552,28 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         # jaxlib's C++ cannot see laminax's trace or the debug checks: both stay in Python
-        if current_trace() is eval_interpreter.eval_trace and not (
-            _debug_nans.value or _debug_infs.value
-        ):
+        if current_trace() is _EVAL_TRACE and not (_debug_nans.value or _debug_infs.value):
             try:
                 return self._cpp(*args, **kwargs)
             except ValueError as err:
-                if str(err).startswith("Non-hashable static"):
-                    self._options.split(args, kwargs)  # the same error, naming the argument
-                raise_if_deleted(err, args, kwargs)
+                self._explain(err, args, kwargs)
                 raise
         if core_config.disable_jit.value:
             return self._fun(*args, **kwargs)
-        if current_trace() is not eval_interpreter.eval_trace:
+        if current_trace() is not _EVAL_TRACE:
             return self._call_traced(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
         return tree_unflatten(entry.out_tree, entry(leaves))
+
+    def _explain(self, err: ValueError, args, kwargs) -> None:
+        # jaxlib's and XLA's terse errors, raised again as the Python path's, which name things
+        message = str(err)
+        if message.startswith("Non-hashable static"):
+            self._options.split(args, kwargs)  # raises, naming the argument
+        elif "donat" in message:  # a donated buffer passed twice, or a deleted one
+            entry, leaves = self._entry(args, kwargs)
+            _check_donations(entry, leaves)
+        raise_if_deleted(err, args, kwargs)
 
     def _cache_miss(self, *args, **kwargs):
         # what the C++ fast path calls for a signature it cannot run by itself
