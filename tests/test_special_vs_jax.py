@@ -128,3 +128,22 @@ def test_gradients_under_jit_match_jax(x64):
             fn = eval(fn_src, {"S": special, "L": lax})
             got = jit(vmap(grad(fn)))(x)
             _assert_close(got, e, x64, name)
+
+
+@requires_jax
+def test_gamma_sample_gradients_match_jax():
+    # random.gamma/loggamma/beta differentiate through random_gamma_grad, as JAX's do
+    from laminax_core import random as jr
+
+    a = np.array([0.3, 1.0, 2.5, 9.0], np.float32)
+    expected = run_jax(
+        "k = jax.random.PRNGKey(3)\n"
+        "result = [jax.jit(jax.grad(lambda a: jax.random.gamma(k, a).sum()))(a),\n"
+        "          jax.jit(jax.grad(lambda a: jax.random.loggamma(k, a).sum()))(a),\n"
+        "          jax.jit(jax.grad(lambda a: jax.random.beta(k, a, a[::-1]).sum()))(a)]", a=a)
+    key = jr.PRNGKey(3)
+    got = [jit(grad(lambda a: jr.gamma(key, a).sum()))(a),
+           jit(grad(lambda a: jr.loggamma(key, a).sum()))(a),
+           jit(grad(lambda a: jr.beta(key, a, a[::-1]).sum()))(a)]
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)

@@ -5,10 +5,9 @@ gamma variables", 2000) with its own key, split from the caller's key as JAX spl
 same sequence of rejection steps (`lax.while_loop`s), so samples equal JAX's for equal keys.
 Shapes below 1 are boosted: sample with `a + 1`, then scale by `u ** (1 / a)`.
 
-Differs from JAX: JAX makes gamma a primitive (`random_gamma_p`) whose derivative with respect to
-`a` is the implicit reparameterization gradient (`random_gamma_grad`). laminax composes the
-sampler from lax operations and does not implement that gradient: differentiating a sample with
-respect to `a` raises NotImplementedError.
+Differs from JAX: JAX makes gamma a primitive (`random_gamma_p`); laminax composes the sampler
+from lax operations under a `custom_jvp` whose rule is the same implicit reparameterization
+gradient (`lax.random_gamma_grad`), so derivatives with respect to `a` agree with JAX's.
 """
 
 from __future__ import annotations
@@ -98,22 +97,29 @@ def _gamma_samples(raw_key, a, log_space: bool):
     return lax.reshape(samples, shape)
 
 
-def _gamma_with_undefined_gradient(raw_key, a, log_space):
+def _gamma_with_gradient(raw_key, a, log_space):
     return _gamma_samples(raw_key, a, log_space)
 
 
-_gamma_with_undefined_gradient = custom_jvp(_gamma_with_undefined_gradient, nondiff_argnums=(2,))
+_gamma_with_gradient = custom_jvp(_gamma_with_gradient, nondiff_argnums=(2,))
 
 
 def _gamma_jvp(log_space, primals, tangents):
-    raise NotImplementedError(
-        "random.gamma (and loggamma, beta, dirichlet): the derivative of a sample with respect "
-        "to its shape parameter is not implemented in laminax (JAX uses the implicit "
-        "reparameterization gradient, random_gamma_grad). Wrap the parameter in "
-        "lax.stop_gradient if its gradient is not needed.")
+    # the implicit reparameterization gradient: along P(a, x) = u, dx/da = random_gamma_grad
+    raw_key, a = primals
+    a_dot = tangents[1]
+    sample = _gamma_with_gradient(raw_key, a, log_space)
+    if not log_space:
+        return sample, lax.mul(a_dot, lax.random_gamma_grad(a, sample))
+    # d log x = dx / x; exp(log x) may round to 0: use the smallest normal float instead
+    x = lax.exp(sample)
+    tiny = lax.full_like(x, dtypes.finfo(get_aval(x).dtype).tiny)
+    x = lax.select_n(lax.eq(x, lax.full_like(x, 0)), x, tiny)
+    return sample, lax.mul(a_dot, lax.div(lax.random_gamma_grad(a, x), x))
 
 
-_gamma_with_undefined_gradient.defjvp(_gamma_jvp)
+_gamma_with_gradient.defjvp(_gamma_jvp)
+_gamma_with_undefined_gradient = _gamma_with_gradient  # the name _transformed.py imports
 
 
 def _gamma(name, key, a, shape, dtype, log_space):
@@ -122,7 +128,7 @@ def _gamma(name, key, a, shape, dtype, log_space):
     a = _as_array(a)
     shape = _shape_of(a) if shape is None else _shape(name, shape, _shape_of(a))
     a = _to_shape(lax.convert_element_type(a, dtype), shape)
-    return _gamma_with_undefined_gradient(raw, a, log_space)
+    return _gamma_with_gradient(raw, a, log_space)
 
 
 def _as_array(x):
@@ -176,8 +182,8 @@ def beta(key, a, b, shape=None, dtype=None):
     key_a, key_b = split_raw(raw)
     a = _to_shape(lax.convert_element_type(a, dtype), shape)
     b = _to_shape(lax.convert_element_type(b, dtype), shape)
-    log_a = _gamma_with_undefined_gradient(key_a, a, True)
-    log_b = _gamma_with_undefined_gradient(key_b, b, True)
+    log_a = _gamma_with_gradient(key_a, a, True)
+    log_b = _gamma_with_gradient(key_b, b, True)
     # Gamma_a / (Gamma_a + Gamma_b), scaled by the larger one to avoid underflow
     log_max = lax.max(log_a, log_b)
     scaled_a = lax.exp(lax.sub(log_a, log_max))
@@ -214,4 +220,4 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         shape = _shape("dirichlet", shape, alpha_shape[:-1])
     full = (*shape, alpha_shape[-1])
     alpha = _to_shape(lax.convert_element_type(alpha, dtype), full)
-    return softmax(_gamma_with_undefined_gradient(raw, alpha, True), -1)
+    return softmax(_gamma_with_gradient(raw, alpha, True), -1)
