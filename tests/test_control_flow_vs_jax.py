@@ -150,7 +150,7 @@ CASES = [
         "fori_traced",
         "g = lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 2.0 + i, x)",
         (S, 3),
-        False,
+        True,
     ),
     (
         "grad_fori",
@@ -403,13 +403,13 @@ CASES = [
         "vmap_while_batched_cond",
         "g = vmap(lambda x: lax.while_loop(lambda c: c < 5.0, lambda c: c + 1.5, x))",
         (F3,),
-        False,
+        True,
     ),
     (
         "vmap_while_closure",
         "g = lambda x, y: vmap(lambda v: lax.while_loop(lambda c: c < y, lambda c: c + v, v))(x)",
         (np.abs(F3) + 0.5, np.float32(4.0)),
-        False,
+        True,
     ),
     (
         "jvp_while_pytree",

@@ -171,6 +171,11 @@ def test_while_loop_under_vmap_with_batched_predicate():
     out = vmap(power)(np.array([2, 3, 0], np.int32), np.array([3.0, 2.0, 5.0], np.float32))
     np.testing.assert_array_equal(out, [9, 8, 1])
     np.testing.assert_array_equal(vmap(_count_doublings)(np.array([1, 2], np.float32)), [1, 32])
+    # as in JAX, the predicate stays batched in one while equation: no masking in the body
+    closed = make_jaxpr(vmap(power))(np.array([2, 3, 0], np.int32), np.ones(3, np.float32))
+    (eqn,) = closed.eqns[-1:]
+    assert eqn.params["cond_jaxpr"].out_avals[0].shape == (3,)
+    assert "select_n" not in _names(eqn.params["body_jaxpr"].jaxpr)
 
 
 def test_while_loop_errors():

@@ -66,26 +66,34 @@ def _cond_lower(ctx, index, *args, branches):
 
 @lowering_for(lax.while_p)
 def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # A batched predicate (vmap) is reduced with `or` for the loop test, and in the body each
+    # carry keeps its old value where its example is done, as JAX lowers it.
     effects = _ordered(cond_jaxpr, body_jaxpr)
     n_consts = cond_nconsts + body_nconsts
     operands = [ctx.tokens_in[e] for e in effects] + list(args)
     types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_in]
     loop = hlo.WhileOp(types, operands)
     n_tok = len(effects)
+    pred_aval = cond_jaxpr.out_avals[0]
 
-    cond_block = loop.cond.blocks.append(*types)
-    with ir.InsertionPoint(cond_block):
-        values = list(cond_block.arguments)[n_tok:]
-        cond_consts, carry = values[:cond_nconsts], values[n_consts:]
+    def predicate(cond_consts, carry, name):
         (pred,), _ = jaxpr_subcomp(
             ctx.module_context,
             cond_jaxpr.jaxpr,
-            f"{ctx.name_stack}/while/cond",
+            f"{ctx.name_stack}/while/{name}",
             {},
             _consts(cond_jaxpr),
             *cond_consts,
             *carry,
         )
+        return pred
+
+    cond_block = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        values = list(cond_block.arguments)[n_tok:]
+        pred = predicate(values[:cond_nconsts], values[n_consts:], "cond")
+        if pred_aval.shape:
+            pred = _reduce_or(pred, pred_aval)
         hlo.return_([pred])
 
     body_block = loop.body.blocks.append(*types)
@@ -103,11 +111,37 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
             *body_consts,
             *carry,
         )
+        if pred_aval.shape:
+            pred = predicate(values[:cond_nconsts], carry, "body_pred")
+            new_carry = [
+                _select_where(pred, pred_aval, new, old, aval)
+                for new, old, aval in zip(new_carry, carry, body_jaxpr.out_avals, strict=True)
+            ]
         hlo.return_([*(tokens[e] for e in effects), *values[:n_consts], *new_carry])
 
     results = list(loop.results)
     ctx.tokens_out = dict(zip(effects, results[:n_tok], strict=True))
     return results[n_tok + n_consts :]
+
+
+def _reduce_or(pred, pred_aval):
+    # stablehlo.reduce with `or` over every dimension of the batched predicate
+    scalar = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+    reduce = hlo.ReduceOp([scalar], [pred], [ir_constant(np.array(False))],
+                          ir.DenseI64ArrayAttr.get(list(range(len(pred_aval.shape)))))  # fmt: skip
+    block = reduce.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.return_([hlo.OrOp(*block.arguments).result])
+    return reduce.result
+
+
+def _select_where(pred, pred_aval, new, old, aval):
+    # the predicate's shape prefixes the carry's: broadcast it along the trailing dims
+    if aval.shape != pred_aval.shape:
+        bool_type = ir.RankedTensorType.get(list(aval.shape), ir.IntegerType.get_signless(1))
+        dims = ir.DenseI64ArrayAttr.get(list(range(len(pred_aval.shape))))
+        pred = hlo.BroadcastInDimOp(bool_type, pred, dims).result
+    return hlo.SelectOp(pred, new, old).result
 
 
 def _index_in_dim(x, i):

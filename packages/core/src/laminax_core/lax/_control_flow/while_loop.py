@@ -90,8 +90,10 @@ def fori_loop(lower, upper, body_fun, init_val):
         (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0))
         return out
 
+    from laminax_core import lax
+
     def cond_fun(carry):
-        return carry[0] < carry[1]
+        return lax.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
 
     def body(carry):
         i, stop, val = carry
@@ -118,11 +120,25 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # A batched predicate (vmap) has a shape that prefixes every carry's: the loop runs while
+    # any example is not done, and a done example keeps its carry.
     cond_consts, body_consts, carry = _cut(args, [cond_nconsts, body_nconsts, len(args)])
     cond, body = common.jaxpr_as_fun(cond_jaxpr), common.jaxpr_as_fun(body_jaxpr)
-    while bool(np.asarray(cond(*cond_consts, *carry)[0])):
-        carry = body(*body_consts, *carry)
+    pred = np.asarray(cond(*cond_consts, *carry)[0])
+    while pred.any():
+        new = body(*body_consts, *carry)
+        if pred.shape:
+            new = [
+                np.where(_prefix(pred, np.shape(c)), n, c) for n, c in zip(new, carry, strict=True)
+            ]
+        carry = new
+        pred = np.asarray(cond(*cond_consts, *carry)[0])
     return list(carry)
+
+
+def _prefix(pred, shape):
+    # the per-example predicate broadcast along a carry's trailing dims
+    return pred.reshape(pred.shape + (1,) * (len(shape) - pred.ndim))
 
 
 while_p = Primitive("while")
@@ -265,8 +281,6 @@ def _while_transpose(cts, *args, **params):
 
 @while_p.def_batch
 def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    from laminax_core import lax
-
     sizes = [cond_nconsts, body_nconsts, len(args)]
     moved = [
         x if d is None else bdim_at_front(x, d, axis_data.size)
@@ -281,10 +295,13 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
 
     k_b = _carry_fixpoint(step, k_b)
     pred_b = common.out_batched(cond_jaxpr, axis_data, flag_dims([*cc_b, *k_b]))[0]
-    if pred_b:
-        k_b = [True] * len(carry)  # every example keeps its own state until it is done
+    if pred_b or cond_jaxpr.out_avals[0].shape:
+        # A batched predicate stays batched, as in JAX: every carry is batched (at 0, so that
+        # the predicate's shape prefixes each carry's) and the loop runs while any example is
+        # not done; the lowering keeps the carry of the finished ones.
+        pred_b, k_b = True, [True] * len(carry)
     carry = [
-        bdim_at_front(x, None, axis_data.size) if f and not (d is not None) else x
+        bdim_at_front(x, None, axis_data.size) if f and d is None else x
         for x, d, f in zip(carry, dims[cond_nconsts + body_nconsts :], k_b, strict=True)
     ]
     k_dims = flag_dims(k_b)
@@ -292,47 +309,13 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     cond_b = common.batch_jaxpr(
         cond_jaxpr, axis_data, flag_dims(cc_b) + k_dims, lambda n: [0 if pred_b else None]
     )
-    if not pred_b:
-        outs = while_p.bind(
-            *cond_consts,
-            *body_consts,
-            *carry,
-            cond_jaxpr=cond_b,
-            body_jaxpr=body_b,
-            cond_nconsts=cond_nconsts,
-            body_nconsts=body_nconsts,
-        )
-        return outs, k_dims
-    n_cc = len(cond_consts)
-
-    def any_cond(*a):
-        (pred,) = common.jaxpr_as_fun(cond_b)(*a)
-        return [lax.reduce_or(pred, (0,))]
-
-    def masked_body(*a):  # (cond consts, body consts, carry): finished examples keep state
-        cc, bc, c = _cut(a, [n_cc, len(body_consts), len(carry)])
-        (pred,) = common.jaxpr_as_fun(cond_b)(*cc, *c)
-        new = common.jaxpr_as_fun(body_b)(*bc, *c)
-        out = []
-        for old, upd in zip(c, new, strict=True):
-            shape = get_aval(old).shape
-            which = lax.broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
-            out.append(lax.select_n(which, old, upd))
-        return out
-
-    carry_avals = [get_aval(c) for c in carry]
-    cond_avals = [get_aval(c) for c in cond_consts]
-    body_avals = [get_aval(c) for c in body_consts]
-    new_cond, _ = common.trace_closed(any_cond, [*cond_avals, *carry_avals], "vmap")
-    new_body, _ = common.trace_closed(masked_body, [*cond_avals, *body_avals, *carry_avals], "vmap")
     outs = while_p.bind(
-        *cond_consts,
         *cond_consts,
         *body_consts,
         *carry,
-        cond_jaxpr=new_cond,
-        body_jaxpr=new_body,
-        cond_nconsts=n_cc,
-        body_nconsts=n_cc + len(body_consts),
+        cond_jaxpr=cond_b,
+        body_jaxpr=body_b,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts,
     )
-    return outs, [0] * len(carry)
+    return outs, k_dims
