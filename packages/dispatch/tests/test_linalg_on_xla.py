@@ -279,3 +279,70 @@ def test_gradients_under_jit_match_the_reference(name):
         expected_jvp = jvp(fun, (a,), (tangent,))[1]
     np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(np.asarray(got_jvp), np.asarray(expected_jvp), rtol=2e-3, atol=2e-3)
+
+
+# ----- eig ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_eig_left_and_right_eigenvectors_satisfy_their_equations(dtype, shape):
+    a = _random(shape, dtype)
+    w, vl, vr = map(np.asarray, jit(lax.linalg.eig)(a))
+    complex_dtype = np.result_type(dtype, np.complex64).type
+    assert w.dtype == vl.dtype == vr.dtype == complex_dtype
+    n = shape[-1]
+    _close(a @ vr, vr * w[..., None, :], complex_dtype, scale=4 * n)
+    _close(_h(vl) @ a, w[..., :, None] * _h(vl), complex_dtype, scale=4 * n)
+    norms = np.linalg.norm(vr, axis=-2)
+    _close(norms, np.ones_like(norms), complex_dtype)
+
+
+def test_eig_matches_the_reference_eigenvalues():
+    a = _random((2, 4, 4), np.float32)
+    w = np.asarray(
+        jit(
+            lambda x: lax.linalg.eig(
+                x, compute_left_eigenvectors=False, compute_right_eigenvectors=False
+            )[0]
+        )(a)
+    )
+    with numpy_reference():
+        expected = np.asarray(
+            lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+        )
+    key = lambda z: np.sort_complex(np.round(z, 4))  # noqa: E731 (same set, any order)
+    np.testing.assert_allclose(key(w), key(expected), atol=1e-4)
+
+
+def test_eig_eigenvalue_derivatives_and_the_eigenvector_opt_in():
+    a = _random((4, 4), np.float32)
+    t = _random((4, 4), np.float32, seed=5)
+
+    def eigvals(x):
+        return lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[
+            0
+        ]
+
+    w_dot = np.asarray(jit(lambda x, t: jvp(eigvals, (x,), (t,))[1])(a, t))
+    eps = 1e-3
+    a64, t64 = a.astype(np.float64), t.astype(np.float64)
+    numeric = (np.linalg.eigvals(a64 + eps * t64) - np.linalg.eigvals(a64 - eps * t64)) / (2 * eps)
+    w = np.linalg.eigvals(a64)
+    laminax_w = np.asarray(jit(eigvals)(a))
+    order = [int(np.argmin(np.abs(w - z))) for z in laminax_w]
+    np.testing.assert_allclose(w_dot, numeric[order], rtol=1e-2, atol=1e-2)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs=True"):
+        jit(lambda x, t: jvp(lambda y: lax.linalg.eig(y)[2], (x,), (t,)))(a, t)
+    _, vr_dot = jit(
+        lambda x, t: jvp(
+            lambda y: lax.linalg.eig(y, compute_left_eigenvectors=False, enable_eigvec_derivs=True),
+            (x,),
+            (t,),
+        )
+    )(a, t)
+    assert np.all(np.isfinite(np.asarray(vr_dot[1])))
+
+
+def test_eig_of_a_float16_matrix_names_the_supported_dtypes():
+    with pytest.raises(TypeError, match="eig: LAPACK on CPU supports float32"):
+        jit(lax.linalg.eig)(np.eye(2, dtype=np.float16))

@@ -22,9 +22,11 @@ from laminax_core.numpy._operands import (
 )
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "det", "eigh",
-    "eigvalsh", "inv", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
+    "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul",
+    "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
+    "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv",
+    "tensorsolve", "trace", "vecdot", "vector_norm",
 ]  # fmt: skip
 
 
@@ -662,3 +664,291 @@ def cond(x, p=None):
         largest, smallest = lax.reduce_max(s, (last,)), lax.reduce_min(s, (last,))
         return lax.div(largest, smallest) if p != -2 else lax.div(smallest, largest)
     return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+# ----- general eigenproblem and least squares -----------------------------------------------
+
+
+class EigResult(NamedTuple):
+    """The result of `eig`: the (complex) eigenvalues and right eigenvectors (as columns)."""
+
+    eigenvalues: object
+    eigenvectors: object
+
+
+def eig(a):
+    """The eigenvalues and right eigenvectors of a general square matrix (always complex;
+    LAPACK's geev on CPU, each eigenvector of unit norm with a real largest component).
+
+    Example:
+      >>> eig(np.diag(np.array([2.0, 1.0], np.float32))).eigenvalues
+      array([2.+0.j, 1.+0.j], dtype=complex64)
+    """
+    a = _matrix("eig", a)
+    w, v = _linalg().eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The (complex) eigenvalues of a general square matrix.
+
+    Example:
+      >>> eigvals(np.array([[3.0, 1.0], [0.0, 2.0]], np.float32))
+      array([3.+0.j, 2.+0.j], dtype=complex64)
+    """
+    a = _matrix("eigvals", a)
+    return _linalg().eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """The least-squares solution `x` minimizing `||b - a x||` (via the SVD, as in JAX).
+
+    Args:
+      a: an `M x N` matrix.
+      b: a vector of length M or an `M x K` matrix.
+      rcond: singular values at most `rcond` times the largest count as zero (default:
+        eps * max(M, N); a negative value means eps).
+      numpy_resid: return empty residuals where NumPy does (rank < N or M <= N); this needs
+        concrete values, so not under jit.
+
+    Returns:
+      `(x, residuals, rank, s)`: residuals are the squared 2-norms of the columns of b - a x.
+
+    Example:
+      >>> x, *_ = lstsq(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]], np.float32),
+      ...               np.array([1.0, 2.0, 3.0], np.float32))
+      >>> x
+      array([1., 1.], dtype=float32)
+    """
+    from laminax_core.numpy._linalg_products import matmul
+    from laminax_core.numpy._ufuncs import multiply
+
+    check_arraylike("linalg.lstsq", a, b)
+    a, b = promote_dtypes_inexact(as_array(a), as_array(b))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    if len(a_shape) != 2:
+        raise TypeError(f"jnp.linalg.lstsq: a must be 2-dimensional, got shape {a_shape}.")
+    if len(b_shape) not in (1, 2):
+        raise TypeError(f"jnp.linalg.lstsq: b must be 1- or 2-dimensional, got shape {b_shape}.")
+    if a_shape[0] != b_shape[0]:
+        raise ValueError(f"jnp.linalg.lstsq: a {a_shape} and b {b_shape} must have the same "
+                         "number of rows.")
+    vector = len(b_shape) == 1
+    if vector:
+        b = lax.reshape(b, (b_shape[0], 1))
+    (m, n), dtype = a_shape, get_aval(a).dtype
+    if m * n == 0:
+        s = lax.full((0,), 0, dtype)
+        rank = as_array(0)
+        x = lax.full((n, get_aval(b).shape[1]), 0, dtype)
+    else:
+        x, rank, s = _lstsq_svd(a, b, rcond, m, n)
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = lax.full((0,), 0, dtype)
+    else:
+        residual = lax.sub(b, matmul(a, x, precision="highest"))
+        resid = multiply(*(norm(residual, axis=0),) * 2)
+    if vector:
+        x = lax.reshape(x, (n,))
+    return x, resid, rank, s
+
+
+def _lstsq_svd(a, b, rcond, m, n):
+    from laminax_core.numpy._linalg_products import matmul
+    from laminax_core.numpy._logic import where
+    from laminax_core.numpy._reductions import sum as total
+
+    dtype = get_aval(a).dtype
+    eps = dtypes.finfo(dtype).eps
+    if rcond is None:
+        rcond = as_array(float(eps) * max(n, m))
+    else:
+        rcond = as_array(rcond)
+        rcond = where(lax.lt(rcond, convert_dtype(np.asarray(0), get_aval(rcond).dtype)),
+                      eps, rcond)
+    u, s, vt = svd(a, full_matrices=False)
+    real = get_aval(s).dtype
+    largest = lax.slice_in_dim(s, 0, 1)
+    mask = lax.bitwise_and(lax.gt(s, np.zeros((), real)),
+                           lax.ge(s, lax.mul(convert_dtype(rcond, real), largest)))
+    rank = total(mask)
+    safe_s = convert_dtype(where(mask, s, 1), dtype)
+    s_inv = lax.expand_dims(where(mask, lax.div(convert_dtype(np.asarray(1), dtype), safe_s), 0),
+                            (1,))
+    u_t_b = matmul(_hermitian(u), b, precision="highest")
+    x = matmul(_hermitian(vt), lax.mul(lax.broadcast_in_dim(s_inv, get_aval(u_t_b).shape,
+                                                            (0, 1)), u_t_b),
+               precision="highest")
+    return x, rank, s
+
+
+# ----- array-API spellings over the last two axes -------------------------------------------
+
+
+def cross(x1, x2, /, *, axis: int = -1):
+    """The cross product of 3-vectors along `axis` (both inputs need size 3 there).
+
+    Example:
+      >>> cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
+      array([0, 0, 1], dtype=int32)
+    """
+    from laminax_core.numpy._linalg_products import cross as np_cross
+
+    check_arraylike("linalg.cross", x1, x2)
+    x1, x2 = as_array(x1), as_array(x2)
+    sizes = (get_aval(x1).shape[axis], get_aval(x2).shape[axis])
+    if sizes != (3, 3):
+        raise ValueError(f"jnp.linalg.cross: both inputs must have size 3 along axis {axis}, "
+                         f"got sizes {sizes}.")
+    return np_cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """The `offset`-th diagonal of each matrix (the last two axes).
+
+    Example:
+      >>> diagonal(np.arange(4).reshape(2, 2))
+      array([0, 3], dtype=int32)
+    """
+    from laminax_core.numpy._linalg_products import diagonal as np_diagonal
+
+    return np_diagonal(as_array(x, "linalg.diagonal"), offset, -2, -1)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+    """The sum of the `offset`-th diagonal of each matrix (the last two axes).
+
+    Example:
+      >>> trace(np.arange(4).reshape(2, 2))
+      array(3, dtype=int32)
+    """
+    from laminax_core.numpy._linalg_products import trace as np_trace
+
+    return np_trace(as_array(x, "linalg.trace"), offset, -2, -1, dtype=dtype)
+
+
+def matrix_transpose(x, /):
+    """Each matrix transposed (the last two axes swapped).
+
+    Example:
+      >>> matrix_transpose(np.arange(6).reshape(2, 3)).shape
+      (3, 2)
+    """
+    x = as_array(x, "linalg.matrix_transpose")
+    if get_aval(x).ndim < 2:
+        raise ValueError("jnp.linalg.matrix_transpose: x needs at least 2 dimensions, got "
+                         f"shape {get_aval(x).shape}.")
+    return _swap(x)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """The matrix product (`jnp.matmul` with positional-only operands).
+
+    Example:
+      >>> matmul(np.eye(2, dtype=np.float32), np.ones((2, 1), np.float32))
+      array([[1.],
+             [1.]], dtype=float32)
+    """
+    from laminax_core.numpy._linalg_products import matmul as np_matmul
+
+    return np_matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """`jnp.tensordot` with positional-only operands.
+
+    Example:
+      >>> tensordot(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), axes=1).shape
+      (2, 2)
+    """
+    from laminax_core.numpy._linalg_products import tensordot as np_tensordot
+
+    return np_tensordot(x1, x2, axes, precision=precision,
+                        preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    """The conjugated dot product of vectors along `axis`, batched over the other axes.
+
+    Example:
+      >>> vecdot(np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32))
+      array(11., dtype=float32)
+    """
+    from laminax_core.numpy._linalg_products import vecdot as np_vecdot
+
+    return np_vecdot(x1, x2, axis=axis, precision=precision,
+                     preferred_element_type=preferred_element_type)
+
+
+def outer(x1, x2, /):
+    """The outer product of two 1-d arrays.
+
+    Example:
+      >>> outer(np.array([1, 2]), np.array([3, 4]))
+      array([[3, 4],
+             [6, 8]], dtype=int32)
+    """
+    from laminax_core.numpy._ufuncs import multiply
+
+    check_arraylike("linalg.outer", x1, x2)
+    x1, x2 = as_array(x1), as_array(x2)
+    if get_aval(x1).ndim != 1 or get_aval(x2).ndim != 1:
+        raise ValueError("jnp.linalg.outer: both inputs must be 1-dimensional, got shapes "
+                         f"{get_aval(x1).shape} and {get_aval(x2).shape}.")
+    return multiply(lax.expand_dims(x1, (1,)), lax.expand_dims(x2, (0,)))
+
+
+def tensorinv(a, ind: int = 2):
+    """The tensor inverse: `tensordot(tensorinv(a, ind), a, ind)` is the identity.
+
+    Args:
+      a: an array whose first `ind` dimensions have the same number of elements as the rest.
+      ind: how many leading dimensions take part in the inverse.
+
+    Example:
+      >>> tensorinv(np.eye(4, dtype=np.float32).reshape(4, 2, 2), ind=1).shape
+      (2, 2, 4)
+    """
+    a = as_array(a, "linalg.tensorinv")
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"jnp.linalg.tensorinv: ind must be a positive integer, got {ind}.")
+    shape = get_aval(a).shape
+    rows, cols = int(np.prod(shape[:ind])), int(np.prod(shape[ind:]))
+    if rows != cols:
+        raise ValueError(f"jnp.linalg.tensorinv: the first {ind} dimensions of {shape} hold "
+                         f"{rows} elements and the rest {cols}; they must be equal.")
+    return lax.reshape(inv(lax.reshape(a, (rows, cols))), (*shape[ind:], *shape[:ind]))
+
+
+def tensorsolve(a, b, axes=None):
+    """The `x` with `tensordot(a, x, x.ndim) == b`.
+
+    Args:
+      a: the coefficient tensor; its leading dimensions (after moving `axes` to the end)
+        match `b`'s shape.
+      b: the right-hand side.
+      axes: axes of `a` moved to the end first.
+
+    Example:
+      >>> tensorsolve(np.eye(4, dtype=np.float32).reshape(2, 2, 4),
+      ...             np.ones((2, 2), np.float32)).shape
+      (4,)
+    """
+    from laminax_core.numpy._shape import moveaxis
+
+    check_arraylike("linalg.tensorsolve", a, b)
+    a, b = as_array(a), as_array(b)
+    if axes is not None:
+        a = moveaxis(a, axes, len(axes) * (get_aval(a).ndim - 1,))
+    a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
+    out_shape = a_shape[len(b_shape):]
+    if a_shape[:len(b_shape)] != b_shape:
+        raise ValueError(f"jnp.linalg.tensorsolve: the leading dimensions of a {a_shape} must "
+                         f"match b's shape {b_shape} (after moving `axes` to the end).")
+    size = int(np.prod(b_shape))
+    if size != int(np.prod(out_shape)):
+        raise ValueError(f"jnp.linalg.tensorsolve: a {a_shape} must hold as many elements in "
+                         f"its first {len(b_shape)} dimensions as in the rest.")
+    flat_a = lax.reshape(a, (size, int(np.prod(out_shape))))
+    return lax.reshape(solve(flat_a, lax.reshape(b, (size,))), out_shape)

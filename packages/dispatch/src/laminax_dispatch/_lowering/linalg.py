@@ -9,6 +9,7 @@
 | qr | geqrf, then orgqr / ungqr | pads or slices the reflectors; zeros below R's diagonal |
 | eigh | syevd / heevd (mode V) | NaNs where `info != 0`; eigenvalues ascending |
 | svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
+| eig | geev | complex eigenvalues from geev's real and imaginary parts; NaNs where `info != 0` |
 
 Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
 `subset_by_index` of eigh and svd, which JAX rejects on CPU, keeps the requested slice of the
@@ -20,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from jaxlib.cpu import _lapack as _lapack_module
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
 from laminax_core.internal import ShapedArray
@@ -311,3 +314,54 @@ def _svd_lower(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm)
         u = _slice_last(u, (*aval.shape[:-1], k), (0, lo), (m, hi))
         vt = _slice_last(vt, (*aval.shape[:-2], k, n), (lo, 0), (hi, n))
     return [s, u, vt] if compute_uv else [s]
+
+
+# ----- eig ----------------------------------------------------------------------------------
+
+
+def _eig_mode(compute: bool) -> ir.Attribute:
+    mode = _lapack_module.eig.ComputationMode
+    value = mode.kComputeEigenvectors if compute else mode.kNoEigenvectors
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), int(value.value))
+
+
+@lowering_for(lax.linalg.eig_p)
+def _eig_lower(
+    ctx,
+    x,
+    *,
+    compute_left_eigenvectors,
+    compute_right_eigenvectors,
+    enable_eigvec_derivs,
+    implementation,
+):
+    name = getattr(implementation, "name", implementation)
+    if name is not None and str(name).upper() != "LAPACK":
+        raise NotImplementedError(
+            f"eig: implementation {implementation!r} is not available on CPU; use "
+            "EigImplementation.LAPACK (or None)."
+        )
+    (aval,) = ctx.avals_in
+    w_aval = ctx.avals_out[0]
+    vec_aval = ShapedArray(aval.shape, w_aval.dtype)
+    info_aval = _info_aval(aval)
+    is_real = not _is_complex(aval)
+    # real input: geev returns the real and imaginary parts of w separately
+    w_avals = [aval.update(shape=aval.shape[:-1])] * (2 if is_real else 1)
+    *w, vl, vr, info = lapack_call(
+        target_name("geev", aval.dtype, "eig"),
+        [x],
+        [aval],
+        [*w_avals, vec_aval, vec_aval, info_aval],
+        compute_left=_eig_mode(compute_left_eigenvectors),
+        compute_right=_eig_mode(compute_right_eigenvectors),
+    )
+    w = hlo.complex(w[0], w[1]) if is_real else w[0]
+    ok = info_is(info, info_aval, "EQ")
+    nb = info_aval.ndim
+    outs = [nan_unless(ok, w, w_aval, nb)]
+    if compute_left_eigenvectors:
+        outs.append(nan_unless(ok, vl, vec_aval, nb))
+    if compute_right_eigenvectors:
+        outs.append(nan_unless(ok, vr, vec_aval, nb))
+    return outs

@@ -2,9 +2,15 @@
 jvp rules as JAX has them and batching over leading dimensions.
 
 Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, qr), `_spectral.py`
-(eigh, svd), `_matrix.py` (helpers the rules share).
+(eigh, svd), `_eig.py` (eig, and the implementation enums), `_matrix.py` (helpers the rules
+share).
 """
 
+from laminax_core.lax.linalg._eig import EigImplementation as EigImplementation
+from laminax_core.lax.linalg._eig import EighImplementation as EighImplementation
+from laminax_core.lax.linalg._eig import SvdAlgorithm as SvdAlgorithm
+from laminax_core.lax.linalg._eig import eig as eig
+from laminax_core.lax.linalg._eig import eig_p as eig_p
 from laminax_core.lax.linalg._lu_qr import lu as lu
 from laminax_core.lax.linalg._lu_qr import lu_p as lu_p
 from laminax_core.lax.linalg._lu_qr import lu_pivots_to_permutation as lu_pivots_to_permutation
@@ -20,6 +26,7 @@ from laminax_core.lax.linalg._triangular import triangular_solve as triangular_s
 from laminax_core.lax.linalg._triangular import triangular_solve_p as triangular_solve_p
 
 __all__ = [
-    "cholesky", "cholesky_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation", "qr",
-    "qr_p", "svd", "svd_p", "triangular_solve", "triangular_solve_p",
+    "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p", "eig",
+    "eig_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation", "qr", "qr_p", "svd",
+    "svd_p", "triangular_solve", "triangular_solve_p",
 ]  # fmt: skip
