@@ -108,14 +108,11 @@ from laminax_core.numpy._linalg_products import vecmat as vecmat
 from laminax_core.numpy._logic import allclose as allclose
 from laminax_core.numpy._logic import array_equal as array_equal
 from laminax_core.numpy._logic import array_equiv as array_equiv
-from laminax_core.numpy._logic import bitwise_and as bitwise_and
 from laminax_core.numpy._logic import bitwise_count as bitwise_count
 from laminax_core.numpy._logic import bitwise_invert as bitwise_invert
 from laminax_core.numpy._logic import bitwise_left_shift as bitwise_left_shift
 from laminax_core.numpy._logic import bitwise_not as bitwise_not
-from laminax_core.numpy._logic import bitwise_or as bitwise_or
 from laminax_core.numpy._logic import bitwise_right_shift as bitwise_right_shift
-from laminax_core.numpy._logic import bitwise_xor as bitwise_xor
 from laminax_core.numpy._logic import clip as clip
 from laminax_core.numpy._logic import equal as equal
 from laminax_core.numpy._logic import greater as greater
@@ -134,10 +131,7 @@ from laminax_core.numpy._logic import isrealobj as isrealobj
 from laminax_core.numpy._logic import left_shift as left_shift
 from laminax_core.numpy._logic import less as less
 from laminax_core.numpy._logic import less_equal as less_equal
-from laminax_core.numpy._logic import logical_and as logical_and
 from laminax_core.numpy._logic import logical_not as logical_not
-from laminax_core.numpy._logic import logical_or as logical_or
-from laminax_core.numpy._logic import logical_xor as logical_xor
 from laminax_core.numpy._logic import not_equal as not_equal
 from laminax_core.numpy._logic import right_shift as right_shift
 from laminax_core.numpy._logic import where as where
@@ -272,11 +266,26 @@ from laminax_core.numpy._sorting import unique_values as unique_values
 from laminax_core.numpy._special_functions import i0 as i0
 from laminax_core.numpy._special_functions import kaiser as kaiser
 from laminax_core.numpy._special_functions import spacing as spacing
+from laminax_core.numpy._ufunc_objects import add as add
+from laminax_core.numpy._ufunc_objects import bitwise_and as bitwise_and
+from laminax_core.numpy._ufunc_objects import bitwise_or as bitwise_or
+from laminax_core.numpy._ufunc_objects import bitwise_xor as bitwise_xor
+from laminax_core.numpy._ufunc_objects import frompyfunc as frompyfunc
+from laminax_core.numpy._ufunc_objects import logaddexp as logaddexp
+from laminax_core.numpy._ufunc_objects import logaddexp2 as logaddexp2
+from laminax_core.numpy._ufunc_objects import logical_and as logical_and
+from laminax_core.numpy._ufunc_objects import logical_or as logical_or
+from laminax_core.numpy._ufunc_objects import logical_xor as logical_xor
+from laminax_core.numpy._ufunc_objects import maximum as maximum
+from laminax_core.numpy._ufunc_objects import minimum as minimum
+from laminax_core.numpy._ufunc_objects import multiply as multiply
+from laminax_core.numpy._ufunc_objects import negative as negative
+from laminax_core.numpy._ufunc_objects import subtract as subtract
+from laminax_core.numpy._ufunc_objects import ufunc as ufunc
 from laminax_core.numpy._ufuncs import abs as abs
 from laminax_core.numpy._ufuncs import absolute as absolute
 from laminax_core.numpy._ufuncs import acos as acos
 from laminax_core.numpy._ufuncs import acosh as acosh
-from laminax_core.numpy._ufuncs import add as add
 from laminax_core.numpy._ufuncs import angle as angle
 from laminax_core.numpy._ufuncs import arccos as arccos
 from laminax_core.numpy._ufuncs import arccosh as arccosh
@@ -323,15 +332,9 @@ from laminax_core.numpy._ufuncs import log as log
 from laminax_core.numpy._ufuncs import log1p as log1p
 from laminax_core.numpy._ufuncs import log2 as log2
 from laminax_core.numpy._ufuncs import log10 as log10
-from laminax_core.numpy._ufuncs import logaddexp as logaddexp
-from laminax_core.numpy._ufuncs import logaddexp2 as logaddexp2
-from laminax_core.numpy._ufuncs import maximum as maximum
-from laminax_core.numpy._ufuncs import minimum as minimum
 from laminax_core.numpy._ufuncs import mod as mod
 from laminax_core.numpy._ufuncs import modf as modf
-from laminax_core.numpy._ufuncs import multiply as multiply
 from laminax_core.numpy._ufuncs import nan_to_num as nan_to_num
-from laminax_core.numpy._ufuncs import negative as negative
 from laminax_core.numpy._ufuncs import nextafter as nextafter
 from laminax_core.numpy._ufuncs import positive as positive
 from laminax_core.numpy._ufuncs import pow as pow
@@ -350,7 +353,6 @@ from laminax_core.numpy._ufuncs import sinc as sinc
 from laminax_core.numpy._ufuncs import sinh as sinh
 from laminax_core.numpy._ufuncs import sqrt as sqrt
 from laminax_core.numpy._ufuncs import square as square
-from laminax_core.numpy._ufuncs import subtract as subtract
 from laminax_core.numpy._ufuncs import tan as tan
 from laminax_core.numpy._ufuncs import tanh as tanh
 from laminax_core.numpy._ufuncs import true_divide as true_divide
@@ -592,6 +594,7 @@ __all__ = [
     "fromfile",
     "fromfunction",
     "fromiter",
+    "frompyfunc",
     "fromstring",
     "full",
     "full_like",
@@ -808,6 +811,7 @@ __all__ = [
     "triu_indices_from",
     "true_divide",
     "trunc",
+    "ufunc",
     "uint",
     "uint16",
     "uint2",
