@@ -61,6 +61,9 @@ OPS = {
     "norm_fro": "lambda a: jnp.linalg.norm(a, axis=(-2, -1))",
     "cond": "jnp.linalg.cond",
     "matrix_rank": "jnp.linalg.matrix_rank",
+    "lu_pivots_to_permutation": "lambda a: jax.vmap(lambda p: jax.lax.linalg."
+    "lu_pivots_to_permutation(p, a.shape[-2] + 1))(jax.lax.linalg.lu(a)[1].reshape(-1, "
+    "min(a.shape[-2:])))",
     "eig": "lambda a: jax.lax.linalg.eig(a)",
     "eig_np": "lambda a: tuple(jnp.linalg.eig(a))",
     "eigvals_np": "jnp.linalg.eigvals",

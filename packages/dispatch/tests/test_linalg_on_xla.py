@@ -4,11 +4,12 @@ eagerly and under jit; failures become NaNs as in JAX; gradients under jit match
 reference interpreter."""
 
 import contextlib
+import functools
 import itertools
 
 import numpy as np
 import pytest
-from laminax_core import grad, jvp, lax
+from laminax_core import grad, jvp, lax, vmap
 from laminax_core.config import enable_x64
 from laminax_core.internal import set_eager_impl
 from laminax_dispatch import jit
@@ -346,3 +347,17 @@ def test_eig_eigenvalue_derivatives_and_the_eigenvector_opt_in():
 def test_eig_of_a_float16_matrix_names_the_supported_dtypes():
     with pytest.raises(TypeError, match="eig: LAPACK on CPU supports float32"):
         jit(lax.linalg.eig)(np.eye(2, dtype=np.float16))
+
+
+@pytest.mark.parametrize("jitted", [True, False], ids=["jit", "eager"])
+def test_lu_pivots_to_permutation_is_traceable_and_batches(jitted):
+    pivots = np.array([[2, 2, 3], [0, 3, 3]], np.int32)
+    fun = functools.partial(lax.linalg.lu_pivots_to_permutation, permutation_size=5)
+    out = np.asarray((jit(fun) if jitted else fun)(pivots))
+    np.testing.assert_array_equal(out, [[2, 0, 3, 1, 4], [0, 3, 1, 2, 4]])  # as JAX gives
+    batched = jit(vmap(fun))(pivots)
+    np.testing.assert_array_equal(np.asarray(batched), out)
+    with numpy_reference():
+        np.testing.assert_array_equal(np.asarray(fun(pivots)), out)
+    with pytest.raises(ValueError, match="permutation_size 2 must be at least the number of"):
+        lax.linalg.lu_pivots_to_permutation(pivots, 2)

@@ -33,6 +33,7 @@ from laminax_dispatch._lowering._core import (
     ir_constant,
     lower_fun,
     lowering_for,
+    register_lowering,
 )
 from laminax_dispatch._lowering._lapack import (
     char_attr,
@@ -105,10 +106,12 @@ def _triangular_solve_lower(
 # ----- lu -----------------------------------------------------------------------------------
 
 
-def _pivots_to_permutation(pivots, *, size: int):
-    """The row permutation that applying the swaps `pivots` (..., k) to `arange(size)` makes,
-    as a lax loop (one swap per step, batched with one-hot selects)."""
-    shape = (*pivots.shape[:-1], size)
+def _pivots_to_permutation(pivots, *, permutation_size: int):
+    """The row permutation that applying the swaps `pivots` (..., k) to
+    `arange(permutation_size)` makes, as a lax loop (one swap per step, batched with one-hot
+    selects)."""
+    pivots = lax.convert_element_type(pivots, np.int32)
+    shape = (*pivots.shape[:-1], permutation_size)
     columns = lax.broadcasted_iota(np.int32, shape, len(shape) - 1)
     zeros = lax.full(shape, 0, np.int32)
 
@@ -122,9 +125,13 @@ def _pivots_to_permutation(pivots, *, size: int):
         perm = lax.select(at_i, lax.broadcast_in_dim(perm_j, shape, dims), perm)
         return lax.select(at_j, lax.broadcast_in_dim(perm_i, shape, dims), perm)
 
-    if size == 0 or pivots.shape[-1] == 0:
+    if permutation_size == 0 or pivots.shape[-1] == 0:
         return columns
     return lax.fori_loop(np.int32(0), np.int32(pivots.shape[-1]), swap, columns)
+
+
+_lu_pivots_to_permutation_lower = lower_fun(_pivots_to_permutation)
+register_lowering(lax.linalg.lu_pivots_to_permutation_p, _lu_pivots_to_permutation_lower)
 
 
 @lowering_for(lax.linalg.lu_p)
@@ -139,7 +146,7 @@ def _lu_lower(ctx, x):
     pivots = hlo.subtract(pivots, full_like(1, pivots_aval))  # LAPACK's pivots are 1-based
     lu = nan_unless(info_is(info, info_aval, "GE"), lu, lu_aval, info_aval.ndim)
     perm_ctx = dataclasses.replace(ctx, avals_in=[pivots_aval], avals_out=[perm_aval])
-    (perm,) = lower_fun(_pivots_to_permutation)(perm_ctx, pivots, size=aval.shape[-2])
+    (perm,) = _lu_pivots_to_permutation_lower(perm_ctx, pivots, permutation_size=aval.shape[-2])
     return [lu, pivots, perm]
 
 

@@ -14,6 +14,9 @@ from laminax_core.lax.linalg._eig import eig_p as eig_p
 from laminax_core.lax.linalg._lu_qr import lu as lu
 from laminax_core.lax.linalg._lu_qr import lu_p as lu_p
 from laminax_core.lax.linalg._lu_qr import lu_pivots_to_permutation as lu_pivots_to_permutation
+from laminax_core.lax.linalg._lu_qr import (
+    lu_pivots_to_permutation_p as lu_pivots_to_permutation_p,
+)
 from laminax_core.lax.linalg._lu_qr import qr as qr
 from laminax_core.lax.linalg._lu_qr import qr_p as qr_p
 from laminax_core.lax.linalg._spectral import eigh as eigh
@@ -27,6 +30,7 @@ from laminax_core.lax.linalg._triangular import triangular_solve_p as triangular
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p", "eig",
-    "eig_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation", "qr", "qr_p", "svd",
-    "svd_p", "triangular_solve", "triangular_solve_p",
+    "eig_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation",
+    "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
+    "triangular_solve_p",
 ]  # fmt: skip

@@ -7,7 +7,7 @@ import numpy as np
 
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
-from laminax_core._primitive import NOT_LINEAR, define_primitive
+from laminax_core._primitive import NOT_LINEAR, ZERO_TANGENT, define_primitive
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._math import real
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, pad, slice
@@ -139,20 +139,53 @@ lu_p = define_primitive(
 
 
 def lu_pivots_to_permutation(pivots, permutation_size: int):
-    """The row permutation that LAPACK-style `pivots` (swaps) produce.
+    """The row permutation that LAPACK-style `pivots` (row swaps) produce.
+
+    Args:
+      pivots: int32 (..., k): at step i, row i was swapped with row `pivots[..., i]`.
+      permutation_size: the permutation's length m (at least k).
+
+    Returns:
+      int32 (..., m): the rows of `arange(m)` in the order the swaps leave them.
 
     Example:
       >>> lu_pivots_to_permutation(np.array([1, 1], np.int32), 3)
       array([1, 0, 2], dtype=int32)
     """
-    pivots = np.asarray(pivots)
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def _lu_pivots_to_permutation_abstract_eval(pivots, *, permutation_size):
+    if pivots.ndim < 1 or not np.issubdtype(pivots.dtype, np.integer):
+        raise TypeError(f"lu_pivots_to_permutation: pivots must be an integer array of at least "
+                        f"one dimension, got {pivots.dtype.name}{list(pivots.shape)}.")
+    if permutation_size < pivots.shape[-1]:
+        raise ValueError(f"lu_pivots_to_permutation: permutation_size {permutation_size} must "
+                         f"be at least the number of pivots {pivots.shape[-1]}.")
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))
+
+
+def _lu_pivots_to_permutation_reference(pivots, *, permutation_size):
     perm = np.broadcast_to(np.arange(permutation_size, dtype=np.int32),
                            (*pivots.shape[:-1], permutation_size)).copy()
+    if perm.size == 0 or pivots.shape[-1] == 0:
+        return perm
     flat_perm = perm.reshape(-1, permutation_size)
     for row, swaps in zip(flat_perm, pivots.reshape(-1, pivots.shape[-1]), strict=True):
         for i, p in enumerate(swaps):
             row[[i, p]] = row[[p, i]]
     return perm
+
+
+lu_pivots_to_permutation_p = define_primitive(
+    "lu_pivots_to_permutation",
+    abstract_eval=_lu_pivots_to_permutation_abstract_eval,
+    reference=_lu_pivots_to_permutation_reference,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=lambda axis_data, args, dims, **p: (
+        lu_pivots_to_permutation_p.bind(move_front(args[0], dims[0]), **p), 0),
+)
 
 
 # ----- qr -----------------------------------------------------------------------------------
