@@ -220,7 +220,7 @@ CASES = [
         "map_grad",
         "g = grad(lambda x: lax.map(lambda v: lax.sin(v) * v, x).sum())",
         (F3,),
-        False,
+        True,
     ),
     (
         "vmap_map",
@@ -480,7 +480,7 @@ CASES = [
         "grad_map",
         "g = grad(lambda w, x: lax.map(lambda v: (v * w).sum(), x).sum())",
         (F3, M23),
-        False,
+        True,
     ),
     (
         "grad_while_cond_inside",

@@ -439,8 +439,8 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
     carry_avals = jaxpr.in_avals[num_consts : num_consts + num_carry]
 
     def body(*a):
-        nl_c, acc, ct_k, nl_x, ct_y = _cut(
-            a, [len(nl_consts), len(ct_consts), num_carry, len(nl_xs), len(ct_ys)]
+        nl_c, acc, ct_k, ct_y, nl_x = _cut(
+            a, [len(nl_consts), len(ct_consts), num_carry, len(ct_ys), len(nl_xs)]
         )
         c_iter, x_iter = iter(nl_c), iter(nl_x)
         operands = [
@@ -477,16 +477,16 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         *[get_aval(c) for c in nl_consts],
         *lin_c_avals,
         *carry_avals,
-        *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
         *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys],
+        *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
     ]
     body_closed, _ = common.trace_closed(body, avals, "scan transpose")
     outs = scan_p.bind(
         *nl_consts,
         *ct_consts,
         *ct_carry,
+        *ct_ys,  # the scanned cotangents come before the scanned residuals, as in JAX
         *nl_xs,
-        *ct_ys,
         jaxpr=body_closed,
         length=length,
         reverse=not reverse,
