@@ -186,3 +186,97 @@ def test_tracers_are_unhashable_and_sized():
         return x
 
     make_jaxpr(fun)(X)
+
+
+# ----- jax_check_tracer_leaks ---------------------------------------------------------------
+
+import gc  # noqa: E402
+import weakref  # noqa: E402
+
+from laminax_core import config, custom_jvp, hessian  # noqa: E402
+
+LEAKED_BOX: list = []
+
+
+@pytest.fixture
+def leak_checks():
+    LEAKED_BOX.clear()
+    with config.checking_leaks():
+        yield
+    LEAKED_BOX.clear()
+
+
+def test_leak_check_is_off_by_default():
+    box = []
+    make_jaxpr(lambda x: box.append(x) or x)(1.0)
+    assert not config.check_tracer_leaks.value and len(box) == 1
+
+
+def test_make_jaxpr_leak_into_a_global_raises_at_the_end(leak_checks):
+    pattern = r"(?s)Leaked trace DynamicJaxprTrace.*module \S*test_trace"
+    with pytest.raises(Exception, match=pattern):
+        make_jaxpr(lambda x: LEAKED_BOX.append(x) or x)(1.0)
+
+
+def test_vmap_leak_into_a_local_or_an_attribute_raises(leak_checks):
+    box = []
+    with pytest.raises(Exception, match=r"(?s)Leaked trace BatchTrace.*a local of test_vmap_leak"):
+        vmap(lambda x: box.append(x * 2) or x)(X)
+
+    class Holder:
+        pass
+
+    holder = Holder()
+    with pytest.raises(Exception, match=r"(?s)Leaked trace BatchTrace.*<Holder \d+>"):
+        vmap(lambda x: setattr(holder, "value", x) or x)(X)
+
+
+def test_differentiation_leaks_are_not_checked_as_in_jax(leak_checks):
+    box = []
+    assert grad(lambda x: box.append(x) or x)(1.0) == 1.0
+    assert jvp(lambda x: box.append(x) or x, (1.0,), (1.0,))[1] == 1.0
+    with pytest.raises(UnexpectedTracerError):
+        lax.sin(box[0])
+
+
+def test_no_leak_no_error(leak_checks):
+    @custom_jvp
+    def f(x):
+        return lax.sin(x)
+
+    f.defjvp(lambda p, t: (f(p[0]), t[0] * 2.0))
+    x = np.arange(3, dtype=np.float32)
+    programs = [
+        lambda: make_jaxpr(lambda v: lax.cond(v[0] > 0, lax.sin, lax.cos, v))(x),
+        lambda: grad(lambda v: lax.scan(lambda c, y: (c * y, c), v, x)[0])(1.0),
+        lambda: vmap(grad(lambda v: f(v) * v))(x),
+        lambda: grad(lambda v: vmap(f)(v).sum())(x),
+        lambda: hessian(lambda v: (v**3).sum())(x),
+        lambda: make_jaxpr(vmap(lambda v: lax.dynamic_slice(x, (v,), (2,))))(np.int32([0, 1])),
+    ]
+    for program in programs:
+        program()
+
+
+def test_an_exception_inside_the_trace_wins_over_the_leak(leak_checks):
+    def fails(x):
+        LEAKED_BOX.append(x)
+        raise ValueError("inner")
+
+    with pytest.raises(ValueError, match="inner"):
+        make_jaxpr(fails)(1.0)
+
+
+def test_leak_check_keeps_no_local_alive_and_no_namespace_changed(leak_checks):
+    class Big:
+        pass
+
+    obj = Big()
+    ref = weakref.ref(obj)
+    make_jaxpr(lambda v: v * 2)(1.0)
+    del obj
+    gc.collect()
+    assert ref() is None
+    namespace = {"make_jaxpr": make_jaxpr, "before": 1}
+    exec("out = make_jaxpr(lambda v: v + 1)(1.0)\nafter = 2", namespace)
+    assert namespace["before"] == 1 and namespace["after"] == 2

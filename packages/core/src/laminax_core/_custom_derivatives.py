@@ -661,7 +661,9 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         return flat_fwd
 
     def _flat_bwd(self, nondiff, in_tree, out_tree, res_trees, dyn):
+        # structures and tangent avals only: holding `dyn` itself would keep tracers alive
         arg_trees = [tree_flatten(a)[1] for a in dyn]
+        zero_cts = [[Zero(get_aval(x).to_tangent_aval()) for x in tree_flatten(a)[0]] for a in dyn]
 
         def flat_bwd(res_leaves, ct_leaves):
             if self.symbolic_zeros:
@@ -672,16 +674,15 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             ct = tree_unflatten(out_tree, ct_leaves)
             nondiff_vals = [nondiff[i] for i in sorted(nondiff)]
             cts = self.bwd(*nondiff_vals, res, ct)
-            if not isinstance(cts, tuple | list) or len(cts) != len(dyn):
+            if not isinstance(cts, tuple | list) or len(cts) != len(arg_trees):
                 raise TypeError(
                     f"Custom VJP bwd rule {_name(self.bwd)} must produce a tuple of length "
-                    f"equal to the number of primal inputs ({len(dyn)}), got {cts!r}."
+                    f"equal to the number of primal inputs ({len(arg_trees)}), got {cts!r}."
                 )
             flat = []
-            for ct_arg, tree, arg in zip(cts, arg_trees, dyn, strict=True):
-                arg_leaves = tree_flatten(arg)[0]
+            for ct_arg, tree, zeros in zip(cts, arg_trees, zero_cts, strict=True):
                 if ct_arg is None:
-                    flat += [Zero(get_aval(a).to_tangent_aval()) for a in arg_leaves]
+                    flat += zeros
                     continue
                 leaves, found = tree_flatten(ct_arg)
                 leaves = [_from_symbolic(leaf) for leaf in leaves]

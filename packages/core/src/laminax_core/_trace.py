@@ -8,7 +8,9 @@ the eval trace (`_interpreters/eval.py`), which computes concrete values.
 
 When a transformation finishes it marks its trace dead (`is_live = False`); a tracer of a dead
 trace that reaches `bind` again has leaked, and raises `UnexpectedTracerError` naming the
-transformation and where the tracer was created.
+transformation and where the tracer was created. With `jax_check_tracer_leaks` on, marking a
+staging or vmap trace dead also looks (through the garbage collector) for its tracers that are
+still referenced from outside laminax, and raises JAX's "Leaked trace" error if it finds any.
 
 Tracers carry the array operators (`+`, `[...]`, `.sum()` ...): `laminax_core.lax` installs them
 on `Tracer` when it is imported (core's upper modules plug into this one, never the reverse).
@@ -17,10 +19,13 @@ on `Tracer` when it is imported (core's upper modules plug into this one, never 
 from __future__ import annotations
 
 import contextlib
+import gc
+import inspect
 import sys
 import threading
+import types
 
-from laminax_core import errors
+from laminax_core import config, errors
 
 __all__ = [
     "Trace",
@@ -72,10 +77,18 @@ class Trace:
     """
 
     transformation = "a transformation"
+    # whether jax_check_tracer_leaks checks this trace when it ends; JAX checks staging and
+    # vmap traces, not those of forward-mode differentiation (nor linearize's partial eval)
+    check_leaks = True
 
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.is_live = True
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name == "is_live" and value is False and config.check_tracer_leaks.value:
+            _check_no_leaks(self)
 
     def process_primitive(self, primitive, args, params):
         raise TypeError(f"{type(self).__name__} does not implement process_primitive.")
@@ -210,6 +223,132 @@ def check_leaked(args, primitive_name: str) -> None:
                 "it, for example by storing it in a global, a closure or an object attribute. "
                 "Return the value from the transformed function instead."
             )
+
+
+# ----- jax_check_tracer_leaks ---------------------------------------------------------------
+
+_LEAK_SEARCH_DEPTH = 16
+_CO_OPTIMIZED = inspect.CO_OPTIMIZED
+_JAX_TRACE_NAMES = {"JaxprTrace": "DynamicJaxprTrace"}
+
+
+def _check_no_leaks(trace: Trace) -> None:
+    """Raises JAX's "Leaked trace" `Exception` if a module or a frame outside laminax still
+    references (directly or through containers) one of `trace`'s tracers. Skipped while an
+    exception propagates: that one matters more."""
+    if not trace.check_leaks or getattr(trace, "evaluate_known", False):
+        return
+    if sys.exc_info()[0] is not None:
+        return
+    gc.collect()  # tracers kept alive only by reference cycles cannot be reached: not leaks
+    tracers = [r for r in gc.get_referrers(trace) if isinstance(r, Tracer)]
+    chains = _outside_chains(trace, tracers)
+    if chains:
+        name = _JAX_TRACE_NAMES.get(type(trace).__name__, type(trace).__name__)
+        found = "\n\n".join(_describe_chain(chain) for chain in chains)
+        raise Exception(  # JAX raises a plain Exception here
+            f"Leaked trace {name}. Leaked tracer(s):\n\n{found}\nA function transformed by "
+            f"{trace.transformation} kept one of its tracers (in a global, a closure, an object "
+            "attribute...); return values from the transformed function instead."
+        )
+
+
+def _user_locals() -> tuple[dict, list]:
+    """The local variables of the running frames outside laminax (`id -> frame`: the garbage
+    collector does not see running frames' locals), and the dicts `f_locals` gave for them."""
+    found, dicts = {}, []
+    frame = sys._getframe(2)
+    while frame is not None:
+        if not _is_laminax_frame(frame):
+            local_vars = frame.f_locals
+            if frame.f_code.co_flags & _CO_OPTIMIZED:  # a function's: a snapshot
+                dicts.append(local_vars)
+            for value in local_vars.values():
+                found.setdefault(id(value), frame)
+        frame = frame.f_back
+    return found, dicts
+
+
+def _forget_snapshots(dicts: list) -> None:
+    # Before Python 3.13, `f_locals` of a running function's frame is a snapshot dict the
+    # frame keeps: empty it, or it would keep the frame's (possibly since deleted) values
+    # alive. (A module's or class body's `f_locals` is its real namespace: never listed here.)
+    for local_vars in dicts:
+        if type(local_vars) is dict:
+            local_vars.clear()
+
+
+def _outside_chains(trace: Trace, tracers: list) -> list[list]:
+    """For each of `tracers` reachable from a module or a user frame (outside laminax), the
+    chain of referrers from the tracer up to that root (breadth first, one heap scan a level)."""
+    nodes = {id(t): t for t in tracers}
+    up: dict[int, int] = {}  # id(referrer) -> id(the node it was reached from)
+    frontier = list(tracers)
+    user_locals, snapshots = _user_locals()
+    try:
+        return _search(trace, tracers, nodes, up, frontier, user_locals, snapshots)
+    finally:
+        _forget_snapshots(snapshots)
+
+
+def _search(trace, tracers, nodes, up, frontier, user_locals, snapshots) -> list[list]:
+    skip = {id(trace), id(nodes), id(up), id(tracers), id(user_locals), id(snapshots)}
+    skip |= {id(d) for d in snapshots}
+    roots: dict[int, int] = {id(t): id(t) for t in tracers if id(t) in user_locals}
+    for _ in range(_LEAK_SEARCH_DEPTH):
+        skip.add(id(frontier))
+        referrers = gc.get_referrers(*frontier)
+        skip.add(id(referrers))
+        ids = {id(x) for x in frontier}
+        following = []
+        for r in referrers:
+            if id(r) in skip or id(r) in nodes:
+                continue
+            child = next((id(c) for c in gc.get_referents(r) if id(c) in ids), None)
+            if child is None:
+                continue
+            nodes[id(r)], up[id(r)] = r, child
+            if id(r) in user_locals:
+                roots[id(r)] = child
+            elif isinstance(r, types.FrameType):
+                if not _is_laminax_frame(r):
+                    roots[id(r)] = child
+            elif isinstance(r, types.ModuleType):
+                roots[id(r)] = child
+            else:
+                following.append(r)
+        del referrers
+        if not following:
+            break
+        frontier = following
+    chains, reported = [], set()
+    for root in roots:
+        chain = [root]
+        if root in user_locals:
+            nodes[-1] = user_locals[root]  # a pseudo-node: the frame holding the local
+            up[-1], chain = root, [-1]
+        while chain[-1] in up:
+            chain.append(up[chain[-1]])
+        if chain[-1] not in reported:
+            reported.add(chain[-1])
+            chains.append([nodes[i] for i in reversed(chain)])
+    return chains
+
+
+def _describe_chain(chain: list) -> str:
+    tracer = chain[0]
+    lines = [f"{tracer!r} {tracer._debug_info}"]
+    for child, parent in zip(chain, chain[1:], strict=False):
+        lines.append(f"<{type(child).__name__} {id(child)}> is referred to by {_name(parent)}")
+    return "\n".join(lines)
+
+
+def _name(x) -> str:
+    if isinstance(x, types.ModuleType):
+        return f"module {x.__name__}"
+    if isinstance(x, types.FrameType):
+        return f"a local of {x.f_code.co_name} ({x.f_code.co_filename}:{x.f_lineno})"
+    return f"<{type(x).__name__} {id(x)}>"
 
 
 def find_axis_data(axis_name):

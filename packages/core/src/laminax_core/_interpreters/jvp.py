@@ -150,6 +150,8 @@ class JVPTracer(_trace.Tracer):
 class JVPTrace(_trace.Trace):
     """The trace of one `jvp` (or one level of `grad`, `linearize`, `jacfwd`...)."""
 
+    check_leaks = False  # as in JAX, jax_check_tracer_leaks does not check differentiation
+
     def __init__(self, parent, transformation: str = "jvp"):
         super().__init__(parent)
         self.transformation = transformation
