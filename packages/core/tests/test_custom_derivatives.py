@@ -310,3 +310,13 @@ def test_symbolic_zero_helpers():
     assert custom_vjp_primal_tree_values([CustomVJPPrimal(1.0, True)]) == [1.0]
     with pytest.raises(TypeError, match="CustomVJPPrimal leaves"):
         custom_vjp_primal_tree_values([1.0])
+
+
+def test_custom_vjp_bwd_symbolic_zero_of_the_wrong_type_raises():
+    @custom_vjp
+    def f(x):
+        return x * 2
+
+    f.defvjp(lambda x: (f(x), None), lambda r, g: (SymbolicZero.from_primal_value(np.ones(2)),))
+    with pytest.raises(ValueError, match=r"produced a SymbolicZero of type f32\[2\]"):
+        grad(f)(np.float32(1))

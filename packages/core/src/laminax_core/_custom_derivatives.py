@@ -7,6 +7,11 @@ user's jvp rule (custom_jvp) or the user's fwd and a `custom_lin` primitive (cus
 transpose calls the user's bwd; the batch trace rebinds the primitive with vmapped function and
 rules. Values closed over that are tracers of outer transformations become leading operands
 (`num_consts`); their derivatives through the function are not taken into account, as in JAX.
+
+Internally a zero tangent or cotangent is a symbolic `Zero`. Rules defined with
+`symbolic_zeros=True` see those as `SymbolicZero`s (and a custom_vjp fwd sees `CustomVJPPrimal`
+arguments saying which are perturbed); other rules get zero arrays. A vmapped rule keeps
+symbolic zeros symbolic: they are passed around the batching, never batched.
 """
 
 from __future__ import annotations
@@ -660,6 +665,18 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
         return flat_fwd
 
+    def _checked_zero(self, ct, zero: Zero):
+        """A bwd output leaf, a `SymbolicZero` made the internal zero (if its type fits)."""
+        if not isinstance(ct, SymbolicZero):
+            return ct
+        if (ct.aval.shape, ct.aval.dtype) != (zero.aval.shape, zero.aval.dtype):
+            raise ValueError(
+                f"Custom VJP bwd rule {_name(self.bwd)} produced a SymbolicZero of type "
+                f"{ct.aval.str_short()} for an input whose cotangent type is "
+                f"{zero.aval.str_short()}; return None for a zero cotangent instead."
+            )
+        return zero
+
     def _flat_bwd(self, nondiff, in_tree, out_tree, res_trees, dyn):
         # structures and tangent avals only: holding `dyn` itself would keep tracers alive
         arg_trees = [tree_flatten(a)[1] for a in dyn]
@@ -685,14 +702,13 @@ class custom_vjp:  # noqa: N801 (JAX's name)
                     flat += zeros
                     continue
                 leaves, found = tree_flatten(ct_arg)
-                leaves = [_from_symbolic(leaf) for leaf in leaves]
                 if found != tree:
                     raise TypeError(
                         f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with "
                         f"the same container (pytree) structure as the args tuple of the "
                         f"primal function; got {found} for an argument of structure {tree}."
                     )
-                flat += leaves
+                flat += [self._checked_zero(leaf, z) for leaf, z in zip(leaves, zeros, strict=True)]
             return flat
 
         return flat_bwd
