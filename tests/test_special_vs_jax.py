@@ -46,6 +46,10 @@ VALUES = {
     "exp1": "S.exp1(x)",
     "expn": "S.expn(2 * y // 3, x)",
     "spence": "S.spence(y)",
+    "si": "S.sici(x)[0]",
+    "ci": "S.sici(x)[1]",
+    "owens_t": "S.owens_t(x, y - 3)",
+    "owens_t_swapped": "S.owens_t(y, x / 7)",
 }
 
 
@@ -110,6 +114,9 @@ GRADS = {
     "exp1": "S.exp1",
     "expn": "lambda x: S.expn(3, x)",
     "spence": "S.spence",
+    "sici": "lambda x: S.sici(x)[0] + 2 * S.sici(x)[1]",
+    "owens_t_h": "lambda x: S.owens_t(x, 0.7)",
+    "owens_t_a": "lambda x: S.owens_t(0.7, x - 3)",
 }
 GRAD_X = np.array([0.2, 0.7, 1.3, 2.9, 4.5, 7.5])
 
@@ -127,7 +134,9 @@ def test_gradients_under_jit_match_jax(x64):
         for (name, fn_src), e in zip(GRADS.items(), expected, strict=True):
             fn = eval(fn_src, {"S": special, "L": lax})
             got = jit(vmap(grad(fn)))(x)
-            _assert_close(got, e, x64, name)
+            # (sin and cos differ in XLA's last bits between the two traces)
+            np.testing.assert_allclose(got, e, rtol=1e-11 if x64 else 2e-5, atol=1e-6,
+                                       err_msg=name)
 
 
 @requires_jax

@@ -178,6 +178,45 @@ def test_bernoulli_numbers():
         special.bernoulli(2.5)
 
 
+def test_sici_known_values_symmetry_and_limits():
+    x = np.array([1.0, 10.0, -1.0, 0.0, 2e9, np.inf, -np.inf])
+    si, ci = (np.asarray(v) for v in _f64(lambda v: np.stack(special.sici(v)), x))
+    np.testing.assert_allclose(si[:3], [0.9460830703671830, 1.658347594218874,
+                                        -0.9460830703671830], rtol=1e-14)
+    np.testing.assert_allclose(ci[:3], [0.3374039229009681, -0.04545643300445537,
+                                        0.3374039229009681], rtol=1e-13)
+    np.testing.assert_allclose(si[4:6], np.pi / 2, rtol=1e-9)
+    assert si[3] == 0 and ci[3] == -np.inf and ci[5] == 0 and np.isnan(ci[6])
+    d_si, d_ci = grad(lambda v: special.sici(v)[0])(np.float32(2)), grad(
+        lambda v: special.sici(v)[1])(np.float32(2))
+    np.testing.assert_allclose([d_si, d_ci], [math.sin(2) / 2, math.cos(2) / 2], rtol=1e-5)
+
+
+def _owens_t_quadrature(h, a, steps=2000):
+    u = np.linspace(0, a, steps + 1)
+    f = np.exp(-h * h * (1 + u * u) / 2) / (1 + u * u)
+    return float(np.sum((f[1:] + f[:-1]) / 2) * (a / steps)) / (2 * math.pi)
+
+
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def test_owens_t_matches_its_integral_and_exact_values():
+    for h, a in [(0.5, 0.3), (1.2, 0.9), (0.3, 2.5), (2.0, 4.0), (-0.5, 0.3)]:
+        np.testing.assert_allclose(_f64(special.owens_t, h, a), _owens_t_quadrature(h, a),
+                                   rtol=1e-6)
+    np.testing.assert_allclose(_f64(special.owens_t, 0.0, 2.0), math.atan(2) / (2 * math.pi),
+                               rtol=1e-14)
+    np.testing.assert_allclose(_f64(special.owens_t, 0.8, 1.0),
+                               _phi(0.8) * (1 - _phi(0.8)) / 2, rtol=1e-13)
+    np.testing.assert_allclose(_f64(special.owens_t, 0.8, -0.5), -_f64(special.owens_t, 0.8, 0.5),
+                               rtol=0)
+    slope_a = grad(lambda a: special.owens_t(np.float32(0.7), a))(np.float32(0.4))
+    np.testing.assert_allclose(slope_a, math.exp(-0.5 * 1.16 * 0.49) / (2 * math.pi * 1.16),
+                               rtol=1e-5)
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):

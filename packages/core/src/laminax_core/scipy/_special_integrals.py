@@ -1,6 +1,7 @@
 """`scipy.special` functions defined by integrals, from rational approximations and series:
 `erfcx`, `dawsn`, the exponential integrals `expi`, `exp1`, `expn`, Spence's dilogarithm
-`spence`, and the Bernoulli numbers `bernoulli`.
+`spence`, the sine and cosine integrals `sici`, Owen's T function `owens_t`, and the Bernoulli
+numbers `bernoulli`.
 
 The approximations are the published ones JAX evaluates: Cephes' `ei.c`, `expn.c` and
 `spence.c` (Moshier), Cody, Paciorek and Thacher (1970) for Dawson's integral, and the
@@ -20,7 +21,7 @@ from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.scipy._common import _c, _inexact, _polyval
 
-__all__ = ["bernoulli", "dawsn", "erfcx", "exp1", "expi", "expn", "spence"]
+__all__ = ["bernoulli", "dawsn", "erfcx", "exp1", "expi", "expn", "owens_t", "sici", "spence"]
 
 
 def _where(predicate, on_true, on_false):
@@ -512,3 +513,217 @@ def bernoulli(n: int):
     # B_3, B_4, ..., B_n: zero at the odd indices
     tail = jnp.stack([jnp.zeros_like(even), even], axis=1).reshape(-1)[: n - 2]
     return jnp.concatenate([first, tail])
+
+
+# ----- sici -----------------------------------------------------------------------------------
+
+# Cephes sici.c: on [0, 4] Si(x) = x SN(x^2)/SD(x^2) and Ci(x) = gamma + log x + x^2 CN/CD;
+# beyond, Si = pi/2 - f cos x - g sin x and Ci = f sin x - g cos x with auxiliary functions
+# f, g fitted in z = 1/x^2 on (4, 8) and [8, inf)
+_SI_SERIES = (
+    (-8.39167827910303881427e-11, 4.62591714427012837309e-8, -9.75759303843632795789e-6,
+     9.76945438170435310816e-4, -4.13470316229406538752e-2, 1.00000000000000000302e0),
+    (2.03269266195951942049e-12, 1.27997891179943299903e-9, 4.41827842801218905784e-7,
+     9.96412122043875552487e-5, 1.42085239326149893930e-2, 9.99999999999999996984e-1),
+)
+_CI_SERIES = (
+    (2.02524002389102268789e-11, -1.35249504915790756375e-8, 3.59325051419993077021e-6,
+     -4.74007206873407909465e-4, 2.89159652607555242092e-2, -1.00000000000000000080e0),
+    (4.07746040061880559506e-12, 3.06780997581887812692e-9, 1.23210355685883423679e-6,
+     3.17442024775032769882e-4, 5.10028056236446052392e-2, 4.00000000000000000080e0),
+)
+_SICI_F4 = (
+    (4.23612862892216586994e0, 5.45937717161812843388e0, 1.62083287701538329132e0,
+     1.67006611831323023771e-1, 6.81020132472518137426e-3, 1.08936580650328664411e-4,
+     5.48900223421373614008e-7),
+    (1, 8.16496634205391016773e0, 7.30828822505564552187e0, 1.86792257950184183883e0,
+     1.78792052963149907262e-1, 7.01710668322789753610e-3, 1.10034357153915731354e-4,
+     5.48900252756255700982e-7),
+)
+_SICI_G4 = (
+    (8.71001698973114191777e-2, 6.11379109952219284151e-1, 3.97180296392337498885e-1,
+     7.48527737628469092119e-2, 5.38868681462177273157e-3, 1.61999794598934024525e-4,
+     1.97963874140963632189e-6, 7.82579040744090311069e-9),
+    (1, 1.64402202413355338886e0, 6.66296701268987968381e-1, 9.88771761277688796203e-2,
+     6.22396345441768420760e-3, 1.73221081474177119497e-4, 2.02659182086343991969e-6,
+     7.82579218933534490868e-9),
+)
+_SICI_F8 = (
+    (4.55880873470465315206e-1, 7.13715274100146711374e-1, 1.60300158222319456320e-1,
+     1.16064229408124407915e-2, 3.49556442447859055605e-4, 4.86215430826454749482e-6,
+     3.20092790091004902806e-8, 9.41779576128512936592e-11, 9.70507110881952024631e-14),
+    (1.0, 9.17463611873684053703e-1, 1.78685545332074536321e-1, 1.22253594771971293032e-2,
+     3.58696481881851580297e-4, 4.92435064317881464393e-6, 3.21956939101046018377e-8,
+     9.43720590350276732376e-11, 9.70507110881952025725e-14),
+)
+_SICI_G8 = (
+    (6.97359953443276214934e-1, 3.30410979305632063225e-1, 3.84878767649974295920e-2,
+     1.71718239052347903558e-3, 3.48941165502279436777e-5, 3.47131167084116673800e-7,
+     1.70404452782044526189e-9, 3.85945925430276600453e-12, 3.14040098946363334640e-15),
+    (1.0, 1.68548898811011640017e0, 4.87852258695304967486e-1, 4.67913194259625806320e-2,
+     1.90284426674399523638e-3, 3.68475504442561108162e-5, 3.57043223443740838771e-7,
+     1.72693748966316146736e-9, 3.87830166023954706752e-12, 3.14040098946363335242e-15),
+)
+
+
+def _sici_series(x):
+    t = lax.mul(x, x)
+    si = lax.div(lax.mul(x, _polyval(_SI_SERIES[0], t)), _polyval(_SI_SERIES[1], t))
+    ci = lax.add(lax.add(_c(x, np.euler_gamma), lax.log(x)),
+                 lax.div(lax.mul(t, _polyval(_CI_SERIES[0], t)), _polyval(_CI_SERIES[1], t)))
+    zero = lax.eq(x, _c(x, 0))
+    return (_where(zero, lax.full_like(x, 0), si), _where(zero, lax.full_like(x, -np.inf), ci))
+
+
+def _sici_asymptotic(x):
+    s, c = lax.sin(x), lax.cos(x)
+    z = lax.div(_c(x, 1), lax.mul(x, x))
+
+    def aux(f_fit, g_fit):
+        f = lax.div(_polyval(f_fit[0], z), lax.mul(x, _polyval(f_fit[1], z)))
+        g = lax.div(lax.mul(z, _polyval(g_fit[0], z)), _polyval(g_fit[1], z))
+        return f, g
+
+    f4, g4 = aux(_SICI_F4, _SICI_G4)
+    f8, g8 = aux(_SICI_F8, _SICI_G8)
+    below_8 = lax.lt(x, _c(x, 8))
+    f, g = _where(below_8, f4, f8), _where(below_8, g4, g8)
+    si = lax.sub(lax.sub(_c(x, np.pi / 2), lax.mul(f, c)), lax.mul(g, s))
+    return si, lax.sub(lax.mul(f, s), lax.mul(g, c))
+
+
+def _sici_far(x):
+    # x > 1e9: the leading terms; Si(inf) = pi/2, Ci(inf) = 0
+    at_inf = lax.eq(x, _c(x, np.inf))
+    si = lax.sub(_c(x, np.pi / 2), lax.div(lax.cos(x), x))
+    ci = lax.div(lax.sin(x), x)
+    return (_where(at_inf, lax.full_like(x, np.pi / 2), si),
+            _where(at_inf, lax.full_like(x, 0), ci))
+
+
+@custom_jvp
+def _sici(x):
+    ax = lax.abs(x)
+    pieces = [_sici_series(ax), _sici_asymptotic(ax), _sici_far(ax)]
+    near = lax.le(ax, _c(x, 4))
+    middle = lax.bitwise_and(lax.gt(ax, _c(x, 4)), lax.le(ax, _c(x, 1e9)))
+    si, ci = (_where(near, series, _where(middle, asymptotic, far))
+              for series, asymptotic, far in zip(*pieces, strict=True))
+    ci = _where(lax.eq(x, _c(x, -np.inf)), lax.full_like(x, np.nan), ci)
+    return lax.mul(lax.sign(x), si), ci  # Si is odd; Ci takes log|x| for negative x
+
+
+@_sici.defjvp
+def _sici_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    # Si' = sin(x)/x = sinc(x/pi), Ci' = cos(x)/x
+    d_si = jnp.sinc(lax.div(x, _c(x, np.pi)))
+    d_ci = lax.div(lax.cos(x), x)
+    return _sici(x), (lax.mul(d_si, x_dot), lax.mul(d_ci, x_dot))
+
+
+def sici(x):
+    """The sine and cosine integrals `Si(x) = integral_0^x sin(t)/t dt` and
+    `Ci(x) = gamma + log|x| + integral_0^x (cos(t) - 1)/t dt`.
+
+    Returns:
+      the pair `(Si(x), Ci(x))`.
+
+    Example:
+      >>> si, ci = sici(np.float32(1))
+      >>> float(si), float(ci)  # doctest: +ELLIPSIS
+      (0.94608..., 0.33740...)
+    """
+    x = _inexact("sici", x)
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype "
+                         f"{get_aval(x).dtype}.")
+    return _sici(x)
+
+
+# ----- owens_t --------------------------------------------------------------------------------
+
+# Patefield and Tandy (2000), method T5: T(h, a) ~ a sum_i w_i exp(-h^2 (1 + a^2 t_i)/2) /
+# (1 + a^2 t_i), a 13-point Gauss rule in t = u^2/a^2 with 1/(2 pi) folded into the weights
+_OWENS_T_POINTS = np.array([
+    0.0035082039676451715, 0.031279042338030754, 0.085266826283219451, 0.16245071730812277,
+    0.25851196049125435, 0.36807553840697534, 0.48501092905604697, 0.60277514152618577,
+    0.71477884217753227, 0.81475510988760099, 0.89711029755948966, 0.95723808085944262,
+    0.99178832974629704,
+])
+_OWENS_T_WEIGHTS = np.array([
+    0.018831438115323503, 0.018567086243977649, 0.018042093461223386, 0.017263829606398753,
+    0.016243219975989857, 0.014994592034116705, 0.013535474469662088, 0.011886351605820165,
+    0.010070377242777432, 0.0081130545742299587, 0.0060419009528470239, 0.0038862217010742058,
+    0.0016793031084546090,
+])
+
+
+def _owens_t_quadrature(h, a):
+    dtype = get_aval(a).dtype
+    r = jnp.square(a)[..., None] * jnp.asarray(_OWENS_T_POINTS, dtype)
+    one_plus_r = lax.add(_c(r, 1), r)
+    exponent = lax.mul(jnp.square(h)[..., None] * _c(h, -0.5), one_plus_r)
+    integrand = lax.div(lax.exp(exponent), one_plus_r)
+    return lax.mul(a, jnp.matmul(integrand, jnp.asarray(_OWENS_T_WEIGHTS, dtype)))
+
+
+def _owens_t_core(h, a):
+    h = lax.abs(h)
+    abs_a = lax.abs(a)
+    root_2 = _c(h, np.sqrt(2))
+    h_normed = lax.div(h, root_2)
+    small_a = lax.le(abs_a, _c(a, 1))
+    modified_a = _where(small_a, abs_a, lax.div(_c(a, 1), abs_a))
+    modified_h = _where(small_a, h, lax.mul(abs_a, h))
+    out = _owens_t_quadrature(modified_h, modified_a)
+    # exact values at h = 0 and a = 1
+    out = _where(lax.eq(modified_h, _c(h, 0)),
+                 lax.div(lax.atan(modified_a), _c(a, 2 * np.pi)), out)
+    at_one = lax.mul(lax.mul(_c(h, 0.125), lax.erfc(lax.div(lax.neg(modified_h), root_2))),
+                     lax.erfc(lax.div(modified_h, root_2)))
+    out = _where(lax.eq(modified_a, _c(a, 1)), at_one, out)
+    # T(h, a) = (Phi(h) + Phi(ah))/2 - Phi(h) Phi(ah) - T(ah, 1/a) for |a| > 1
+    norm_h = lax.erfc(h_normed)
+    norm_ah = lax.erfc(lax.mul(abs_a, h_normed))
+    near = lax.sub(lax.sub(_c(h, 0.25), lax.mul(lax.mul(_c(h, 0.25), lax.erf(h_normed)),
+                                                lax.erf(lax.mul(abs_a, h_normed)))), out)
+    far = lax.sub(lax.mul(_c(h, 0.25), lax.sub(lax.add(norm_h, norm_ah),
+                                              lax.mul(norm_h, norm_ah))), out)
+    reflected = _where(lax.le(lax.mul(abs_a, h), _c(h, 0.67)), near, far)
+    out = lax.mul(lax.sign(a), _where(lax.gt(abs_a, _c(a, 1)), reflected, out))
+    is_nan = lax.bitwise_or(lax.ne(a, a), lax.ne(h, h))
+    return _where(is_nan, lax.full_like(out, np.nan), out)
+
+
+@custom_jvp
+def _owens_t(h, a):
+    return _owens_t_core(h, a)
+
+
+@_owens_t.defjvp
+def _owens_t_jvp(primals, tangents):
+    (h, a), (h_dot, a_dot) = primals, tangents
+    root_2 = _c(h, np.sqrt(2))
+    # dT/dh = -exp(-h^2/2) erf(a h / sqrt 2) / (2 sqrt(2 pi)); dT/da = exp(-(1 + a^2) h^2 / 2)
+    # / (2 pi (1 + a^2))
+    d_h = lax.div(lax.mul(lax.neg(lax.exp(lax.mul(_c(h, -0.5), lax.square(h)))),
+                          lax.erf(lax.div(lax.mul(a, h), root_2))),
+                  lax.mul(_c(h, 2), _c(h, np.sqrt(2 * np.pi))))
+    one_plus_a2 = lax.add(lax.square(a), _c(a, 1))
+    d_a = lax.div(lax.exp(lax.mul(lax.mul(_c(a, -0.5), one_plus_a2), lax.square(h))),
+                  lax.mul(_c(a, 2 * np.pi), one_plus_a2))
+    return _owens_t(h, a), lax.add(lax.mul(d_h, h_dot), lax.mul(d_a, a_dot))
+
+
+def owens_t(h, a):
+    """Owen's T function `T(h, a) = 1/(2 pi) integral_0^a exp(-h^2 (1 + x^2)/2) / (1 + x^2)
+    dx` (a 13-point quadrature; exact at `h = 0` and `|a| = 1`).
+
+    Example:
+      >>> owens_t(np.float32(0), np.float32(1))  # doctest: +ELLIPSIS
+      array(0.125..., dtype=float32)
+    """
+    h, a = _inexact("owens_t", h, a)
+    _reject_complex("owens_t", h)
+    return _owens_t(h, a)

@@ -26,6 +26,8 @@ from laminax_core.scipy._special_integrals import (
     exp1,
     expi,
     expn,
+    owens_t,
+    sici,
     spence,
 )
 
@@ -34,7 +36,8 @@ __all__ = [
     "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
     "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
     "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
-    "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
+    "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "xlog1py", "xlogy",
+    "zeta",
 ]  # fmt: skip
 
 
