@@ -156,3 +156,27 @@ def test_gamma_sample_gradients_match_jax():
            jit(grad(lambda a: jr.beta(key, a, a[::-1]).sum()))(a)]
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_hyp1f1_and_bessel_jn_match_jax(x64):
+    dtype = np.float64 if x64 else np.float32
+    a = np.array([0, 0.5, 1, 2, -1.5, 3, 1, 2.5, 7, 0.3, 2, np.nan], dtype)
+    b = np.array([1, 1.5, 1, 3, 2.5, 0, 4, 2.5, 3, 0.7, 5, 1], dtype)
+    x = np.array([1, -2, 3, 0.5, 10, 1, 150, -120, 20, 0.1, -30, 1], dtype)
+    z = np.array([0.0, 0.5, 1, 2.5, 7, 15, -3, 30], dtype)
+    n_iter = 50 if x64 else 20  # float32 overflows from order 50 (NaN, in JAX too)
+    expected = run_jax(
+        "import jax.scipy.special as S\n"
+        "result = [jax.jit(S.hyp1f1)(a, b, x),\n"
+        "          jax.jit(lambda z: S.bessel_jn(z, v=3, n_iter=n))(z),\n"
+        "          *jax.jit(jax.vmap(jax.grad(S.hyp1f1, (0, 1, 2))))(a[1:5], b[1:5], x[1:5])]",
+        a=a, b=b, x=x, z=z, n=n_iter, x64=x64)
+    with config.enable_x64(x64):
+        got = [jit(special.hyp1f1)(a, b, x),
+               jit(lambda z: special.bessel_jn(z, v=3, n_iter=n_iter))(z),
+               *jit(vmap(grad(special.hyp1f1, (0, 1, 2))))(a[1:5], b[1:5], x[1:5])]
+    for name, g, e in zip(["hyp1f1", "bessel_jn", "d_a", "d_b", "d_x"], got, expected,
+                          strict=True):
+        _assert_close(g, e, x64, name)

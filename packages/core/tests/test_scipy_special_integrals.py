@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from laminax_core import config, grad
 from laminax_core.internal import set_eager_impl
-from laminax_core.scipy import _special_integrals, special
+from laminax_core.scipy import _special_integrals, _special_series, special
 
 
 @pytest.fixture(autouse=True)
@@ -217,6 +217,32 @@ def test_owens_t_matches_its_integral_and_exact_values():
                                rtol=1e-5)
 
 
+def test_hyp1f1_closed_forms_and_derivatives():
+    x = np.array([-2.0, 0.5, 3.0, 150.0])
+    # M(1, 2, x) = (e^x - 1) / x; M(a, a, x) = e^x; M(0, b, x) = 1
+    np.testing.assert_allclose(_f64(special.hyp1f1, 1.0, 2.0, x), np.expm1(x) / x, rtol=1e-12)
+    np.testing.assert_allclose(_f64(special.hyp1f1, 2.5, 2.5, x), np.exp(x), rtol=1e-14)
+    np.testing.assert_array_equal(_f64(special.hyp1f1, 0.0, 3.0, x), 1.0)
+    # dM/dx = a/b M(a+1, b+1, x): with a = 1, b = 2, M(2, 3, x) = 2 (x e^x - e^x + 1) / x^2
+    slope = grad(lambda v: special.hyp1f1(np.float32(1), np.float32(2), v))(np.float32(0.5))
+    np.testing.assert_allclose(slope, (0.5 * math.exp(0.5) - math.exp(0.5) + 1) / 0.25,
+                               rtol=1e-5)
+
+
+def test_bessel_jn_matches_the_power_series():
+    z = np.array([0.5, 1.0, 2.5, 7.0])
+    with config.enable_x64(True):
+        out = special.bessel_jn(z, v=3)
+    assert out.shape == (4, 4)
+    for n in range(4):
+        series = [sum((-1) ** k * (v / 2) ** (2 * k + n) / (math.factorial(k) *
+                                                             math.factorial(k + n))
+                      for k in range(40)) for v in z]
+        np.testing.assert_allclose(out[n], series, rtol=1e-10, atol=1e-14)
+    with pytest.raises(TypeError, match="concrete Python integers"):
+        special.bessel_jn(z, v=1.5)
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):
@@ -227,7 +253,7 @@ def test_complex_arguments_are_rejected_with_a_clear_error():
 
 def test_docstring_examples_run():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for module in (_special_integrals, special):
+    for module in (_special_integrals, _special_series, special):
         for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
             runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
