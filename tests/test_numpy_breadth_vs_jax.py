@@ -94,6 +94,19 @@ SOLVE_EXPRS = [
     "lambda g, y: y / g(1.0))))(P[0])",
 ]  # fmt: skip
 
+SHAPE_TUPLE_EXPRS = [
+    "lax.conv_shape_tuple((2, 3, 9, 8), (4, 3, 3, 2), (2, 3), 'SAME', batch_group_count=2)",
+    "lax.conv_shape_tuple((2, 3, 9, 9), (4, 3, 3, 3), (1, 1), [(1, 2), (0, -1)])",
+    "lax.conv_general_permutations(('NCHW', 'OIHW', 'NHWC'))",
+    "lax.conv_general_shape_tuple((2, 9, 7, 3), (3, 2, 3, 4), (2, 1), 'VALID', "
+    "('NHWC', 'HWIO', 'NCHW'))",
+    "lax.conv_transpose_shape_tuple((1, 4, 5, 2), (3, 2, 2, 5), (2, 3), 'SAME', "
+    "('NHWC', 'HWIO', 'NHWC'))",
+    "lax.reduce_window_shape_tuple((7, 8), (3, 2), (2, 1), ((1, 1), (0, 1)), "
+    "base_dilation=(2, 1), window_dilation=(1, 2))",
+    "lax.conv_general_permutations(('NHWC', 'HWIO', 'NHW'))",
+]  # fmt: skip
+
 X64_LAX_EXPRS = [
     "lax.mulhi(U32.astype(np.uint64) * np.uint64(2**31), U32.astype(np.uint64) << np.uint64(20))",
     "lax.mulhi(I32.astype(np.int64) * np.int64(-3000000), I32.astype(np.int64) << np.int64(30))",
@@ -157,7 +170,7 @@ NUMPY_EXPRS = [
 ]  # fmt: skip
 
 TABLES = {"lax": LAX_EXPRS, "x64_lax": X64_LAX_EXPRS, "numpy": NUMPY_EXPRS,
-          "solves": SOLVE_EXPRS}
+          "solves": SOLVE_EXPRS, "shape_tuples": SHAPE_TUPLE_EXPRS}
 X64_TABLES = {"x64_lax"}
 
 
@@ -176,6 +189,13 @@ def _cases(*tables):
 def test_matches_jax(table, expr, jit):
     theirs = _jax_results(table)[TABLES[table].index(expr)][jit]
     compare(expr, run_laminax(expr, INPUTS, jit), theirs, rtol=2e-5, atol=2e-5)
+
+
+@requires_jax
+@pytest.mark.parametrize("table,expr", _cases("shape_tuples"))
+def test_shape_calculators_match_jax(table, expr):
+    theirs = _jax_results(table)[TABLES[table].index(expr)][False]
+    compare(expr, run_laminax(expr, INPUTS, False), theirs)
 
 
 @requires_jax

@@ -161,6 +161,13 @@ from laminax_core.lax._products import (
     batch_matmul as batch_matmul,
     dot as dot,
 )
+from laminax_core.lax._shape_tuples import (
+    conv_general_permutations as conv_general_permutations,
+    conv_general_shape_tuple as conv_general_shape_tuple,
+    conv_shape_tuple as conv_shape_tuple,
+    conv_transpose_shape_tuple as conv_transpose_shape_tuple,
+    reduce_window_shape_tuple as reduce_window_shape_tuple,
+)
 from laminax_core.lax._shape_helpers import (
     broadcast_like as broadcast_like,
     broadcast_shapes as broadcast_shapes,
@@ -616,3 +623,10 @@ __all__ += [
     "scatter_apply",
 ]
 __all__ += ["custom_linear_solve", "custom_root", "linear_solve_p"]
+__all__ += [
+    "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose_shape_tuple",
+    "reduce_window_shape_tuple",
+]
