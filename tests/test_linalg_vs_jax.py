@@ -25,6 +25,8 @@ OPS = {
     "lu": "lambda a: jax.lax.linalg.lu(a)",
     "qr": "lambda a: jax.lax.linalg.qr(a)",
     "qr_reduced": "lambda a: jax.lax.linalg.qr(a, full_matrices=False)",
+    "qr_pivoting": "lambda a: jax.lax.linalg.qr(a, pivoting=True)",
+    "qr_pivoting_reduced": "lambda a: jax.lax.linalg.qr(a, pivoting=True, full_matrices=False)",
     "eigh": "lambda a: jax.lax.linalg.eigh(a @ jnp.conj(a.mT) + a)",
     "eigh_upper": "lambda a: jax.lax.linalg.eigh(a, lower=False, symmetrize_input=False)",
     "svd": "lambda a: jax.lax.linalg.svd(a)",
@@ -202,6 +204,10 @@ GRADS = {
     "dtype=a.dtype)",
     "cholesky": "lambda a: jnp.sum(jnp.linalg.cholesky(a @ a.T + 4 * jnp.eye(a.shape[-1])))",
     "qr": "lambda a: jnp.sum(jnp.linalg.qr(a)[1] * jnp.arange(a.size).reshape(a.shape))",
+    "qr_wide": "lambda a: jnp.sum(jax.lax.linalg.qr(a[:2])[1] * jnp.arange(2 * a.shape[1])"
+    ".reshape(2, a.shape[1]))",
+    "qr_pivoting": "lambda a: jnp.sum(jax.lax.linalg.qr(a, pivoting=True, full_matrices=False)"
+    "[1] * jnp.arange(a.size).reshape(a.shape))",
 }
 
 

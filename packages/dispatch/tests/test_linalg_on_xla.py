@@ -361,3 +361,46 @@ def test_lu_pivots_to_permutation_is_traceable_and_batches(jitted):
         np.testing.assert_array_equal(np.asarray(fun(pivots)), out)
     with pytest.raises(ValueError, match="permutation_size 2 must be at least the number of"):
         lax.linalg.lu_pivots_to_permutation(pivots, 2)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_qr_with_pivoting_factors_the_permuted_matrix(dtype, shape, full_matrices):
+    a = _random(shape, dtype)
+    q, r, p = map(
+        np.asarray, jit(lambda x: lax.linalg.qr(x, pivoting=True, full_matrices=full_matrices))(a)
+    )
+    assert p.dtype == np.int32 and p.shape == shape[:-2] + shape[-1:]
+    _orthonormal_columns(q, dtype)
+    diag = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
+    assert np.all(np.diff(diag, axis=-1) <= TOL[dtype] * 10)  # non-increasing
+    _close(q @ r, np.take_along_axis(a, p[..., None, :], axis=-1), dtype, scale=shape[-2])
+    with numpy_reference():
+        reference_p = np.asarray(lax.linalg.qr(a, pivoting=True)[2])
+    np.testing.assert_array_equal(p, reference_p)
+
+
+@pytest.mark.parametrize("pivoting", [False, True])
+def test_qr_derivative_of_wide_and_pivoted_matrices_matches_the_reference(pivoting):
+    a = _random((3, 5), np.float32)
+    t = _random((3, 5), np.float32, seed=7)
+
+    def fun(x):
+        return lax.linalg.qr(x, pivoting=pivoting, full_matrices=False)[:2]
+
+    got = jit(lambda x, t: jvp(fun, (x,), (t,))[1])(a, t)
+    with numpy_reference():
+        expected = jvp(fun, (a,), (t,))[1]
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-3, atol=1e-3)
+    eps = 1e-3  # and against central differences of the decomposition itself
+    q_plus, r_plus = (np.asarray(o) for o in jit(fun)(a + eps * t))
+    q_minus, r_minus = (np.asarray(o) for o in jit(fun)(a - eps * t))
+    np.testing.assert_allclose(np.asarray(got[1]), (r_plus - r_minus) / (2 * eps), atol=2e-2)
+
+
+def test_qr_derivative_of_a_tall_full_q_says_what_to_use():
+    with pytest.raises(NotImplementedError, match="use full_matrices=False for tall"):
+        jit(lambda x, t: jvp(lax.linalg.qr, (x,), (t,)))(
+            np.ones((4, 2), np.float32), np.ones((4, 2), np.float32)
+        )

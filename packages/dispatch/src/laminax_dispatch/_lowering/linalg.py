@@ -6,7 +6,7 @@
 | cholesky | potrf (uplo L) | NaN matrices where `info != 0` (not positive definite) |
 | triangular_solve | trsm | conjugates `a` first for `conjugate_a` without `transpose_a` |
 | lu | getrf | 0-based pivots; NaNs where `info < 0`; the permutation from the pivots |
-| qr | geqrf, then orgqr / ungqr | pads or slices the reflectors; zeros below R's diagonal |
+| qr | geqrf (or geqp3), orgqr / ungqr | pads or slices the reflectors; zeros below R's diagonal |
 | eigh | syevd / heevd (mode V) | NaNs where `info != 0`; eigenvalues ascending |
 | svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
 | eig | geev | complex eigenvalues from geev's real and imaginary parts; NaNs where `info != 0` |
@@ -178,19 +178,42 @@ def _upper_triangle(r, aval):
     return hlo.select(below, full_like(0, aval), r)
 
 
+def _geqrf(x, aval, taus_aval, pivoting):
+    """The reflectors (in place of `x`) and their taus, and for `pivoting` (geqp3) the 0-based
+    column permutation."""
+    if not pivoting:
+        r, taus = lapack_call(
+            target_name("geqrf", aval.dtype, "qr"),
+            [x],
+            [aval],
+            [aval, taus_aval],
+            aliases={0: 0},
+        )
+        return r, taus, None
+    jpvt_aval = ShapedArray(aval.shape[:-1][:-1] + aval.shape[-1:], np.dtype(np.int32))
+    jpvt = full_like(0, jpvt_aval)  # all columns free to move
+    r, jpvt, taus = lapack_call(
+        target_name("geqp3", aval.dtype, "qr"),
+        [x, jpvt],
+        [aval, jpvt_aval],
+        [aval, jpvt_aval, taus_aval],
+        aliases={0: 0, 1: 1},
+    )
+    return r, taus, hlo.subtract(jpvt, full_like(1, jpvt_aval))  # LAPACK counts from 1
+
+
 @lowering_for(lax.linalg.qr_p)
 def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma):
     (aval,) = ctx.avals_in
-    q_aval, r_aval = ctx.avals_out
+    q_aval, r_aval = ctx.avals_out[:2]
     *batch, m, n = aval.shape
     if m == 0 or n == 0:
         empty = lower_fun(_empty_qr, multiple_results=True)
-        return empty(ctx, x, q_shape=q_aval.shape, r_shape=r_aval.shape)
+        q, r = empty(ctx, x, q_shape=q_aval.shape, r_shape=r_aval.shape)
+        return [q, r, full_like(0, ctx.avals_out[2])] if pivoting else [q, r]
     k = min(m, n)
     taus_aval = ShapedArray((*batch, k), aval.dtype)
-    r, taus = lapack_call(
-        target_name("geqrf", aval.dtype, "qr"), [x], [aval], [aval, taus_aval], aliases={0: 0}
-    )
+    r, taus, perm = _geqrf(x, aval, taus_aval, pivoting)
     if m < n:
         square = ShapedArray((*batch, m, m), aval.dtype)
         q = _householder_product(
@@ -204,7 +227,8 @@ def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma):
     else:
         q = _householder_product(r, aval, taus, taus_aval)
         r = _slice_last(r, aval.shape, (0, 0), (n, n))
-    return [q, _upper_triangle(r, r_aval)]
+    outs = [q, _upper_triangle(r, r_aval)]
+    return [*outs, perm] if pivoting else outs
 
 
 # ----- eigh ---------------------------------------------------------------------------------

@@ -10,9 +10,16 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._primitive import NOT_LINEAR, ZERO_TANGENT, define_primitive
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._math import real
-from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, pad, slice
+from laminax_core.lax._structural import (
+    broadcast_in_dim,
+    broadcasted_iota,
+    concatenate,
+    pad,
+    slice,
+)
 from laminax_core.lax.linalg._matrix import (
     H,
+    T,
     batched_reference,
     check_matrix,
     eye_like,
@@ -196,8 +203,13 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
 
     Args:
       x: (..., m, n).
-      pivoting: column pivoting is not supported (False only).
+      pivoting: column pivoting (LAPACK's geqp3): `x[..., p] = q @ r` with the diagonal of `r`
+        non-increasing in magnitude, and `p` returned as a third output.
       full_matrices: q is (m, m) and r (m, n); otherwise q is (m, k), r (k, n), k = min(m, n).
+      use_magma: accepted for compatibility (GPU only in JAX).
+
+    Returns:
+      `(q, r)`, or `(q, r, p)` with `p` int32 (..., n) if `pivoting`.
 
     Example:
       >>> q, r = qr(np.array([[3.0, 0.0], [4.0, 5.0]], np.float32))
@@ -205,10 +217,8 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
       array([[5., 4.],
              [0., 3.]], dtype=float32)
     """
-    if pivoting:
-        raise ValueError("qr: pivoting=True is not supported by laminax; use pivoting=False.")
-    q, r = qr_p.bind(x, pivoting=False, full_matrices=bool(full_matrices), use_magma=use_magma)
-    return q, r
+    return tuple(qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                           use_magma=use_magma))
 
 
 def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
@@ -216,35 +226,91 @@ def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
     m, n = x.shape[-2:]
     k = m if full_matrices else min(m, n)
     batch = x.shape[:-2]
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    if pivoting:
+        outs.append(ShapedArray((*batch, n), np.dtype(np.int32)))
+    return outs
+
+
+def _column_pivots(a):
+    """Businger-Golub column order, as geqp3 makes it: step k swaps column k with the column of
+    largest norm orthogonal to the columns already chosen."""
+    residual = a.copy()
+    perm = np.arange(a.shape[1], dtype=np.int32)
+    for k in range(min(a.shape)):
+        norms = np.linalg.norm(residual[:, perm[k:]], axis=0)
+        j = k + int(np.argmax(norms))
+        perm[[k, j]] = perm[[j, k]]
+        if norms[j - k] > 0:
+            unit = residual[:, perm[k]] / norms[j - k]
+            residual = residual - np.outer(unit, np.conj(unit) @ residual)
+    return perm
 
 
 def _qr_reference(x, *, pivoting, full_matrices, use_magma):
     wide = x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
-    q, r = np.linalg.qr(wide, mode="complete" if full_matrices else "reduced")
-    return [q.astype(x.dtype), r.astype(x.dtype)]
+    mode = "complete" if full_matrices else "reduced"
+    if not pivoting:
+        q, r = np.linalg.qr(wide, mode=mode)
+        return [q.astype(x.dtype), r.astype(x.dtype)]
+    n = x.shape[-1]
+    if x.size == 0:
+        perm = np.broadcast_to(np.arange(n, dtype=np.int32), (*x.shape[:-2], n)).copy()
+    else:
+        (perm,) = batched_reference(lambda a: (_column_pivots(a),), wide)
+    q, r = np.linalg.qr(np.take_along_axis(wide, perm[..., None, :], axis=-1), mode=mode)
+    return [q.astype(x.dtype), r.astype(x.dtype), perm]
 
 
-def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
-    (x,), (t,) = primals, tangents
-    m, n = get_aval(x).shape[-2:]
-    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
-    if m < n or (full_matrices and m != n):
-        raise NotImplementedError("Unimplemented case of QR decomposition derivative: it needs "
-                                  "m >= n, and full_matrices=False unless m == n.")
-    if isinstance(t, Zero):
-        return [q, r], [Zero.from_primal_value(q), Zero.from_primal_value(r)]
-    dx_rinv = triangular_solve(r, t)  # dx r^{-1}
+def _thin_qr_jvp(q, r, dx):
+    # for m >= n (and the square block of a wide matrix): dq = q (do - q^H dx r^-1) + dx r^-1,
+    # dr = (q^H dx r^-1 - do) r, with do skew-Hermitian
+    dx_rinv = triangular_solve(r, dx)  # dx r^{-1}
     qt_dx_rinv = matmul(H(q), dx_rinv)
     lower = tril(qt_dx_rinv, -1)
     skew = ew.sub(lower, H(lower))
-    if is_complex(x):  # the diagonal of q^H dq is imaginary for complex inputs
+    if is_complex(dx):  # the diagonal of q^H dq is imaginary for complex inputs
         aval = get_aval(qt_dx_rinv)
         imaginary = ew.sub(qt_dx_rinv, ew.convert_element_type(real(qt_dx_rinv), aval.dtype))
         skew = ew.add(skew, ew.mul(eye_like(aval.shape, aval.dtype), imaginary))
     dq = ew.add(matmul(q, ew.sub(skew, qt_dx_rinv)), dx_rinv)
     dr = matmul(ew.sub(qt_dx_rinv, skew), r)
-    return [q, r], [dq, dr]
+    return dq, dr
+
+
+def _columns(x, start, stop):
+    shape = get_aval(x).shape
+    return slice(x, (0,) * len(shape), (*shape[:-1], stop)) if start == 0 else slice(
+        x, (0,) * (len(shape) - 1) + (start,), shape)
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    (x,), (t,) = primals, tangents
+    m, n = get_aval(x).shape[-2:]
+    outs = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    if full_matrices and m > n:
+        raise NotImplementedError("qr: the derivative of full_matrices=True is implemented for "
+                                  "m <= n only; use full_matrices=False for tall matrices.")
+    if isinstance(t, Zero):
+        return outs, [Zero.from_primal_value(o) for o in outs]
+    q, r = outs[0], outs[1]
+    if pivoting:  # differentiate x[..., p] = q r
+        x, t = (T(_permute_rows(T(v), outs[2])) for v in (x, t))
+    if m < n:  # x = q [r1 r2]: r1 from the square block, r2 = q^H x2
+        dq, dr1 = _thin_qr_jvp(q, _columns(r, 0, m), _columns(t, 0, m))
+        dr2 = ew.add(matmul(H(dq), _columns(x, m, n)), matmul(H(q), _columns(t, m, n)))
+        dr = concatenate([dr1, dr2], get_aval(dr1).ndim - 1)
+    else:
+        dq, dr = _thin_qr_jvp(q, r, t)
+    tangents_out = [dq, dr]
+    if pivoting:
+        tangents_out.append(Zero.from_primal_value(outs[2]))
+    return outs, tangents_out
+
+
+def _qr_batch(axis_data, args, dims, **params):
+    outs = qr_p.bind(move_front(args[0], dims[0]), **params)
+    return outs, [0] * len(outs)
 
 
 qr_p = define_primitive(
@@ -253,7 +319,6 @@ qr_p = define_primitive(
     reference=_qr_reference,
     jvp=_qr_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims, **p: (qr_p.bind(move_front(args[0], dims[0]), **p),
-                                              [0, 0]),
+    batch=_qr_batch,
     multiple_results=True,
 )
