@@ -64,6 +64,11 @@ LAX_EXPRS = [
     "lax.conv_general_dilated_patches(IMG.transpose(0, 2, 3, 1), (3, 2), (2, 1), "
     "[(1, 0), (0, 1)], rhs_dilation=(1, 2), dimension_numbers=('NHWC', 'OIHW', 'NHWC'))",
     "lax.conv_general_dilated_local(IMG, KLOC, (1, 1), 'VALID', (2, 2))",
+    "lax.approx_max_k(P, 3)", "lax.approx_min_k(F, 2, reduction_dimension=0)",
+    "lax.approx_max_k(jnp.where(F > 1, jnp.nan, F), 2)",
+    "lax.approx_max_k(P, 4, aggregate_to_topk=False)", "lax.approx_max_k(I32, 2)",
+    "jax.grad(lambda x: lax.approx_max_k(x, 3)[0].sum())(P)",
+    "jax.vmap(lambda x: lax.approx_min_k(x, 2))(F)",
     "jax.grad(lambda k: lax.conv_general_dilated_local(IMG, k, (1, 1), 'VALID', (2, 2)).sum())"
     "(KLOC)",
 ]  # fmt: skip

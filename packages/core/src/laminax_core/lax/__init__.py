@@ -133,6 +133,11 @@ from laminax_core.lax._cumulative import (
     cumsum_p as cumsum_p,
 )
 from laminax_core.lax._fft import FftType as FftType, fft as fft, fft_p as fft_p
+from laminax_core.lax._approx_top_k import (
+    approx_max_k as approx_max_k,
+    approx_min_k as approx_min_k,
+    approx_top_k_p as approx_top_k_p,
+)
 from laminax_core.lax._associative_scan import associative_scan as associative_scan
 from laminax_core.lax._barriers import (
     mulhi as mulhi,
@@ -630,3 +635,4 @@ __all__ += [
     "conv_transpose_shape_tuple",
     "reduce_window_shape_tuple",
 ]
+__all__ += ["approx_max_k", "approx_min_k", "approx_top_k_p"]

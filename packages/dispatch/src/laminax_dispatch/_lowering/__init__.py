@@ -3,6 +3,7 @@
 Importing this package registers every rule.
 """
 
+from laminax_dispatch._lowering import approx_top_k as approx_top_k
 from laminax_dispatch._lowering import barriers as barriers
 from laminax_dispatch._lowering import bitwise as bitwise
 from laminax_dispatch._lowering import checkpoint as checkpoint
@@ -35,8 +36,9 @@ from laminax_dispatch._lowering._core import lowerings as lowerings
 from laminax_dispatch._lowering._core import register_lowering as register_lowering
 
 __all__ = [
-    "LoweringResult", "LoweringRuleContext", "ModuleContext", "barriers", "bitwise", "checkpoint",
-    "control_flow", "convolution", "cumulative", "custom_derivatives", "dot", "elementwise", "fft",
+    "LoweringResult", "LoweringRuleContext", "ModuleContext", "approx_top_k", "barriers",
+    "bitwise", "checkpoint", "control_flow", "convolution", "cumulative", "custom_derivatives",
+    "dot", "elementwise", "fft",
     "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "linear_solve",
     "lower_jaxpr", "lowering_for", "lowerings", "math", "random", "reductions",
     "register_lowering", "sorting", "special", "structural", "windowed",
