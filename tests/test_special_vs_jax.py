@@ -46,6 +46,8 @@ VALUES = {
     "exp1": "S.exp1(x)",
     "expn": "S.expn(2 * y // 3, x)",
     "spence": "S.spence(y)",
+    "fresnel_s": "S.fresnel(x)[0]",
+    "fresnel_c": "S.fresnel(x)[1]",
     "si": "S.sici(x)[0]",
     "ci": "S.sici(x)[1]",
     "owens_t": "S.owens_t(x, y - 3)",
@@ -115,6 +117,7 @@ GRADS = {
     "expn": "lambda x: S.expn(3, x)",
     "spence": "S.spence",
     "sici": "lambda x: S.sici(x)[0] + 2 * S.sici(x)[1]",
+    "fresnel": "lambda x: S.fresnel(x)[0] + 3 * S.fresnel(x)[1]",
     "owens_t_h": "lambda x: S.owens_t(x, 0.7)",
     "owens_t_a": "lambda x: S.owens_t(0.7, x - 3)",
 }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from laminax_core import config, grad
 from laminax_core.internal import set_eager_impl
-from laminax_core.scipy import _special_integrals, _special_series, special
+from laminax_core.scipy import _special_fresnel, _special_integrals, _special_series, special
 
 
 @pytest.fixture(autouse=True)
@@ -243,6 +243,25 @@ def test_bessel_jn_matches_the_power_series():
         special.bessel_jn(z, v=1.5)
 
 
+@pytest.mark.parametrize("x64", [False, True])
+def test_fresnel_known_values_limits_and_derivatives(x64):
+    dtype = np.float64 if x64 else np.float32
+    x = np.array([1.0, 2.0, -1.0, 0.0, 4e4, np.inf], dtype)
+    with config.enable_x64(x64):
+        s, c = (np.asarray(v) for v in special.fresnel(x))
+    tol = 1e-14 if x64 else 2e-6
+    np.testing.assert_allclose(s[:3], [0.4382591473903548, 0.3434156783636982,
+                                       -0.4382591473903548], rtol=tol)
+    np.testing.assert_allclose(c[:3], [0.7798934003768228, 0.4882534060753408,
+                                       -0.7798934003768228], rtol=tol)
+    assert s[3] == 0 and c[3] == 0 and s[5] == 0.5 and c[5] == 0.5
+    np.testing.assert_allclose([s[4], c[4]], 0.5, atol=1e-5)
+    slope_s = grad(lambda v: special.fresnel(v)[0])(np.float32(1.3))
+    slope_c = grad(lambda v: special.fresnel(v)[1])(np.float32(1.3))
+    np.testing.assert_allclose([slope_s, slope_c], [math.sin(math.pi * 1.69 / 2),
+                                                    math.cos(math.pi * 1.69 / 2)], rtol=1e-5)
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):
@@ -253,7 +272,7 @@ def test_complex_arguments_are_rejected_with_a_clear_error():
 
 def test_docstring_examples_run():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for module in (_special_integrals, _special_series, special):
+    for module in (_special_fresnel, _special_integrals, _special_series, special):
         for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
             runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
