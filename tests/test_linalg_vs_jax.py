@@ -66,6 +66,11 @@ OPS = {
     "lu_pivots_to_permutation": "lambda a: jax.vmap(lambda p: jax.lax.linalg."
     "lu_pivots_to_permutation(p, a.shape[-2] + 1))(jax.lax.linalg.lu(a)[1].reshape(-1, "
     "min(a.shape[-2:])))",
+    "tridiagonal_solve": "lambda a: jax.lax.linalg.tridiagonal_solve(a[..., 0, :], "
+    "a[..., 1, :] + 4, a[..., 2, :], a[..., :3])",
+    "tridiagonal_solve_grad": "lambda a: jax.grad(lambda a: jnp.sum(jnp.abs("
+    "jax.lax.linalg.tridiagonal_solve(a[..., 0, :], a[..., 1, :] + 4, a[..., 2, :], "
+    "a[..., :3]))))(a)",
     "eig": "lambda a: jax.lax.linalg.eig(a)",
     "eig_np": "lambda a: tuple(jnp.linalg.eig(a))",
     "eigvals_np": "jnp.linalg.eigvals",
@@ -91,7 +96,8 @@ SQUARE_ONLY = {"inv", "solve", "det", "slogdet", "cond", "eigh", "eigh_upper", "
 TOLERANT = {"trace_np": 1e-6}
 # rows that need one matrix (no batch), or one particular shape
 MATRIX_ONLY = {"lstsq", "lstsq_vector", "outer"}
-SIX_BY_SIX_ONLY = {"tensorinv", "tensorsolve", "cross", "tensordot"}
+SIX_BY_SIX_ONLY = {"tensorinv", "tensorsolve", "cross", "tensordot", "tridiagonal_solve",
+                   "tridiagonal_solve_grad"}  # fmt: skip
 
 # (name, shape): one matrix, a batch, small sizes with closed forms, non-square matrices
 SHAPES = {

@@ -404,3 +404,73 @@ def test_qr_derivative_of_a_tall_full_q_says_what_to_use():
         jit(lambda x, t: jvp(lax.linalg.qr, (x,), (t,)))(
             np.ones((4, 2), np.float32), np.ones((4, 2), np.float32)
         )
+
+
+# ----- tridiagonal_solve --------------------------------------------------------------------
+
+
+def _tridiagonal(shape, dtype):
+    dl, d, du = (_random(shape, dtype, seed=s) for s in (11, 12, 13))
+    return dl, d + 4 * np.ones(shape, dtype), du
+
+
+def _dense(dl, d, du):
+    m = d.shape[-1]
+    rows = np.arange(m)
+    a = np.zeros((*d.shape, m), d.dtype)
+    a[..., rows, rows] = d
+    a[..., rows[1:], rows[:-1]] = dl[..., 1:]
+    a[..., rows[:-1], rows[1:]] = du[..., :-1]
+    return a
+
+
+@pytest.mark.parametrize("batch", [(), (2, 3)])
+def test_tridiagonal_solve_solves_the_dense_system(dtype, batch):
+    dl, d, du = _tridiagonal((*batch, 5), dtype)
+    b = _random((*batch, 5, 2), dtype, seed=14)
+    x = np.asarray(jit(lax.linalg.tridiagonal_solve)(dl, d, du, b))
+    _close(_dense(dl, d, du) @ x, b, dtype, scale=5)
+    with numpy_reference():
+        expected = np.asarray(lax.linalg.tridiagonal_solve(dl, d, du, b))
+    _close(x, expected, dtype, scale=5)
+
+
+def test_tridiagonal_solve_singular_systems_give_nan_or_a_perturbed_solution():
+    dl, d, du = (np.zeros(3, np.float32) for _ in range(3))
+    b = np.ones((3, 1), np.float32)
+    assert np.all(np.isnan(np.asarray(jit(lax.linalg.tridiagonal_solve)(dl, d, du, b))))
+    perturbed = jit(lambda *a: lax.linalg.tridiagonal_solve(*a, perturb_singular=True))
+    assert not np.any(
+        np.isnan(np.asarray(perturbed(dl, d + np.array([1, 0, 1], np.float32), du, b)))
+    )
+
+
+def test_tridiagonal_solve_gradients_and_transpose_match_the_reference():
+    dl, d, du = _tridiagonal((4,), np.float32)
+    b = _random((4, 2), np.float32, seed=15)
+    weights = _random((4, 2), np.float32, seed=16)
+
+    def loss(dl, d, du, b):
+        return lax.reduce_sum(lax.mul(lax.linalg.tridiagonal_solve(dl, d, du, b), weights), (0, 1))
+
+    got = jit(grad(loss, argnums=(0, 1, 2, 3)))(dl, d, du, b)
+    with numpy_reference():
+        expected = grad(loss, argnums=(0, 1, 2, 3))(dl, d, du, b)
+    for g, e in zip(got[1:], expected[1:], strict=True):  # dl[0] is unused; both say 0
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-4, atol=1e-5)
+    a = _dense(dl, d, du).astype(np.float64)
+    np.testing.assert_allclose(
+        np.asarray(got[3]), np.linalg.solve(a.T, weights), rtol=1e-4, atol=1e-5
+    )
+    batched = jit(vmap(lax.linalg.tridiagonal_solve, in_axes=(None, None, None, 0)))(
+        dl, d, du, np.stack([b, 2 * b])
+    )
+    _close(np.asarray(batched)[1], 2 * np.asarray(batched)[0], np.float32, scale=4)
+
+
+def test_tridiagonal_solve_checks_shapes():
+    one = np.ones(3, np.float32)
+    with pytest.raises(TypeError, match=r"b \(3,\) must be the diagonals' shape"):
+        lax.linalg.tridiagonal_solve(one, one, one, one)
+    with pytest.raises(TypeError, match="must have the same shape"):
+        lax.linalg.tridiagonal_solve(one[:2], one, one, np.ones((3, 1), np.float32))

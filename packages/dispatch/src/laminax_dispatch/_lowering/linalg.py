@@ -10,6 +10,7 @@
 | eigh | syevd / heevd (mode V) | NaNs where `info != 0`; eigenvalues ascending |
 | svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
 | eig | geev | complex eigenvalues from geev's real and imaginary parts; NaNs where `info != 0` |
+| tridiagonal_solve | gtsv | NaNs where `info != 0`; jaxlib's own kernel for `perturb_singular` |
 
 Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
 `subset_by_index` of eigh and svd, which JAX rejects on CPU, keeps the requested slice of the
@@ -396,3 +397,25 @@ def _eig_lower(
     if compute_right_eigenvectors:
         outs.append(nan_unless(ok, vr, vec_aval, nb))
     return outs
+
+
+# ----- tridiagonal_solve --------------------------------------------------------------------
+
+
+@lowering_for(lax.linalg.tridiagonal_solve_p)
+def _tridiagonal_solve_lower(ctx, dl, d, du, b, *, perturb_singular):
+    *diag_avals, b_aval = ctx.avals_in
+    if perturb_singular:  # jaxlib's own kernel (LU with tiny pivots perturbed), no info
+        (x,) = lapack_call(
+            "tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in, [b_aval]
+        )
+        return x
+    info_aval = _info_aval(b_aval)
+    *_, x, info = lapack_call(
+        target_name("gtsv", b_aval.dtype, "tridiagonal_solve"),
+        [dl, d, du, b],
+        ctx.avals_in,
+        [*ctx.avals_in, info_aval],
+        aliases={0: 0, 1: 1, 2: 2, 3: 3},
+    )
+    return nan_unless(info_is(info, info_aval, "EQ"), x, b_aval, info_aval.ndim)

@@ -1,9 +1,9 @@
 """laminax's `lax.linalg`: matrix decompositions as primitives (JAX's names and params), with
 jvp rules as JAX has them and batching over leading dimensions.
 
-Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, qr), `_spectral.py`
-(eigh, svd), `_eig.py` (eig, and the implementation enums), `_matrix.py` (helpers the rules
-share).
+Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, lu_pivots_to_permutation,
+qr), `_spectral.py` (eigh, svd), `_eig.py` (eig, and the implementation enums),
+`_tridiagonal.py` (tridiagonal_solve), `_matrix.py` (helpers the rules share).
 """
 
 from laminax_core.lax.linalg._eig import EigImplementation as EigImplementation
@@ -27,10 +27,12 @@ from laminax_core.lax.linalg._triangular import cholesky as cholesky
 from laminax_core.lax.linalg._triangular import cholesky_p as cholesky_p
 from laminax_core.lax.linalg._triangular import triangular_solve as triangular_solve
 from laminax_core.lax.linalg._triangular import triangular_solve_p as triangular_solve_p
+from laminax_core.lax.linalg._tridiagonal import tridiagonal_solve as tridiagonal_solve
+from laminax_core.lax.linalg._tridiagonal import tridiagonal_solve_p as tridiagonal_solve_p
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p", "eig",
     "eig_p", "eigh", "eigh_p", "lu", "lu_p", "lu_pivots_to_permutation",
     "lu_pivots_to_permutation_p", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
-    "triangular_solve_p",
+    "triangular_solve_p", "tridiagonal_solve", "tridiagonal_solve_p",
 ]  # fmt: skip
