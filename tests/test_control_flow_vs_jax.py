@@ -529,6 +529,25 @@ CASES = [
         (S,),
         True,
     ),
+    (
+        "cond_forwarded_output",
+        "g = lambda x: lax.cond(x > 0, lambda y: (lax.sin(y), y), lambda y: (y, y), x)",
+        (S,),
+        True,
+    ),
+    (
+        "switch_forwarded_output",
+        "g = lambda x, i: lax.switch(i, [lambda y: (y, y * 2.0), lambda y: (y, lax.sin(y))], x)",
+        (S, np.int32(1)),
+        True,
+    ),
+    (
+        "grad_cond_forwarded_output",
+        "g = grad(lambda x: sum(lax.cond(x > 0, lambda y: (lax.sin(y), y), lambda y: (y * 3.0, "
+        "y), x)))",
+        (S,),
+        True,
+    ),
 ]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why (values still compared).

@@ -84,6 +84,16 @@ def test_a_value_several_branches_close_over_is_one_operand():
     assert grad(fun, argnums=1)(np.float32(-1), np.float32(2)) == 1.0
 
 
+def test_an_output_every_branch_returns_unchanged_skips_the_cond():
+    def fun(x):
+        return cond(x > 0, lambda v: (lax.sin(v), v), lambda v: (v * 2.0, v), x)
+
+    closed = make_jaxpr(fun)(np.float32(1))
+    assert len(closed.eqns[-1].outvars) == 1
+    assert closed.jaxpr.outvars[1] is closed.jaxpr.invars[0]
+    np.testing.assert_allclose(fun(np.float32(-1)), (-2.0, -1.0))
+
+
 def test_cond_errors():
     with pytest.raises(TypeError, match="Pred must be a scalar"):
         cond(X > 0, lambda v: v, lambda v: v, X)

@@ -87,8 +87,36 @@ def _bind_cond(index, funs, operands, what):
     for closed, _ in traced[1:]:
         common.check_same_types(what, traced[0][0].out_avals, closed.out_avals)
     branches, consts = _join_consts(traced)
-    outs = cond_p.bind(index, *consts, *leaves, branches=branches)
-    return tree_unflatten(out_trees[0], outs)
+    inputs = [*consts, *leaves]
+    forwarded = _forwarded_inputs(branches, inputs)
+    branches = tuple(_drop_outputs(b, forwarded) for b in branches)
+    outs = iter(cond_p.bind(index, *inputs, branches=branches))
+    results = [next(outs) if i is None else inputs[i] for i in forwarded]
+    return tree_unflatten(out_trees[0], results)
+
+
+def _forwarded_inputs(branches, inputs) -> list:
+    """For each output, the input every branch returns unchanged (None if any computes it):
+    such outputs skip the cond, as in JAX. Python scalars are not forwarded (they are no
+    arrays)."""
+    per_branch = []
+    for branch in branches:
+        position = {id(v): i for i, v in enumerate(branch.jaxpr.invars)}
+        per_branch.append([position.get(id(v)) for v in branch.jaxpr.outvars])
+    forwarded = []
+    for found in zip(*per_branch, strict=True):
+        i = found[0]
+        same = i is not None and all(f == i for f in found)
+        is_array = same and isinstance(inputs[i], _trace.Tracer | np.ndarray)
+        forwarded.append(i if is_array else None)
+    return forwarded
+
+
+def _drop_outputs(closed: ClosedJaxpr, forwarded) -> ClosedJaxpr:
+    jaxpr = closed.jaxpr
+    outvars = [v for v, i in zip(jaxpr.outvars, forwarded, strict=True) if i is None]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns, jaxpr.effects),
+                       closed.consts)  # fmt: skip
 
 
 def _join_consts(traced):
