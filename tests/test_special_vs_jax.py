@@ -183,3 +183,27 @@ def test_hyp1f1_and_bessel_jn_match_jax(x64):
     for name, g, e in zip(["hyp1f1", "bessel_jn", "d_a", "d_b", "d_x"], got, expected,
                           strict=True):
         _assert_close(g, e, x64, name)
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_wofz_and_complex_erfcx_match_jax(x64):
+    re = np.array([0, 1, -2, 0.5, 3, -0.2, 10, -7, 1e3, 0, np.nan])
+    im = np.array([0, 1, -0.5, -3, 0.1, 2, -1, 4, 1, -1e3, 0])
+    z = (re + 1j * im).astype(np.complex128 if x64 else np.complex64)
+    r = re[:8].astype(np.float64 if x64 else np.float32)
+    expected = run_jax(
+        "import jax.scipy.special as S\n"
+        "result = [jax.jit(S.wofz)(z), jax.jit(S.erfcx)(z), jax.jit(S.wofz)(r),\n"
+        "          jax.jit(jax.vmap(jax.grad(lambda v: S.wofz(v).real + 2 * S.wofz(v).imag)))(r)]",
+        z=z, r=r, x64=x64)
+    with config.enable_x64(x64):
+        got = [jit(special.wofz)(z), jit(special.erfcx)(z), jit(special.wofz)(r),
+               jit(vmap(grad(lambda v: special.wofz(v).real + 2 * special.wofz(v).imag)))(r)]
+    for g, e in zip(got, expected, strict=True):
+        g = np.asarray(g)
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+        keep = ~np.isnan(e)
+        np.testing.assert_allclose(g[keep], e[keep], rtol=1e-12 if x64 else 3e-5,
+                                   atol=0 if x64 else 1e-6)

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 from laminax_core import config, grad
 from laminax_core.internal import set_eager_impl
-from laminax_core.scipy import _special_fresnel, _special_integrals, _special_series, special
+from laminax_core.scipy import (
+    _special_faddeeva,
+    _special_fresnel,
+    _special_integrals,
+    _special_series,
+    special,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -262,6 +268,27 @@ def test_fresnel_known_values_limits_and_derivatives(x64):
                                                     math.cos(math.pi * 1.69 / 2)], rtol=1e-5)
 
 
+def test_wofz_on_the_real_line_is_gaussian_plus_dawson():
+    # w(x) = exp(-x^2) + 2i/sqrt(pi) F(x) for real x
+    x = np.array([-2.0, 0.0, 0.5, 1.5, 4.0])
+    with config.enable_x64(True):
+        w = np.asarray(special.wofz(x))
+        dawson = np.asarray(special.dawsn(x))
+    assert w.dtype == np.complex128
+    np.testing.assert_allclose(w.real, np.exp(-x * x), atol=1e-13)
+    np.testing.assert_allclose(w.imag, 2 / math.sqrt(math.pi) * dawson, atol=1e-13)
+
+
+def test_wofz_reflection_and_complex_erfcx():
+    z = np.array([0.3 + 0.7j, -1.2 + 0.4j, 2.0 + 3.0j], np.complex128)
+    with config.enable_x64(True):
+        w, w_neg = np.asarray(special.wofz(z)), np.asarray(special.wofz(-z))
+        np.testing.assert_allclose(w + w_neg, 2 * np.exp(-z * z), rtol=1e-12)
+        x = np.array([0.5, 2.0])
+        np.testing.assert_allclose(special.erfcx(x.astype(np.complex128)).real,
+                                   special.erfcx(x), rtol=1e-12)
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):
@@ -272,7 +299,8 @@ def test_complex_arguments_are_rejected_with_a_clear_error():
 
 def test_docstring_examples_run():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for module in (_special_fresnel, _special_integrals, _special_series, special):
+    modules = (_special_faddeeva, _special_fresnel, _special_integrals, _special_series, special)
+    for module in modules:
         for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
             runner.run(test)
     assert runner.summarize(verbose=False).failed == 0

@@ -76,16 +76,18 @@ def _erfcx_jvp(primals, tangents):
 
 
 def erfcx(x):
-    """The scaled complementary error function `exp(x^2) erfc(x)`, accurate for large `x`.
-
-    Differs from JAX: complex arguments (the Faddeeva function) are not supported yet.
+    """The scaled complementary error function `exp(x^2) erfc(x)`, accurate for large `x`;
+    for complex `x`, `wofz(i x)`.
 
     Example:
       >>> erfcx(np.float32(1))
       array(0.427583..., dtype=float32)
     """
     x = _inexact("erfcx", x)
-    _reject_complex("erfcx", x)
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        from laminax_core.scipy._special_faddeeva import erfcx_complex
+
+        return erfcx_complex(x)
     return _erfcx(x)
 
 
