@@ -110,6 +110,8 @@ SHAPE_TUPLE_EXPRS = [
     "lax.reduce_window_shape_tuple((7, 8), (3, 2), (2, 1), ((1, 1), (0, 1)), "
     "base_dilation=(2, 1), window_dilation=(1, 2))",
     "lax.conv_general_permutations(('NHWC', 'HWIO', 'NHW'))",
+    "str(lax.dtype(1.0)) + str(lax.dtype(I8)) + str(lax.dtype(np.ones(2))) + str(lax.dtype(int))",
+    "lax.dtype(1, canonicalize=True)",
 ]  # fmt: skip
 
 X64_LAX_EXPRS = [

@@ -52,3 +52,9 @@ def test_layout_errors():
         lax.conv_general_permutations(("NHWC", "HDIO", "NHWC"))
     with pytest.raises(TypeError, match="Wrong number of explicit pads"):
         lax.conv_shape_tuple((1, 1, 4, 4), (1, 1, 2, 2), (1, 1), [(0, 0)])
+
+
+def test_lax_dtype_is_the_dtype_of_a_value():
+    assert lax.dtype(1.0) == np.float32 and lax.dtype(1) == np.int32
+    assert lax.dtype(np.ones(2, np.float64)) == np.float32 and lax.dtype(float) == np.float32
+    assert lax.dtype(np.int8(1)) == np.int8 and lax.dtype("float32") == np.float32

@@ -176,6 +176,7 @@ from laminax_core.lax._shape_tuples import (
 from laminax_core.lax._shape_helpers import (
     broadcast_like as broadcast_like,
     broadcast_shapes as broadcast_shapes,
+    dtype as dtype,
     empty as empty,
 )
 from laminax_core.lax._indexing import (
@@ -636,3 +637,4 @@ __all__ += [
     "reduce_window_shape_tuple",
 ]
 __all__ += ["approx_max_k", "approx_min_k", "approx_top_k_p"]
+__all__ += ["dtype"]

@@ -1,5 +1,6 @@
-"""Shape helpers JAX's lax offers beside its primitives: `broadcast_shapes`, `broadcast_like`
-and `empty` (compositions of broadcast_in_dim; no primitives of their own)."""
+"""Shape and dtype helpers JAX's lax offers beside its primitives: `broadcast_shapes`,
+`broadcast_like` and `empty` (compositions of broadcast_in_dim; no primitives of their own),
+and `dtype`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
 
-__all__ = ["broadcast_like", "broadcast_shapes", "empty"]
+__all__ = ["broadcast_like", "broadcast_shapes", "dtype", "empty"]
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
@@ -77,3 +78,14 @@ def empty(shape, dtype, *, out_sharding=None):
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = tuple(operator.index(d) for d in shape)
     return broadcast_in_dim(np.zeros((), dtype), shape, ())
+
+
+def dtype(x) -> np.dtype:
+    """The canonical dtype of a value, dtype-like or Python scalar type (64-bit types become
+    32-bit ones unless x64 is enabled).
+
+    Example:
+      >>> dtype(np.float64(1.0))
+      dtype('float32')
+    """
+    return dtypes.dtype(x, canonicalize=True)
