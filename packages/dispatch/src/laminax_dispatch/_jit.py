@@ -33,6 +33,7 @@ from typing import Any
 
 from jaxlib import _jax
 from laminax_core import config as core_config
+from laminax_core._trace import _context as _trace_context  # .trace is None: no transformation
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
@@ -552,7 +553,8 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         # jaxlib's C++ cannot see laminax's trace or the debug checks: both stay in Python
-        if current_trace() is _EVAL_TRACE and not (_debug_nans.value or _debug_infs.value):
+        # (`_trace_context.trace is None` is `current_trace() is _EVAL_TRACE`, without a call)
+        if _trace_context.trace is None and not (_debug_nans.value or _debug_infs.value):
             try:
                 return self._cpp(*args, **kwargs)
             except ValueError as err:
