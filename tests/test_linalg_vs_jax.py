@@ -71,6 +71,11 @@ OPS = {
     "tridiagonal_solve_grad": "lambda a: jax.grad(lambda a: jnp.sum(jnp.abs("
     "jax.lax.linalg.tridiagonal_solve(a[..., 0, :], a[..., 1, :] + 4, a[..., 2, :], "
     "a[..., :3]))))(a)",
+    "householder_product": "lambda a: jax.lax.linalg.householder_product(a[..., :, :3], "
+    "a[..., 0, :3] / 2)",
+    "ormqr": "lambda a: jax.lax.linalg.ormqr(a[..., :, :3], a[..., 0, :3] / 2, a, transpose=True)",
+    "ormqr_right": "lambda a: jax.lax.linalg.ormqr(a[..., :, :3], a[..., 0, :3] / 2, a, "
+    "left=False)",
     "eig": "lambda a: jax.lax.linalg.eig(a)",
     "eig_np": "lambda a: tuple(jnp.linalg.eig(a))",
     "eigvals_np": "jnp.linalg.eigvals",
@@ -97,7 +102,8 @@ TOLERANT = {"trace_np": 1e-6}
 # rows that need one matrix (no batch), or one particular shape
 MATRIX_ONLY = {"lstsq", "lstsq_vector", "outer"}
 SIX_BY_SIX_ONLY = {"tensorinv", "tensorsolve", "cross", "tensordot", "tridiagonal_solve",
-                   "tridiagonal_solve_grad"}  # fmt: skip
+                   "tridiagonal_solve_grad", "householder_product", "ormqr",
+                   "ormqr_right"}  # fmt: skip
 
 # (name, shape): one matrix, a batch, small sizes with closed forms, non-square matrices
 SHAPES = {

@@ -474,3 +474,43 @@ def test_tridiagonal_solve_checks_shapes():
         lax.linalg.tridiagonal_solve(one, one, one, one)
     with pytest.raises(TypeError, match="must have the same shape"):
         lax.linalg.tridiagonal_solve(one[:2], one, one, np.ones((3, 1), np.float32))
+
+
+# ----- householder_product, ormqr -----------------------------------------------------------
+
+
+def _reflectors(dtype, batch=(2,)):
+    a = _random((*batch, 5, 3), dtype, seed=21)
+    taus = (0.5 * _random((*batch, 3), dtype, seed=22)).astype(dtype)
+    return a, taus
+
+
+def test_householder_product_and_ormqr_match_the_reference(dtype):
+    a, taus = _reflectors(dtype)
+    c_left, c_right = _random((2, 5, 4), dtype, seed=23), _random((2, 4, 5), dtype, seed=24)
+
+    def all_products(a, taus, c_left, c_right):
+        return [lax.linalg.householder_product(a, taus),
+                lax.linalg.householder_product(a, taus[..., :2]),
+                lax.linalg.ormqr(a, taus, c_left),
+                lax.linalg.ormqr(a, taus, c_left, transpose=True),
+                lax.linalg.ormqr(a, taus, c_right, left=False),
+                lax.linalg.ormqr(a, taus, c_right, left=False, transpose=True)]  # fmt: skip
+
+    got = jit(all_products)(a, taus, c_left, c_right)
+    with numpy_reference():
+        expected = all_products(a, taus, c_left, c_right)
+    for g, e in zip(got, expected, strict=True):
+        _close(g, np.asarray(e), dtype, scale=5)
+
+
+def test_householder_product_of_a_qr_factorization_is_its_q():
+    a = _random((5, 3), np.float32)
+    q, _ = jit(lambda x: lax.linalg.qr(x, full_matrices=False))(a)
+    with pytest.raises(NotImplementedError, match="'householder_product' not implemented"):
+        jvp(lambda x: lax.linalg.householder_product(x, np.ones(3, np.float32)), (a,), (a,))
+    with pytest.raises(ValueError, match="at least as many rows as columns"):
+        lax.linalg.householder_product(a.T, np.ones(3, np.float32))
+    with pytest.raises(ValueError, match=r"ormqr: c \(4, 2\) must have 5 rows"):
+        lax.linalg.ormqr(a, np.ones(3, np.float32), np.ones((4, 2), np.float32))
+    _orthonormal_columns(q, np.float32)

@@ -10,6 +10,7 @@
 | eigh | syevd / heevd (mode V) | NaNs where `info != 0`; eigenvalues ascending |
 | svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
 | eig | geev | complex eigenvalues from geev's real and imaginary parts; NaNs where `info != 0` |
+| householder_product, ormqr | orgqr / ungqr, ormqr / unmqr | nothing |
 | tridiagonal_solve | gtsv | NaNs where `info != 0`; jaxlib's own kernel for `perturb_singular` |
 
 Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
@@ -419,3 +420,28 @@ def _tridiagonal_solve_lower(ctx, dl, d, du, b, *, perturb_singular):
         aliases={0: 0, 1: 1, 2: 2, 3: 3},
     )
     return nan_unless(info_is(info, info_aval, "EQ"), x, b_aval, info_aval.ndim)
+
+
+# ----- householder_product, ormqr -----------------------------------------------------------
+
+
+@lowering_for(lax.linalg.householder_product_p)
+def _householder_product_lower(ctx, a, taus):
+    a_aval, taus_aval = ctx.avals_in
+    return _householder_product(a, a_aval, taus, taus_aval)
+
+
+@lowering_for(lax.linalg.ormqr_p)
+def _ormqr_lower(ctx, a, taus, c, *, left, transpose):
+    a_aval, taus_aval, c_aval = ctx.avals_in
+    routine = "unmqr" if _is_complex(a_aval) else "ormqr"
+    (out,) = lapack_call(
+        target_name(routine, a_aval.dtype, "ormqr"),
+        [a, taus, c],
+        ctx.avals_in,
+        [c_aval],
+        aliases={2: 0},
+        left=ir.BoolAttr.get(left),
+        transpose=ir.BoolAttr.get(transpose),
+    )
+    return out
