@@ -207,3 +207,28 @@ def test_wofz_and_complex_erfcx_match_jax(x64):
         keep = ~np.isnan(e)
         np.testing.assert_allclose(g[keep], e[keep], rtol=1e-12 if x64 else 3e-5,
                                    atol=0 if x64 else 1e-6)
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_hyp2f1_values_and_gradients_match_jax(x64):
+    # rows reach every branch: the power series, poles, Euler's transformation, b == c,
+    # Gauss's theorem at x = 1, terminating sums, and the digamma series near x = 1 with
+    # c - a - b = 0, 2 and -1
+    rows = [(1, 1, 2, 0.5), (0.5, 1.5, 3, 0.3), (-2, 3, 4, 0.7), (1.5, 2.5, 4, 0.95),
+            (2, 3, 5, 0.99), (0, 1, 1, 0.5), (3, 2, 0, 0.5), (1, 2, 3, 1), (-3, 2, 5, 0.4),
+            (2.5, 0.5, 3, -0.5), (1, 1, 2, 1.5), (0.3, 0.7, 1, 0.97), (1, 1, 4, 0.95),
+            (0.5, 1, 3.5, 0.93), (2, 2, 3, 0.95), (np.nan, 1, 1, 0.2), (1, 1, -2, 0.3)]
+    dtype = np.float64 if x64 else np.float32
+    a, b, c, x = (np.array(col, dtype) for col in zip(*rows, strict=True))
+    expected = run_jax(
+        "import jax.scipy.special as S\n"
+        "result = [jax.jit(S.hyp2f1)(a, b, c, x),\n"
+        "          *jax.jit(jax.vmap(jax.grad(S.hyp2f1, (0, 1, 2, 3))))(a[:5], b[:5], c[:5],\n"
+        "                                                               x[:5])]",
+        a=a, b=b, c=c, x=x, x64=x64)
+    with config.enable_x64(x64), np.errstate(all="ignore"):
+        got = [jit(special.hyp2f1)(a, b, c, x),
+               *jit(vmap(grad(special.hyp2f1, (0, 1, 2, 3))))(a[:5], b[:5], c[:5], x[:5])]
+    for name, g, e in zip(["hyp2f1", "d_a", "d_b", "d_c", "d_x"], got, expected, strict=True):
+        _assert_close(g, e, x64, name)

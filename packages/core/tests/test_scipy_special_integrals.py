@@ -235,6 +235,24 @@ def test_hyp1f1_closed_forms_and_derivatives():
                                rtol=1e-5)
 
 
+def test_hyp2f1_closed_forms():
+    x = np.array([-0.5, 0.3, 0.9, 0.95, 0.99])
+    # 2F1(1, 1; 2; x) = -log(1 - x)/x; 2F1(a, b; b; x) = (1 - x)^-a
+    np.testing.assert_allclose(_f64(special.hyp2f1, 1.0, 1.0, 2.0, x), -np.log1p(-x) / x,
+                               rtol=1e-12)
+    np.testing.assert_allclose(_f64(special.hyp2f1, 0.7, 2.5, 2.5, x), (1 - x) ** -0.7,
+                               rtol=1e-13)
+    # 2F1(1/2, 1; 3/2; x^2) = atanh(x)/x, and Gauss's theorem at x = 1
+    np.testing.assert_allclose(_f64(special.hyp2f1, 0.5, 1.0, 1.5, x[1:] ** 2),
+                               np.arctanh(x[1:]) / x[1:], rtol=1e-11)
+    gauss = math.gamma(3.5) * math.gamma(1.0) / (math.gamma(2.5) * math.gamma(2.0))
+    np.testing.assert_allclose(_f64(special.hyp2f1, 1.0, 1.5, 3.5, 1.0), gauss, rtol=1e-13)
+    # a terminating sum: 2F1(-2, b; c; x) = 1 - 2 b x / c + b (b+1) x^2 / (c (c+1))
+    np.testing.assert_allclose(_f64(special.hyp2f1, -2.0, 3.0, 4.0, 0.7),
+                               1 - 2 * 3 * 0.7 / 4 + 3 * 4 * 0.49 / 20, rtol=1e-14)
+    assert _f64(special.hyp2f1, 1.0, 1.0, 2.0, 1.5) == np.inf
+
+
 def test_bessel_jn_matches_the_power_series():
     z = np.array([0.5, 1.0, 2.5, 7.0])
     with config.enable_x64(True):
