@@ -103,3 +103,18 @@ def test_psum_transpose_binds_a_psum_over_the_named_axes_only():
     psums = [e.params["axes"] for e in closed.jaxpr.eqns if e.primitive.name == "psum"]
     assert psums == [(0,), ()]
     np.testing.assert_array_equal(f(X[:3]), np.broadcast_to(2 * X[:3], (3, 3)))
+
+
+@pytest.mark.parametrize("in_axis", [0, 1, 2])
+def test_vmapped_split_keeps_the_batch_dimension_in_place(in_axis):
+    f = lambda v: lax.split(v, (1, 2), axis=0)  # noqa: E731
+    x = np.moveaxis(np.arange(24, dtype=np.float32).reshape(4, 3, 2), 0, in_axis)
+    closed = make_jaxpr(vmap(f, in_axes=in_axis))(x)
+    # one split where the batch dimension is; only moving the outputs to 0 transposes
+    assert _prims(closed) == ["split"] + ["transpose"] * 2 * (in_axis != 0)
+    outs = vmap(f, in_axes=in_axis)(x)
+    for b in range(4):
+        for got, want in zip(outs, f(np.moveaxis(x, in_axis, 0)[b]), strict=True):
+            np.testing.assert_array_equal(got[b], want)
+    with pytest.raises(ValueError, match="sum to dimension 0"):
+        lax.split(np.ones((3, 4), np.float32), (1, 1), 0)

@@ -595,9 +595,12 @@ def split(operand, sizes, axis: int = 0):
 
 
 def _split_abstract_eval(x, sizes, axis):
-    if not 0 <= axis < x.ndim or sum(sizes) != x.shape[axis] or any(n < 0 for n in sizes):
-        raise TypeError(f"split: sizes {sizes} must be non-negative and sum to dimension {axis} "
-                        f"of shape {x.shape}.")
+    # ValueError, as JAX raises for these
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"split: axis {axis} is out of bounds for an array of shape {x.shape}.")
+    if any(n < 0 for n in sizes) or sum(sizes) != x.shape[axis]:
+        raise ValueError(f"split: sizes {sizes} must be non-negative and sum to dimension {axis} "
+                         f"of shape {x.shape} (got {sum(sizes)}).")
     return [x.update(shape=x.shape[:axis] + (n,) + x.shape[axis + 1:]) for n in sizes]
 
 
@@ -609,8 +612,9 @@ def _split_transpose(cts, x, sizes, axis):
 
 
 def _split_batch(axis_data, args, dims, sizes, axis):
-    x = move_bdim(args[0], dims[0], 0)
-    return split(x, sizes, axis + 1), [0] * len(sizes)
+    # the batch dimension stays where it is (as in JAX): no transpose
+    (bdim,) = dims
+    return split(args[0], sizes, axis + 1 if axis >= bdim else axis), [bdim] * len(sizes)
 
 
 split_p = define_primitive(
