@@ -232,3 +232,21 @@ def test_hyp2f1_values_and_gradients_match_jax(x64):
                *jit(vmap(grad(special.hyp2f1, (0, 1, 2, 3))))(a[:5], b[:5], c[:5], x[:5])]
     for name, g, e in zip(["hyp2f1", "d_a", "d_b", "d_c", "d_x"], got, expected, strict=True):
         _assert_close(g, e, x64, name)
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_sph_harm_y_matches_jax(x64):
+    n = np.array([0, 1, 1, 2, 2, 3, 3, 4, 5, 5, 2])
+    m = np.array([0, 0, -1, 1, -2, 2, -3, 0, 4, -5, 3])
+    dtype = np.float64 if x64 else np.float32
+    theta = np.linspace(0.1, 3.0, n.size).astype(dtype)
+    phi = np.linspace(-2, 5, n.size).astype(dtype)
+    expected = run_jax("import jax.scipy.special as S\n"
+                       "result = jax.jit(lambda t, p: S.sph_harm_y(n, m, t, p, n_max=5))(t, p)",
+                       n=n, m=m, t=theta, p=phi, x64=x64)
+    with config.enable_x64(x64):
+        got = np.asarray(jit(lambda t, p: special.sph_harm_y(n, m, t, p, n_max=5))(theta, phi))
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-13 if x64 else 1e-6,
+                               atol=1e-15 if x64 else 1e-7)

@@ -13,6 +13,7 @@ from laminax_core.internal import set_eager_impl
 from laminax_core.scipy import (
     _special_faddeeva,
     _special_fresnel,
+    _special_harmonics,
     _special_integrals,
     _special_series,
     special,
@@ -307,6 +308,24 @@ def test_wofz_reflection_and_complex_erfcx():
                                    special.erfcx(x), rtol=1e-12)
 
 
+def test_sph_harm_y_closed_forms():
+    theta = np.array([0.3, 0.9, 1.7, 2.5])
+    phi = np.array([0.2, -1.0, 2.0, 4.0])
+    with config.enable_x64(True):
+        y10 = np.asarray(special.sph_harm_y(np.ones(4, int), np.zeros(4, int), theta, phi))
+        y11 = np.asarray(special.sph_harm_y(np.ones(4, int), np.ones(4, int), theta, phi))
+        y1m1 = np.asarray(special.sph_harm_y(np.ones(4, int), -np.ones(4, int), theta, phi))
+        y22 = np.asarray(special.sph_harm_y(np.full(4, 2), np.full(4, 2), theta, phi))
+    np.testing.assert_allclose(y10, math.sqrt(3 / (4 * math.pi)) * np.cos(theta), atol=1e-14)
+    np.testing.assert_allclose(y11, -math.sqrt(3 / (8 * math.pi)) * np.sin(theta)
+                               * np.exp(1j * phi), atol=1e-14)
+    np.testing.assert_allclose(y1m1, -np.conj(y11), atol=1e-14)  # (-1)^m conj(Y_n^m)
+    np.testing.assert_allclose(y22, 0.25 * math.sqrt(15 / (2 * math.pi)) * np.sin(theta) ** 2
+                               * np.exp(2j * phi), atol=1e-14)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        special.sph_harm_y(np.ones(1, int), np.zeros(1, int), theta[:1], phi[:1], diff_n=1)
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):
@@ -317,7 +336,8 @@ def test_complex_arguments_are_rejected_with_a_clear_error():
 
 def test_docstring_examples_run():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    modules = (_special_faddeeva, _special_fresnel, _special_integrals, _special_series, special)
+    modules = (_special_faddeeva, _special_fresnel, _special_harmonics, _special_integrals,
+               _special_series, special)
     for module in modules:
         for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
             runner.run(test)

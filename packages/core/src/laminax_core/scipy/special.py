@@ -21,6 +21,7 @@ from laminax_core.nn._functions import softmax as _softmax
 from laminax_core.scipy._common import _broadcast, _c, _inexact
 from laminax_core.scipy._special_faddeeva import wofz
 from laminax_core.scipy._special_fresnel import fresnel
+from laminax_core.scipy._special_harmonics import sph_harm_y
 from laminax_core.scipy._special_integrals import (
     bernoulli,
     dawsn,
@@ -40,7 +41,7 @@ __all__ = [
     "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1",
     "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit",
     "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr",
-    "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta",
+    "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
 
 
