@@ -250,3 +250,21 @@ def test_sph_harm_y_matches_jax(x64):
     assert got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=1e-13 if x64 else 1e-6,
                                atol=1e-15 if x64 else 1e-7)
+
+
+@requires_jax
+@pytest.mark.parametrize("x64", [False, True])
+def test_complex_loggamma_and_gamma_match_jax(x64):
+    re = np.array([5, 0.5, -2.5, -3, 0, 1, 10, -7.3, 0.2, 30, np.nan, 2])
+    im = np.array([0, 1, 0.5, 0, 0, -2, 3, -4, 0, -20, 0, np.inf])
+    z = (re + 1j * im).astype(np.complex128 if x64 else np.complex64)
+    expected = run_jax("import jax.scipy.special as S\n"
+                       "result = [jax.jit(S.loggamma)(z), jax.jit(S.gamma)(z)]", z=z, x64=x64)
+    with config.enable_x64(x64), np.errstate(all="ignore"):
+        got = [jit(special.loggamma)(z), jit(special.gamma)(z)]
+    for g, e in zip(got, expected, strict=True):
+        g = np.asarray(g)
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+        keep = ~np.isnan(e)
+        np.testing.assert_allclose(g[keep], e[keep], rtol=1e-13 if x64 else 5e-6)

@@ -11,6 +11,7 @@ import pytest
 from laminax_core import config, grad
 from laminax_core.internal import set_eager_impl
 from laminax_core.scipy import (
+    _special_complex_gamma,
     _special_faddeeva,
     _special_fresnel,
     _special_harmonics,
@@ -326,6 +327,24 @@ def test_sph_harm_y_closed_forms():
         special.sph_harm_y(np.ones(1, int), np.zeros(1, int), theta[:1], phi[:1], diff_n=1)
 
 
+def test_complex_loggamma_and_gamma():
+    z = np.array([5 + 0j, 0.5 + 1j, -2.5 + 0.5j, 3 - 2j], np.complex128)
+    with config.enable_x64(True):
+        log_gamma = np.asarray(special.loggamma(z))
+        gamma_z = np.asarray(special.gamma(z))
+        shifted = np.asarray(special.loggamma(z + 1))
+    np.testing.assert_allclose(log_gamma[0], math.log(24), rtol=1e-13)
+    np.testing.assert_allclose(gamma_z, np.exp(log_gamma), rtol=1e-12)
+    # log Gamma(z + 1) = log Gamma(z) + log z on the principal branch (away from the cut)
+    np.testing.assert_allclose(shifted[[0, 1, 3]], (log_gamma + np.log(z))[[0, 1, 3]],
+                               rtol=1e-12)
+    # Gamma(1/2 + i) Gamma(1/2 - i) = pi / cosh(pi)
+    np.testing.assert_allclose(gamma_z[1] * np.conj(gamma_z[1]), math.pi / math.cosh(math.pi),
+                               rtol=1e-12)
+    with config.enable_x64(True):
+        assert np.isnan(special.loggamma(np.complex128(-3))).all()
+
+
 def test_complex_arguments_are_rejected_with_a_clear_error():
     z = np.array([1 + 1j], np.complex64)
     with pytest.raises(ValueError, match="beta does not support complex"):
@@ -336,8 +355,8 @@ def test_complex_arguments_are_rejected_with_a_clear_error():
 
 def test_docstring_examples_run():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    modules = (_special_faddeeva, _special_fresnel, _special_harmonics, _special_integrals,
-               _special_series, special)
+    modules = (_special_complex_gamma, _special_faddeeva, _special_fresnel, _special_harmonics,
+               _special_integrals, _special_series, special)
     for module in modules:
         for test in doctest.DocTestFinder().find(module, globs={**vars(module), "np": np}):
             runner.run(test)

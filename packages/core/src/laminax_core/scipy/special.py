@@ -324,6 +324,10 @@ def gamma(x):
       array(24., dtype=float32)
     """
     x = _inexact("gamma", x)
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        from laminax_core.scipy._special_complex_gamma import complex_gamma
+
+        return complex_gamma(x)
     return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
 
 
@@ -443,16 +447,18 @@ def gammaincc(a, x):
 
 
 def loggamma(x):
-    """The principal branch of `log Gamma(x)`: `gammaln(x)` for `x > 0`, NaN elsewhere.
-
-    Differs from JAX: complex arguments are not supported yet (TypeError).
+    """The principal branch of `log Gamma(x)`: `gammaln(x)` for real `x > 0` (NaN for other
+    real `x`), SciPy's branch for complex `x`.
 
     Example:
       >>> loggamma(np.array([5.0, -0.5], np.float32))
       array([3.1780539,       nan], dtype=float32)
     """
     x = _inexact("loggamma", x)
-    _reject_complex("loggamma", x, "not supported in laminax yet")
+    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+        from laminax_core.scipy._special_complex_gamma import complex_loggamma
+
+        return complex_loggamma(x)
     nan = lax.add(lax.mul(x, _c(x, 0)), _c(x, np.nan))
     return lax.select_n(lax.gt(x, _c(x, 0)), nan, lax.lgamma(x))
 
