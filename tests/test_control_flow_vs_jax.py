@@ -548,6 +548,33 @@ CASES = [
         (S,),
         True,
     ),
+    (
+        "scan_forwards_carry_and_xs",
+        "g = lambda x: lax.scan(lambda c, y: ((lax.sin(c), c)[1], y), x, np.ones(2, np.float32))",
+        (S,),
+        True,
+    ),
+    (
+        "scan_invariant_carry",
+        "g = lambda x: lax.scan(lambda c, y: ((c[0] + y, c[1]), y * 2.0), (x, x), "
+        "np.ones(2, np.float32))",
+        (S,),
+        True,
+    ),
+    (
+        "while_invariant_carry",
+        "g = lambda x, y: lax.while_loop(lambda c: c[0] < 3.0, lambda c: (c[0] + c[1], c[1]), "
+        "(x, y))",
+        (S, np.float32(0.5)),
+        True,
+    ),
+    (
+        "vmap_while_invariant_carry",
+        "g = vmap(lambda x, y: lax.while_loop(lambda c: c[0] < 3.0, lambda c: (c[0] + c[1], "
+        "c[1]), (x, y)), (0, None))",
+        (F3, np.float32(0.5)),
+        True,
+    ),
 ]
 
 # Programs whose jaxprs differ from JAX's in equation count, and why (values still compared).

@@ -260,6 +260,24 @@ def test_scan_errors():
         scan(lambda c, x: (c.astype(np.int32), x), np.float32(0), X)
 
 
+def test_loops_forward_unchanged_carries_and_xs_like_jax():
+    xs = np.ones(2, np.float32)
+    closed = make_jaxpr(lambda x: scan(lambda c, y: (c, y), x, xs))(np.float32(1))
+    (eqn,) = closed.eqns
+    # the unchanged carry is a const; the y that is an x is not stacked again
+    assert (eqn.params["num_consts"], eqn.params["num_carry"], len(eqn.outvars)) == (1, 0, 0)
+    c, ys = scan(lambda c, y: (c, y), np.float32(3), xs)
+    assert c == 3.0 and ys is not xs
+    np.testing.assert_array_equal(ys, xs)
+
+    def loop(x, step):
+        return while_loop(lambda c: c[0] < 3.0, lambda c: (c[0] + c[1], c[1]), (x, step))
+
+    (eqn,) = make_jaxpr(loop)(np.float32(1), np.float32(0.5)).eqns
+    assert (eqn.params["body_nconsts"], len(eqn.outvars)) == (1, 1)
+    assert loop(np.float32(1), np.float32(0.5)) == (3.0, 0.5)
+
+
 def test_map_applies_over_leading_axis():
     np.testing.assert_allclose(map(lambda x: lax.sin(x) * 2.0, X), np.sin(X) * 2, rtol=1e-6)
     np.testing.assert_allclose(grad(lambda xs: map(lax.sin, xs).sum())(X), np.cos(X), rtol=1e-6)

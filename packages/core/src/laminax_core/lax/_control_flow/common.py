@@ -23,6 +23,9 @@ __all__ = [
     "check_same_types",
     "empty2_p",
     "empty_like_aval",
+    "forwarded_inputs",
+    "move_inputs_to_front",
+    "prune_outputs",
     "jaxpr_as_fun",
     "jvp_jaxpr",
     "trace_closed",
@@ -66,6 +69,31 @@ def trace_user_fun(fun: Callable, in_tree, avals, name: str, out_trees: list):
         return out_leaves
 
     return trace_closed(flat, avals, name)
+
+
+def forwarded_inputs(closed: ClosedJaxpr) -> list:
+    """For each output of `closed`, the position of the input it returns unchanged, or None."""
+    position = {id(v): i for i, v in enumerate(closed.jaxpr.invars)}
+    return [position.get(id(v)) for v in closed.jaxpr.outvars]
+
+
+def prune_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
+    """`closed` returning only the outputs flagged in `keep` (its equations stay)."""
+    jaxpr = closed.jaxpr
+    outvars = [v for v, k in zip(jaxpr.outvars, keep, strict=True) if k]
+    return ClosedJaxpr(
+        Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns, jaxpr.effects), closed.consts
+    )
+
+
+def move_inputs_to_front(closed: ClosedJaxpr, move: Sequence[bool]) -> ClosedJaxpr:
+    """`closed` with the inputs flagged in `move` first (in their order), then the others."""
+    jaxpr = closed.jaxpr
+    invars = [v for v, m in zip(jaxpr.invars, move, strict=True) if m]
+    invars += [v for v, m in zip(jaxpr.invars, move, strict=True) if not m]
+    return ClosedJaxpr(
+        Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects), closed.consts
+    )
 
 
 def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:

@@ -70,21 +70,45 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         carry_avals,
         closed.out_avals[: len(carry)],
     )
-    outs = scan_p.bind(
-        *consts,
-        *carry,
-        *xs_leaves,
-        jaxpr=closed,
-        length=length,
-        reverse=bool(reverse),
-        unroll=unroll,
-        num_consts=len(consts),
-        num_carry=len(carry),
-    )
+    params = dict(length=length, reverse=bool(reverse), unroll=unroll)
+    outs = _bind_forwarding(closed, consts, carry, xs_leaves, params)
     return (
         tree_unflatten(carry_tree, outs[: len(carry)]),
         tree_unflatten(out_trees[0], outs[len(carry) :]),
     )
+
+
+def _bind_forwarding(closed, consts, carry, xs, params) -> list:
+    # As in JAX: a carry the body returns unchanged becomes a const (its final value is its
+    # initial one), and a y that is an x unchanged is not stacked again (the x is returned).
+    n_consts, n_carry = len(consts), len(carry)
+    fwd = common.forwarded_inputs(closed)
+    to_const = [fwd[i] == n_consts + i for i in range(n_carry)]
+    if any(to_const):
+        closed = common.prune_outputs(
+            closed, [not m for m in to_const] + [True] * len(fwd[n_carry:])
+        )
+        closed = common.move_inputs_to_front(
+            closed, [False] * n_consts + to_const + [False] * len(xs)
+        )
+        consts = [*[c for c, m in zip(carry, to_const, strict=True) if m], *consts]
+        carry = [c for c, m in zip(carry, to_const, strict=True) if not m]
+    x_start = n_consts + n_carry
+    y_fwd = [f - x_start if f is not None and f >= x_start else None for f in fwd[n_carry:]]
+    closed = common.prune_outputs(closed, [True] * len(carry) + [f is None for f in y_fwd])
+    outs = scan_p.bind(
+        *consts, *carry, *xs, jaxpr=closed, num_consts=len(consts), num_carry=len(carry), **params
+    )
+    carry_iter, ys_iter = iter(outs[: len(carry)]), iter(outs[len(carry) :])
+    moved = iter(consts)
+    carry_out = [next(moved) if m else next(carry_iter) for m in to_const]
+    ys = [next(ys_iter) if f is None else _fresh(xs[f]) for f in y_fwd]
+    return [*carry_out, *ys]
+
+
+def _fresh(x):
+    # a forwarded NumPy x comes back as a new array (JAX puts it on the device)
+    return x if isinstance(x, _trace.Tracer) else np.array(x)
 
 
 def _scan_length(xs_leaves, length):

@@ -18,6 +18,7 @@ from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 from laminax_core.lax._control_flow.scan import _carry_fixpoint, _cut, scan
@@ -55,16 +56,47 @@ def while_loop(cond_fun, body_fun, init_val):
             f"{body_trees[0]} and {tree}."
         )
     common.check_same_types("body_fun output and input", avals, body_closed.out_avals)
-    outs = while_p.bind(
-        *cond_consts,
-        *body_consts,
-        *carry,
-        cond_jaxpr=cond_closed,
-        body_jaxpr=body_closed,
-        cond_nconsts=len(cond_consts),
-        body_nconsts=len(body_consts),
-    )
+    outs = _bind_forwarding(cond_closed, cond_consts, body_closed, body_consts, carry)
     return tree_unflatten(tree, outs)
+
+
+def _bind_forwarding(cond_closed, cond_consts, body_closed, body_consts, carry) -> list:
+    # As in JAX: a carry the body returns unchanged and the predicate does not read becomes a
+    # body const (so vmap with a batched predicate need not batch it).
+    n_bc = len(body_consts)
+    fwd = common.forwarded_inputs(body_closed)
+    read = {id(v) for e in cond_closed.jaxpr.eqns for v in e.invars}
+    read |= {id(v) for v in cond_closed.jaxpr.outvars}
+    carry_vars = cond_closed.jaxpr.invars[len(cond_consts) :]
+    to_const = [fwd[i] == n_bc + i and id(carry_vars[i]) not in read for i in range(len(carry))]
+    if any(to_const):
+        keep = [not m for m in to_const]
+        body_closed = common.prune_outputs(body_closed, keep)
+        body_closed = common.move_inputs_to_front(body_closed, [False] * n_bc + to_const)
+        cond_jaxpr = cond_closed.jaxpr
+        invars = cond_jaxpr.invars[: len(cond_consts)] + [
+            v for v, k in zip(carry_vars, keep, strict=True) if k
+        ]
+        cond_closed = ClosedJaxpr(
+            Jaxpr(cond_jaxpr.constvars, invars, cond_jaxpr.outvars, cond_jaxpr.eqns,
+                  cond_jaxpr.effects),
+            cond_closed.consts,
+        )  # fmt: skip
+        body_consts = [*[c for c, m in zip(carry, to_const, strict=True) if m], *body_consts]
+        carry = [c for c, k in zip(carry, keep, strict=True) if k]
+    outs = iter(
+        while_p.bind(
+            *cond_consts,
+            *body_consts,
+            *carry,
+            cond_jaxpr=cond_closed,
+            body_jaxpr=body_closed,
+            cond_nconsts=len(cond_consts),
+            body_nconsts=len(body_consts),
+        )
+    )
+    moved = iter(body_consts)
+    return [next(moved) if m else next(outs) for m in to_const]
 
 
 def fori_loop(lower, upper, body_fun, init_val):
