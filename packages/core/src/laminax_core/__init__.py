@@ -25,6 +25,8 @@ from laminax_core._checkpoint import checkpoint_policies as checkpoint_policies
 from laminax_core._checkpoint import remat as remat
 from laminax_core._custom_derivatives import custom_jvp as custom_jvp
 from laminax_core._custom_derivatives import custom_vjp as custom_vjp
+from laminax_core._custom_gradient import closure_convert as closure_convert
+from laminax_core._custom_gradient import custom_gradient as custom_gradient
 from laminax_core._effects import Effect as Effect
 from laminax_core._interpreters.eval import eval_jaxpr as eval_jaxpr
 from laminax_core._jacobians import hessian as hessian
@@ -47,6 +49,8 @@ from laminax_core.errors import UnexpectedTracerError as UnexpectedTracerError
 from laminax_core.lax import stop_gradient as stop_gradient
 
 __all__ = [
+    "closure_convert",
+    "custom_gradient",
     "ClosedJaxpr",
     "ConcretizationTypeError",
     "Effect",

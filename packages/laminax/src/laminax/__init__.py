@@ -16,6 +16,8 @@ names of JAX's that no layer implements yet are absent rather than stubbed (see
 import laminax_dispatch as _dispatch
 from laminax_core import checkpoint as checkpoint
 from laminax_core import checkpoint_policies as checkpoint_policies
+from laminax_core import closure_convert as closure_convert
+from laminax_core import custom_gradient as custom_gradient
 from laminax_core import custom_jvp as custom_jvp
 from laminax_core import custom_vjp as custom_vjp
 from laminax_core import eval_shape as eval_shape
@@ -62,6 +64,7 @@ from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
 
+from laminax import custom_derivatives as custom_derivatives
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import lax as lax
@@ -88,6 +91,9 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "config",
+    "closure_convert",
+    "custom_derivatives",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
     "debug_infs",

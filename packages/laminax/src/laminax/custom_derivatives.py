@@ -1,0 +1,30 @@
+"""`laminax.custom_derivatives`: JAX's module of custom differentiation rules.
+
+The implementations live in `laminax_core`; this module gathers them under JAX's module name, so
+`from laminax.custom_derivatives import custom_vjp, SymbolicZero` reads as it does with JAX.
+"""
+
+from laminax_core._custom_derivatives import (
+    CustomVJPPrimal,
+    SymbolicZero,
+    custom_jvp,
+    custom_jvp_call_p,
+    custom_vjp,
+    custom_vjp_call_p,
+    custom_vjp_primal_tree_values,
+    zero_from_primal,
+)
+from laminax_core._custom_gradient import closure_convert, custom_gradient
+
+__all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
+    "closure_convert",
+    "custom_gradient",
+    "custom_jvp",
+    "custom_jvp_call_p",
+    "custom_vjp",
+    "custom_vjp_call_p",
+    "custom_vjp_primal_tree_values",
+    "zero_from_primal",
+]
