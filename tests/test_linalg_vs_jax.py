@@ -208,6 +208,12 @@ def test_empty_matrices_match_jax(shape):
 
 
 GRADS = {
+    "pinv": "lambda a: jnp.sum(jnp.linalg.pinv(a) * jnp.arange(a.size).reshape(a.shape))",
+    "pinv_wide": "lambda a: jnp.sum(jnp.linalg.pinv(a[:2]) * jnp.arange(2 * a.shape[1])"
+    ".reshape(a.shape[1], 2))",
+    "eigvals": "lambda a: jnp.real(jnp.sum(jnp.linalg.eigvals(a) * jnp.linalg.eigvals(a)))",
+    "tridiagonal_solve": "lambda a: jnp.sum(jax.lax.linalg.tridiagonal_solve(a[0], a[1] + 4, "
+    "a[2], a[:, :2]))",
     "det": "lambda a: jnp.linalg.det(a)",
     "slogdet": "lambda a: jnp.linalg.slogdet(a)[1]",
     "inv": "lambda a: jnp.sum(jnp.linalg.inv(a) * jnp.arange(a.size).reshape(a.shape))",

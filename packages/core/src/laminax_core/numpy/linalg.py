@@ -407,21 +407,57 @@ def _default_rtol(a_shape, dtype):
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse, via the SVD: singular values at most `rtol` times the
-    largest count as zero (default `rtol`: 10 * max(M, N) * eps, as in JAX).
+    largest count as zero (default `rtol`: 10 * max(M, N) * eps, as in JAX). Its derivative is
+    JAX's closed form (not the SVD's), so it exists where the SVD's does not.
 
     Example:
       >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]], np.float32))
       array([[0.5, 0. ],
              [0. , 0. ]], dtype=float32)
     """
-    from laminax_core.numpy._linalg_products import matmul
-    from laminax_core.numpy._ufuncs import multiply
+    from laminax_core._custom_derivatives import custom_jvp
 
     if rcond is not None:
         if rtol is not None:
             raise ValueError("jnp.linalg.pinv: give rtol or rcond (its old name), not both.")
         rtol = rcond
     a = _matrix("pinv", a, square=False)
+    pinv_a = custom_jvp(lambda a: _pinv_value(a, rtol, hermitian))
+    pinv_a.defjvp(lambda primals, tangents: _pinv_jvp(primals, tangents, rtol, hermitian))
+    return pinv_a(a)
+
+
+def _pinv_jvp(primals, tangents, rtol, hermitian):
+    # d pinv = -p da p + (p p^H) da^H (I - a p) + (I - p a) da^H (p^H p), grouped as JAX does
+    from laminax_core.numpy._linalg_products import matmul
+
+    (a,), (a_dot,) = primals, tangents
+    p = _pinv_value(a, rtol, hermitian)
+    if hermitian:
+        a, a_dot = (lax.div(lax.add(x, _hermitian(x)), convert_dtype(np.asarray(2),
+                                                                     get_aval(x).dtype))
+                    for x in (a, a_dot))
+    m, n = get_aval(a).shape[-2:]
+    a_dot_h = _hermitian(a_dot)
+    if m >= n:
+        s = matmul(matmul(p, _hermitian(p)), a_dot_h)
+        t = matmul(matmul(a_dot_h, _hermitian(p)), p)
+        p_dot = lax.neg(matmul(matmul(p, a_dot), p))
+        p_dot = lax.sub(lax.add(p_dot, s), matmul(matmul(s, a), p))
+        p_dot = lax.sub(lax.add(p_dot, t), matmul(matmul(p, a), t))
+    else:
+        s = matmul(p, matmul(_hermitian(p), a_dot_h))
+        t = matmul(a_dot_h, matmul(_hermitian(p), p))
+        p_dot = lax.neg(matmul(p, matmul(a_dot, p)))
+        p_dot = lax.sub(lax.add(p_dot, s), matmul(s, matmul(a, p)))
+        p_dot = lax.sub(lax.add(p_dot, t), matmul(p, matmul(a, t)))
+    return p, p_dot
+
+
+def _pinv_value(a, rtol, hermitian):
+    from laminax_core.numpy._linalg_products import matmul
+    from laminax_core.numpy._ufuncs import multiply
+
     *batch, m, n = get_aval(a).shape
     dtype = get_aval(a).dtype
     if m == 0 or n == 0:
