@@ -79,10 +79,13 @@ from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
 from laminax_core.lax._control_flow.common import jvp_jaxpr as jvp_jaxpr
 from laminax_core.lax._control_flow.common import out_batched as out_batched
 from laminax_core.lax._control_flow.common import trace_closed as trace_closed
+# the special functions as lax programs: what dispatch lowers igamma, betainc ... to
+from laminax_core.lax import _special_programs as special_programs
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
     "all_primitives",
+    "special_programs",
     "ANY",
     "AxisData",
     "backward_pass",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from jaxlib.mlir.dialects import chlo
 from laminax_core import lax
-from laminax_core.lax import _special_programs as programs
+from laminax_core.internal import special_programs as programs
 
 from laminax_dispatch._lowering._core import elementwise, lower_fun, register_lowering
 
