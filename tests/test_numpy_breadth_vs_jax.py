@@ -151,7 +151,9 @@ NUMPY_EXPRS = [
     "jnp.polyfit(XS, YS, 2)", "jnp.polyfit(XS, jnp.stack([YS, 2 * YS], 1), 3)",
     "jnp.polyfit(XS, YS, 2, w=XS + 2)", "jnp.polyfit(XS, YS, 1, full=True)",
     "jnp.polyfit(XS, YS, 2, cov=True)", "jnp.polydiv(POLY, POLY[:2])",
-    "jnp.polydiv(POLY, YS[:3])",
+    "jnp.polydiv(POLY, YS[:3])", "jnp.roots(POLY, strip_zeros=False)",
+    "jnp.roots(jnp.concatenate([jnp.zeros(2), POLY]), strip_zeros=False)",
+    "jnp.roots(jnp.zeros(3), strip_zeros=False)",
     # ufuncs
     "jnp.add.reduce(I8)", "jnp.add.reduce(F, axis=None)", "jnp.multiply.reduce(P, axis=1)",
     "jnp.maximum.reduce(F, axis=1, keepdims=True)", "jnp.subtract.reduce(F, axis=1)",

@@ -220,6 +220,28 @@ def test_polydiv_trimming_needs_concrete_values():
         make_jaxpr(lambda u: jnp.polydiv(u, np.ones(2), trim_leading_zeros=True))(np.ones(3))
 
 
+@pytest.mark.parametrize("p", [[1.0, -3.0, 2.0], [1.0, -6.0, 11.0, -6.0], [2.0, 0.0, 1.0],
+                               [0.0, 0.0, 1.0, -3.0, 2.0], [5.0], [1.0, 0.0, 0.0]])
+def test_roots_match_numpy(p):
+    p = np.array(p, np.float32)
+    ours, theirs = np.asarray(jnp.roots(p)), np.roots(p)
+    assert ours.shape == theirs.shape and ours.dtype == np.complex64
+    # the same multiset of roots: each of NumPy's has one of ours next to it, and vice versa
+    distance = np.abs(ours[:, None] - theirs[None, :])
+    assert (distance.min(0) < 1e-5).all() and (distance.min(1) < 1e-5).all()
+
+
+def test_roots_without_stripping_mark_leading_zeros_with_nan():
+    out = np.asarray(jnp.roots(np.array([0.0, 0.0, 1.0, -3.0, 2.0], np.float32),
+                               strip_zeros=False))
+    np.testing.assert_allclose(np.sort_complex(out[:2]), [1, 2], atol=1e-6)
+    assert np.isnan(out[2:]).all()
+    with pytest.raises(errors.ConcretizationTypeError):
+        make_jaxpr(jnp.roots)(np.ones(3, np.float32))
+    assert make_jaxpr(lambda p: jnp.roots(p, strip_zeros=False))(np.ones(3)).out_avals[0].shape \
+        == (2,)
+
+
 # ----- I/O and printing ---------------------------------------------------------------------
 
 

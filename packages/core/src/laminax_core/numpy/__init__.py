@@ -137,6 +137,7 @@ from laminax_core.numpy._logic import right_shift as right_shift
 from laminax_core.numpy._logic import where as where
 from laminax_core.numpy._polynomials import polydiv as polydiv
 from laminax_core.numpy._polynomials import polyfit as polyfit
+from laminax_core.numpy._polynomials import roots as roots
 from laminax_core.numpy._reductions import all as all
 from laminax_core.numpy._reductions import amax as amax
 from laminax_core.numpy._reductions import amin as amin
@@ -761,6 +762,7 @@ __all__ = [
     "rint",
     "roll",
     "rollaxis",
+    "roots",
     "rot90",
     "round",
     "s_",

@@ -1,7 +1,7 @@
-"""Polynomial fitting and division: `polyfit` (least squares on a column-scaled Vandermonde
-matrix, solved through the SVD with a relative cutoff `rcond`) and `polydiv` (synthetic
-division, one static step per quotient coefficient). Coefficients run from the highest power
-down, as in NumPy."""
+"""Polynomial fitting, division and roots: `polyfit` (least squares on a column-scaled
+Vandermonde matrix, solved through the SVD with a relative cutoff `rcond`), `polydiv`
+(synthetic division, one static step per quotient coefficient) and `roots` (the eigenvalues
+of the companion matrix). Coefficients run from the highest power down, as in NumPy."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from laminax_core.numpy._operands import (
     select,
 )
 
-__all__ = ["polydiv", "polyfit"]
+__all__ = ["polydiv", "polyfit", "roots"]
 
 
 def _matmul(a, b):
@@ -180,3 +180,76 @@ def _trim_leading(u):
     small = np.abs(values) < np.sqrt(np.finfo(get_aval(u).dtype).eps)
     keep = int(np.argmin(small)) if not small.all() else get_aval(u).shape[0]
     return lax.slice(u, (keep,), (get_aval(u).shape[0],))
+
+
+def _companion_roots(p):
+    """The eigenvalues of `p`'s companion matrix: its roots (complex)."""
+    from laminax_core.numpy.linalg import eigvals
+
+    n = get_aval(p).shape[0]
+    dtype = get_aval(p).dtype
+    if n < 2:
+        return np.zeros((0,), dtypes.to_complex_dtype(dtype))
+    below = lax.broadcast_in_dim(np.eye(n - 1, n - 1, -1, dtype=dtype), (n - 1, n - 1), (0, 1))
+    lead = lax.slice(p, (0,), (1,))
+    first_row = lax.neg(lax.div(lax.slice(p, (1,), (n,)),
+                                lax.broadcast_in_dim(lax.reshape(lead, ()), (n - 1,), ())))
+    companion = lax.concatenate([lax.reshape(first_row, (1, n - 1)),
+                                 lax.slice(below, (1, 0), (n - 1, n - 1))], 0)
+    return eigvals(companion)
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial with coefficients `p` (highest power first), as complex
+    numbers.
+
+    Args:
+      p: 1-D coefficients.
+      strip_zeros: drop leading zero coefficients first (needs concrete values). With False
+        (usable under jit), each leading zero gives a NaN root at the end instead.
+
+    Returns:
+      The roots, complex.
+
+    Example:
+      >>> np.sort_complex(np.asarray(roots(np.array([1.0, -3.0, 2.0], np.float32)))).real
+      array([1., 2.], dtype=float32)
+    """
+    from laminax_core.numpy._index_tricks import _concrete
+
+    check_arraylike("roots", p)
+    (p,) = promote_dtypes_inexact(as_array(p))
+    if get_aval(p).ndim == 0:
+        p = lax.reshape(p, (1,))
+    if get_aval(p).ndim != 1:
+        raise ValueError("jnp.roots: input must be a rank-1 array.")
+    n = get_aval(p).shape[0]
+    if n < 2:
+        return np.zeros((0,), dtypes.to_complex_dtype(get_aval(p).dtype))
+    if strip_zeros:
+        values = _concrete("roots (pass strip_zeros=False under jit)", p)
+        nonzero = np.flatnonzero(values != 0)
+        start = int(nonzero[0]) if nonzero.size else n
+        return _companion_roots(lax.slice(p, (start,), (n,)))
+    return _roots_with_leading_zeros(p)
+
+
+def _roots_with_leading_zeros(p):
+    # as JAX: roll the leading zeros to the end, solve, sort zero roots last, and report the
+    # roots that the leading zeros stand for as NaN
+    from laminax_core.numpy._logic import where
+    from laminax_core.numpy._reductions import all as all_
+    from laminax_core.numpy._reductions import argmin
+
+    n = get_aval(p).shape[0]
+    is_zero = lax.eq(p, lax.full_like(p, 0))
+    n_leading = where(all_(is_zero), n, argmin(is_zero)).astype(np.int32)
+    p = where(lax.eq(n_leading, np.int32(n)), lax.full_like(p, 1), p)
+    # roll left by the traced count: a window of the doubled coefficients
+    doubled = lax.concatenate([p, p], 0)
+    found = _companion_roots(lax.dynamic_slice(doubled, (n_leading,), (n,)))
+    zero_root = lax.eq(found, lax.full_like(found, 0))
+    _, found = lax.sort_key_val(zero_root, found)
+    keep = lax.lt(lax.iota(np.int32, n - 1), lax.sub(np.int32(n - 1), n_leading))
+    nan = lax.full_like(found, complex(np.nan, np.nan))
+    return select(keep, nan, found)
