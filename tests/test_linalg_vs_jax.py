@@ -76,6 +76,7 @@ OPS = {
     "ormqr": "lambda a: jax.lax.linalg.ormqr(a[..., :, :3], a[..., 0, :3] / 2, a, transpose=True)",
     "ormqr_right": "lambda a: jax.lax.linalg.ormqr(a[..., :, :3], a[..., 0, :3] / 2, a, "
     "left=False)",
+    "hessenberg": "jax.lax.linalg.hessenberg",
     "eig": "lambda a: jax.lax.linalg.eig(a)",
     "eig_np": "lambda a: tuple(jnp.linalg.eig(a))",
     "eigvals_np": "jnp.linalg.eigvals",
@@ -94,7 +95,7 @@ OPS = {
 SQUARE_ONLY = {"inv", "solve", "det", "slogdet", "cond", "eigh", "eigh_upper", "eigh_np",
                "eigvalsh_np", "cholesky", "cholesky_fails", "cholesky_np", "svd_np_hermitian",
                "pinv_hermitian", "triangular_solve_left", "triangular_solve_right_h",
-               "triangular_solve_conj", "eig", "eig_np", "eigvals_np"}  # fmt: skip
+               "triangular_solve_conj", "eig", "eig_np", "eigvals_np", "hessenberg"}  # fmt: skip
 # rows compared to float rounding (rtol) instead of bit for bit, and why:
 # jnp.trace (core's numpy module) sums the strided diagonal of the flattened matrix, JAX masks
 # the matrix and reduces over both axes, so sums of more than two terms can round differently

@@ -514,3 +514,26 @@ def test_householder_product_of_a_qr_factorization_is_its_q():
     with pytest.raises(ValueError, match=r"ormqr: c \(4, 2\) must have 5 rows"):
         lax.linalg.ormqr(a, np.ones(3, np.float32), np.ones((4, 2), np.float32))
     _orthonormal_columns(q, np.float32)
+
+
+# ----- hessenberg ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_hessenberg_is_similar_to_the_matrix_and_matches_the_reference(dtype, shape):
+    a = _random(shape, dtype)
+    h_full, taus = map(np.asarray, jit(lax.linalg.hessenberg)(a))
+    n = shape[-1]
+    assert taus.shape == (*shape[:-2], n - 1)
+    # reflector i sits below the subdiagonal of column i: Q = 1 (+) householder_product of the
+    # trailing (n - 1) x (n - 1) block
+    q_tail = np.asarray(jit(lax.linalg.householder_product)(h_full[..., 1:, :-1], taus))
+    q = np.zeros_like(h_full)
+    q[..., 0, 0] = 1
+    q[..., 1:, 1:] = q_tail
+    _orthonormal_columns(q, dtype)
+    _close(q @ np.triu(h_full, -1) @ _h(q), a, dtype, scale=4 * n)
+    with numpy_reference():
+        expected = [np.asarray(x) for x in lax.linalg.hessenberg(a)]
+    _close(h_full, expected[0], dtype, scale=4 * n)
+    _close(taus, expected[1], dtype, scale=4 * n)

@@ -11,6 +11,7 @@
 | svd | gesdd (gesvd for algorithm QR) | mode A / S / N; NaNs where `info != 0` |
 | eig | geev | complex eigenvalues from geev's real and imaginary parts; NaNs where `info != 0` |
 | householder_product, ormqr | orgqr / ungqr, ormqr / unmqr | nothing |
+| hessenberg | gehrd (rows and columns 1..n) | NaNs where `info != 0` |
 | tridiagonal_solve | gtsv | NaNs where `info != 0`; jaxlib's own kernel for `perturb_singular` |
 
 Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
@@ -445,3 +446,27 @@ def _ormqr_lower(ctx, a, taus, c, *, left, transpose):
         transpose=ir.BoolAttr.get(transpose),
     )
     return out
+
+
+# ----- hessenberg ---------------------------------------------------------------------------
+
+
+@lowering_for(lax.linalg.hessenberg_p)
+def _hessenberg_lower(ctx, a):
+    (aval,) = ctx.avals_in
+    info_aval = _info_aval(aval)
+    i32 = ir.IntegerType.get_signless(32)
+    h, taus, info = lapack_call(
+        target_name("gehrd", aval.dtype, "hessenberg"),
+        [a],
+        [aval],
+        [*ctx.avals_out, info_aval],
+        aliases={0: 0},
+        low=ir.IntegerAttr.get(i32, 1),  # reduce the whole matrix (rows/columns 1..n)
+        high=ir.IntegerAttr.get(i32, aval.shape[-1]),
+    )
+    ok = info_is(info, info_aval, "EQ")
+    return [
+        nan_unless(ok, h, ctx.avals_out[0], info_aval.ndim),
+        nan_unless(ok, taus, ctx.avals_out[1], info_aval.ndim),
+    ]

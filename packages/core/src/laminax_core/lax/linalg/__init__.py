@@ -4,7 +4,7 @@ jvp rules as JAX has them and batching over leading dimensions.
 Modules: `_triangular.py` (cholesky, triangular_solve), `_lu_qr.py` (lu, lu_pivots_to_permutation,
 qr), `_spectral.py` (eigh, svd), `_eig.py` (eig, and the implementation enums),
 `_tridiagonal.py` (tridiagonal_solve), `_householder.py` (householder_product, ormqr),
-`_matrix.py` (helpers the rules share).
+`_hessenberg.py` (hessenberg), `_matrix.py` (helpers the rules share).
 """
 
 from laminax_core.lax.linalg._eig import EighImplementation as EighImplementation
@@ -12,6 +12,8 @@ from laminax_core.lax.linalg._eig import EigImplementation as EigImplementation
 from laminax_core.lax.linalg._eig import SvdAlgorithm as SvdAlgorithm
 from laminax_core.lax.linalg._eig import eig as eig
 from laminax_core.lax.linalg._eig import eig_p as eig_p
+from laminax_core.lax.linalg._hessenberg import hessenberg as hessenberg
+from laminax_core.lax.linalg._hessenberg import hessenberg_p as hessenberg_p
 from laminax_core.lax.linalg._householder import householder_product as householder_product
 from laminax_core.lax.linalg._householder import householder_product_p as householder_product_p
 from laminax_core.lax.linalg._householder import ormqr as ormqr
@@ -37,8 +39,8 @@ from laminax_core.lax.linalg._tridiagonal import tridiagonal_solve_p as tridiago
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p", "eig",
-    "eig_p", "eigh", "eigh_p", "householder_product", "householder_product_p", "lu", "lu_p",
-    "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "ormqr", "ormqr_p", "qr", "qr_p",
-    "svd", "svd_p", "triangular_solve", "triangular_solve_p", "tridiagonal_solve",
-    "tridiagonal_solve_p",
+    "eig_p", "eigh", "eigh_p", "hessenberg", "hessenberg_p", "householder_product",
+    "householder_product_p", "lu", "lu_p", "lu_pivots_to_permutation",
+    "lu_pivots_to_permutation_p", "ormqr", "ormqr_p", "qr", "qr_p", "svd", "svd_p",
+    "triangular_solve", "triangular_solve_p", "tridiagonal_solve", "tridiagonal_solve_p",
 ]  # fmt: skip
