@@ -6,7 +6,7 @@ import pytest
 from jaxlib import _jax
 from laminax_core import make_jaxpr
 from laminax_core.internal import Effect, Primitive, lowerable_effects, ordered_effects
-from laminax_dispatch import devices, effects_barrier, register_lowering
+from laminax_dispatch import devices, effects_barrier, jit, register_lowering
 from laminax_dispatch.internal import Executable, emit_python_callback, lower_jaxpr
 
 F32 = np.float32
@@ -94,3 +94,37 @@ def test_a_callback_returning_the_wrong_shape_raises_with_both_shapes():
     run = _compile(lower_jaxpr(closed, name="jit_bad"))
     with pytest.raises(Exception, match=r"result 0 is float32\[2\], expected float32\[3\]"):
         np.asarray(run(np.ones(3, F32))[0])
+
+
+def test_jitted_calls_log_in_program_order_and_keep_their_results():
+    f = jit(lambda x: host_log_p.bind(x) + 1.0)
+    outs = [f(F32(i)) for i in range(30)]
+    effects_barrier()
+    assert [float(v) for v in LOG] == list(range(30))
+    assert [float(o) for o in outs] == [i + 1.0 for i in range(30)]
+
+
+def test_eager_and_jitted_effects_interleave_in_program_order():
+    f = jit(lambda x: host_log_p.bind(x * 10.0))
+    for i in range(5):
+        f(F32(i))
+        host_log_p.bind(F32(-i))
+    effects_barrier()
+    assert [float(v) for v in LOG] == [0, 0, 10, -1, 20, -2, 30, -3, 40, -4]
+
+
+def test_modules_with_callbacks_are_never_written_to_the_persistent_cache(tmp_path):
+    from laminax_core.config import config
+
+    saved = (config.jax_compilation_cache_dir, config.jax_persistent_cache_min_compile_time_secs)
+    config.update("jax_compilation_cache_dir", str(tmp_path))
+    config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    try:
+        jit(lambda x: host_log_p.bind(x) * 3.0)(F32(2))
+        jit(lambda x: x * 3.0)(F32(2))  # a pure module in the same setting is written
+    finally:
+        config.update("jax_compilation_cache_dir", saved[0])
+        config.update("jax_persistent_cache_min_compile_time_secs", saved[1])
+    effects_barrier()
+    assert [float(v) for v in LOG] == [2.0]
+    assert len([p for p in tmp_path.rglob("*") if p.is_file()]) == 1

@@ -103,21 +103,22 @@ def _module_name(module: ir.Module) -> str:
     return ir.StringAttr(module.operation.attributes["sym_name"]).value
 
 
-def _backend_compile(client, bytecode, device_list, options, host_callbacks):
+def _backend_compile(client, computation, device_list, options, host_callbacks):
     try:
         if host_callbacks:
-            return client.compile_and_load(bytecode, device_list, options, list(host_callbacks))
-        return client.compile_and_load(bytecode, device_list, options)
+            return client.compile_and_load(computation, device_list, options, list(host_callbacks))
+        return client.compile_and_load(computation, device_list, options)
     except _jax.JaxRuntimeError as err:
         raise RuntimeError(f"XLA could not compile the module: {err}") from err
 
 
-def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_text):
+def _compile_uncached(name, computation, devices, options, host_callbacks, avals_text):
+    """Compiles `computation` (module bytecode, or the module itself when it has callbacks)."""
     client = devices[0].client
     device_list = _jax.DeviceList(tuple(devices))
     key = (
-        _compilation_cache.cache_key(bytecode, options, devices)
-        if (_compilation_cache.is_enabled())
+        _compilation_cache.cache_key(computation, options, devices)
+        if _compilation_cache.is_enabled() and not host_callbacks
         else None
     )
     if key is not None:
@@ -130,7 +131,7 @@ def _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_te
             logger.debug("Persistent compilation cache hit for %s.", name)
             return cached
     start = time.perf_counter()
-    executable = _backend_compile(client, bytecode, device_list, options, host_callbacks)
+    executable = _backend_compile(client, computation, device_list, options, host_callbacks)
     seconds = time.perf_counter() - start
     level = logging.WARNING if log_compiles.value else logging.DEBUG
     logger.log(
@@ -183,7 +184,9 @@ def compile_module(
     options = compile_options(devices)
     avals_text = ", ".join(a.str_short() for a in in_avals)
     if host_callbacks:
-        return _compile_uncached(name, bytecode, devices, options, host_callbacks, avals_text)
+        # jaxlib takes host callbacks only with the module object; such executables call into
+        # this process, so neither cache may hand them to another module or process
+        return _compile_uncached(name, module, devices, options, host_callbacks, avals_text)
     key = _memory_key(bytecode, options, devices)
     with _lock:
         executable = _executables.get(key)

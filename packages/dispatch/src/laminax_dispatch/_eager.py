@@ -112,8 +112,17 @@ def _compile_eager(primitive, avals, params, device) -> _EagerComputation:
     if forwarded is not None:
         _stats["forwarded"] += 1
         return _EagerComputation(None, forwarded, out_avals, primitive.multiple_results, name)
-    compiled = compile_module(result.module, [device], in_avals=avals)
-    executable = Executable(compiled, name, avals, out_avals, ordered_effects=effects)
+    compiled = compile_module(
+        result.module, [device], in_avals=avals, host_callbacks=result.host_callbacks
+    )
+    executable = Executable(
+        compiled,
+        name,
+        avals,
+        out_avals,
+        ordered_effects=effects,
+        has_host_callbacks=bool(result.host_callbacks),
+    )
     return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
 
 

@@ -331,7 +331,10 @@ class CompiledCall:
             if self._executable is None:
                 start = time.perf_counter()
                 compiled = compile_module(
-                    lowering.module, [self.device], in_avals=lowering.in_avals
+                    lowering.module,
+                    [self.device],
+                    in_avals=lowering.in_avals,
+                    host_callbacks=lowering.host_callbacks,
                 )
                 _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
                 self._executable = Executable(
@@ -340,6 +343,7 @@ class CompiledCall:
                     lowering.in_avals,
                     lowering.out_avals,
                     ordered_effects=self.ordered,
+                    has_host_callbacks=bool(lowering.host_callbacks),
                 )
                 self._const_args = [device_put(c, self.device) for c in lowering.hoisted_consts]
             return self._executable
