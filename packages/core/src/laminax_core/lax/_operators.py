@@ -243,7 +243,7 @@ def _dynamic_index(x, dynamic):
         else:
             starts.append(np.int32(0))
             sizes.append(size)
-    return st.dynamic_slice(x, starts, sizes)
+    return st.dynamic_slice(x, starts, sizes, allow_negative_indices=False)  # normalized above
 
 
 # ----- installation -------------------------------------------------------------------------

@@ -205,7 +205,9 @@ def _dynamic_ints(x, entries):
             starts.append(_normalize_index(i, shape[dim]))
             sizes.append(1)
             squeezed.append(dim)
-    return lax.squeeze(lax.dynamic_slice(x, starts, sizes), tuple(squeezed))
+    # the starts are already normalized: no second wrap of negative indices
+    sliced = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
+    return lax.squeeze(sliced, tuple(squeezed))
 
 
 def _index_dtype(arrays):
