@@ -32,9 +32,6 @@ F32 = np.float32
 NOT_LOWERED = {
     "all_gather",
     "axis_index",
-    "pmax",
-    "pmin",
-    "psum",
     "custom_lin",
 }
 

@@ -7,6 +7,7 @@ from laminax_dispatch._lowering import approx_top_k as approx_top_k
 from laminax_dispatch._lowering import barriers as barriers
 from laminax_dispatch._lowering import bitwise as bitwise
 from laminax_dispatch._lowering import checkpoint as checkpoint
+from laminax_dispatch._lowering import collectives as collectives
 from laminax_dispatch._lowering import control_flow as control_flow
 from laminax_dispatch._lowering import convolution as convolution
 from laminax_dispatch._lowering import cumulative as cumulative
@@ -37,8 +38,8 @@ from laminax_dispatch._lowering._core import register_lowering as register_lower
 
 __all__ = [
     "LoweringResult", "LoweringRuleContext", "ModuleContext", "approx_top_k", "barriers",
-    "bitwise", "checkpoint", "control_flow", "convolution", "cumulative", "custom_derivatives",
-    "dot", "elementwise", "fft",
+    "bitwise", "checkpoint", "collectives", "control_flow", "convolution", "cumulative",
+    "custom_derivatives", "dot", "elementwise", "fft",
     "get_lowering", "indexing", "ir_constant", "jaxpr_subcomp", "linalg", "linear_solve",
     "lower_jaxpr", "lowering_for", "lowerings", "math", "random", "reductions",
     "register_lowering", "sorting", "special", "structural", "windowed",
