@@ -335,3 +335,14 @@ def test_disable_jit_runs_the_python_function():
     with config.disable_jit(False):
         jit(f)(np.ones(2, F32))
     assert seen[-1] is not np.ndarray
+
+
+def test_nested_jit_prints_name_then_donations_then_jaxpr_as_jax_does():
+    from laminax_core import make_jaxpr
+
+    text = str(make_jaxpr(jit(lambda x, y: x + y, donate_argnums=0))(1.0, 2.0))
+    lines = [line.strip() for line in text.splitlines()]
+    start = lines.index("c:f32[] = jit[")
+    assert lines[start + 1 : start + 3] == ["name=<lambda>", "donated_invars=(True, False)"]
+    assert lines[start + 3].startswith("jaxpr={ lambda")
+    assert "donated_invars" not in str(make_jaxpr(jit(lambda x: x * 2.0))(1.0))

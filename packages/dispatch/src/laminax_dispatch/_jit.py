@@ -606,7 +606,11 @@ class JitFunction:
         if self._options.inline:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *extra, *leaves)
         else:
-            outs = call_jaxpr(closed, [*extra, *leaves], self._name)
+            donated = ()
+            if self._options.donate_argnums or self._options.donate_argnames:
+                _, flags = self._options.leaf_info(dyn_args, dyn_kwargs, static)
+                donated = (False,) * len(extra) + tuple(flags)
+            outs = call_jaxpr(closed, [*extra, *leaves], self._name, donated=donated)
         return tree_unflatten(out_tree, outs)
 
     def __get__(self, instance, owner=None):

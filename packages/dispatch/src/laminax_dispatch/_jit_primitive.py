@@ -47,7 +47,17 @@ __all__ = ["jit_p", "call_jaxpr"]
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
-jit_p.print_params = lambda params: {"name": params["name"], "jaxpr": params["jaxpr"]}
+
+
+def _print_params(params) -> list:
+    # JAX's order: the name first, donation only when something is donated, the jaxpr last
+    shown = [("name", params["name"])]
+    if any(params.get("donated_invars", ())):
+        shown.append(("donated_invars", params["donated_invars"]))
+    return [*shown, ("jaxpr", params["jaxpr"])]
+
+
+jit_p.print_params = _print_params
 
 _LRU_SIZE = 1024
 _lock = threading.Lock()
@@ -70,13 +80,16 @@ def memoize_on_jaxpr(key, make):
     return value
 
 
-def call_jaxpr(closed: ClosedJaxpr, args, name: str, inline: bool = False) -> list:
-    """Binds `jit_p` with `closed` on `args` (under whatever trace is current)."""
+def call_jaxpr(
+    closed: ClosedJaxpr, args, name: str, inline: bool = False, donated: tuple = ()
+) -> list:
+    """Binds `jit_p` with `closed` on `args` (under whatever trace is current); `donated`
+    flags the arguments the caller donates (recorded in the equation, as JAX does)."""
     return jit_p.bind(
         *args,
         jaxpr=closed,
         name=name,
-        donated_invars=(False,) * len(args),
+        donated_invars=tuple(donated) or (False,) * len(args),
         keep_unused=False,
         inline=inline,
     )
