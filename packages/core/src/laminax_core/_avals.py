@@ -234,6 +234,11 @@ class WeakTypedArray(np.ndarray):
     # What `dtypes.is_weakly_typed` and promotion read from values that are not tracers.
     weak_type = True
 
+    @property
+    def val(self) -> np.ndarray:
+        """The value as a plain NumPy array (what jaxlib reads from a typed ndarray)."""
+        return np.asarray(self)
+
 
 def weak_array(value, dtype) -> WeakTypedArray:
     """`value` as a weakly typed NumPy constant of `dtype`."""

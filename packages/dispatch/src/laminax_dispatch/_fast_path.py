@@ -25,7 +25,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import jaxlib.weakref_lru_cache  # noqa: F401  (jaxlib's typed-ndarray setter crashes without it)
-import numpy as np
 from jaxlib import _jax
 from jaxlib._jax import config as _config_ext
 from laminax_core._avals import WeakTypedArray
@@ -180,8 +179,6 @@ def _install_runtime_hooks() -> None:
     _jax.set_invalid_input_exception(InvalidInputError)
     _jax.set_tracer_class(Tracer)
     _jax.register_canonicalize_value_handler(Tracer, None)
-    if not hasattr(WeakTypedArray, "val"):  # jaxlib reads the host value of a typed ndarray
-        WeakTypedArray.val = property(np.asarray, doc="The value as a plain NumPy array.")
     _jax.set_typed_ndarray_type(WeakTypedArray)
 
 
