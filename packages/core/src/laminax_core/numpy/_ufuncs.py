@@ -48,7 +48,14 @@ def _doc(name: str, summary: str, example: str) -> str:
             f"Example:\n  >>> {example}\n")
 
 
+# Names of the one-array elementwise functions: a layer that compiles (the facade) may wrap
+# them in an inlined jit, as JAX's own are, so an eager call is one compiled dispatch.
+UNARY_ELEMENTWISE: list[str] = []
+
+
 def _unary(name: str, lax_name: str, summary: str, *, inexact: bool = True):
+    UNARY_ELEMENTWISE.append(name)
+
     def fn(x, /):
         check_arraylike(name, x)
         (x,) = promote_dtypes_inexact(x) if inexact else promote_dtypes(x)

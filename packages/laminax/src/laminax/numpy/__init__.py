@@ -1,7 +1,24 @@
-"""`laminax.numpy`: laminax's implementation lives in `laminax_core.numpy`; this module re-exports its public names.
+"""`laminax.numpy`: laminax's implementation lives in `laminax_core.numpy`; this module
+re-exports its public names.
 
-The facade adds nothing of its own, so `laminax.numpy` and `laminax_core.numpy` are the same objects.
+One difference from the source module, as in JAX: the one-array elementwise functions
+(`sin`, `exp`, `tanh`, ...) are wrapped in an inlined `jit`, so an eager call on an Array is a
+single compiled dispatch (jaxlib's C++ path) instead of promotion and a primitive bind in
+Python. Under a transformation the wrapper inlines the same equations the plain function
+stages.
 """
 
+import inspect as _inspect
+
+import laminax_core.numpy as _core_numpy
 from laminax_core.numpy import *  # noqa: F403  (the facade is exactly the source module's __all__)
 from laminax_core.numpy import __all__ as __all__
+from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as _UNARY_ELEMENTWISE
+from laminax_dispatch import jit as _jit
+
+for _name in _UNARY_ELEMENTWISE:
+    _fun = getattr(_core_numpy, _name)
+    if _inspect.isfunction(_fun):  # not the ufunc objects (jnp.negative ...), which have methods
+        globals()[_name] = _jit(_fun, inline=True)
+
+del _name, _fun
