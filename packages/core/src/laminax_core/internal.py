@@ -73,6 +73,7 @@ from laminax_core._trace import Trace as Trace
 from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
+from laminax_core.lax._control_flow import empty2_p as empty2_p
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -85,6 +86,7 @@ from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
     "all_primitives",
+    "empty2_p",
     "special_programs",
     "ANY",
     "AxisData",

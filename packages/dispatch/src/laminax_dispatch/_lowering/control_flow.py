@@ -14,8 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
-from laminax_core.internal import eval_jaxpr, ordered_effects
-from laminax_core.lax._control_flow import empty2_p
+from laminax_core.internal import empty2_p, eval_jaxpr, ordered_effects
 
 from laminax_dispatch._lowering._core import (
     ir_constant,
