@@ -208,3 +208,19 @@ def test_unsupported_special_derivatives_say_so():
         jvp(lambda a: lax.igamma_grad_a(a, np.float32(1)), (np.float32(1),), (np.float32(1),))
     with pytest.raises(ValueError, match="Betainc gradient with respect to a and b"):
         grad(lambda a: lax.betainc(a, np.float32(1), np.float32(0.5)))(np.float32(1))
+
+
+def test_erf_inv_float64_reference_is_accurate_in_the_tails():
+    # values from JAX 0.10.2 with x64 (XLA's float64 erf_inv), which agree with mpmath
+    from laminax_core.config import enable_x64
+
+    y = np.array([0.3, -0.7, 1 - 1e-6, 1 - 1e-10, 1 - 1e-14, -(1 - 1e-15), 1 - 2**-52])
+    expected = [0.2724627147267544, -0.7328690779592166, 3.4589107372739605, 4.57282495853958,
+                5.4725525174145355, -5.675915739744714, 5.805018683193453]
+    with enable_x64(True):
+        actual = np.asarray(lax.erf_inv(y))
+    np.testing.assert_allclose(actual, expected, rtol=2e-12)  # XLA's own error at 1 - 1e-10
+    import math
+
+    residual = [math.erfc(abs(x)) / (1 - abs(v)) - 1 for x, v in zip(actual, y, strict=True)]
+    np.testing.assert_allclose(residual[2:], 0.0, atol=1e-14)

@@ -131,9 +131,16 @@ def _erf_inv_reference(y):
         x = np.where(w < 5, central, tail) * y
         interior = np.abs(y) < 1
         x = np.where(interior, x, 0.0)
-        erf_ = _elementwise(math.erf)
-        for _ in range(3):
-            x = x - (erf_(x) - y) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+        erf_, erfc_ = _elementwise(math.erf), _elementwise(math.erfc)
+        # near +-1, erf(x) - y cancels: there Newton solves log erfc(|x|) = log(1 - |y|)
+        # instead (1 - |y| is exact, and the log makes the steep tail nearly linear)
+        ay, far = np.abs(y), np.abs(y) > 0.5
+        for _ in range(6):
+            slope = _TWO_OVER_SQRT_PI * np.exp(-x * x)
+            near_step = (erf_(x) - y) / slope
+            tail = erfc_(np.abs(x))
+            tail_step = np.sign(y) * np.log(tail / (1 - ay)) * tail / -slope
+            x = x - np.where(far, tail_step, near_step)
         edge = np.where(np.abs(y) == 1, np.copysign(np.inf, y), np.nan)
         return np.where(interior, x, edge)
 
