@@ -224,3 +224,13 @@ def test_erf_inv_float64_reference_is_accurate_in_the_tails():
 
     residual = [math.erfc(abs(x)) / (1 - abs(v)) - 1 for x, v in zip(actual, y, strict=True)]
     np.testing.assert_allclose(residual[2:], 0.0, atol=1e-14)
+
+
+def test_integer_pow_of_a_complex_number_is_differentiable():
+    # (2+4j) is what JAX 0.10.2 returns for grad(real(z**2)) at z = 1+2j
+    from laminax_core import numpy as jnp
+
+    z = np.complex64(1 + 2j)
+    np.testing.assert_allclose(grad(lambda v: jnp.real(lax.integer_pow(v, 2)))(z), 2 + 4j)
+    _, tangent = jvp(lambda v: lax.integer_pow(v, 3), (z,), (np.complex64(1),))
+    np.testing.assert_allclose(tangent, 3 * z**2, rtol=1e-6)

@@ -423,7 +423,8 @@ def _integer_pow_jvp(t, ans, x, y):
     if y == 0:
         return mul(t, 0.0)
     factor = x if y == 2 else integer_pow(x, y - 1)
-    return mul(t, mul(float(y), factor))
+    # the exponent as a weak constant of x's dtype (complex x needs a complex constant)
+    return mul(t, mul(weak_array(y, get_aval(x).dtype), factor))
 
 
 integer_pow_p = define_primitive(
