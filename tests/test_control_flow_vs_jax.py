@@ -7,14 +7,11 @@ under real JAX and under laminax_core; the tests compare the values, the jaxpr's
 equation count, and, for the programs marked `exact`, the printed jaxpr character for character.
 """
 
-import re
 
-import laminax_core as lc
 import numpy as np
 import pytest
-from jaxref import requires_jax, run_jax
-from laminax_core import lax
-from laminax_pytree import tree_leaves
+from jaxpr_programs import ProgramSuite, normalize
+from jaxref import requires_jax
 
 S = np.float32(0.7)
 F3 = np.array([0.5, -1.0, 2.0], np.float32)
@@ -583,65 +580,10 @@ COUNT_DIFFERENCES = {
     "grad_checkpoint_static": "JAX differentiates pow with an int exponent without converting it",
 }
 
-_JAX_SNIPPET = """
-from jax import lax
-ns_base = dict(lax=lax, np=np, grad=jax.grad, jvp=jax.jvp, vmap=jax.vmap, hessian=jax.hessian,
-               checkpoint=jax.checkpoint, checkpoint_policies=jax.checkpoint_policies)
-result = []
-for src, args in cases:
-    ns = dict(ns_base)
-    try:
-        exec(src, ns)
-        g = ns["g"]
-        closed = jax.make_jaxpr(g)(*args)
-        out = [np.asarray(v) for v in jax.tree_util.tree_leaves(g(*args))]
-    except Exception as err:  # reported per program by the tests
-        result.append(dict(error=f"{type(err).__name__}: {err}"))
-        continue
-    result.append(dict(text=str(closed), n_eqns=len(closed.eqns),
-                       avals=[a.str_short(short_dtypes=True) for a in closed.out_avals], out=out))
-"""
-
-
-def _laminax(src, args):
-    ns = dict(
-        lax=lax,
-        np=np,
-        grad=lc.grad,
-        jvp=lc.jvp,
-        vmap=lc.vmap,
-        hessian=lc.hessian,
-        checkpoint=lc.checkpoint,
-        checkpoint_policies=lc.checkpoint_policies,
-    )
-    exec(src, ns)
-    g = ns["g"]
-    closed = lc.make_jaxpr(g)(*args)
-    out = [np.asarray(v) for v in tree_leaves(g(*args))]
-    return dict(
-        text=str(closed),
-        n_eqns=len(closed.eqns),
-        avals=[a.str_short() for a in closed.out_avals],
-        out=out,
-    )
-
-
-_jax_results: dict = {}
-
-
-def _jax_result(name):
-    if not _jax_results:
-        found = run_jax(_JAX_SNIPPET, cases=[(src, args) for _, src, args, _ in CASES])
-        _jax_results.update(zip([c[0] for c in CASES], found, strict=True))
-    result = _jax_results[name]
-    if "error" in result:
-        pytest.fail(f"the program fails under JAX: {result['error']}")
-    return result
-
-
-def _normalize(text: str) -> str:
-    # JAX prints some params computed with NumPy ints as np.int64(1); the value is what counts
-    return re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+SUITE = ProgramSuite(
+    CASES, names=("grad", "jvp", "vmap", "hessian", "checkpoint", "checkpoint_policies")
+)
+_laminax, _jax_result, _normalize = SUITE.laminax, SUITE.jax, normalize
 
 
 IDS = [c[0] for c in CASES]

@@ -6,14 +6,13 @@ tests compare the values, the jaxpr's output avals and equation count, and, for 
 `exact`, the printed jaxpr character for character.
 """
 
-import re
 
 import laminax_core as lc
 import numpy as np
 import pytest
+from jaxpr_programs import ProgramSuite, normalize
 from jaxref import requires_jax, run_jax
 from laminax_core import lax
-from laminax_pytree import tree_leaves
 
 F3 = np.array([0.5, -1.0, 2.0], np.float32)
 M23 = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
@@ -425,73 +424,13 @@ CASES = [
     ),
 ]
 
-_JAX_SNIPPET = """
-import jax
-from jax import lax
-ns_base = dict(lax=lax, np=np, grad=jax.grad, value_and_grad=jax.value_and_grad, jvp=jax.jvp,
-               vjp=jax.vjp, linearize=jax.linearize, vmap=jax.vmap, jacfwd=jax.jacfwd,
-               jacrev=jax.jacrev, hessian=jax.hessian, custom_jvp=jax.custom_jvp,
-               custom_vjp=jax.custom_vjp, checkpoint=jax.checkpoint,
-               checkpoint_policies=jax.checkpoint_policies,
-               x3=np.array([0.5, -1.0, 2.0], np.float32))
-result = []
-for src, args in cases:
-    ns = dict(ns_base)
-    try:
-        exec(src, ns)
-        g = ns["g"]
-        closed = jax.make_jaxpr(g)(*args)
-        out = [np.asarray(v) for v in jax.tree_util.tree_leaves(g(*args))]
-    except Exception as err:  # reported per program by the tests
-        result.append(dict(error=f"{type(err).__name__}: {err}"))
-        continue
-    result.append(dict(text=str(closed), n_eqns=len(closed.eqns),
-                       avals=[a.str_short(short_dtypes=True) for a in closed.out_avals], out=out))
-"""
-
-
-def _laminax(src, args):
-    ns = dict(
-        lax=lax,
-        np=np,
-        grad=lc.grad,
-        value_and_grad=lc.value_and_grad,
-        jvp=lc.jvp,
-        vjp=lc.vjp,
-        linearize=lc.linearize,
-        vmap=lc.vmap,
-        jacfwd=lc.jacfwd,
-        jacrev=lc.jacrev,
-        hessian=lc.hessian,
-        custom_jvp=lc.custom_jvp,
-        custom_vjp=lc.custom_vjp,
-        checkpoint=lc.checkpoint,
-        checkpoint_policies=lc.checkpoint_policies,
-        x3=np.array([0.5, -1.0, 2.0], np.float32),
-    )
-    exec(src, ns)
-    g = ns["g"]
-    closed = lc.make_jaxpr(g)(*args)
-    out = [np.asarray(v) for v in tree_leaves(g(*args))]
-    return dict(
-        text=str(closed),
-        n_eqns=len(closed.eqns),
-        avals=[a.str_short() for a in closed.out_avals],
-        out=out,
-    )
-
-
-_jax_results = {}
-
-
-def _jax_result(name):
-    if not _jax_results:
-        found = run_jax(_JAX_SNIPPET, cases=[(src, args) for _, src, args, _ in CASES])
-        _jax_results.update(zip([c[0] for c in CASES], found, strict=True))
-    result = _jax_results[name]
-    if "error" in result:
-        pytest.fail(f"the program fails under JAX: {result['error']}")
-    return result
+SUITE = ProgramSuite(
+    CASES,
+    names=("grad", "value_and_grad", "jvp", "vjp", "linearize", "vmap", "jacfwd", "jacrev",
+           "hessian", "custom_jvp", "custom_vjp", "checkpoint", "checkpoint_policies"),
+    extra={"x3": np.array([0.5, -1.0, 2.0], np.float32)},
+)
+_laminax, _jax_result = SUITE.laminax, SUITE.jax
 
 
 IDS = [c[0] for c in CASES]
@@ -512,9 +451,7 @@ def test_values_and_avals_match_jax(name, src, args, exact):
             )
 
 
-def _normalize(text: str) -> str:
-    # JAX prints some params computed with NumPy ints as np.int64(1); the value is what counts
-    return re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+_normalize = normalize
 
 
 EXACT = [c for c in CASES if c[3]]
