@@ -119,7 +119,6 @@ def _gamma_jvp(log_space, primals, tangents):
 
 
 _gamma_with_gradient.defjvp(_gamma_jvp)
-_gamma_with_undefined_gradient = _gamma_with_gradient  # the name _transformed.py imports
 
 
 def _gamma(name, key, a, shape, dtype, log_space):

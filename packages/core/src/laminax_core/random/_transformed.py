@@ -12,7 +12,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
-from laminax_core.random._gamma import _gamma_with_undefined_gradient
+from laminax_core.random._gamma import _gamma_with_gradient
 from laminax_core.random._keys import KEY_DTYPE, _check_impl, check_key
 from laminax_core.random._samplers import (
     _float_dtype,
@@ -60,11 +60,11 @@ def _setup(name, key, dtype, shape, *params):
 
 
 def _loggamma(raw, a, shape):
-    return _gamma_with_undefined_gradient(raw, _to_shape(a, shape), True)
+    return _gamma_with_gradient(raw, _to_shape(a, shape), True)
 
 
 def _gamma(raw, a, shape):
-    return _gamma_with_undefined_gradient(raw, _to_shape(a, shape), False)
+    return _gamma_with_gradient(raw, _to_shape(a, shape), False)
 
 
 def cauchy(key, shape=(), dtype=None):
