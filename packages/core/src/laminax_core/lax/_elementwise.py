@@ -384,8 +384,16 @@ def _pow_jvp_x(t, ans, x, y):
         slope = mul(y, pow(x, sub(y, _full_like(y, 1.0))))
     else:
         y = convert_element_type(y, dtype)
+        x_shape, y_shape = get_aval(x).shape, get_aval(y).shape
+        if x_shape != y_shape:  # both to the result's shape, so the y == 0 mask covers it
+            from laminax_core.lax._structural import broadcast_in_dim
+
+            shape = broadcast_operand_shapes("pow", [get_aval(x), get_aval(y)])
+            x, y = (broadcast_in_dim(v, shape, tuple(range(len(s))) if s else ())
+                    for v, s in ((x, x_shape), (y, y_shape)))
         is_zero = eq(y, _full_like(y, 0.0))
-        nonzero_y = select_n(is_zero, y, _full_like(y, 1.0))
+        # JAX tests y == 0 a second time for the replacement (the same equations as JAX's)
+        nonzero_y = select_n(eq(y, _full_like(y, 0.0)), y, _full_like(y, 1.0))
         slope = mul(nonzero_y, pow(x, sub(y, _full_like(y, 1.0))))
         slope = select_n(is_zero, slope, _full_like(slope, 0.0))
     return _like_ans(mul(t, slope), ans)
@@ -588,12 +596,15 @@ def _select_n_jvp(primals, tangents):
 
 def _select_n_transpose(ct, which, *cases):
     zeros = zeros_like_aval(get_aval(ct))
-    return [None] + [
-        select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
-        if undefined(c)
-        else None
-        for i, c in enumerate(cases)
-    ]
+    which_dtype = get_aval(which).dtype
+
+    def routed(i):
+        if which_dtype == np.bool_:
+            return select_n(which, ct, zeros) if i == 0 else select_n(which, zeros, ct)
+        # an integer `which` routes case i through `which == i`, as JAX's transpose does
+        return select_n(eq(which, np.asarray(i, which_dtype)), zeros, ct)
+
+    return [None] + [routed(i) if undefined(c) else None for i, c in enumerate(cases)]
 
 
 def _select_n_batch(axis_data, args, dims):

@@ -4,10 +4,13 @@ the default float dtype. Bitwise, logical and comparison functions are in `_logi
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core._trace import Tracer
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.numpy._operands import (
     as_array,
@@ -17,6 +20,7 @@ from laminax_core.numpy._operands import (
     promote_args_inexact,
     promote_dtypes,
     promote_dtypes_inexact,
+    promote_shapes,
     select,
 )
 
@@ -324,6 +328,18 @@ def _int_pow(x, y):
     return acc
 
 
+def _concrete_int(x):
+    """`x` as a Python int if it is a concrete integer scalar (not a tracer), else None."""
+    if isinstance(x, Tracer) or isinstance(x, float | complex) or _is(x, np.inexact):
+        return None
+    if type(x) is not int and getattr(x, "ndim", 0) != 0:
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
 def power(x1, x2, /):
     """Elementwise `x1 ** x2`. A concrete Python int exponent uses `lax.integer_pow`; integer
     arrays are raised by repeated squaring (negative exponents give 0, as in JAX).
@@ -333,11 +349,15 @@ def power(x1, x2, /):
       array(8., dtype=float32)
     """
     check_arraylike("power", x1, x2)
-    if type(x2) is int and not isinstance(x1, (int, float, complex)):
+    exponent = _concrete_int(x2)
+    if exponent is not None and not isinstance(x1, (int, float, complex)):
         x1 = as_array(x1)
         if _is(x1, np.bool_):
             x1 = convert_dtype(x1, dtypes.default_int_dtype())
-        return lax.integer_pow(x1, x2)
+        return lax.integer_pow(x1, exponent)
+    if _is(x1, np.inexact) and _is(x2, np.integer):
+        # JAX raises a float base to an integer array unpromoted: differentiable at x1 = 0
+        return lax.pow(*promote_shapes("power", x1, x2))
     x1, x2 = promote_args("power", x1, x2)
     if _is(x1, np.integer):
         x1, x2 = (lax.broadcast_in_dim(v, np.broadcast_shapes(get_aval(x1).shape,
