@@ -128,3 +128,23 @@ def test_user_impl_takes_precedence():
     p.def_abstract_eval(lambda aval: aval)
     out = p.bind(np.float32(3))
     assert float(out) == 9.0 and not isinstance(out, ld.Array)
+
+
+def test_jnp_array_gives_a_device_array_with_jax_weak_types():
+    import laminax_core.numpy as jnp
+    from laminax_dispatch import Array
+
+    for value, weak in [(1.0, True), ([1.0, 2.0], False), (np.float32(2), False)]:
+        out = jnp.array(value)
+        assert isinstance(out, Array) and out.weak_type == weak, (value, out)
+    x = jnp.asarray(np.arange(3))
+    assert isinstance(x, Array) and x.dtype == np.int32
+    assert float(x.at[0].set(5)[0]) == 5.0
+
+
+def test_jnp_array_under_a_transformation_stays_a_constant():
+    import laminax_core.numpy as jnp
+    from laminax_core import make_jaxpr
+
+    jaxpr = make_jaxpr(lambda a: a + jnp.array([1.0, 2.0]))(np.ones(2, np.float32))
+    assert len(jaxpr.jaxpr.constvars) == 1 and isinstance(jaxpr.consts[0], np.ndarray)

@@ -264,6 +264,16 @@ def clear_eager_cache() -> None:
             _stats[key] = 0
 
 
+def _to_device_array(value):
+    # what `jnp.array(...)` returns eagerly: an Array on the default device, weak type kept
+    if isinstance(value, ArrayImpl):
+        return value
+    return device_put(value, _weak_type=bool(getattr(value, "weak_type", False)))
+
+
+apply_primitive.to_array = _to_device_array
+
+
 def install() -> None:
-    """Plugs `apply_primitive` into core's eval trace."""
+    """Plugs `apply_primitive` into core's eval trace (and device Arrays into `jnp.array`)."""
     set_eager_impl(apply_primitive)

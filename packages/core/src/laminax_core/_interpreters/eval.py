@@ -17,7 +17,10 @@ from laminax_core import _trace, config, errors
 from laminax_core._avals import get_aval
 from laminax_core._jaxpr import Jaxpr, Literal
 
-__all__ = ["EvalTrace", "eval_jaxpr", "get_eager_impl", "reference_rules", "set_eager_impl"]
+__all__ = [
+    "EvalTrace", "eager_array", "eval_jaxpr", "get_eager_impl", "reference_rules",
+    "set_eager_impl",
+]
 
 # primitive -> NumPy implementation `(*np.ndarray, **params) -> np.ndarray | list`
 reference_rules: dict = {}
@@ -39,6 +42,19 @@ def set_eager_impl(fn: Callable | None) -> Callable | None:
 def get_eager_impl() -> Callable | None:
     """The eager executor installed by `set_eager_impl`, or None."""
     return _eager_impl
+
+
+def eager_array(value):
+    """A concrete NumPy value as the eager executor's array type (`jnp.array` outside any
+    transformation gives a device Array, as in JAX, once dispatch is installed).
+
+    The executor opts in with a `to_array(value)` attribute; without an executor, or under a
+    transformation, the value is returned as it is.
+    """
+    convert = getattr(_eager_impl, "to_array", None)
+    if convert is None or not isinstance(_trace.current_trace(), EvalTrace):
+        return value
+    return convert(value)
 
 
 def to_reference_value(x) -> np.ndarray:

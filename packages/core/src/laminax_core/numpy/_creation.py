@@ -9,6 +9,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
+from laminax_core._interpreters.eval import eager_array
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
@@ -107,7 +108,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     ndim = get_aval(out).ndim
     if ndmin > ndim:
         out = lax.expand_dims(out, tuple(range(ndmin - ndim)))
-    return out
+    return out if isinstance(out, _trace.Tracer) else eager_array(out)
 
 
 object_dtype = np.dtype(object)
