@@ -558,7 +558,7 @@ def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True
       >>> put_along_axis(np.zeros((1, 3)), np.array([[2]]), 5.0, 1, inplace=False)
       array([[0., 0., 5.]], dtype=float32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
+    from laminax_core.numpy._indexing import IndexUpdateHelper, along_axis_index
 
     if inplace:
         raise ValueError("jnp.put_along_axis cannot modify arrays in place; pass "
@@ -571,15 +571,8 @@ def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True
         axis = 0
     shape = get_aval(arr).shape
     axis = canonicalize_axis(axis, len(shape), "jnp.put_along_axis")
-    index = []
-    for d, n in enumerate(shape):
-        if d == axis:
-            index.append(indices_)
-        else:
-            expanded = [1] * len(shape)
-            expanded[d] = n
-            index.append(np.arange(n, dtype=np.int32).reshape(expanded))
-    return IndexUpdateHelper(arr)[tuple(index)].set(values, mode=mode)
+    index = along_axis_index(shape, axis, indices_)
+    return IndexUpdateHelper(arr)[index].set(values, mode=mode)
 
 
 def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):

@@ -576,6 +576,20 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
                    normalize_indices=mode == "fill")
 
 
+def along_axis_index(shape, axis: int, indices) -> tuple:
+    """The advanced index that picks `indices` along `axis` and every position on the other
+    axes (broadcasting iotas): what take_along_axis and put_along_axis index with."""
+    index = []
+    for d, n in enumerate(shape):
+        if d == axis:
+            index.append(indices)
+        else:
+            expanded = [1] * len(shape)
+            expanded[d] = n
+            index.append(np.arange(n, dtype=np.int32).reshape(expanded))
+    return tuple(index)
+
+
 def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     """Elements of `arr` at `indices` along `axis`, pairing the other axes elementwise
     (`indices` broadcasts against `arr` except along `axis`).
@@ -595,15 +609,8 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
         raise ValueError(f"jnp.take_along_axis: indices and arr must have the same number of "
                          f"dimensions, got {get_aval(indices).ndim} and {len(shape)}.")
     axis = canonicalize_axis(axis, len(shape), "jnp.take_along_axis")
-    index = []
-    for d, n in enumerate(shape):
-        if d == axis:
-            index.append(indices)
-        else:
-            expanded = [1] * len(shape)
-            expanded[d] = n
-            index.append(np.arange(n, dtype=np.int32).reshape(expanded))
-    return getitem(arr, tuple(index), mode="fill" if mode is None else mode,
+    index = along_axis_index(shape, axis, indices)
+    return getitem(arr, index, mode="fill" if mode is None else mode,
                    fill_value=fill_value if mode in (None, "fill") and fill_value is not None
                    else (_default_fill(get_aval(arr).dtype) if mode in (None, "fill") else None))
 
