@@ -482,13 +482,20 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
                          mode=mode)
 
 
-def _scatter_add_jvp(primals, tangents, **params):
-    x, idx, upd = primals
-    ans = scatter_add_p.bind(x, idx, upd, **params)
-    if isinstance(tangents[0], Zero) and isinstance(tangents[2], Zero):
-        return ans, Zero.from_primal_value(ans)
-    t_x, t_upd = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[2])
-    return ans, scatter_add_p.bind(t_x, idx, t_upd, **params)
+def _linear_scatter_jvp(get_primitive):
+    """The jvp of a scatter linear in operand and updates (add, sub): the same scatter of the
+    tangents; `get_primitive` defers the lookup until the primitive exists."""
+
+    def rule(primals, tangents, **params):
+        primitive = get_primitive()
+        x, idx, upd = primals
+        ans = primitive.bind(x, idx, upd, **params)
+        if isinstance(tangents[0], Zero) and isinstance(tangents[2], Zero):
+            return ans, Zero.from_primal_value(ans)
+        t_x, t_upd = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[2])
+        return ans, primitive.bind(t_x, idx, t_upd, **params)
+
+    return rule
 
 
 def _scatter_add_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
@@ -505,7 +512,7 @@ scatter_add_p = define_primitive(
     "scatter-add",
     abstract_eval=_scatter_abstract_eval("scatter-add"),
     reference=_scatter_reference("scatter-add"),
-    jvp=_scatter_add_jvp,
+    jvp=_linear_scatter_jvp(lambda: scatter_add_p),
     transpose=_scatter_add_transpose,
     batch=_scatter_batch(lambda: scatter_add_p),
 )
@@ -522,15 +529,6 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
                          mode=mode)
 
 
-def _scatter_sub_jvp(primals, tangents, **params):
-    x, idx, upd = primals
-    ans = scatter_sub_p.bind(x, idx, upd, **params)
-    if isinstance(tangents[0], Zero) and isinstance(tangents[2], Zero):
-        return ans, Zero.from_primal_value(ans)
-    t_x, t_upd = instantiate_zeros(tangents[0]), instantiate_zeros(tangents[2])
-    return ans, scatter_sub_p.bind(t_x, idx, t_upd, **params)
-
-
 def _scatter_sub_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
     from laminax_core.lax._elementwise import neg
 
@@ -542,7 +540,7 @@ scatter_sub_p = define_primitive(
     "scatter-sub",
     abstract_eval=_scatter_abstract_eval("scatter-sub"),
     reference=_scatter_reference("scatter-sub"),
-    jvp=_scatter_sub_jvp,
+    jvp=_linear_scatter_jvp(lambda: scatter_sub_p),
     transpose=_scatter_sub_transpose,
     batch=_scatter_batch(lambda: scatter_sub_p),
 )
