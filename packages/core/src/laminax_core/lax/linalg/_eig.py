@@ -25,13 +25,13 @@ from laminax_core.lax.linalg._matrix import (
     H,
     T,
     as_dtype,
+    batch_leading,
     batched_reference,
     check_matrix,
     const,
     diagonal,
     eye_like,
     matmul,
-    move_front,
 )
 from laminax_core.lax.linalg._triangular import triangular_solve
 
@@ -192,17 +192,12 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
     return outs, tangents_out
 
 
-def _eig_batch(axis_data, args, dims, **params):
-    outs = eig_p.bind(move_front(args[0], dims[0]), **params)
-    return outs, [0] * len(outs)
-
-
 eig_p = define_primitive(
     "eig",
     abstract_eval=_eig_abstract_eval,
     reference=_eig_reference,
     jvp=_eig_jvp,
     transpose=NOT_LINEAR,
-    batch=_eig_batch,
+    batch=batch_leading(lambda: eig_p),
     multiple_results=True,
 )

@@ -12,7 +12,11 @@ import numpy as np
 
 from laminax_core._avals import ShapedArray
 from laminax_core._primitive import NOT_LINEAR, define_primitive
-from laminax_core.lax.linalg._matrix import batched_reference, check_matrix, move_front
+from laminax_core.lax.linalg._matrix import (
+    batch_leading,
+    batched_reference,
+    check_matrix,
+)
 
 __all__ = ["hessenberg"]
 
@@ -84,7 +88,6 @@ hessenberg_p = define_primitive(
     reference=_hessenberg_reference,
     jvp=_hessenberg_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims: (hessenberg_p.bind(move_front(args[0], dims[0])),
-                                         [0, 0]),
+    batch=batch_leading(lambda: hessenberg_p),
     multiple_results=True,
 )

@@ -20,12 +20,12 @@ from laminax_core.lax._structural import (
 from laminax_core.lax.linalg._matrix import (
     H,
     T,
+    batch_leading,
     batched_reference,
     check_matrix,
     eye_like,
     is_complex,
     matmul,
-    move_front,
     tril,
     triu,
 )
@@ -140,7 +140,7 @@ lu_p = define_primitive(
     reference=_lu_reference,
     jvp=_lu_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims: (lu_p.bind(move_front(args[0], dims[0])), [0, 0, 0]),
+    batch=batch_leading(lambda: lu_p),
     multiple_results=True,
 )
 
@@ -190,8 +190,7 @@ lu_pivots_to_permutation_p = define_primitive(
     reference=_lu_pivots_to_permutation_reference,
     jvp=ZERO_TANGENT,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims, **p: (
-        lu_pivots_to_permutation_p.bind(move_front(args[0], dims[0]), **p), 0),
+    batch=batch_leading(lambda: lu_pivots_to_permutation_p),
 )
 
 
@@ -308,17 +307,12 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     return outs, tangents_out
 
 
-def _qr_batch(axis_data, args, dims, **params):
-    outs = qr_p.bind(move_front(args[0], dims[0]), **params)
-    return outs, [0] * len(outs)
-
-
 qr_p = define_primitive(
     "qr",
     abstract_eval=_qr_abstract_eval,
     reference=_qr_reference,
     jvp=_qr_jvp,
     transpose=NOT_LINEAR,
-    batch=_qr_batch,
+    batch=batch_leading(lambda: qr_p),
     multiple_results=True,
 )

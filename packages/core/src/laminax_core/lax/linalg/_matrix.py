@@ -110,6 +110,19 @@ def move_front(x, bdim):
     return move_bdim(x, bdim, 0)
 
 
+def batch_leading(get_primitive):
+    """The batch rule of a one-operand factorization whose leading dimensions are batch
+    dimensions: the batch dimension moves first and every output is batched there.
+    `get_primitive` defers the lookup until the primitive exists."""
+
+    def rule(axis_data, args, dims, **params):
+        primitive = get_primitive()
+        outs = primitive.bind(move_front(args[0], dims[0]), **params)
+        return outs, ([0] * len(outs) if primitive.multiple_results else 0)
+
+    return rule
+
+
 def as_dtype(x, dtype):
     return x if get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
 

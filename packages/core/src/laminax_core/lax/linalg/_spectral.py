@@ -18,12 +18,12 @@ from laminax_core.lax.linalg._matrix import (
     H,
     T,
     as_dtype,
+    batch_leading,
     check_matrix,
     const,
     diagonal,
     eye_like,
     matmul,
-    move_front,
     real_dtype,
     real_part,
 )
@@ -120,8 +120,7 @@ eigh_p = define_primitive(
     reference=_eigh_reference,
     jvp=_eigh_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims, **p: (eigh_p.bind(move_front(args[0], dims[0]), **p),
-                                              [0, 0]),
+    batch=batch_leading(lambda: eigh_p),
     multiple_results=True,
 )
 
@@ -236,7 +235,6 @@ svd_p = define_primitive(
     reference=_svd_reference,
     jvp=_svd_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims, **p: (
-        svd_p.bind(move_front(args[0], dims[0]), **p), [0] * (3 if p["compute_uv"] else 1)),
+    batch=batch_leading(lambda: svd_p),
     multiple_results=True,
 )

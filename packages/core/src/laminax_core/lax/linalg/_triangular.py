@@ -19,13 +19,13 @@ from laminax_core.lax.linalg._matrix import (
     H,
     T,
     batch_front,
+    batch_leading,
     batched_reference,
     check_matrix,
     const,
     eye_like,
     is_complex,
     matmul,
-    move_front,
     tril,
     triu,
 )
@@ -102,7 +102,7 @@ cholesky_p = define_primitive(
     reference=_cholesky_reference,
     jvp=_cholesky_jvp,
     transpose=NOT_LINEAR,
-    batch=lambda axis_data, args, dims: (cholesky_p.bind(move_front(args[0], dims[0])), 0),
+    batch=batch_leading(lambda: cholesky_p),
 )
 
 
