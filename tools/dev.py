@@ -26,9 +26,19 @@ ROOT = Path(__file__).resolve().parent.parent
 DEV_VENV = ROOT / ".venv"
 ISOLATED_VENVS = ROOT / ".venvs"
 
-# Bottom-up: each package may import only the ones before it. Kept in step with the
-# import-linter contract in the root pyproject.toml.
-LAYERS = ["pytree", "core", "dispatch", "laminax"]
+# Bottom-up: each package may import only the ones it depends on (BELOW). Kept in step with
+# the import-linter contract in the root pyproject.toml. hostcb and export are independent
+# optional top layers over pjit.
+LAYERS = ["pytree", "core", "dispatch", "pjit", "hostcb", "export", "laminax"]
+BELOW = {
+    "pytree": [],
+    "core": ["pytree"],
+    "dispatch": ["pytree", "core"],
+    "pjit": ["pytree", "core", "dispatch"],
+    "hostcb": ["pytree", "core", "dispatch", "pjit"],
+    "export": ["pytree", "core", "dispatch", "pjit"],
+    "laminax": ["pytree", "core", "dispatch", "pjit", "hostcb", "export"],
+}
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
 EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
 EXAMPLE = ROOT / "examples" / "mlp_digits.py"
@@ -96,7 +106,7 @@ def cmd_test(args: list[str]) -> int:
 def cmd_isolated(package: str) -> int:
     if package not in LAYERS:
         raise SystemExit(f"isolated: unknown package {package!r}; choose one of {LAYERS}.")
-    below_and_self = LAYERS[: LAYERS.index(package) + 1]
+    below_and_self = BELOW[package] + [package]
     python = _ensure_venv(ISOLATED_VENVS / package, TEST_TOOLS, below_and_self)
     tests = ROOT / "packages" / package / "tests"
     return _pytest(python, ["-n", "auto", "-p", "no:cacheprovider", str(tests)])

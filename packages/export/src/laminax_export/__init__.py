@@ -1,0 +1,3 @@
+"""laminax export: portable StableHLO artifacts in JAX's serialization format."""
+
+__all__: list[str] = []

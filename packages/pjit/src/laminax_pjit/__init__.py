@@ -1,0 +1,3 @@
+"""laminax pjit: meshes, PartitionSpec, NamedSharding, pjit, shard_map, pmap, multi-process."""
+
+__all__: list[str] = []
