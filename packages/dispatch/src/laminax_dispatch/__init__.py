@@ -27,6 +27,7 @@ from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._sharding import GSPMDSharding as GSPMDSharding
 from laminax_dispatch._sharding import Sharding as Sharding
 from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
@@ -37,6 +38,7 @@ _eager.install()
 
 __all__ = [
     "Array",
+    "GSPMDSharding",
     "ArrayImpl",
     "Shard",
     "Sharding",

@@ -193,15 +193,38 @@ class ArrayImpl:
         if self._npy_value is not None:
             return self._npy_value
         if not self.is_fully_replicated:
-            raise NotImplementedError(
-                "Reading a sharded, non-replicated Array needs laminax_pjit's gather; "
-                "use laminax.device_get after installing laminax-pjit."
-            )
+            value = self._gather()
+            value.flags.writeable = False
+            self._npy_value = value
+            return value
         value, did_copy = self._single_device_array_to_np_array_did_copy()
         value.flags.writeable = False
         if did_copy:
             self._npy_value = value  # a host copy is worth keeping; a view is free to remake
         return value
+
+    def _gather(self) -> np.ndarray:
+        """The whole array on the host, assembled from the first copy of each piece."""
+        if not self.is_fully_addressable:
+            raise RuntimeError(
+                "Fetching the value of an Array spread over several processes needs every "
+                "piece; this process holds only some. Gather it inside a computation first "
+                "(for example with out_shardings replicated), or read addressable_shards."
+            )
+        indices = self._sharding.devices_indices_map(self.shape)
+        pieces, seen = [], set()
+        for i, buffer in enumerate(self._arrays):
+            index = indices[buffer.sharding._device]
+            key = tuple((s.start, s.stop, s.step) for s in index)
+            if key not in seen:  # replicas hold the same data: read one
+                seen.add(key)
+                piece = self.addressable_data(i)
+                piece.copy_to_host_async()
+                pieces.append((index, piece))
+        out = np.empty(self.shape, self.dtype)
+        for index, piece in pieces:
+            out[index] = np.asarray(piece)
+        return out
 
     def __array__(self, dtype=None, copy=None):
         value = self._value
