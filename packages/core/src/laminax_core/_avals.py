@@ -175,12 +175,26 @@ class ShapeDtypeStruct:
 
 
 def _python_scalar_aval(x) -> ShapedArray:
+    dtypes.check_python_int(x)
     dtype = dtypes.result_type(x)
     return ShapedArray((), dtype, weak_type=type(x) is not bool)
 
 
 def _numpy_aval(x) -> ShapedArray:
-    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), weak_type=False)
+    if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+        raise ValueError(
+            "NumPy masked arrays cannot be laminax arrays: the mask would be dropped. Convert "
+            "with x.filled(fill_value) (or x.data) first."
+        )
+    dtype = dtypes.canonicalize_dtype(x.dtype)
+    if dtype not in dtypes.array_dtypes:
+        kind = "array" if isinstance(x, np.ndarray) else "scalar"
+        raise TypeError(
+            f"A NumPy {kind} of dtype {x.dtype} is not a valid JAX array type: laminax arrays "
+            "hold booleans, integers, floats and complex numbers (complex64/complex128). "
+            "Convert it first (for example x.astype(np.float32))."
+        )
+    return ShapedArray(np.shape(x), dtype, weak_type=False)
 
 
 def get_aval(x) -> ShapedArray:
@@ -241,7 +255,9 @@ class WeakTypedArray(np.ndarray):
 
 
 def weak_array(value, dtype) -> WeakTypedArray:
-    """`value` as a weakly typed NumPy constant of `dtype`."""
+    """`value` as a weakly typed NumPy constant of `dtype` (a Python int must fit the dtype of
+    Python ints first, else OverflowError; it then wraps into `dtype` as in JAX)."""
+    dtypes.check_python_int(value)
     return np.asarray(value, dtype=dtype).view(WeakTypedArray)
 
 

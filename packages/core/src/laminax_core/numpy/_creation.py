@@ -83,6 +83,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
     dtype = _user_dtype(dtype, "array")
+    if isinstance(object, range):
+        object = list(object)  # noqa: A001
+    elif isinstance(object, (memoryview, bytearray)):
+        object = np.frombuffer(object, np.uint8) if isinstance(object, bytearray) else (  # noqa: A001
+            np.asarray(object))
     if isinstance(object, (list, tuple)) and _has_traced_leaf(object):
         out = _stack_nested(object)
     elif isinstance(object, (list, tuple)):
@@ -96,8 +101,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
                              "nested lists must be rectangular and numeric.")
     elif hasattr(object, "__jax_array__"):
         out = as_array(object.__jax_array__())
+    elif dtype is not None and type(object) in (int, float, complex, bool):
+        out = object  # converted to `dtype` below, not to the default dtype of its type
     else:
         if not is_arraylike(object):
+            get_aval(object)  # an array of an unsupported dtype says so (TypeError)
             raise TypeError(f"jnp.array: cannot convert a {type(object).__name__} to an array; "
                             "pass an array, a scalar, or a nested list of them.")
         out = as_array(object)
