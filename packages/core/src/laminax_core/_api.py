@@ -579,6 +579,21 @@ def _argument_names(fun, args) -> list[str]:
     return names
 
 
+def _check_axis_spec(name: str, spec) -> None:
+    """vmap's `in_axes`/`out_axes`: an int, None, or a container of them (in_axes at the top
+    level an int, None or a tuple); anything else is a TypeError here, not a puzzle later."""
+    if name == "in_axes" and not (spec is None or type(spec) in (int, tuple)):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {spec!r}."
+        )
+    bad = [leaf for leaf in tree_flatten(spec)[0] if type(leaf) is not int]
+    if bad:
+        raise TypeError(f"vmap {name} must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {spec!r} (the entry {bad[0]!r} is a "
+                        f"{type(bad[0]).__name__}).")
+
+
 def vmap(
     fun: Callable,
     in_axes: Any = 0,
@@ -607,6 +622,8 @@ def vmap(
     del spmd_axis_name  # sharding of the mapped axis belongs to pjit; accepted for compatibility
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a top-level list means one entry per argument, as in JAX
+    _check_axis_spec("in_axes", in_axes)
+    _check_axis_spec("out_axes", out_axes)
 
     @functools.wraps(fun)
     def vmap_fun(*args, **kwargs):
