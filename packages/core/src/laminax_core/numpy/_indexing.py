@@ -264,6 +264,14 @@ def _gather(x, entries, mode, fill_value, normalize):
     advanced = [d for d, i in enumerate(entries) if not isinstance(i, slice)]
     index_shape = np.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
     dtype = _index_dtype([as_array(entries[d]) for d in advanced])
+    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
+    kept_sizes = tuple(shape[d] for d in range(len(shape)) if d not in advanced)
+    if 0 in index_shape or 0 in kept_sizes:
+        # nothing to gather (an empty index, or empty slices): the empty result directly, as
+        # JAX does; a gather of size-1 slices could not even be stated on an empty axis
+        lead = advanced[0] if contiguous else 0
+        out_shape = (*kept_sizes[:lead], *index_shape, *kept_sizes[lead:])
+        return lax.broadcast_in_dim(np.zeros((), get_aval(x).dtype), out_shape, ())
     columns = []
     for d in advanced:
         i = _normalize_index(entries[d], shape[d]) if normalize else as_array(entries[d])
@@ -271,7 +279,6 @@ def _gather(x, entries, mode, fill_value, normalize):
         i = broadcast_to_shape(i, index_shape)
         columns.append(lax.expand_dims(i, (len(index_shape),)))
     indices = columns[0] if len(columns) == 1 else lax.concatenate(columns, len(index_shape))
-    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
     kept = [d for d in range(len(shape)) if d not in advanced]
     # NumPy's layout: the index dims replace adjacent indexed axes, else they go first
     offset_dims = tuple(n if contiguous and d < advanced[0] else n + len(index_shape)
