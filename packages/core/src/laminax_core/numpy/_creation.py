@@ -457,8 +457,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
-    N = operator.index(N)  # noqa: N806
-    M = N if M is None else operator.index(M)  # noqa: N806
+    N, M = _shape((N, N if M is None else M), "eye")  # noqa: N806
     if N < 0 or M < 0:
         raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
