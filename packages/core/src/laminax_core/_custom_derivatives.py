@@ -26,7 +26,7 @@ import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 from laminax_pytree.internal import flatten_axes
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -168,6 +168,23 @@ class _Rule:
 
 def _name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _outside_transformations(leaves) -> bool:
+    """True when no transformation is running and no argument is a tracer: the function then
+    runs as plain Python on its arguments (its rules are never needed), as in JAX, so Python
+    control flow on values works and the results are what the function returns."""
+    if _trace._context.trace is not None or any(isinstance(x, _trace.Tracer) for x in leaves):
+        return False
+    for x in leaves:
+        get_aval(x)  # arguments must still be arrays or scalars (TypeError otherwise)
+    return True
+
+
+def _canonical(leaves) -> list:
+    # NumPy values take their canonical dtype (int64 -> int32 with x64 off), as JAX passes them
+    return [np.asarray(x, dtype) if isinstance(x, np.ndarray | np.generic) and
+            x.dtype != (dtype := dtypes.canonicalize_dtype(x.dtype)) else x for x in leaves]
 
 
 def _resolve_args(fun, args, kwargs):
@@ -432,6 +449,8 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
+        if _outside_transformations(leaves):
+            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
         out_trees: list = []
         closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
         out_tree = out_trees[0]
@@ -625,6 +644,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
+        if _outside_transformations(leaves):
+            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
         out_trees: list = []
         closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
         out_tree = out_trees[0]
