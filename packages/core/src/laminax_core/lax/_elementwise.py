@@ -422,8 +422,11 @@ def integer_pow(x, y: int):
       TypeError: `y` is not an integer (a float exponent is `lax.pow`'s), or `x` is an
         integer array and `y` is negative.
     """
-    if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, np.integer)):
-        raise TypeError(f"lax.integer_pow: the exponent must be a Python int, got {y!r} of "
+    # an integral float (2.0) is accepted, as in JAX; 1.5 would silently become 1
+    integral = isinstance(y, (int, np.integer)) or (
+        isinstance(y, (float, np.floating)) and float(y).is_integer())
+    if isinstance(y, (bool, np.bool_)) or not integral:
+        raise TypeError(f"lax.integer_pow: the exponent must be an integer, got {y!r} of "
                         f"type {type(y).__name__}; use lax.pow for other exponents.")
     return integer_pow_p.bind(x, y=int(y))
 

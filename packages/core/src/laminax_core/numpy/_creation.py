@@ -83,6 +83,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
     dtype = _user_dtype(dtype, "array")
+    if isinstance(object, np.ma.MaskedArray):
+        object = object.data  # noqa: A001 (jnp.array copies the data, as JAX's does)
     if isinstance(object, range):
         object = list(object)  # noqa: A001
     elif isinstance(object, (memoryview, bytearray)):
@@ -159,6 +161,8 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
       >>> asarray(3, dtype=np.float32)
       array(3., dtype=float32)
     """
+    if isinstance(a, np.ma.MaskedArray):
+        get_aval(a)  # ValueError: the mask would be dropped
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
