@@ -21,7 +21,7 @@ from laminax_dispatch._backends import process_count as process_count
 from laminax_dispatch._backends import process_index as process_index
 from laminax_dispatch._device_put import block_until_ready as block_until_ready
 from laminax_dispatch._device_put import device_get as device_get
-from laminax_dispatch._device_put import device_put as device_put
+from laminax_dispatch._device_put_primitive import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
 from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p

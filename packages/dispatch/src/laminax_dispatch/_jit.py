@@ -71,6 +71,7 @@ from laminax_dispatch._placement import (
     flat_in_shardings,
     flat_out_shardings,
     freeze_shardings,
+    jaxpr_shardings,
     place_inputs,
 )
 
@@ -566,7 +567,7 @@ class JitFunction:
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         return closed, out_trees[0]
 
-    def _place(self, dyn_args, dyn_kwargs, leaves, names) -> Placement:
+    def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
         """The placement of a new signature (`_placement.place_inputs`, the one place where
         placement is decided), from the committed arguments and jit's options."""
         options = self._options
@@ -584,6 +585,7 @@ class JitFunction:
             backend=options.backend,
             arg_names=names,
             fun_name=self._name,
+            inner_shardings=jaxpr_shardings(closed),
         )
 
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
@@ -606,8 +608,8 @@ class JitFunction:
 
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
-        placement = self._place(dyn_args, dyn_kwargs, leaves, names)
         closed, out_tree = self._trace(in_tree, avals, static)
+        placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
             kept = list(range(len(avals)))
@@ -786,6 +788,7 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
             out_shardings=[s for s in out_shardings if s is not None],
             arg_names=names,
             fun_name=name,
+            inner_shardings=jaxpr_shardings(jaxpr),
         )
         outs = list(out_shardings)
         if len(placement.devices) == 1:
