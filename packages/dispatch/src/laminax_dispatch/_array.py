@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
-from laminax_core._avals import ShapedArray, pytype_aval_mappings
+from laminax_core.internal import ShapedArray, pytype_aval_mappings
 
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding, on_cpp_class
 
@@ -379,7 +379,7 @@ def make_array(
 
     Example:
       >>> import numpy as np
-      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_core import ShapedArray
       >>> from laminax_dispatch import SingleDeviceSharding, device_put, devices, make_array
       >>> piece = device_put(np.ones(2, np.float32))
       >>> sharding = SingleDeviceSharding(devices()[0])

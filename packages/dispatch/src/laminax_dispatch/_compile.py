@@ -27,7 +27,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 from laminax_core.config import config
 
 from laminax_dispatch import _compilation_cache
@@ -186,7 +186,7 @@ def compile_module(
     Example:
       >>> import numpy as np
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_core import ShapedArray
       >>> from laminax_dispatch import devices
       >>> from laminax_dispatch.internal import Executable, build_module
       >>> aval = ShapedArray((2,), np.float32)

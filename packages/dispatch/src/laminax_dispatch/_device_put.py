@@ -22,7 +22,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 

@@ -27,8 +27,7 @@ from typing import Any, NamedTuple
 import jaxlib.weakref_lru_cache  # noqa: F401  (jaxlib's typed-ndarray setter crashes without it)
 from jaxlib import _jax
 from jaxlib._jax import config as _config_ext
-from laminax_core._avals import WeakTypedArray
-from laminax_core.internal import Tracer
+from laminax_core.internal import Tracer, WeakTypedArray
 from laminax_pytree import default_registry, tree_leaves
 
 from laminax_dispatch._array import _deleted_error

@@ -33,7 +33,8 @@ from typing import Any
 
 from jaxlib import _jax
 from laminax_core import config as core_config
-from laminax_core._trace import _context as _trace_context  # .trace is None: no transformation
+# `_trace_context.trace is None`: no transformation is running
+from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
