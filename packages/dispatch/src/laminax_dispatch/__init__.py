@@ -27,6 +27,10 @@ from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._sharded_arrays import make_array_from_callback as make_array_from_callback
+from laminax_dispatch._sharded_arrays import (
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays,
+)
 from laminax_dispatch._sharding import GSPMDSharding as GSPMDSharding
 from laminax_dispatch._sharding import Sharding as Sharding
 from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
@@ -61,6 +65,8 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_array",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "process_count",
     "process_index",
 ]

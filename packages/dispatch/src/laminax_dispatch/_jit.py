@@ -464,7 +464,7 @@ def _check_donations(entry: CompiledCall, leaves) -> None:
         x = leaves[i]
         if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
             continue
-        pointer = x.unsafe_buffer_pointer()
+        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
         if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
             first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
             raise RuntimeError(
