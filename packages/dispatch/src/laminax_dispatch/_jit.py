@@ -285,6 +285,12 @@ class CompiledCall:
         self.committed = placement.committed
         self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        if self.ordered and len(placement.devices) > 1:
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                "the effect unordered, or run the computation on one device."
+            )
         self._lowering: LoweringResult | None = None
         self._executable: Executable | None = None
         self._const_args: list = []
