@@ -15,6 +15,7 @@ from laminax_dispatch._backends import default_backend as default_backend
 from laminax_dispatch._backends import device_count as device_count
 from laminax_dispatch._backends import devices as devices
 from laminax_dispatch._backends import get_backend as get_backend
+from laminax_dispatch._backends import live_arrays as live_arrays
 from laminax_dispatch._backends import local_device_count as local_device_count
 from laminax_dispatch._backends import local_devices as local_devices
 from laminax_dispatch._backends import process_count as process_count
@@ -62,6 +63,7 @@ __all__ = [
     "devices",
     "from_dlpack",
     "get_backend",
+    "live_arrays",
     "local_device_count",
     "local_devices",
     "make_array",

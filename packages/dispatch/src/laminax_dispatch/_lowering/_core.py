@@ -275,6 +275,8 @@ def _location(source_info: str, name: str) -> ir.Location:
 
 def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands) -> list:
     rule = get_lowering(eqn.primitive)
+    if eqn.name_stack:  # the equation's `named_scope`s, inside the enclosing computation's
+        name_stack = f"{name_stack}/{eqn.name_stack}"
     effects = [e for e in eqn.effects if ordered_effects.contains(e)]
     ctx = LoweringRuleContext(
         mctx,
