@@ -74,6 +74,7 @@ from laminax_dispatch._placement import (
     freeze_shardings,
     jaxpr_shardings,
     place_inputs,
+    sharding_key,
 )
 
 __all__ = ["CompiledCall", "JitFunction", "jit"]
@@ -201,8 +202,8 @@ class _Options:
             device,
             backend,
             self.inline,
-            self.in_shardings,
-            self.out_shardings,
+            sharding_key(self.in_shardings),
+            sharding_key(self.out_shardings),
         )
 
     def split(self, args, kwargs):
@@ -285,6 +286,12 @@ class CompiledCall:
         self.committed = placement.committed
         self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        if self.ordered and len(placement.devices) > 1:
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                "the effect unordered, or run the computation on one device."
+            )
         self._lowering: LoweringResult | None = None
         self._executable: Executable | None = None
         self._const_args: list = []
@@ -464,7 +471,7 @@ def _check_donations(entry: CompiledCall, leaves) -> None:
         x = leaves[i]
         if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
             continue
-        pointer = x.unsafe_buffer_pointer()
+        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
         if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
             first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
             raise RuntimeError(
