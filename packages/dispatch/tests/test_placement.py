@@ -194,3 +194,88 @@ def test_nested_jit_with_shardings_under_outer_jit(devs):
     text = outer.lower(device_put(X, s)).as_text()
     assert "sdy.sharding_constraint" in text
     np.testing.assert_array_equal(np.asarray(outer(device_put(X, s))), X * 2 + 1)
+
+
+# ----- host callbacks and ordered effects in SPMD programs ----------------------------------
+
+from laminax_core.internal import Effect, Primitive, lowerable_effects, ordered_effects  # noqa: E402
+from laminax_dispatch import effects_barrier, register_lowering  # noqa: E402
+from laminax_dispatch.internal import emit_python_callback  # noqa: E402
+
+_SEEN: list = []
+_seen_p = Primitive("seen_on_host")
+_seen_p.def_abstract_eval(lambda x: x)
+
+
+def _record(value):
+    _SEEN.append(np.array(value))
+    return (value,)
+
+
+register_lowering(
+    _seen_p, lambda ctx, x: emit_python_callback(ctx, _record, [x], ctx.avals_in)[0][0]
+)
+
+
+class _OrderedSeen(Effect):
+    pass
+
+
+ordered_effects.add_type(_OrderedSeen)
+lowerable_effects.add_type(_OrderedSeen)
+_ordered_p = Primitive("ordered_seen")
+_ordered_p.def_effectful_abstract_eval(lambda x: (x, {_OrderedSeen()}))
+
+
+def test_host_callback_in_sharded_program_runs_once_on_whole_value(devs):
+    _SEEN.clear()
+    s = tiled(devs, 8, 1)
+    f = jit(lambda a: _seen_p.bind(a) * 2.0)
+    text = f.lower(device_put(X, s)).as_text()
+    assert "sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>" in text
+    y = f(device_put(X, s))
+    effects_barrier()
+    np.testing.assert_array_equal(np.asarray(y), X * 2)
+    assert len(_SEEN) == 1
+    np.testing.assert_array_equal(_SEEN[0], X)
+
+
+def test_ordered_effects_on_several_devices_raise(devs):
+    s = tiled(devs, 8, 1)
+    with pytest.raises(ValueError, match="ordered effects are not supported for more than 1"):
+        jit(lambda a: _ordered_p.bind(a)).lower(device_put(X, s))
+
+
+def test_spmd_axis_context_groups_devices_along_named_axes(devs):
+    from laminax_dispatch.internal import SPMDAxisContext
+
+    context = SPMDAxisContext(tuple(devs), ("x", "y"), (4, 2), tuple(range(8)), frozenset("xy"))
+    grid = np.arange(8).reshape(4, 2)
+    assert context.axis_groups(["x"]) == grid.T.tolist()
+    assert context.axis_groups(["y"]) == grid.tolist()
+    assert context.axis_groups(["x", "y"]) == [list(range(8))]
+    assert context.axis_groups(["y", "x"]) == [grid.T.reshape(-1).tolist()]
+    assert context.axis_size("x") == 4
+    with pytest.raises(NameError, match="unbound axis name: z"):
+        context.axis_size("z")
+
+
+def test_rules_see_the_axis_context_they_are_lowered_under(devs):
+    from laminax_dispatch.internal import SPMDAxisContext, ShardingContext
+
+    seen = []
+    probe_p = Primitive("axis_context_probe")
+    probe_p.def_abstract_eval(lambda x: x)
+
+    def rule(ctx, x):
+        seen.append(ctx.axis_context)
+        inner = SPMDAxisContext(tuple(devs), ("x",), (8,), tuple(range(8)), frozenset("x"))
+        with ctx.module_context.using_axis_context(inner):
+            seen.append(ctx.axis_context)
+        seen.append(ctx.axis_context)
+        return x
+
+    register_lowering(probe_p, rule)
+    jit(lambda a: probe_p.bind(a)).lower(device_put(X, tiled(devs, 8, 1)))
+    assert isinstance(seen[0], ShardingContext) and seen[0].devices == tuple(devs)
+    assert isinstance(seen[1], SPMDAxisContext) and seen[2] is seen[0]

@@ -175,6 +175,16 @@ class ArrayImpl:
             for i, a in enumerate(self._arrays)
         ]
 
+    @property
+    def global_shards(self) -> list[Shard]:
+        """One `Shard` per device of the sharding, in its device order; pieces on another
+        process's devices have ``data=None``."""
+        local = {a.sharding._device: i for i, a in enumerate(self._arrays)}
+        return [
+            Shard(d, self._sharding, self.shape, self.addressable_data(local[d]) if d in local else None)
+            for d in self._sharding._device_assignment
+        ]
+
     def addressable_data(self, index: int):
         """The data of the `index`-th addressable shard as a single-device Array."""
         buffer = self._arrays[index]

@@ -72,6 +72,7 @@ from laminax_dispatch._placement import (
     flat_in_shardings,
     flat_out_shardings,
     freeze_shardings,
+    jaxpr_shardings,
     place_inputs,
 )
 
@@ -284,6 +285,12 @@ class CompiledCall:
         self.committed = placement.committed
         self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        if self.ordered and len(placement.devices) > 1:
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                "the effect unordered, or run the computation on one device."
+            )
         self._lowering: LoweringResult | None = None
         self._executable: Executable | None = None
         self._const_args: list = []
@@ -463,7 +470,7 @@ def _check_donations(entry: CompiledCall, leaves) -> None:
         x = leaves[i]
         if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
             continue
-        pointer = x.unsafe_buffer_pointer()
+        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
         if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
             first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
             raise RuntimeError(
@@ -567,7 +574,7 @@ class JitFunction:
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         return closed, out_trees[0]
 
-    def _place(self, dyn_args, dyn_kwargs, leaves, names) -> Placement:
+    def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
         """The placement of a new signature (`_placement.place_inputs`, the one place where
         placement is decided), from the committed arguments and jit's options."""
         options = self._options
@@ -585,6 +592,7 @@ class JitFunction:
             backend=options.backend,
             arg_names=names,
             fun_name=self._name,
+            inner_shardings=jaxpr_shardings(closed),
         )
 
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
@@ -607,8 +615,8 @@ class JitFunction:
 
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
-        placement = self._place(dyn_args, dyn_kwargs, leaves, names)
         closed, out_tree = self._trace(in_tree, avals, static)
+        placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
             kept = list(range(len(avals)))
@@ -787,6 +795,7 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
             out_shardings=[s for s in out_shardings if s is not None],
             arg_names=names,
             fun_name=name,
+            inner_shardings=jaxpr_shardings(jaxpr),
         )
         outs = list(out_shardings)
         if len(placement.devices) == 1:

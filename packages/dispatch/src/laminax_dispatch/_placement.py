@@ -30,7 +30,14 @@ from jaxlib import xla_client as xc
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
-__all__ = ["Placement", "describe_array", "place_inputs", "replicated_sharding"]
+__all__ = [
+    "Placement",
+    "describe_array",
+    "jaxpr_shardings",
+    "place_inputs",
+    "register_sharding_resolver",
+    "replicated_sharding",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +128,7 @@ def place_inputs(
     backend: str | None = None,
     arg_names: Sequence[str] | None = None,
     fun_name: str = "<unnamed>",
+    inner_shardings: Sequence[Sharding] = (),
 ) -> Placement:
     """Decides a computation's placement from its arguments and what `jit` was given.
 
@@ -132,6 +140,8 @@ def place_inputs(
       device: `jit`'s ``device=``; backend: `jit`'s ``backend=``.
       arg_names: a name per leaf for messages (default ``args[i]``).
       fun_name: the function's name for messages.
+      inner_shardings: shardings used inside the computation (`jaxpr_shardings`: sharding
+        constraints, device_put targets, nested jit shardings); they fix the devices too.
 
     Returns:
       A `Placement` with `in_shardings` set (explicit, else a committed argument's own
@@ -185,6 +195,8 @@ def place_inputs(
             check(f"explicit output sharding {_describe_sharding(sharding)}", sharding)
     if device is not None:
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
+    for sharding in inner_shardings:
+        check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
     if first is not None:
         devices = first[2]
         committed = True
@@ -300,3 +312,32 @@ def explicit_shardings(value) -> list:
         for s in (_resolve(x, "sharding") for x in tree_leaves(value, is_leaf=_is_sharding_leaf))
         if s is not None
     ]
+
+
+def jaxpr_shardings(closed) -> list[Sharding]:
+    """The shardings a jaxpr's equations name (in their params, nested jaxprs included):
+    where a program without committed arguments must run. A device becomes its
+    `SingleDeviceSharding`."""
+    from laminax_core.internal import ClosedJaxpr, Jaxpr
+
+    found: dict[Any, None] = {}
+    seen: set[int] = set()
+
+    def visit(value) -> None:
+        if isinstance(value, Sharding):
+            found.setdefault(value)
+        elif isinstance(value, xc.Device):
+            found.setdefault(SingleDeviceSharding(value))
+        elif isinstance(value, tuple | list):
+            for v in value:
+                visit(v)
+        elif isinstance(value, ClosedJaxpr):
+            visit(value.jaxpr)
+        elif isinstance(value, Jaxpr) and id(value) not in seen:
+            seen.add(id(value))
+            for eqn in value.eqns:
+                for v in eqn.params.values():
+                    visit(v)
+
+    visit(closed)
+    return list(found)

@@ -293,6 +293,11 @@ def hlo_sharding_indices(hlo: xc.HloSharding, shape: Sequence[int], num_devices:
     full = (slice(None),) * len(shape)
     if hlo.is_replicated() or hlo.is_maximal() or not hlo.is_tiled():
         return [full] * num_devices
+    if hlo.num_devices() != num_devices:
+        raise ValueError(
+            f"the sharding {hlo} lays data out over {hlo.num_devices()} devices, but "
+            f"{num_devices} devices were given; give as many devices as its tile assignment."
+        )
     dims, n_data = _data_tile_dims(hlo)
     if n_data != len(shape):
         raise ValueError(

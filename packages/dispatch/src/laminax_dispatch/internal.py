@@ -18,6 +18,7 @@ from laminax_dispatch._compile import clear_caches as clear_caches
 from laminax_dispatch._compile import compile_module as compile_module
 from laminax_dispatch._compile import compile_options as compile_options
 from laminax_dispatch._device_put import devices_for_args as devices_for_args
+from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
 from laminax_dispatch._jit import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
@@ -76,6 +77,7 @@ __all__ = [
     "sharding_from_hlo",
     "use_shardy_partitioner",
     "CompiledCall",
+    "device_put_p",
     "Executable",
     "LoweringResult",
     "LoweringRuleContext",
