@@ -118,7 +118,7 @@ def _check_mesh(mesh, axis_names):
 
 def _check_specs(prefix: str, specs, manual) -> None:
     spec_class = _partition_spec_class()
-    leaves = tree_flatten_with_path(specs, is_leaf=lambda x: x is None)[0]
+    leaves = tree_flatten_with_path(specs)[0]  # None (a static argument) is no leaf
     not_specs = [(k, x) for k, x in leaves if not isinstance(x, spec_class)]
     if not_specs:
         lines = [f"  {prefix}_specs{keystr(k)} is {x!r} of type {type(x).__name__}, "
@@ -150,7 +150,7 @@ def _arg_where(f, path) -> str:
     except (TypeError, ValueError):
         return ""
     index = getattr(path[0], "idx", None) if path else None
-    if index is None or index >= len(params) or params[index].kind == params.VAR_POSITIONAL:
+    if index is None or index >= len(params) or params[index].kind == params[index].VAR_POSITIONAL:
         return ""
     return f", where args{keystr(path[:1])} is bound to {_fun_name(f)}'s parameter " \
            f"'{params[index].name}',"
@@ -254,24 +254,23 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
     @functools.wraps(f)
     def wrapped(*args):
         the_mesh, manual = _check_mesh(mesh, axis_names)
-        if in_specs is None:
-            raise TypeError(
-                "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-                "instances, but it was None.\nInstead of `in_specs=None`, did you mean "
-                "`in_specs=P()`, where `P = jax.sharding.PartitionSpec`?"
-            )
         if in_specs is Infer:
             raise TypeError(
                 "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
                 f"instances, but it was `None` when axis_names={set(manual)} are of type Auto; "
                 "pass in_specs= (inferring them needs Explicit mesh axes)."
             )
-        _check_specs("in", in_specs, manual)
+        if in_specs is not None:
+            _check_specs("in", in_specs, manual)
         _check_specs("out", out_specs, manual)
         with_paths, in_tree = tree_flatten_with_path(args)
-        paths = [k for k, _ in with_paths]
-        args_flat = [x for _, x in with_paths]
-        specs_flat = broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+        all_specs = broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+        # a None spec makes its argument static: the body closes over it on every device
+        dynamic = [s is not None for s in all_specs]
+        all_leaves = [x for _, x in with_paths]
+        paths = [k for (k, _), d in zip(with_paths, dynamic, strict=True) if d]
+        args_flat = [x for x, d in zip(all_leaves, dynamic, strict=True) if d]
+        specs_flat = [s for s in all_specs if s is not None]
         avals = [get_aval(x) for x in args_flat]
         if any(len(spec_entries(s)) > a.ndim for s, a in zip(specs_flat, avals, strict=True)):
             raise _rank_error(f, "in", specs_flat, avals, paths)
@@ -282,7 +281,9 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         found = {}
 
         def flat_body(*leaves):
-            out = f(*tree_unflatten(in_tree, list(leaves)))
+            given = iter(leaves)
+            leaves = [next(given) if d else x for x, d in zip(all_leaves, dynamic, strict=True)]
+            out = f(*tree_unflatten(in_tree, leaves))
             out_with_paths, out_tree = tree_flatten_with_path(out)
             outs = [x for _, x in out_with_paths]
             found.update(tree=out_tree, paths=[k for k, _ in out_with_paths],

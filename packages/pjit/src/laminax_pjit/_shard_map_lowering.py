@@ -15,6 +15,7 @@ Outside a manual region the collectives keep dispatch's one-device lowerings.
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -75,17 +76,29 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         _per_value(symbol, mesh, in_specs, ctx.avals_in),
         _per_value(symbol, mesh, out_specs, ctx.avals_out), manual)
     block = op.body.blocks.append(*[aval_to_ir_type(a) for a in jaxpr.in_avals])
-    outer = mctx.axis_context
-    mctx.axis_context = SPMDAxisContext(mesh, frozenset(newly_manual_axes))
-    try:
+    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)):
         with ir.InsertionPoint(block):
-            consts = [ir_constant(np.asarray(c)) for c in jaxpr.consts]
+            consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                      for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
             outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
                                     *block.arguments)
             sdy.ReturnOp(outs)
-    finally:
-        mctx.axis_context = outer
     return list(op.results)
+
+
+def _axis_context(devices, mesh, manual) -> SPMDAxisContext:
+    flat = tuple(mesh._flat_devices_tuple)
+    devices = tuple(devices) if len(devices) == len(flat) else flat
+    position = {d: i for i, d in enumerate(devices)}
+    try:
+        ids = tuple(position[d] for d in flat)
+    except KeyError:
+        raise ValueError(
+            f"shard_map's mesh uses devices outside the computation's devices "
+            f"{[d.id for d in devices]}; put the arguments on the mesh's devices."
+        ) from None
+    return SPMDAxisContext(devices, tuple(mesh.axis_names),
+                           tuple(mesh.shape[n] for n in mesh.axis_names), ids, frozenset(manual))
 
 
 register_lowering(shard_map_p, _shard_map_lowering)
@@ -103,16 +116,16 @@ def _names(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, tuple | list) else (axis_name,)
 
 
-def replica_groups(mesh, names) -> np.ndarray:
-    """One row per group of devices that differ only along `names` (positions in the mesh's
-    device order); within a row, `names` vary major to minor in the order given."""
-    axis_names = list(mesh.axis_names)
-    sizes = [mesh.shape[n] for n in axis_names]
-    ids = np.arange(math.prod(sizes)).reshape(sizes)
-    moving = [axis_names.index(n) for n in names]
-    fixed = [i for i in range(len(sizes)) if i not in moving]
-    group = math.prod(sizes[i] for i in moving)
-    return ids.transpose(fixed + moving).reshape(-1, group)
+def replica_groups(manual: SPMDAxisContext, names) -> np.ndarray:
+    """One row per group of devices that differ only along `names` (positions in the
+    program's device assignment); within a row, `names` vary major to minor as given."""
+    return np.asarray(manual.axis_groups(list(names)), np.int64)
+
+
+def _as_mesh(manual: SPMDAxisContext):
+    # what `manual_axes` reads of a mesh: its axis names and sizes
+    return types.SimpleNamespace(axis_names=manual.axis_names,
+                                 shape=dict(zip(manual.axis_names, manual.axis_sizes, strict=True)))
 
 
 def _groups_attr(groups: np.ndarray) -> ir.DenseIntElementsAttr:
@@ -155,7 +168,7 @@ def _reduction_lowering(primitive, combine):
         positional = tuple(a for a in axes if isinstance(a, int))
         if positional:
             xs = one_device(ctx, *xs, axes=positional, axis_index_groups=None)
-        groups = replica_groups(manual.mesh, named)
+        groups = replica_groups(manual, named)
         return [_all_reduce(x, aval, groups, combine) for x, aval in
                 zip(xs, ctx.avals_out, strict=True)]
 
@@ -179,12 +192,14 @@ def _require_manual(ctx, name):
 
 def _axis_index_lowering(ctx, *, axis_name):
     manual = _require_manual(ctx, "axis_index")
-    mesh = manual.mesh
-    names = list(mesh.axis_names)
-    stride = math.prod(mesh.shape[n] for n in names[names.index(axis_name) + 1:])
+    if manual.device_ids != tuple(range(len(manual.device_ids))):
+        raise ValueError("axis_index needs the program's devices in the mesh's order; put the "
+                         "arguments on the shard_map mesh's devices.")
+    names, sizes = list(manual.axis_names), list(manual.axis_sizes)
+    stride = math.prod(sizes[names.index(axis_name) + 1:])
     position = hlo.PartitionIdOp().result
     index = hlo.divide(position, ir_constant(np.uint32(stride)))
-    index = hlo.remainder(index, ir_constant(np.uint32(mesh.shape[axis_name])))
+    index = hlo.remainder(index, ir_constant(np.uint32(manual.axis_size(axis_name))))
     return hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)
 
 
@@ -200,7 +215,7 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
         shape.insert(all_gather_dimension, 1)
         x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(shape))), x)
     op = hlo.AllGatherOp([aval_to_ir_type(out)], [x], all_gather_dimension,
-                         _groups_attr(replica_groups(manual.mesh, _names(axis_name))),
+                         _groups_attr(replica_groups(manual, _names(axis_name))),
                          channel_handle=_channel(), use_global_device_ids=True)
     return op.results[0]
 
@@ -216,7 +231,7 @@ def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_name, axis_index
     shape[scatter_dimension] //= axis_size
     scattered = aval.update(shape=tuple(shape))
     op = hlo.ReduceScatterOp(aval_to_ir_type(scattered), x, scatter_dimension,
-                             _groups_attr(replica_groups(manual.mesh, _names(axis_name))),
+                             _groups_attr(replica_groups(manual, _names(axis_name))),
                              channel_handle=_channel(), use_global_device_ids=True)
     _reducer_region(op, aval, hlo.add)
     result = op.result
@@ -231,7 +246,7 @@ register_lowering(lax.reduce_scatter_p, _reduce_scatter_lowering)
 def _all_to_all_lowering(ctx, x, *, split_axis, concat_axis, axis_name, axis_index_groups,
                          tiled):
     manual = _require_manual(ctx, "all_to_all")
-    groups = replica_groups(manual.mesh, _names(axis_name))
+    groups = replica_groups(manual, _names(axis_name))
     op = hlo.AllToAllOp([x], split_axis, concat_axis, groups.shape[1], _groups_attr(groups),
                         channel_handle=_channel(),
                         results=[aval_to_ir_type(ctx.avals_out[0])])
@@ -243,7 +258,7 @@ register_lowering(lax.all_to_all_p, _all_to_all_lowering)
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
     manual = _require_manual(ctx, "ppermute")
-    groups = replica_groups(manual.mesh, _names(axis_name))
+    groups = replica_groups(manual, _names(axis_name))
     pairs = np.array([(g[s], g[d]) for g in groups for s, d in perm], np.int64).reshape(-1, 2)
     op = hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(np.ascontiguousarray(pairs)),
                                  channel_handle=_channel())
@@ -264,7 +279,7 @@ _pbroadcast_expanded = lower_fun(_pbroadcast_expansion)
 
 def _pbroadcast_lowering(ctx, x, *, axis_name, source):
     manual = _require_manual(ctx, "pbroadcast")
-    with manual_axes(manual.mesh, manual.manual_axes):
+    with manual_axes(_as_mesh(manual), manual.manual_axes):
         return _pbroadcast_expanded(ctx, x, axis_name=axis_name, source=source)
 
 
@@ -276,27 +291,10 @@ register_lowering(lax.pbroadcast_p, _pbroadcast_lowering)
 
 def spec_sharding(mesh, spec, ndim: int):
     """The sharding of a global value that `spec` lays out over `mesh`."""
-    from laminax_dispatch import GSPMDSharding
-    from jaxlib import xla_client as xc
+    from laminax_pjit._named_sharding import NamedSharding
 
-    names = spec_names(spec)
-    axis_names = list(mesh.axis_names)
-    sizes = [mesh.shape[n] for n in axis_names]
-    used = [n for d in range(ndim) for n in names.get(d, ())]
-    rest = [n for n in axis_names if n not in used]
-    ids = np.arange(math.prod(sizes)).reshape(sizes)
-    order = [axis_names.index(n) for n in (*used, *rest)]
-    tiles = [math.prod(mesh.shape[n] for n in names.get(d, ())) for d in range(ndim)]
-    replicated = math.prod(mesh.shape[n] for n in rest)
-    proto = xc.OpSharding()
-    if not used:
-        proto.type = xc.OpSharding.Type.REPLICATED
-    else:
-        proto.type = xc.OpSharding.Type.OTHER
-        proto.tile_assignment_dimensions = tiles + ([replicated] if replicated > 1 else [])
-        proto.tile_assignment_devices = [int(i) for i in ids.transpose(order).reshape(-1)]
-        proto.replicate_on_last_tile_dim = replicated > 1
-    return GSPMDSharding(tuple(mesh._flat_devices_tuple), proto)
+    del ndim
+    return NamedSharding(mesh, spec)
 
 
 _executables: dict = {}
