@@ -179,3 +179,17 @@ def test_grad_of_device_put_onto_sharding_and_vjp():
 
 def test_dispatch_device_put_is_the_facade_one():
     assert laminax.device_put is dispatch_device_put
+
+
+def test_compiled_sharding_mismatch_error_matches_jax():
+    source = _jax_mesh((8,), "P('x', None)") + (
+        "c = jax.jit(lambda a: a * 2).lower(jax.device_put(x, s)).compile()\n"
+        "try:\n    c(jax.device_put(x, jax.devices()[0]))\n    result = None\n"
+        "except Exception as e:\n    result = (type(e).__name__, str(e).splitlines()[0])"
+    )
+    name, first_line = run_jax(source, devices=8, x=X)
+    compiled = jit(lambda a: a * 2).lower(laminax.device_put(X, gspmd((8, 1)))).compile()
+    with pytest.raises(ValueError) as info:
+        compiled(laminax.device_put(X, devices()[0]))
+    assert type(info.value).__name__ == name
+    assert str(info.value).splitlines()[0] == first_line

@@ -74,6 +74,7 @@ from laminax_dispatch._placement import (
     freeze_shardings,
     jaxpr_shardings,
     place_inputs,
+    sharding_key,
 )
 
 __all__ = ["CompiledCall", "JitFunction", "jit"]
@@ -201,8 +202,8 @@ class _Options:
             device,
             backend,
             self.inline,
-            self.in_shardings,
-            self.out_shardings,
+            sharding_key(self.in_shardings),
+            sharding_key(self.out_shardings),
         )
 
     def split(self, args, kwargs):

@@ -249,6 +249,15 @@ def freeze_shardings(value):
     return value
 
 
+def sharding_key(value):
+    """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
+    and leaves."""
+    from laminax_pytree import tree_flatten
+
+    leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
+    return tree, tuple(leaves)
+
+
 def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_name: str) -> list:
     """One sharding (or None) per leaf of ``(dyn_args, dyn_kwargs)`` from `jit`'s
     ``in_shardings``, a pytree prefix of the positional arguments (static ones removed).
