@@ -305,6 +305,9 @@ class ArrayImpl:
         # Host iteration until core's indexing exists; each row goes back onto the device.
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
+        if len(self._sharding.device_set) > 1:
+            # rows of a sharded array are sliced where the data lives
+            return (self[i] for i in range(self.shape[0]))
         from laminax_dispatch._device_put import device_put
 
         device = self.device if self._committed else None
