@@ -8,6 +8,7 @@ compilation and its caches (`compile_module`, `Executable`), eager dispatch
 `on_cpp_class` for jaxlib's C++ classes) and runtime tokens for ordered effects.
 """
 
+from laminax_dispatch._backends import backends_are_initialized as backends_are_initialized
 from laminax_dispatch._compilation_cache import cache_key as cache_key
 from laminax_dispatch._compile import Executable as Executable
 from laminax_dispatch._compile import cache_info as cache_info
@@ -42,6 +43,7 @@ from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
 
 __all__ = [
+    "backends_are_initialized",
     "CompiledCall",
     "Executable",
     "LoweringResult",

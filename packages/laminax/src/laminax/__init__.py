@@ -9,7 +9,13 @@ pytrees in `laminax_pytree`. The facade defines nothing of its own.
 Differences from JAX: `laminax.config` is laminax's configuration object (same option names);
 names of JAX's that no layer implements yet are absent rather than stubbed (see
 `packages/laminax/tests/test_facade.py` for the recorded list).
+
+Running unmodified `import jax` programs and libraries: `laminax.install_as_jax()` before
+anything imports jax, `python -m laminax run script.py [args]`, or, for a library's test suite,
+`pytest -p laminax.pytest_plugin` (see `laminax/_jax_alias.py`).
 """
+
+from importlib import metadata as _metadata
 
 # Importing dispatch plugs XLA execution into core: from here on, eager operations return
 # device Arrays instead of running on core's NumPy reference interpreter.
@@ -64,9 +70,12 @@ from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
 
+from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import extend as extend
+from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import nn as nn
 from laminax import numpy as numpy
@@ -76,10 +85,14 @@ from laminax import stages as stages
 from laminax import tree as tree
 from laminax import tree_util as tree_util
 
+from laminax._jax_alias import install_as_jax as install_as_jax
+
+__version__ = _metadata.version("laminax")
+
 # JAX's `jacobian` is its reverse-mode Jacobian.
 jacobian = jacrev
 
-del _dispatch
+del _dispatch, _metadata
 
 __all__ = [
     "Array",
@@ -91,6 +104,7 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "config",
+    "core",
     "closure_convert",
     "custom_derivatives",
     "custom_gradient",
@@ -112,10 +126,13 @@ __all__ = [
     "enable_checks",
     "enable_x64",
     "errors",
+    "extend",
     "eval_shape",
     "float0",
     "grad",
     "hessian",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",

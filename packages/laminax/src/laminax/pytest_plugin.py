@@ -1,0 +1,17 @@
+"""A pytest plugin that runs a test suite written for JAX on laminax: `pytest -p
+laminax.pytest_plugin`. Loading it makes `import jax` give laminax (`install_as_jax`) before any
+conftest or test module is imported; pytest-xdist workers load it too, as they get the same `-p`
+options.
+"""
+
+from laminax import install_as_jax
+
+install_as_jax()
+
+
+def pytest_report_header(config):
+    import jax
+
+    import laminax
+
+    return f"jax: laminax {laminax.__version__} (JAX API {jax.__version__}) via laminax.install_as_jax"
