@@ -18,7 +18,7 @@ any other JAX object must be turned into plain data by the snippet (e.g. `str(tr
 An exception in the snippet comes back as `JaxReferenceError` carrying the JAX exception's type name and
 message, so tests can compare error behaviour too.
 
-One worker per configuration (x64 on or off) is kept alive per test process; snippets must not change
+One worker per configuration (x64 on or off, number of CPU devices) is kept alive per test process; snippets must not change
 JAX's global configuration (use `fresh=True` for a one-off process when they have to).
 
 The environment is created once and cached in `~/.cache/laminax/jaxref-0.10.2` (override with
@@ -158,11 +158,14 @@ _WORKER_SOURCE = textwrap.dedent(
 
 
 class _Worker:
-    def __init__(self, x64: bool):
+    def __init__(self, x64: bool, devices: int = 1):
         env = dict(os.environ)
         env["JAX_PLATFORMS"] = "cpu"
         env["JAX_ENABLE_X64"] = "1" if x64 else "0"
         env.pop("XLA_FLAGS", None)
+        env.pop("JAX_NUM_CPU_DEVICES", None)
+        if devices != 1:
+            env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
         self.process = subprocess.Popen(
             [str(jax_python()), "-c", _WORKER_SOURCE],
             stdin=subprocess.PIPE,
@@ -191,16 +194,20 @@ class _Worker:
         self.process.wait(timeout=30)
 
 
-_workers: dict[bool, _Worker] = {}
+_workers: dict[tuple[bool, int], _Worker] = {}
 
 
-def run_jax(source: str, *, x64: bool = False, fresh: bool = False, **inputs: Any) -> Any:
+def run_jax(
+    source: str, *, x64: bool = False, fresh: bool = False, devices: int = 1, **inputs: Any
+) -> Any:
     """Runs `source` under real JAX and returns the plain-data value of its global `result`.
 
     Args:
       source: Python statements; `jax`, `jnp`, `np` and `inputs` are globals; assign `result`.
       x64: run with `jax_enable_x64` on.
       fresh: use a new process for this snippet alone (for snippets that change global state).
+      devices: how many CPU devices JAX sees (8 to compare sharded results with laminax's
+        8-device test run; 1, JAX's default, otherwise).
       **inputs: plain data (builtins, NumPy arrays) bound as globals of the snippet.
 
     Raises:
@@ -211,14 +218,14 @@ def run_jax(source: str, *, x64: bool = False, fresh: bool = False, **inputs: An
     if reason is not None:
         raise RuntimeError(f"run_jax: {reason}")
     if fresh:
-        worker = _Worker(x64)
+        worker = _Worker(x64, devices)
         try:
             return worker.call(source, inputs)
         finally:
             worker.close()
-    worker = _workers.get(x64)
+    worker = _workers.get((x64, devices))
     if worker is None or worker.process.poll() is not None:
-        worker = _workers[x64] = _Worker(x64)
+        worker = _workers[(x64, devices)] = _Worker(x64, devices)
     return worker.call(source, inputs)
 
 

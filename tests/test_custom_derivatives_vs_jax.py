@@ -6,7 +6,7 @@ import laminax_core as lc
 import numpy as np
 import pytest
 from jaxref import requires_jax, run_jax
-from laminax_core._custom_derivatives import SymbolicZero, custom_vjp_primal_tree_values
+from laminax_core.custom_derivatives import SymbolicZero, custom_vjp_primal_tree_values
 
 # Runs under both libraries; `api` holds grad/jvp/vmap/jacrev/custom_jvp/custom_vjp,
 # `SymbolicZero` and `custom_vjp_primal_tree_values`. Leaves `log` and `values`.

@@ -1,4 +1,5 @@
-"""The layering contract: packages import only downward, and never real JAX."""
+"""The layering contracts: packages import only downward, each other only through public modules
+and `internal`, and never real JAX."""
 
 import os
 import shutil
@@ -43,3 +44,24 @@ def test_importing_real_jax_breaks_the_contract(tmp_path):
     result = _lint({"PYTHONPATH": str(tmp_path)})
     assert result.returncode != 0
     assert "laminax never imports real JAX BROKEN" in result.stdout
+
+
+SURFACES = "Packages use each other only through public modules and internal"
+
+
+def test_a_private_import_across_packages_breaks_the_contract(tmp_path):
+    copy = tmp_path / "laminax_dispatch"
+    shutil.copytree(ROOT / "packages" / "dispatch" / "src" / "laminax_dispatch", copy)
+    (copy / "_reach.py").write_text("from laminax_core._avals import ShapedArray\n")
+    result = _lint({"PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0
+    assert f"{SURFACES} BROKEN" in result.stdout
+    assert "laminax_dispatch._reach -> laminax_core._avals" in result.stdout
+
+
+def test_a_private_import_inside_a_package_keeps_the_contract(tmp_path):
+    copy = tmp_path / "laminax_dispatch"
+    shutil.copytree(ROOT / "packages" / "dispatch" / "src" / "laminax_dispatch", copy)
+    (copy / "_reach.py").write_text("from laminax_dispatch._lowering import _core\n")
+    result = _lint({"PYTHONPATH": str(tmp_path)})
+    assert f"{SURFACES} KEPT" in result.stdout, result.stdout

@@ -7,7 +7,7 @@ import laminax_dispatch as ld
 import ml_dtypes
 import numpy as np
 import pytest
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core.internal import ShapedArray, get_aval
 
 
 def put(value, dtype=None):

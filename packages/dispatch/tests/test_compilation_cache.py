@@ -11,7 +11,7 @@ import laminax_dispatch as ld
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 from laminax_core.config import config
 from laminax_dispatch.internal import build_module, cache_info, clear_caches, compile_module
 
@@ -21,7 +21,7 @@ CHILD = textwrap.dedent("""
     import sys, numpy as np
     import laminax_dispatch as ld
     from jaxlib.mlir.dialects import stablehlo as hlo
-    from laminax_core._avals import ShapedArray
+    from laminax_core.internal import ShapedArray
     from laminax_core.config import config
     from laminax_dispatch.internal import Executable, build_module, cache_info, compile_module
     config.update("jax_compilation_cache_dir", sys.argv[1])

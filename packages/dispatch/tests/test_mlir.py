@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 from laminax_dispatch.internal import (
     SourceInfo,
     aval_to_ir_type,

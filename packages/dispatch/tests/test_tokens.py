@@ -4,7 +4,7 @@ import laminax_dispatch as ld
 import numpy as np
 import pytest
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 from laminax_dispatch.internal import (
     Executable,
     build_module,

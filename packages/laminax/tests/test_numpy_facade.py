@@ -6,7 +6,7 @@ import laminax.numpy as jnp
 import laminax_core.numpy as core_numpy
 import numpy as np
 import pytest
-from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE
+from laminax_core.internal import unary_elementwise_names as UNARY_ELEMENTWISE
 
 WRAPPED = [n for n in UNARY_ELEMENTWISE if getattr(jnp, n) is not getattr(core_numpy, n)]
 

@@ -73,10 +73,12 @@ from laminax_core._primitive import jvp_from as jvp_from
 from laminax_core._primitive import linear as linear
 from laminax_core._primitive import same_shape as same_shape
 from laminax_core._trace import Trace as Trace
+from laminax_core._trace import _context as trace_context
 from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
 from laminax_core.lax._control_flow import empty2_p as empty2_p
+from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -85,6 +87,7 @@ from laminax_core.lax._control_flow.common import out_batched as out_batched
 from laminax_core.lax._control_flow.common import trace_closed as trace_closed
 # the special functions as lax programs: what dispatch lowers igamma, betainc ... to
 from laminax_core.lax import _special_programs as special_programs
+from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
@@ -108,6 +111,7 @@ __all__ = [
     "custom_vjp_call_p",
     "dce_closed_jaxpr",
     "dce_jaxpr",
+    "default_fill_value",
     "define_primitive",
     "describe",
     "DropVar",
@@ -157,9 +161,11 @@ __all__ = [
     "short_dtype_name",
     "threefry2x32_lax",
     "trace_closed",
+    "trace_context",
     "trace_to_jaxpr",
     "Tracer",
     "transpose_rules",
+    "unary_elementwise_names",
     "UndefinedPrimal",
     "Var",
     "weak_array",
@@ -167,6 +173,10 @@ __all__ = [
     "Zero",
     "ZERO_TANGENT",
 ]  # fmt: skip
+
+# `trace_context.trace is None` says no transformation is running (the eval trace is current)
+# without a function call: dispatch's eager fast path reads it on every call.
+# `unary_elementwise_names`: the one-array `jnp` functions the facade wraps in an inlined jit.
 
 # Upper layers add lines to `describe` (dispatch: the lowering) with `register_describer`.
 _describers: list = []

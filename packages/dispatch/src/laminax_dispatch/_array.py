@@ -20,8 +20,12 @@ from typing import Any
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+<<<<<<< HEAD
 from laminax_core._avals import ShapedArray, pytype_aval_mappings
 from laminax_core.internal import Tracer
+=======
+from laminax_core.internal import ShapedArray, pytype_aval_mappings
+>>>>>>> main
 
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding, on_cpp_class
 
@@ -176,6 +180,16 @@ class ArrayImpl:
             for i, a in enumerate(self._arrays)
         ]
 
+    @property
+    def global_shards(self) -> list[Shard]:
+        """One `Shard` per device of the sharding, in its device order; pieces on another
+        process's devices have ``data=None``."""
+        local = {a.sharding._device: i for i, a in enumerate(self._arrays)}
+        return [
+            Shard(d, self._sharding, self.shape, self.addressable_data(local[d]) if d in local else None)
+            for d in self._sharding._device_assignment
+        ]
+
     def addressable_data(self, index: int):
         """The data of the `index`-th addressable shard as a single-device Array."""
         buffer = self._arrays[index]
@@ -194,15 +208,38 @@ class ArrayImpl:
         if self._npy_value is not None:
             return self._npy_value
         if not self.is_fully_replicated:
-            raise NotImplementedError(
-                "Reading a sharded, non-replicated Array needs laminax_pjit's gather; "
-                "use laminax.device_get after installing laminax-pjit."
-            )
+            value = self._gather()
+            value.flags.writeable = False
+            self._npy_value = value
+            return value
         value, did_copy = self._single_device_array_to_np_array_did_copy()
         value.flags.writeable = False
         if did_copy:
             self._npy_value = value  # a host copy is worth keeping; a view is free to remake
         return value
+
+    def _gather(self) -> np.ndarray:
+        """The whole array on the host, assembled from the first copy of each piece."""
+        if not self.is_fully_addressable:
+            raise RuntimeError(
+                "Fetching the value of an Array spread over several processes needs every "
+                "piece; this process holds only some. Gather it inside a computation first "
+                "(for example with out_shardings replicated), or read addressable_shards."
+            )
+        indices = self._sharding.devices_indices_map(self.shape)
+        pieces, seen = [], set()
+        for i, buffer in enumerate(self._arrays):
+            index = indices[buffer.sharding._device]
+            key = tuple((s.start, s.stop, s.step) for s in index)
+            if key not in seen:  # replicas hold the same data: read one
+                seen.add(key)
+                piece = self.addressable_data(i)
+                piece.copy_to_host_async()
+                pieces.append((index, piece))
+        out = np.empty(self.shape, self.dtype)
+        for index, piece in pieces:
+            out[index] = np.asarray(piece)
+        return out
 
     def __array__(self, dtype=None, copy=None):
         value = self._value
@@ -362,7 +399,7 @@ def make_array(
 
     Example:
       >>> import numpy as np
-      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_core import ShapedArray
       >>> from laminax_dispatch import SingleDeviceSharding, device_put, devices, make_array
       >>> piece = device_put(np.ones(2, np.float32))
       >>> sharding = SingleDeviceSharding(devices()[0])

@@ -27,14 +27,16 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 from laminax_core.config import config
 
 from laminax_dispatch import _compilation_cache
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._device_put import device_put
+from laminax_dispatch._lowering._shardings import use_shardy_partitioner
 from laminax_dispatch._mlir import module_to_bytecode, module_to_string, safe_module_name
-from laminax_dispatch._sharding import SingleDeviceSharding
+from laminax_dispatch._placement import Placement
+from laminax_dispatch._sharding import SingleDeviceSharding, sharding_from_hlo
 from laminax_dispatch._tokens import runtime_tokens
 
 __all__ = [
@@ -65,21 +67,38 @@ _stats = {"hits": 0, "misses": 0, "disk_hits": 0}
 _dump_counter = itertools.count()
 
 
-def compile_options(devices: Sequence[xc.Device]) -> _jax.CompileOptions:
-    """Compile options for one replica per device of `devices`, in that order.
+def compile_options(devices: Sequence[xc.Device], *, num_replicas: int = 1) -> _jax.CompileOptions:
+    """Compile options for an SPMD program with one partition per device of `devices`.
+
+    laminax compiles every program the way JAX 0.10.2 does: SPMD partitioning on (XLA splits
+    the one program over the devices, guided by the module's sharding attributes),
+    ``num_partitions`` = the number of devices, ``num_replicas`` = 1, the Shardy partitioner
+    when ``jax_use_shardy_partitioner`` is on (as the module's sdy attributes need), and the
+    device assignment in the order the module's shardings number the devices.
 
     Args:
-      devices: the devices the executable runs on (one for single-device computations).
+      devices: the device assignment (one device for single-device computations).
+      num_replicas: replicas (pmap-style programs); the devices are split into
+        ``num_replicas`` rows of ``len(devices) // num_replicas`` partitions.
 
     Returns:
-      A jaxlib `CompileOptions` with the device assignment set.
+      A jaxlib `CompileOptions`.
+
+    Example:
+      >>> from laminax_dispatch import devices
+      >>> options = compile_options(devices()[:1])
+      >>> options.num_partitions, options.num_replicas
+      (1, 1)
     """
+    n_partitions = len(devices) // num_replicas
     options = _jax.CompileOptions()
-    options.num_replicas = len(devices)
-    options.num_partitions = 1
-    ids = np.array([[d.id] for d in devices], dtype=np.int32)
+    options.num_replicas = num_replicas
+    options.num_partitions = n_partitions
+    ids = np.array([d.id for d in devices], dtype=np.int32).reshape(num_replicas, n_partitions)
     options.device_assignment = _jax.DeviceAssignment.create(ids)
-    options.executable_build_options.use_spmd_partitioning = True
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = use_shardy_partitioner.value
     return options
 
 
@@ -153,7 +172,7 @@ def compile_module(
 
     Args:
       module: a StableHLO module with a public ``main``.
-      devices: the devices to run on (one replica each).
+      devices: the device assignment (one SPMD partition per device).
       in_avals: the input avals, for the compile log.
       host_callbacks: Python host callbacks the module calls (kept alive by the executable);
         modules with callbacks are not cached.
@@ -167,7 +186,7 @@ def compile_module(
     Example:
       >>> import numpy as np
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_core import ShapedArray
       >>> from laminax_dispatch import devices
       >>> from laminax_dispatch.internal import Executable, build_module
       >>> aval = ShapedArray((2,), np.float32)
@@ -217,8 +236,19 @@ def clear_caches() -> None:
             _stats[key] = 0
 
 
+def _read_back(reported, devices, template):
+    """A sharding for what the executable reports (an `OpSharding`, or None for one device),
+    of `template`'s kind when one is given (pjit reports NamedShardings on its mesh)."""
+    if reported is None or len(devices) == 1:
+        return SingleDeviceSharding(devices[0])
+    hlo = xc.HloSharding.from_proto(reported)
+    if template is not None and tuple(template._device_assignment) == tuple(devices):
+        return template._from_xla_hlo_sharding(hlo)
+    return sharding_from_hlo(devices, hlo)
+
+
 class Executable:
-    """A compiled module on one device, callable on Arrays and host values.
+    """A compiled module on its devices, callable on Arrays and host values.
 
     Args:
       executable: the jaxlib `LoadedExecutable`.
@@ -228,6 +258,11 @@ class Executable:
       ordered_effects: one hashable per runtime token main threads through, in order.
       has_host_callbacks: the module calls Python; runs then record a runtime token, so that
         `effects_barrier()` waits for the callbacks too.
+      placement: the devices and the shardings of main's inputs and outputs (None entries:
+        read back from the compiled program); default: the executable's one device.
+
+    Attributes:
+      in_shardings, out_shardings: one sharding per input and per output, as placed.
     """
 
     def __init__(
@@ -238,6 +273,7 @@ class Executable:
         out_avals,
         ordered_effects=(),
         has_host_callbacks: bool = False,
+        placement: Placement | None = None,
     ):
         self.xla_executable = executable
         self.name = name
@@ -245,23 +281,57 @@ class Executable:
         self.out_avals = tuple(out_avals)
         self.ordered_effects = tuple(ordered_effects)
         self.has_host_callbacks = has_host_callbacks
-        (self.device,) = executable.local_devices()
+        if placement is None:
+            devices = tuple(executable.local_devices())
+            placement = Placement(devices, (None,) * len(in_avals), (None,) * len(out_avals))
+        self.placement = placement
+        self.devices = placement.devices
+        self.device = self.devices[0]
         self._sharding = SingleDeviceSharding(self.device)
-        # result handlers depend only on the avals and `committed`: made once, not per call
+        self.in_shardings, self.out_shardings = self._shardings(placement)
+        # result handlers depend only on the avals, shardings and `committed`: made once
         self._handlers = {
-            flag: [_jax.array_result_handler(a, self._sharding, flag, True) for a in out_avals]
+            flag: [
+                _jax.array_result_handler(a, s, flag, True)
+                for a, s in zip(self.out_avals, self.out_shardings, strict=True)
+            ]
             for flag in (False, True)
         }
 
+    def _shardings(self, placement: Placement) -> tuple[tuple, tuple]:
+        devices = placement.devices
+        ins = tuple(placement.in_shardings) or (None,) * len(self.in_avals)
+        outs = tuple(placement.out_shardings) or (None,) * len(self.out_avals)
+        template = next((s for s in (*ins, *outs) if s is not None), None)
+        if None in ins:
+            n_tokens = len(self.ordered_effects)
+            reported = self.xla_executable.get_parameter_shardings() or [None] * (
+                n_tokens + len(ins)
+            )
+            reported = reported[n_tokens:] if len(reported) > len(ins) else reported
+            ins = tuple(
+                s if s is not None else _read_back(r, devices, template)
+                for s, r in zip(ins, reported, strict=True)
+            )
+        if None in outs:
+            reported = self.xla_executable.get_output_shardings() or [None] * len(outs)
+            reported = reported[-len(outs) :] if outs else []
+            outs = tuple(
+                s if s is not None else _read_back(r, devices, template)
+                for s, r in zip(outs, reported, strict=True)
+            )
+        return ins, outs
+
     def _input(self, x, aval: ShapedArray, index: int, check_type: bool = True) -> ArrayImpl:
+        sharding = self.in_shardings[index]
         if type(x) is not _jax.ArrayImpl:
-            x = device_put(x, self.device, _weak_type=aval.weak_type)
+            x = device_put(x, sharding, _weak_type=aval.weak_type)
         elif x.is_deleted():
             raise _deleted_error(x)
         else:
-            sharding = x.sharding
-            if sharding is not self._sharding and sharding._device != self.device:
-                x = device_put(x, self.device)
+            current = x._sharding
+            if current is not sharding and current != sharding:
+                x = device_put(x, sharding)
         if check_type and (x.shape, x.dtype) != (aval.shape, aval.dtype):
             raise TypeError(
                 f"{self.name} was compiled for argument {index} of type {aval.str_short()}, "
@@ -290,7 +360,9 @@ class Executable:
         tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
-        runtime_tokens.set_output_runtime_token(self.device, results.consume_token().get_token(0))
+        done = results.consume_token()
+        for i, device in enumerate(self.devices):
+            runtime_tokens.set_output_runtime_token(device, done.get_token(i))
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
             runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
         return results.consume_with_handlers(handlers)

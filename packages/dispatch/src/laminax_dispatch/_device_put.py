@@ -4,11 +4,17 @@ Committed and uncommitted arrays (JAX's rule): `device_put(x)` without a device 
 *uncommitted* array on the default device, which computations may move next to their other
 arguments; `device_put(x, device)` gives a *committed* one, which pins every computation that
 uses it to that device. Two committed arguments on different devices are an error
-(`devices_for_args`).
+(`_placement.place_inputs`).
+
+Onto a sharding of several devices, the host value is cut into one piece per device (the
+sharding's `devices_indices_map`) and the pieces go over in one `batched_device_put`; an
+Array moves buffer by buffer when its pieces map one to one onto the new devices, and through
+the host otherwise.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,34 +22,61 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._array import ArrayImpl, _deleted_error
-from laminax_dispatch._backends import get_backend
+from laminax_dispatch._backends import default_device
+from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
 
 __all__ = ["block_until_ready", "device_get", "device_put", "devices_for_args", "from_dlpack"]
 
 
-def _target(device: xc.Device | Sharding | None) -> tuple[xc.Device, bool]:
-    """The device to place data on, and whether the result is committed to it."""
+def _target(device: xc.Device | Sharding | None) -> tuple[Sharding, bool]:
+    """The sharding to place data with, and whether the result is committed to it."""
     if device is None:
-        return get_backend().local_devices()[0], False
+        return SingleDeviceSharding(default_device()), False
     if isinstance(device, xc.Device):
-        return device, True
-    if isinstance(device, _jax.SingleDeviceSharding):
-        return device._device, True
+        return SingleDeviceSharding(device), True
     if isinstance(device, Sharding):
-        raise NotImplementedError(
-            f"device_put to {type(device).__name__} needs laminax_pjit (multi-device arrays); "
-            "this layer places data on a single device."
-        )
+        return device, True
     raise TypeError(
         f"device_put: device must be a Device, a Sharding or None, got {device!r} of type "
         f"{type(device).__name__}. Pick one from laminax.devices()."
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _placement_of(sharding: Sharding, shape: tuple[int, ...]):
+    """(addressable devices, index of each) for an array of `shape`, checking that every
+    device's piece has the sharding's shard shape (one computation per sharding and shape)."""
+    indices = sharding.devices_indices_map(shape)
+    devices = sharding._addressable_device_assignment
+    if len(devices) == 1 and sharding.is_fully_replicated:
+        return devices, None
+    expected = sharding.shard_shape(shape)
+    for d in devices:
+        got = tuple(len(range(*s.indices(n))) for s, n in zip(indices[d], shape, strict=True))
+        if got != expected:
+            raise ValueError(
+                f"One of device_put args was given the sharding of {sharding}, which splits "
+                f"an array of shape {shape} unevenly (device {d.id} would get {got}, others "
+                f"{expected}): each dimension must be divisible by the number of devices it is "
+                "split over. Pad the array or choose a sharding that divides it."
+            )
+    return devices, tuple(indices[d] for d in devices)
+
+
+def _put_value(aval, value, sharding: Sharding, committed: bool, copy: bool = False) -> ArrayImpl:
+    """`value` (host, canonical dtype) as an Array laid out by `sharding`."""
+    devices, indices = _placement_of(sharding, aval.shape)
+    if indices is None:
+        xs = [value]
+    else:
+        xs = [value[index] for index in indices]
+    return _jax.batched_device_put(aval, sharding, xs, list(devices), committed, force_copy=copy)
 
 
 def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray]:
@@ -65,10 +98,9 @@ def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray
 
 
 def _put_host(x: Any, device, weak_type: bool | None = None, copy: bool = False) -> ArrayImpl:
-    target, committed = _target(device)
+    sharding, committed = _target(device)
     aval, value = _host_value(x, weak_type)
-    sharding = SingleDeviceSharding(target)
-    return _jax.batched_device_put(aval, sharding, [value], [target], committed, force_copy=copy)
+    return _put_value(aval, value, sharding, committed, copy)
 
 
 def _copy_semantics(may_alias: bool | None, donate: bool) -> _jax.ArrayCopySemantics:
@@ -79,28 +111,46 @@ def _copy_semantics(may_alias: bool | None, donate: bool) -> _jax.ArrayCopySeman
     return _jax.ArrayCopySemantics.REUSE_INPUT
 
 
+def _same_layout(x: ArrayImpl, sharding: Sharding) -> bool:
+    """Whether `x`'s pieces map one to one onto `sharding`'s devices (same indices, in the
+    order of the devices): then a move is a per-buffer copy, no data is split or joined."""
+    source = x._sharding
+    if len(x._arrays) != len(sharding._addressable_device_assignment):
+        return False
+    if source.is_fully_replicated and sharding.is_fully_replicated:
+        return True
+    shape = x.shape
+    old = source.devices_indices_map(shape)
+    new = sharding.devices_indices_map(shape)
+    return [old[d] for d in source._addressable_device_assignment] == [
+        new[d] for d in sharding._addressable_device_assignment
+    ]
+
+
 def _put_array(x: ArrayImpl, device, may_alias: bool | None, donate: bool) -> ArrayImpl:
     if x.is_deleted():
         raise _deleted_error(x)
     if device is None:
         if may_alias is not False and not donate:
             return x
-        device = x.sharding._device if x.committed else None
-    target, committed = _target(device)
-    sharding = SingleDeviceSharding(target)
+        device = x._sharding if x._committed else None
+    sharding, committed = _target(device)
     semantics = _copy_semantics(may_alias, donate)
-    if x.sharding == sharding and semantics == _jax.ArrayCopySemantics.REUSE_INPUT:
-        if x.committed:
+    if x._sharding == sharding and semantics == _jax.ArrayCopySemantics.REUSE_INPUT:
+        if x._committed or not committed:
             return x
-        # Same buffer, now committed: only the array's metadata changes.
-        return _jax.ArrayImpl(x.aval, sharding, [x._arrays[0]], True, True)
-    if len(x._arrays) == 1 and x._arrays[0].sharding._device.client == target.client:
+        # Same buffers, now committed: only the array's metadata changes.
+        return _jax.ArrayImpl(x.aval, sharding, x._arrays, True, True)
+    target_devices = sharding._addressable_device_assignment
+    if _same_layout(x, sharding) and x._arrays[0].sharding._device.client == target_devices[0].client:
         (moved,) = _jax.batched_copy_array_to_devices_with_sharding(
-            [x], [_jax.DeviceList((target,))], [sharding], [semantics]
+            [x], [_jax.DeviceList(tuple(target_devices))], [sharding], [semantics]
         )
-        return _jax.ArrayImpl(x.aval, sharding, [moved._arrays[0]], committed, True)
-    # Another backend (or a sharded source): go through the host.
-    return _jax.batched_device_put(x.aval, sharding, [np.asarray(x)], [target], committed)
+        if moved._committed == committed:
+            return moved
+        return _jax.ArrayImpl(x.aval, sharding, moved._arrays, committed, True)
+    # Another layout or another backend: through the host (gathered, then split anew).
+    return _put_value(x.aval, np.asarray(x), sharding, committed)
 
 
 def device_put(
@@ -115,9 +165,10 @@ def device_put(
 
     Args:
       x: a NumPy array, Python or NumPy scalar, Array, or a pytree of these.
-      device: a `Device` or `SingleDeviceSharding` to commit the result to, None to put it
-        on the default device uncommitted (Arrays are then returned unchanged), or a pytree
-        prefix of `x` of these (one placement per subtree).
+      device: a `Device` or any `Sharding` (one device, GSPMD, laminax_pjit's NamedSharding)
+        to commit the result to (an Array already laid out otherwise is resharded), None to
+        put it on the default device uncommitted (Arrays are then returned unchanged), or a
+        pytree prefix of `x` of these (one placement per subtree).
       may_alias: False to always copy; True or None (the default) let the result share the
         input's memory (an Array already in place is returned as is).
       donate: True to hand the input Array's buffer over to the result where the runtime
@@ -129,6 +180,7 @@ def device_put(
 
     Raises:
       TypeError: a leaf is not an array type (a string, an arbitrary object).
+      ValueError: a sharding splits a dimension unevenly.
       OverflowError: a Python int does not fit the canonical integer dtype.
       ValueError: both `may_alias` and `donate` are True.
 
@@ -205,19 +257,13 @@ def block_until_ready(x: Any) -> Any:
     return x
 
 
-def _describe(x: ArrayImpl) -> str:
-    ids = sorted(d.id for d in x.sharding.device_set)
-    platform = next(iter(x.sharding.device_set)).platform.upper()
-    return (
-        f"with shape {x.dtype.name}[{','.join(map(str, x.shape))}] and with device ids {ids} "
-        f"on platform {platform}"
-    )
-
-
 def devices_for_args(
     args: Sequence[Any], arg_names: Sequence[str] | None = None, fun_name: str = "<unnamed>"
 ) -> xc.Device | None:
     """The device a computation on `args` must run on: that of its committed Arrays.
+
+    A shorthand over `place_inputs` (the one place placement is decided) for callers that
+    run on one device.
 
     Args:
       args: the flat arguments.
@@ -225,7 +271,7 @@ def devices_for_args(
       fun_name: the function's name for the error message.
 
     Returns:
-      The committed arguments' common device, or None when no argument is committed (the
+      The committed arguments' first device, or None when no argument is committed (the
       computation may then run on the default device).
 
     Raises:
@@ -237,22 +283,8 @@ def devices_for_args(
       >>> devices_for_args([device_put(1.0), device_put(2.0, devices()[0])])
       CpuDevice(id=0)
     """
-    first = None
-    for i, x in enumerate(args):
-        if type(x) is not _jax.ArrayImpl or not x._committed:
-            continue
-        if first is None:
-            first = (i, x, x.sharding.device_set)
-        elif x.sharding.device_set != first[2]:
-            names = list(arg_names) if arg_names is not None else None
-            first_name = names[first[0]] if names else f"args[{first[0]}]"
-            name = names[i] if names else f"args[{i}]"
-            raise ValueError(
-                "Received incompatible devices for jitted computation. Got argument "
-                f"{first_name} of {fun_name} {_describe(first[1])} and argument {name} of "
-                f"{fun_name} {_describe(x)}"
-            )
-    return None if first is None else next(iter(first[2]))
+    placement = place_inputs(args, arg_names=arg_names, fun_name=fun_name)
+    return placement.devices[0] if placement.committed else None
 
 
 def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | None = None):
@@ -286,7 +318,10 @@ def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | Non
     if dtypes.canonicalize_dtype(dtype) != dtype:
         # A 64-bit producer with x64 off: convert through the host, as device_put would.
         return device_put(np.from_dlpack(external), device)
-    target, committed = _target(device)
+    sharding, committed = _target(device)
+    if not isinstance(sharding, _jax.SingleDeviceSharding):
+        raise TypeError(f"from_dlpack: device must be a Device, got {device!r}.")
+    target = sharding._device
     capsule = external.__dlpack__()
     buffer = _jax.dlpack_managed_tensor_to_buffer(capsule, target, None, copy)
     aval = ShapedArray(np.shape(external), dtype)

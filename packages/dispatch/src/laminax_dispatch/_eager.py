@@ -1,8 +1,10 @@
 """Eager op-by-op dispatch: every primitive applied outside a trace runs on XLA.
 
 `apply_primitive` is what core's eval trace calls (plugged in with `set_eager_impl`). It looks
-up an executable compiled for (primitive, params, input avals with weak types, device); on a
-miss it stages the one equation into a jaxpr, lowers and compiles it. A computation that only
+up an executable compiled for (primitive, params, input avals with weak types, the committed
+arguments' shardings); on a miss it stages the one equation into a jaxpr and hands it to jit's
+pipeline (`CompiledCall`: placement, lowering, compiling), so an op on sharded Arrays runs as
+one SPMD program over their devices. A computation that only
 forwards its inputs (`stop_gradient`, a `convert_element_type` that changes only the weak
 type) is never compiled: its outputs are the input buffers under the output avals.
 
@@ -40,16 +42,16 @@ from laminax_pytree import tree_structure
 
 from laminax_dispatch import _debugging
 from laminax_dispatch._array import ArrayImpl, _deleted_error
-from laminax_dispatch._backends import default_device
-from laminax_dispatch._compile import Executable, compile_module
-from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._device_put import device_put
 from laminax_dispatch._fast_path import (
     cpp_function,
     fast_path_data,
     new_cache,
     raise_if_deleted,
 )
+from laminax_dispatch._jit import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
+from laminax_dispatch._placement import Placement, place_inputs
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
 
@@ -88,7 +90,7 @@ def _single_eqn_jaxpr(primitive, avals, params) -> ClosedJaxpr:
 
 def _forwarding(module) -> dict[int, int] | None:
     """output -> argument index if main only returns its arguments, else None."""
-    main = next(iter(module.body.operations))
+    main = next(op for op in module.body.operations if op.operation.name == "func.func")
     block = main.regions[0].blocks[0]
     ops = list(block.operations)
     if len(ops) != 1:
@@ -102,41 +104,44 @@ def _forwarding(module) -> dict[int, int] | None:
     return forwarded
 
 
-def _compile_eager(primitive, avals, params, device) -> _EagerComputation:
+def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
+    # the one compile pipeline: the equation becomes a jitted call's cache entry
     closed = _single_eqn_jaxpr(primitive, avals, params)
-    effects = [e for e in closed.jaxpr.effects if ordered_effects.contains(e)]
-    name = f"jit_{primitive.name}"
-    result = lowering.lower_jaxpr(closed, name=name, fun_name=primitive.name, ordered=effects)
+    n = len(avals)
     out_avals = closed.out_avals
-    forwarded = None if effects or primitive is copy_p else _forwarding(result.module)
+    single = placement.replicated() if len(placement.devices) == 1 else None
+    placement = placement.with_out_shardings([single] * len(out_avals))
+    names = [f"args[{i}]" for i in range(n)]
+    entry = CompiledCall(
+        primitive.name, closed, None, None, names, [False] * n, list(range(n)), placement, False
+    )
+    name = f"jit_{primitive.name}"
+    forwarded = None
+    if not entry.ordered and primitive is not copy_p:
+        forwarded = _forwarding(entry.lower().module)
     if forwarded is not None:
         _stats["forwarded"] += 1
         return _EagerComputation(None, forwarded, out_avals, primitive.multiple_results, name)
-    compiled = compile_module(
-        result.module, [device], in_avals=avals, host_callbacks=result.host_callbacks
-    )
-    executable = Executable(
-        compiled,
-        name,
-        avals,
-        out_avals,
-        ordered_effects=effects,
-        has_host_callbacks=bool(result.host_callbacks),
-    )
+    executable = entry.executable()
     return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
 
 
-def _lookup(primitive, avals, params, device) -> _EagerComputation:
+def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
-    key = (primitive, tuple(params.items()), tuple(avals), device)
+    placed = tuple(
+        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
+    )
+    key = (primitive, tuple(params.items()), tuple(avals), placed)
     try:
         entry = _cache.get(key)
     except TypeError:  # unhashable params: compile (the module cache still helps)
-        return _compile_eager(primitive, avals, params, device)
+        placement = place_inputs(args, fun_name=primitive.name)
+        return _compile_eager(primitive, avals, params, placement), placement
     if entry is not None:
         _stats["hits"] += 1
         return entry
-    entry = _compile_eager(primitive, avals, params, device)
+    placement = place_inputs(args, fun_name=primitive.name)
+    entry = (_compile_eager(primitive, avals, params, placement), placement)
     with _lock:
         _stats["misses"] += 1
         _cache[key] = entry
@@ -148,17 +153,18 @@ def _lookup(primitive, avals, params, device) -> _EagerComputation:
 def _rewrap(x: ArrayImpl, aval) -> ArrayImpl:
     if x.aval == aval:
         return x
-    return _jax.ArrayImpl(aval, x.sharding, [x._arrays[0]], x._committed, True)
+    return _jax.ArrayImpl(aval, x.sharding, x._arrays, x._committed, True)
 
 
-def _run(entry: _EagerComputation, args, device, committed: bool) -> list:
+def _run(entry: _EagerComputation, args, placement: Placement) -> list:
     if entry.forwarded is None:
-        return entry.executable(*args, committed=committed, check_types=False)
+        return entry.executable(*args, committed=placement.committed, check_types=False)
     outs = []
     for i, aval in enumerate(entry.out_avals):
         x = args[entry.forwarded[i]]
         if not isinstance(x, _jax.ArrayImpl):
-            x = device_put(x, device if committed else None, _weak_type=aval.weak_type)
+            target = placement.in_shardings[entry.forwarded[i]] if placement.committed else None
+            x = device_put(x, target, _weak_type=aval.weak_type)
         elif x.is_deleted():
             raise _deleted_error(x)
         outs.append(_rewrap(x, aval))
@@ -178,10 +184,8 @@ def _apply_python(primitive, args, params) -> tuple[list, _EagerComputation | No
         outs = _run_reference(primitive, args, params)
         return (outs if primitive.multiple_results else [outs]), None
     avals = [get_aval(x) for x in args]
-    committed_device = devices_for_args(args, fun_name=primitive.name)
-    device = committed_device or default_device()
-    entry = _lookup(primitive, avals, params, device)
-    outs = _run(entry, args, device, committed_device is not None)
+    entry, placement = _lookup(primitive, avals, params, args)
+    outs = _run(entry, args, placement)
     if _debug_nans.value or _debug_infs.value:
         _debugging.check_outputs(primitive.name, outs)
     return outs, entry

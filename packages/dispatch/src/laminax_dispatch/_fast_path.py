@@ -27,8 +27,7 @@ from typing import Any, NamedTuple
 import jaxlib.weakref_lru_cache  # noqa: F401  (jaxlib's typed-ndarray setter crashes without it)
 from jaxlib import _jax
 from jaxlib._jax import config as _config_ext
-from laminax_core._avals import WeakTypedArray
-from laminax_core.internal import Tracer
+from laminax_core.internal import Tracer, WeakTypedArray
 from laminax_pytree import default_registry, tree_leaves
 
 from laminax_dispatch._array import _deleted_error
@@ -79,7 +78,8 @@ def fast_path_data(executable, out_tree, outs, kept: Sequence[bool], const_args=
     """The `FastPathData` of one signature of `executable`, or None if outputs are not Arrays.
 
     Args:
-      executable: a dispatch `Executable` (single device, no runtime tokens).
+      executable: a dispatch `Executable` (no runtime tokens); its `in_shardings` and
+        `out_shardings` become the per-argument and per-output shardings C++ checks and wraps.
       out_tree: the outputs' `PyTreeDef`.
       outs: the flat outputs of the call that missed (Arrays).
       kept: per argument leaf, whether the executable takes it.
@@ -94,13 +94,12 @@ def fast_path_data(executable, out_tree, outs, kept: Sequence[bool], const_args=
     """
     if not all(type(o) is _jax.ArrayImpl for o in outs):
         return None
-    sharding = executable._sharding
     n_inputs = len(const_args) + sum(kept)
     return FastPathData(
         executable.xla_executable,
         out_tree,
-        [sharding] * n_inputs,
-        [sharding] * len(outs),
+        list(executable.in_shardings),
+        list(executable.out_shardings),
         [o.aval for o in outs],
         [o._committed for o in outs],
         [True] * len(const_args) + list(kept),
@@ -115,10 +114,11 @@ def new_cache(capacity: int) -> _jax.PjitFunctionCache:
 
 
 def _shard_arg(x, sharding, layout):
-    # jaxlib calls this for an argument it cannot place itself
+    # jaxlib calls this for an argument whose sharding is not the compiled one (a host value,
+    # an uncommitted Array elsewhere): place it as the executable takes it
     from laminax_dispatch._device_put import device_put
 
-    return device_put(x, sharding._device)
+    return device_put(x, sharding)
 
 
 def cpp_function(

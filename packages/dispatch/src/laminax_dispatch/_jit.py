@@ -33,7 +33,8 @@ from typing import Any
 
 from jaxlib import _jax
 from laminax_core import config as core_config
-from laminax_core._trace import _context as _trace_context  # .trace is None: no transformation
+# `_trace_context.trace is None`: no transformation is running
+from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
@@ -49,9 +50,8 @@ from laminax_core.internal import (
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _debugging
-from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._compile import Executable, compile_module, log_compiles
-from laminax_dispatch._device_put import device_put, devices_for_args
+from laminax_dispatch._device_put import device_put
 from laminax_dispatch._fast_path import (
     cpp_function,
     fast_path_data,
@@ -59,8 +59,22 @@ from laminax_dispatch._fast_path import (
     raise_if_deleted,
 )
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
-from laminax_dispatch._lowering._core import LoweringResult, lower_jaxpr, lowering_module_name
+from laminax_dispatch._lowering._core import (
+    LoweringResult,
+    is_embedded_constant,
+    lower_jaxpr,
+    lowering_module_name,
+)
 from laminax_dispatch._mlir import SourceInfo
+from laminax_dispatch._placement import (
+    Placement,
+    explicit_shardings,
+    flat_in_shardings,
+    flat_out_shardings,
+    freeze_shardings,
+    jaxpr_shardings,
+    place_inputs,
+)
 
 __all__ = ["CompiledCall", "JitFunction", "jit"]
 
@@ -154,6 +168,8 @@ class _Options:
         device,
         backend,
         inline,
+        in_shardings=None,
+        out_shardings=None,
     ):
         self.static_argnums, self.static_argnames = _resolve(
             fun, static_argnums, static_argnames, "static"
@@ -174,6 +190,8 @@ class _Options:
         self.backend = backend
         self.inline = bool(inline)
         self.names = _arg_names(fun)
+        self.in_shardings = freeze_shardings(in_shardings)
+        self.out_shardings = freeze_shardings(out_shardings)
         self.key = (
             self.static_argnums,
             self.static_argnames,
@@ -183,6 +201,8 @@ class _Options:
             device,
             backend,
             self.inline,
+            self.in_shardings,
+            self.out_shardings,
         )
 
     def split(self, args, kwargs):
@@ -245,11 +265,13 @@ class CompiledCall:
       in_tree, out_tree: the trees of the dynamic arguments and of the result.
       arg_names: a name per input leaf; donated: whether each leaf is donated.
       kept: the indices of the leaves the compiled program takes (unused ones pruned).
-      device: where it runs; committed: whether its outputs are committed to it.
+      placement: the devices, the input and output shardings (one per leaf), and whether
+        outputs are committed (`_placement.Placement`).
+      log: whether compiling it is logged as a jit compilation (eager ops are not).
     """
 
     def __init__(
-        self, name, closed, in_tree, out_tree, arg_names, donated, kept, device, committed
+        self, name, closed, in_tree, out_tree, arg_names, donated, kept, placement, log=True
     ):
         self.name = name
         self.closed = closed
@@ -258,9 +280,17 @@ class CompiledCall:
         self.arg_names = arg_names
         self.donated = donated
         self.kept = kept
-        self.device = device
-        self.committed = committed
+        self.placement = placement
+        self.device = placement.devices[0]
+        self.committed = placement.committed
+        self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        if self.ordered and len(placement.devices) > 1:
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                "the effect unordered, or run the computation on one device."
+            )
         self._lowering: LoweringResult | None = None
         self._executable: Executable | None = None
         self._const_args: list = []
@@ -310,33 +340,51 @@ class CompiledCall:
             warnings.warn(_UNUSABLE_DONATION.format(avals=text), UserWarning, stacklevel=5)
         return aliases
 
+    def _main_in_shardings(self, n_hoisted: int) -> list:
+        placement = self.placement
+        consts = [placement.replicated()] * n_hoisted
+        return consts + [placement.in_shardings[i] for i in self.kept]
+
     def lower(self) -> LoweringResult:
         """The StableHLO module (built once)."""
         with self._lock:
             if self._lowering is None:
+                pruned = self._pruned()
+                n_hoisted = sum(1 for c in pruned.consts if not is_embedded_constant(c))
                 self._lowering = lower_jaxpr(
-                    self._pruned(),
+                    pruned,
                     name=lowering_module_name(self.name),
                     fun_name=self.name,
                     ordered=self.ordered,
                     aliases=self._aliases(),
                     source=SourceInfo.from_caller(self.name),
+                    devices=self.placement.devices,
+                    in_shardings=self._main_in_shardings(n_hoisted),
+                    out_shardings=self.placement.out_shardings,
                 )
             return self._lowering
 
     def executable(self) -> Executable:
-        """The compiled program on `device` (compiled once; logged with jax_log_compiles)."""
+        """The compiled program on its devices (compiled once; logged with jax_log_compiles)."""
         lowering = self.lower()
         with self._lock:
             if self._executable is None:
+                placement = self.placement
                 start = time.perf_counter()
                 compiled = compile_module(
                     lowering.module,
-                    [self.device],
+                    placement.devices,
                     in_avals=lowering.in_avals,
                     host_callbacks=lowering.host_callbacks,
                 )
-                _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
+                if self.log:
+                    _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
+                main_placement = Placement(
+                    placement.devices,
+                    tuple(self._main_in_shardings(len(lowering.hoisted_consts))),
+                    placement.out_shardings,
+                    placement.committed,
+                )
                 self._executable = Executable(
                     compiled,
                     lowering.name,
@@ -344,9 +392,28 @@ class CompiledCall:
                     lowering.out_avals,
                     ordered_effects=self.ordered,
                     has_host_callbacks=bool(lowering.host_callbacks),
+                    placement=main_placement,
                 )
-                self._const_args = [device_put(c, self.device) for c in lowering.hoisted_consts]
+                const_shardings = self._executable.in_shardings[: len(lowering.hoisted_consts)]
+                self._const_args = [
+                    device_put(c, s)
+                    for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
+                ]
             return self._executable
+
+    def input_shardings(self) -> list:
+        """One sharding per input leaf, as the compiled program takes them."""
+        executable = self.executable()
+        n_consts = len(self._const_args)
+        taken = dict(zip(self.kept, executable.in_shardings[n_consts:], strict=True))
+        return [
+            taken.get(i) or s or self.placement.replicated()
+            for i, s in enumerate(self.placement.in_shardings)
+        ]
+
+    def output_shardings(self) -> list:
+        """One sharding per output leaf, as the compiled program reports them."""
+        return list(self.executable().out_shardings)
 
     def fast_path_data(self, outs):
         """What jaxlib's C++ needs to run this signature without Python (`outs`: the flat
@@ -403,7 +470,7 @@ def _check_donations(entry: CompiledCall, leaves) -> None:
         x = leaves[i]
         if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
             continue
-        pointer = x.unsafe_buffer_pointer()
+        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
         if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
             first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
             raise RuntimeError(
@@ -507,51 +574,67 @@ class JitFunction:
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         return closed, out_trees[0]
 
-    def _device(self, leaves) -> tuple[Any, bool]:
+    def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
+        """The placement of a new signature (`_placement.place_inputs`, the one place where
+        placement is decided), from the committed arguments and jit's options."""
         options = self._options
-        if options.device is not None:
-            return options.device, True
-        committed = devices_for_args(leaves, None, self._name)
-        if committed is not None:
-            return committed, True
-        if options.backend is None:
-            return default_device(), False
-        return get_backend(options.backend).local_devices()[0], False
+        in_shardings = None
+        if options.in_shardings is not None:
+            n_kwarg_leaves = len(tree_flatten(dyn_kwargs)[0])
+            in_shardings = flat_in_shardings(
+                options.in_shardings, dyn_args, n_kwarg_leaves, self._name
+            )
+        return place_inputs(
+            leaves,
+            in_shardings=in_shardings,
+            out_shardings=explicit_shardings(options.out_shardings),
+            device=options.device,
+            backend=options.backend,
+            arg_names=names,
+            fun_name=self._name,
+            inner_shardings=jaxpr_shardings(closed),
+        )
 
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
         dyn_args, dyn_kwargs, static = self._options.split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
-        device, committed = self._device(leaves)
-        key = (
-            self._options.key,
-            in_tree,
-            avals,
-            static,
-            device,
-            committed,
-            core_config.trace_context(),
+        # what placement depends on besides the options: the committed arguments' shardings
+        placed = tuple(
+            x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in leaves
         )
+        key = (self._options.key, in_tree, avals, static, placed, core_config.trace_context())
         cache = self._cache()
         entry = cache.get(key)
         if entry is None:
-            entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, device, committed)
+            entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, leaves)
             cache[key] = entry
             if len(cache) > _CACHE_SIZE:
                 cache.popitem(last=False)
         return entry, leaves
 
-    def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, device, committed):
-        closed, out_tree = self._trace(in_tree, avals, static)
+    def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
+        closed, out_tree = self._trace(in_tree, avals, static)
+        placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
+        placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
             kept = list(range(len(avals)))
         else:
             _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             kept = [i for i, u in enumerate(used) if u]
-        return CompiledCall(
-            self._name, closed, in_tree, out_tree, names, donated, kept, device, committed
-        )
+        return CompiledCall(self._name, closed, in_tree, out_tree, names, donated, kept, placement)
+
+    def _out_shardings(self, out_tree, placement: Placement) -> list:
+        outs = self._options.out_shardings
+        if outs is None:
+            flat = [None] * out_tree.num_leaves
+        else:
+            flat = flat_out_shardings(outs, out_tree, self._name)
+        if len(placement.devices) == 1:  # one device: nothing for XLA to choose
+            single = placement.replicated()
+            flat = [single if s is None else s for s in flat]
+        return flat
 
     # -- calling ----------------------------------------------------------------------------
 
@@ -606,11 +689,26 @@ class JitFunction:
         if self._options.inline:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *extra, *leaves)
         else:
+            options = self._options
             donated = ()
-            if self._options.donate_argnums or self._options.donate_argnames:
-                _, flags = self._options.leaf_info(dyn_args, dyn_kwargs, static)
+            if options.donate_argnums or options.donate_argnames:
+                _, flags = options.leaf_info(dyn_args, dyn_kwargs, static)
                 donated = (False,) * len(extra) + tuple(flags)
-            outs = call_jaxpr(closed, [*extra, *leaves], self._name, donated=donated)
+            in_shardings = out_shardings = None
+            if options.in_shardings is not None:
+                n_kw = len(tree_flatten(dyn_kwargs)[0])
+                flat = flat_in_shardings(options.in_shardings, dyn_args, n_kw, self._name)
+                in_shardings = (None,) * len(extra) + tuple(flat)
+            if options.out_shardings is not None:
+                out_shardings = tuple(flat_out_shardings(options.out_shardings, out_tree, self._name))
+            outs = call_jaxpr(
+                closed,
+                [*extra, *leaves],
+                self._name,
+                donated=donated,
+                in_shardings=in_shardings,
+                out_shardings=out_shardings,
+            )
         return tree_unflatten(out_tree, outs)
 
     def __get__(self, instance, owner=None):
@@ -681,23 +779,30 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 # ----- jit_p's eager impl: a jaxpr run like a jitted function -------------------------------
 
 
-def _jit_impl(*args, jaxpr, name, **params):
-    key = ("impl", jaxpr, tuple(get_aval(x) for x in args))
+def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
+    in_shardings = in_shardings or (None,) * len(args)
+    out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
+    placed = tuple(
+        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
+    )
+    key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
 
     def make():
-        device = devices_for_args(args, None, name) or get_backend().local_devices()[0]
-        kept = list(range(len(args)))
-        return CompiledCall(
-            name,
-            jaxpr,
-            None,
-            None,
-            [f"args[{i}]" for i in kept],
-            [False] * len(args),
-            kept,
-            device,
-            False,
+        names = [f"args[{i}]" for i in range(len(args))]
+        placement = place_inputs(
+            args,
+            in_shardings=in_shardings,
+            out_shardings=[s for s in out_shardings if s is not None],
+            arg_names=names,
+            fun_name=name,
+            inner_shardings=jaxpr_shardings(jaxpr),
         )
+        outs = list(out_shardings)
+        if len(placement.devices) == 1:
+            outs = [placement.replicated() if s is None else s for s in outs]
+        placement = placement.with_out_shardings(outs)
+        kept = list(range(len(args)))
+        return CompiledCall(name, jaxpr, None, None, names, [False] * len(args), kept, placement)
 
     return memoize_on_jaxpr(key, make)(list(args))
 
@@ -711,6 +816,8 @@ jit_p.def_impl(_jit_impl)
 def jit(
     fun: Callable | None = None,
     *,
+    in_shardings=None,
+    out_shardings=None,
     static_argnums: int | Sequence[int] | None = None,
     static_argnames: str | Sequence[str] | None = None,
     donate_argnums: int | Sequence[int] | None = None,
@@ -724,6 +831,13 @@ def jit(
 
     Args:
       fun: a function of arrays (pytrees allowed) returning arrays.
+      in_shardings: how the compiled program takes its positional arguments: a `Sharding`
+        for all, or a pytree prefix of the positional (non-static) arguments of Shardings
+        and None (unspecified: a committed argument's own layout, else the compiler's
+        choice). Uncommitted arguments are moved onto it; a committed argument laid out
+        otherwise is an error, as in JAX.
+      out_shardings: the outputs' layouts, a Sharding or a pytree prefix of the output
+        (None: the compiler's choice, reported by the executable).
       static_argnums, static_argnames: arguments passed by value into the trace (they must be
         hashable; each new value traces and compiles again).
       donate_argnums, donate_argnames: arguments whose buffers the computation may reuse for
@@ -737,7 +851,8 @@ def jit(
       A `JitFunction`, called like `fun`.
 
     Raises:
-      ValueError: a static argument is not hashable, or argnums refer to missing arguments.
+      ValueError: a static argument is not hashable, or argnums refer to missing arguments;
+        at call time, arguments and shardings on different devices.
 
     Example:
       >>> import numpy as np
@@ -748,6 +863,8 @@ def jit(
     if fun is None:
         return functools.partial(
             jit,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
@@ -769,5 +886,7 @@ def jit(
         device,
         backend,
         inline,
+        in_shardings,
+        out_shardings,
     )
     return JitFunction(fun, options)

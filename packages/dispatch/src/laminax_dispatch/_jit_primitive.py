@@ -10,6 +10,12 @@ JAX prints it: `jit[jaxpr={ lambda ... } name=f]`. Its rules:
 - transpose: the backward pass of the inner jaxpr;
 - batching: `vmap` of the inner jaxpr, staged into a new jaxpr and called with `jit_p`;
 - lowering: a private function `@f` and a `func.call` (inlined when `inline=True`).
+
+Placement travels in the params: ``in_shardings`` and ``out_shardings`` hold one sharding
+(or None: unspecified) per input and output, so the jvp, transpose and batching rules hand
+them on to the calls they make, and the impl and lowering lay data out with them. Under vmap
+a sharding that splits data is dropped (the batched array has one more dimension; the
+compiler then chooses), replicated ones are kept.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
+from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
@@ -50,11 +57,16 @@ jit_p.multiple_results = True
 
 
 def _print_params(params) -> list:
-    # JAX's order: the name first, donation only when something is donated, the jaxpr last
+    # JAX's order: the name first, donation and shardings only when given, then the jaxpr
     shown = [("name", params["name"])]
     if any(params.get("donated_invars", ())):
         shown.append(("donated_invars", params["donated_invars"]))
-    return [*shown, ("jaxpr", params["jaxpr"])]
+    for key in ("in_shardings", "out_shardings"):
+        shardings = params.get(key) or ()
+        if any(s is not None for s in shardings):
+            shown.append((key, shardings))
+    shown.append(("jaxpr", params["jaxpr"]))
+    return shown
 
 
 jit_p.print_params = _print_params
@@ -81,10 +93,17 @@ def memoize_on_jaxpr(key, make):
 
 
 def call_jaxpr(
-    closed: ClosedJaxpr, args, name: str, inline: bool = False, donated: tuple = ()
+    closed: ClosedJaxpr,
+    args,
+    name: str,
+    inline: bool = False,
+    donated: tuple = (),
+    in_shardings: tuple | None = None,
+    out_shardings: tuple | None = None,
 ) -> list:
     """Binds `jit_p` with `closed` on `args` (under whatever trace is current); `donated`
-    flags the arguments the caller donates (recorded in the equation, as JAX does)."""
+    flags the arguments the caller donates (recorded in the equation, as JAX does);
+    `in_shardings` / `out_shardings` give one sharding or None per input / output."""
     return jit_p.bind(
         *args,
         jaxpr=closed,
@@ -92,6 +111,10 @@ def call_jaxpr(
         donated_invars=tuple(donated) or (False,) * len(args),
         keep_unused=False,
         inline=inline,
+        in_shardings=tuple(in_shardings) if in_shardings else (None,) * len(args),
+        out_shardings=(
+            tuple(out_shardings) if out_shardings else (None,) * len(closed.out_avals)
+        ),
     )
 
 
@@ -139,8 +162,10 @@ def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     return dce_closed_jaxpr(closed, [True] * len(closed.jaxpr.outvars))
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, **params):
-    primals_out = call_jaxpr(jaxpr, primals, name, params.get("inline", False))
+def _jit_jvp(primals, tangents, *, jaxpr, name, in_shardings, out_shardings, **params):
+    primals_out = call_jaxpr(
+        jaxpr, primals, name, params.get("inline", False), (), in_shardings, out_shardings
+    )
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
     differentiable = tuple(a.to_tangent_aval().dtype != core_dtypes.float0 for a in jaxpr.out_avals)
     if not any(nonzero) or not any(differentiable):
@@ -149,7 +174,11 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, **params):
         ("jvp", jaxpr, nonzero), lambda: _jvp_jaxpr(jaxpr, nonzero, differentiable)
     )
     given = [t for t in tangents if not isinstance(t, Zero)]
-    computed = iter(call_jaxpr(tangent_jaxpr, [*primals, *given], name))
+    tangent_in = (*in_shardings, *(s for s, nz in zip(in_shardings, nonzero, strict=True) if nz))
+    tangent_out = tuple(s for s, d in zip(out_shardings, differentiable, strict=True) if d)
+    computed = iter(
+        call_jaxpr(tangent_jaxpr, [*primals, *given], name, False, (), tangent_in, tangent_out)
+    )
     tangents_out = [
         next(computed) if d else Zero.from_primal_value(p)
         for p, d in zip(primals_out, differentiable, strict=True)
@@ -194,7 +223,7 @@ def _has_ct(aval, undefined: bool) -> bool:
     return undefined and aval.to_tangent_aval().dtype != core_dtypes.float0
 
 
-def _jit_transpose(cts, *args, jaxpr, name, **params):
+def _jit_transpose(cts, *args, jaxpr, name, in_shardings, out_shardings, **params):
     undefined = tuple(isinstance(a, UndefinedPrimal) for a in args)
     ct_given = tuple(not isinstance(ct, Zero) for ct in cts)
     transposed = memoize_on_jaxpr(
@@ -203,7 +232,20 @@ def _jit_transpose(cts, *args, jaxpr, name, **params):
     )
     residuals = [a for a, u in zip(args, undefined, strict=True) if not u]
     given = [ct for ct, g in zip(cts, ct_given, strict=True) if g]
-    outs = iter(call_jaxpr(transposed, [*residuals, *given], f"transpose({name})"))
+    ct_in = (
+        *(s for s, u in zip(in_shardings, undefined, strict=True) if not u),
+        *(s for s, g in zip(out_shardings, ct_given, strict=True) if g),
+    )
+    ct_out = tuple(
+        s
+        for s, a, u in zip(in_shardings, args, undefined, strict=True)
+        if u and _has_ct(a.aval, True)
+    )
+    outs = iter(
+        call_jaxpr(
+            transposed, [*residuals, *given], f"transpose({name})", False, (), ct_in, ct_out
+        )
+    )
     cts_in = []
     for a, u in zip(args, undefined, strict=True):
         if not u:
@@ -229,11 +271,27 @@ def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data) -> ClosedJaxpr:
     return traced
 
 
-def _jit_batch(axis_data, args, dims, *, jaxpr, name, **params):
+def _unbatched_sharding(sharding):
+    # a replicated layout holds for any rank; one that splits dimensions would need the new
+    # batch dimension inserted, which is left to the compiler (unspecified)
+    if sharding is None or sharding.is_fully_replicated:
+        return sharding
+    return None
+
+
+def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_shardings, **params):
     in_avals = [get_aval(x) for x in args]
     key = ("vmap", jaxpr, tuple(in_avals), tuple(dims), axis_data.size, axis_data.name)
     batched = memoize_on_jaxpr(key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data))
-    outs = call_jaxpr(batched, args, name, params.get("inline", False))
+    outs = call_jaxpr(
+        batched,
+        args,
+        name,
+        params.get("inline", False),
+        (),
+        tuple(map(_unbatched_sharding, in_shardings)),
+        tuple(map(_unbatched_sharding, out_shardings)),
+    )
     return outs, [0] * len(outs)
 
 
@@ -243,8 +301,24 @@ jit_p.def_batch(_jit_batch)
 # ----- lowering -----------------------------------------------------------------------------
 
 
+def _constrain(ctx, values, avals, shardings):
+    if not shardings:
+        return list(values)
+    return [
+        v if s is None else emit_sharding_constraint(ctx, v, a, s)
+        for v, a, s in zip(values, avals, shardings, strict=True)
+    ]
+
+
 @lowering_for(jit_p)
-def _jit_lower(ctx, *args, jaxpr, name, inline=False, **params):
+def _jit_lower(ctx, *args, jaxpr, name, inline=False, in_shardings=(), out_shardings=(), **params):
+    # a nested call's shardings become constraints on its operands and results
+    args = _constrain(ctx, args, ctx.avals_in, in_shardings)
+    outs = _jit_lower_call(ctx, args, jaxpr, name, inline)
+    return _constrain(ctx, outs, ctx.avals_out, out_shardings)
+
+
+def _jit_lower_call(ctx, args, jaxpr, name, inline):
     effects = [e for e in jaxpr.effects if ordered_effects.contains(e)]
     name_stack = f"{ctx.name_stack}/jit({name})"
     if inline:

@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core._avals import ShapedArray
+from laminax_core.internal import ShapedArray
 
 __all__ = [
     "ModuleBody",
@@ -195,7 +195,7 @@ def build_module(
     Example:
       >>> import numpy as np
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
-      >>> from laminax_core._avals import ShapedArray
+      >>> from laminax_core import ShapedArray
       >>> aval = ShapedArray((3,), np.float32)
       >>> module = build_module(
       ...     "jit_add", [aval, aval], [aval], lambda tokens, args: (tokens, [hlo.add(*args)])

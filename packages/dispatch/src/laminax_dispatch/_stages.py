@@ -14,7 +14,6 @@ from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_dispatch._mlir import module_to_string
-from laminax_dispatch._sharding import SingleDeviceSharding
 
 __all__ = ["Compiled", "Lowered", "Traced"]
 
@@ -159,18 +158,16 @@ class Compiled:
 
     @property
     def input_shardings(self):
-        """`((sharding per positional leaf ...), {})`, as JAX reports it."""
-        sharding = SingleDeviceSharding(self._entry.device)
-        dyn_args, dyn_kwargs = tree_unflatten(
-            self._entry.in_tree, [sharding] * len(self._entry.in_avals)
-        )
+        """`((sharding per positional leaf ...), {kwarg: sharding ...})`, as JAX reports it:
+        the shardings the compiled program takes its arguments in."""
+        dyn_args, dyn_kwargs = tree_unflatten(self._entry.in_tree, self._entry.input_shardings())
         return dyn_args, dyn_kwargs
 
     @property
     def output_shardings(self):
-        """One sharding per output leaf, in the output's tree."""
-        sharding = SingleDeviceSharding(self._entry.device)
-        return tree_unflatten(self._entry.out_tree, [sharding] * len(self._entry.out_avals))
+        """One sharding per output leaf, in the output's tree, as the compiled program
+        reports them."""
+        return tree_unflatten(self._entry.out_tree, self._entry.output_shardings())
 
 
 def _long(aval: ShapedArray) -> str:

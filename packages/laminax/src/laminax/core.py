@@ -9,9 +9,9 @@ used libraries still reach for them here.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 
+from laminax_core import ensure_compile_time_eval as ensure_compile_time_eval
 from laminax_core.internal import AbstractValue as AbstractValue
 from laminax_core.internal import ClosedJaxpr as ClosedJaxpr
 from laminax_core.internal import Jaxpr as Jaxpr
@@ -52,24 +52,6 @@ Atom = Var | Literal
 ParamDict = dict
 # Anything a primitive can be applied to.
 Value = object
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval() -> Iterator[None]:
-    """Inside the block, operations on concrete values run now, even while a function is traced.
-
-    Example:
-      >>> import laminax as jax, laminax.numpy as jnp
-      >>> @jax.jit
-      ... def f(x):
-      ...     with jax.core.ensure_compile_time_eval():
-      ...         y = jnp.sin(3.0)          # computed while tracing, a concrete array
-      ...     return x + y
-      >>> float(f(0.0)) == float(jnp.sin(3.0))
-      True
-    """
-    with set_current_trace(eval_trace):
-        yield
 
 
 eval_context = ensure_compile_time_eval

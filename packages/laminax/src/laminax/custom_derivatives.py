@@ -4,9 +4,11 @@ The implementations live in `laminax_core`; this module gathers them under JAX's
 `from laminax.custom_derivatives import custom_vjp, SymbolicZero` reads as it does with JAX.
 """
 
-from laminax_core._custom_derivatives import (
+from laminax_core.custom_derivatives import (
     CustomVJPPrimal,
     SymbolicZero,
+    closure_convert,
+    custom_gradient,
     custom_jvp,
     custom_jvp_call_p,
     custom_vjp,
@@ -14,7 +16,6 @@ from laminax_core._custom_derivatives import (
     custom_vjp_primal_tree_values,
     zero_from_primal,
 )
-from laminax_core._custom_gradient import closure_convert, custom_gradient
 
 __all__ = [
     "CustomVJPPrimal",

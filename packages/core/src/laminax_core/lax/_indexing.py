@@ -123,14 +123,20 @@ def _window_offsets(window):
     return np.indices(window).reshape(len(window), -1).T.astype(np.int64)  # (W, ndim)
 
 
-def _mode_default_fill(dtype):
+def default_fill_value(dtype):
+    """What an out-of-bounds gather reads in "fill" mode when no `fill_value` is given.
+
+    NaN for inexact types, the minimum for signed integers, the maximum for unsigned ones and
+    True for booleans. Shared by `lax.gather`, `jnp`'s `.at[].get`/`take` and dispatch's lowering.
+    """
+    dtype = np.dtype(dtype)
     if dtypes.issubdtype(dtype, np.inexact):
         return np.nan
     if dtype == np.bool_:
         return True
     if dtypes.issubdtype(dtype, np.signedinteger):
-        return np.iinfo(dtype).min
-    return np.iinfo(dtype).max
+        return dtypes.iinfo(dtype).min
+    return dtypes.iinfo(dtype).max
 
 
 # ----- gather -------------------------------------------------------------------------------
@@ -221,7 +227,7 @@ def _gather_reference(x, idx, dimension_numbers, slice_sizes, indices_are_sorted
     where = starts[:, None, :] + _window_offsets(slice_sizes)[None]
     values = x[tuple(np.moveaxis(where, -1, 0))] if x.size else np.zeros(where.shape[:2], x.dtype)
     if mode == GatherScatterMode.FILL_OR_DROP:
-        fill = _mode_default_fill(x.dtype) if fill_value is None else fill_value
+        fill = default_fill_value(x.dtype) if fill_value is None else fill_value
         values = np.where(in_bounds[:, None], values, np.asarray(fill).astype(x.dtype))
     values = values.reshape(idx.shape[:-1] + tuple(slice_sizes))
     batch_rank = idx.ndim - 1

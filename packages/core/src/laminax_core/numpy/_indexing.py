@@ -24,6 +24,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import get_aval
+from laminax_core.lax._indexing import default_fill_value
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -311,18 +312,8 @@ def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
              [5, 3]], dtype=int32)
     """
     if mode == "fill" and fill_value is None:
-        fill_value = _default_fill(get_aval(as_array(x)).dtype)
+        fill_value = default_fill_value(get_aval(as_array(x)).dtype)
     return _rewrite(x, idx, mode, fill_value, normalize_indices)
-
-
-def _default_fill(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.nan
-    if dtypes.issubdtype(dtype, np.signedinteger):
-        return dtypes.iinfo(dtype).min
-    if dtypes.issubdtype(dtype, np.unsignedinteger):
-        return dtypes.iinfo(dtype).max
-    return True
 
 
 # ----- updates: x.at[idx] -------------------------------------------------------------------
@@ -612,7 +603,7 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     index = along_axis_index(shape, axis, indices)
     return getitem(arr, index, mode="fill" if mode is None else mode,
                    fill_value=fill_value if mode in (None, "fill") and fill_value is not None
-                   else (_default_fill(get_aval(arr).dtype) if mode in (None, "fill") else None))
+                   else (default_fill_value(get_aval(arr).dtype) if mode in (None, "fill") else None))
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):

@@ -14,6 +14,7 @@ of the name stack (`jit(f)/sin`) and the user's source line that staged the equa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
@@ -36,6 +37,7 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
+from laminax_dispatch._lowering._shardings import MeshTable, ShardingContext, sharding_attribute
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
 
 __all__ = [
@@ -131,14 +133,29 @@ def get_lowering(primitive) -> Callable:
 class ModuleContext:
     """What every rule of one module shares: the module, its symbol names and function cache."""
 
-    def __init__(self, module: ir.Module, name: str):
+    def __init__(self, module: ir.Module, name: str, axis_context=None):
         self.module = module
         self.name = name
+        # the devices being lowered for (`_shardings.ShardingContext`, or shard_map's
+        # `SPMDAxisContext` inside a manual region); rules read it for collectives
+        self.axis_context = axis_context or ShardingContext(())
+        # the Shardy meshes the module's sharding attributes refer to
+        self.meshes = MeshTable()
         self._symbols: set[str] = {"main"}
         # (id(jaxpr), ...) -> name of the private function lowered for it (nested jit calls)
         self.function_cache: dict[Any, tuple[str, Any]] = {}
         # Python functions the module calls on the host; compiled in, kept alive by the executable
         self.host_callbacks: list[Callable] = []
+
+    @contextlib.contextmanager
+    def using_axis_context(self, axis_context):
+        """Lowers what runs inside the `with` block under `axis_context` (shard_map's body
+        under its `SPMDAxisContext`), restoring the previous one after."""
+        previous, self.axis_context = self.axis_context, axis_context
+        try:
+            yield axis_context
+        finally:
+            self.axis_context = previous
 
     def add_host_callback(self, callback: Callable) -> int:
         """Registers a host callback; returns its index (the custom call's `index` attribute)."""
@@ -175,6 +192,12 @@ class LoweringRuleContext:
     tokens_in: dict
     name_stack: str
     tokens_out: dict | None = None
+
+    @property
+    def axis_context(self):
+        """The devices being lowered for (`ShardingContext`, or `SPMDAxisContext` inside a
+        manual region): what collectives over named mesh axes read."""
+        return self.module_context.axis_context
 
 
 # ----- constants and broadcasting -----------------------------------------------------------
@@ -252,6 +275,8 @@ def _location(source_info: str, name: str) -> ir.Location:
 
 def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands) -> list:
     rule = get_lowering(eqn.primitive)
+    if eqn.name_stack:  # the equation's `named_scope`s, inside the enclosing computation's
+        name_stack = f"{name_stack}/{eqn.name_stack}"
     effects = [e for e in eqn.effects if ordered_effects.contains(e)]
     ctx = LoweringRuleContext(
         mctx,
@@ -343,7 +368,9 @@ class LoweringResult:
     host_callbacks: list = dataclasses.field(default_factory=list)
 
 
-def _is_embeddable(value) -> bool:
+def is_embedded_constant(value) -> bool:
+    """Whether a closed-over constant is written into the module (small NumPy values) rather
+    than passed to main as a leading argument."""
     return isinstance(value, np.ndarray | np.generic) and (
         value.nbytes <= embedded_constants_max_bytes.value
     )
@@ -354,29 +381,52 @@ def lowering_module_name(fun_name: str) -> str:
     return "jit_" + fun_name.replace("<", "_").replace(">", "")
 
 
-def _set_main_attributes(module: ir.Module, num_tokens: int, donated_to: dict, out_avals):
+def _set_main_attributes(
+    mctx: ModuleContext,
+    num_tokens: int,
+    donated_to: dict,
+    in_avals,
+    out_avals,
+    in_shardings: Sequence | None,
+    out_shardings: Sequence | None,
+):
+    module = mctx.module
     main = next(
         op
         for op in module.body.operations
         if ir.StringAttr(op.attributes["sym_name"]).value == "main"
     )
-    n_args = len(main.arguments)
-    arg_attrs = []
-    for i in range(n_args):
+    devices = mctx.axis_context.devices
+    sharded = len(devices) > 1
+
+    def layout(entries: dict, sharding, aval) -> None:
+        if sharded and sharding is not None:
+            name, attribute = sharding_attribute(mctx.meshes, sharding, aval.ndim, devices)
+            entries[name] = attribute
+
+    in_shardings = in_shardings or [None] * len(in_avals)
+    out_shardings = out_shardings or [None] * len(out_avals)
+    arg_attrs = [ir.DictAttr.get({}) for _ in range(num_tokens)]
+    for i, (aval, sharding) in enumerate(zip(in_avals, in_shardings, strict=True)):
         entries = {}
-        if i - num_tokens in donated_to:
+        layout(entries, sharding, aval)
+        if i in donated_to:
             entries["tf.aliasing_output"] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(32), donated_to[i - num_tokens] + num_tokens
+                ir.IntegerType.get_signless(32), donated_to[i] + num_tokens
             )
         arg_attrs.append(ir.DictAttr.get(entries))
     main.arg_attrs = ir.ArrayAttr.get(arg_attrs)
     results = ["result"] if len(out_avals) == 1 else [f"result[{i}]" for i in range(len(out_avals))]
     res_attrs = [ir.DictAttr.get({}) for _ in range(num_tokens)]
-    res_attrs += [ir.DictAttr.get({"jax.result_info": ir.StringAttr.get(r)}) for r in results]
+    for info, aval, sharding in zip(results, out_avals, out_shardings, strict=True):
+        entries = {"jax.result_info": ir.StringAttr.get(info)}
+        layout(entries, sharding, aval)
+        res_attrs.append(ir.DictAttr.get(entries))
     main.result_attrs = ir.ArrayAttr.get(res_attrs)
     i32 = ir.IntegerType.get_signless(32)
-    module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
+    module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, max(len(devices), 1))
     module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+    mctx.meshes.emit(module)
 
 
 def lower_jaxpr(
@@ -387,6 +437,9 @@ def lower_jaxpr(
     ordered: Sequence = (),
     aliases: dict[int, int] | None = None,
     source=None,
+    devices: Sequence = (),
+    in_shardings: Sequence | None = None,
+    out_shardings: Sequence | None = None,
 ) -> LoweringResult:
     """Lowers a closed jaxpr to a module with a public `main`.
 
@@ -401,12 +454,16 @@ def lower_jaxpr(
       ordered: the ordered effects main threads tokens for.
       aliases: jaxpr input index -> output index to alias (buffer donation).
       source: a `SourceInfo` for operations without their own location.
+      devices: the device assignment compiled for (several: an SPMD program with one
+        partition per device, whose arguments and results carry sharding attributes).
+      in_shardings: one sharding (or None: unspecified) per input of main after the tokens,
+        hoisted constants first; out_shardings: one per output.
 
     Returns:
       A `LoweringResult`.
     """
     jaxpr = closed.jaxpr
-    embedded = [_is_embeddable(c) for c in closed.consts]
+    embedded = [is_embedded_constant(c) for c in closed.consts]
     hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
     hoisted_avals = [
         v.aval.strip_weak_type() for v, e in zip(jaxpr.constvars, embedded, strict=True) if not e
@@ -415,11 +472,12 @@ def lower_jaxpr(
     out_avals = jaxpr.out_avals
     name_stack = f"jit({fun_name or name})"
     ordered = list(ordered)
-    module_box: list = []
+    axis_context = ShardingContext(tuple(devices))
+    mctx_box: list = []
     host_callbacks: list = []
 
     def body(token_args, args):
-        mctx = ModuleContext(module_box[0], name)
+        mctx = mctx_box[0]
         mctx.host_callbacks = host_callbacks
         hoisted_iter = iter(args[: len(hoisted)])
         consts = [
@@ -437,11 +495,13 @@ def lower_jaxpr(
         body,
         num_tokens=len(ordered),
         source=source,
-        on_module=lambda m: module_box.append(m),
+        on_module=lambda m: mctx_box.append(ModuleContext(m, name, axis_context)),
     )
     donated_to = {len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
-        _set_main_attributes(module, len(ordered), donated_to, out_avals)
+        _set_main_attributes(
+            mctx_box[0], len(ordered), donated_to, in_avals, out_avals, in_shardings, out_shardings
+        )
     return LoweringResult(
         module, name, in_avals, list(out_avals), hoisted, ordered, host_callbacks
     )

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core import dtypes, lax
+from laminax_core import lax
+from laminax_core.internal import default_fill_value
 
 from laminax_dispatch._lowering._core import (
     ir_constant,
@@ -23,17 +24,6 @@ from laminax_dispatch._lowering._core import (
 from laminax_dispatch._mlir import aval_to_ir_type
 
 _Mode = lax.GatherScatterMode
-
-
-def _default_fill(dtype):
-    dtype = np.dtype(dtype)
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.nan
-    if dtype == np.bool_:
-        return True
-    if dtypes.issubdtype(dtype, np.signedinteger):
-        return np.iinfo(dtype).min
-    return np.iinfo(dtype).max
 
 
 def _gather_dnums(dn, index_vector_dim: int):
@@ -82,7 +72,7 @@ def _gather_fill(
     out_shape = out.aval.shape
     batch_dims = tuple(d for d in range(len(out_shape)) if d not in dn.offset_dims)
     mask = lax.broadcast_in_dim(in_bounds, out_shape, batch_dims)
-    fill = _default_fill(x.aval.dtype) if fill_value is None else fill_value
+    fill = default_fill_value(x.aval.dtype) if fill_value is None else fill_value
     fill = lax.broadcast_in_dim(np.asarray(fill, x.aval.dtype), out_shape, ())
     return lax.select_n(mask, fill, out)
 

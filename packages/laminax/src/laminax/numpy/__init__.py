@@ -13,7 +13,7 @@ import inspect as _inspect
 import laminax_core.numpy as _core_numpy
 from laminax_core.numpy import *  # noqa: F403  (the facade is exactly the source module's __all__)
 from laminax_core.numpy import __all__ as __all__
-from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as _UNARY_ELEMENTWISE
+from laminax_core.internal import unary_elementwise_names as _UNARY_ELEMENTWISE
 from laminax_dispatch import jit as _jit
 
 for _name in _UNARY_ELEMENTWISE:
