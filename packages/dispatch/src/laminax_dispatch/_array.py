@@ -20,12 +20,7 @@ from typing import Any
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
-<<<<<<< HEAD
-from laminax_core._avals import ShapedArray, pytype_aval_mappings
-from laminax_core.internal import Tracer
-=======
-from laminax_core.internal import ShapedArray, pytype_aval_mappings
->>>>>>> main
+from laminax_core.internal import ShapedArray, Tracer, pytype_aval_mappings
 
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding, on_cpp_class
 

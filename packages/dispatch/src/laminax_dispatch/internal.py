@@ -62,9 +62,7 @@ from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
 
 __all__ = [
-<<<<<<< HEAD
     "backends_are_initialized",
-=======
     "AxisContext",
     "JitFunction",
     "Placement",
@@ -80,7 +78,6 @@ __all__ = [
     "replicated_sharding",
     "sharding_from_hlo",
     "use_shardy_partitioner",
->>>>>>> main
     "CompiledCall",
     "device_put_p",
     "Executable",
