@@ -10,8 +10,7 @@ install_as_jax()
 
 
 def pytest_report_header(config):
-    import jax
-
     import laminax
+    from laminax._jax_alias import JAX_API_VERSION
 
-    return f"jax: laminax {laminax.__version__} (JAX API {jax.__version__}) via laminax.install_as_jax"
+    return f"jax: laminax {laminax.__version__} (JAX API {JAX_API_VERSION}), laminax.install_as_jax"
