@@ -279,3 +279,52 @@ def test_rules_see_the_axis_context_they_are_lowered_under(devs):
     jit(lambda a: probe_p.bind(a)).lower(device_put(X, tiled(devs, 8, 1)))
     assert isinstance(seen[0], ShardingContext) and seen[0].devices == tuple(devs)
     assert isinstance(seen[1], SPMDAxisContext) and seen[2] is seen[0]
+
+
+def test_vmap_keeps_shardings_with_an_unsplit_batch_dimension(devs):
+    from laminax_core import vmap
+
+    s = tiled(devs, 8, 1)
+    f = jit(lambda a: a * 2, in_shardings=s, out_shardings=s)
+    batched = vmap(f, in_axes=1)
+    xs = np.arange(8 * 3 * 4, dtype=np.float32).reshape(8, 3, 4)
+    text = jit(batched).lower(xs).as_text()
+    # the batch dimension (axis 1 of the input, 0 of the output) is not split
+    assert '[{"_a0"}, {}, {}]' in text and '[{}, {"_a1"}, {}]' in text
+    np.testing.assert_array_equal(np.asarray(batched(xs)), np.moveaxis(xs, 1, 0) * 2)
+    put = vmap(lambda a: device_put(a, s), in_axes=1)
+    y = jit(put)(xs)
+    np.testing.assert_array_equal(np.asarray(y), np.moveaxis(xs, 1, 0))
+
+
+def test_gspmd_with_new_dim_indices(devs):
+    s = tiled(devs, 4, 2)._with_new_dim(1, 2)
+    shape = (8, 3, 4)
+    for d, index in s.devices_indices_map(shape).items():
+        assert index[1] == slice(None)
+    assert s.shard_shape(shape) == (2, 3, 2)
+
+
+def test_compiled_refuses_committed_arguments_laid_out_otherwise(devs):
+    s = tiled(devs, 8, 1)
+    compiled = jit(lambda a: a * 2).lower(device_put(X, s)).compile()
+    np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)
+    y = compiled(X)  # uncommitted: moved onto the compiled sharding
+    assert y.sharding.is_equivalent_to(s, 2)
+    for other in [replicated(devs), devs[0]]:
+        with pytest.raises(ValueError, match="compiled for input shardings that disagree"):
+            compiled(device_put(X, other))
+
+
+def test_lower_with_sharded_shape_dtype_structs(devs):
+    from laminax_core import ShapeDtypeStruct
+
+    s = tiled(devs, 4, 2)
+    spec = ShapeDtypeStruct(X.shape, X.dtype, sharding=s)
+    assert "sharding=GSPMDSharding" in repr(spec)
+    lowered = jit(lambda a: a * 2).lower(spec)
+    assert '#sdy.sharding<@mesh, [{"_a0"}, {"_a1"}]>' in lowered.as_text()
+    compiled = lowered.compile()
+    (ins,), _ = compiled.input_shardings
+    assert ins == s
+    np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)

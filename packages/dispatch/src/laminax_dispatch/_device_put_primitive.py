@@ -8,8 +8,8 @@ leaves, printed as JAX prints it::
 
 Its rules: the value is unchanged, so it is linear (jvp: the tangents go through the same
 placement; transpose: the cotangents go back to ``srcs``, where the values came from), batched
-as is under `vmap` (a sharding that splits dimensions is dropped there: the batched value has
-one more dimension, and its layout is left to the compiler), and under `jit` a placement onto a
+under `vmap` with the batch dimension added to a splitting sharding unsplit
+(`_jit_primitive.batched_sharding`), and under `jit` a placement onto a
 `Sharding` of a many-device program lowers to a sharding constraint (a resharding inside the
 program); onto a device, or in a one-device program, it lowers to nothing.
 """
@@ -34,6 +34,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch import _device_put
+from laminax_dispatch._jit_primitive import batched_sharding
 from laminax_dispatch._lowering._core import register_lowering
 from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._sharding import Sharding
@@ -123,20 +124,21 @@ device_put_p.def_jvp(_jvp)
 device_put_p.def_transpose(_transpose)
 
 
-def _batched_placement(device):
-    if isinstance(device, Sharding) and not device.is_fully_replicated:
-        return None
-    return device
-
-
 def _batch(axis_data, args, dims, *, devices, srcs, copy_semantics):
+    ndims = [get_aval(x).ndim - (d is not None) for x, d in zip(args, dims, strict=True)]
     outs = _bind(
         args,
-        [_batched_placement(d) for d in devices],
-        [_batched_placement(s) for s in srcs],
+        [_batched(p, d, n) for p, d, n in zip(devices, dims, ndims, strict=True)],
+        [_batched(p, d, n) for p, d, n in zip(srcs, dims, ndims, strict=True)],
         copy_semantics,
     )
     return outs, list(dims)
+
+
+def _batched(placement, axis, ndim):
+    if isinstance(placement, Sharding):
+        return batched_sharding(placement, axis, ndim)
+    return placement
 
 
 device_put_p.def_batch(_batch)

@@ -26,12 +26,15 @@ from typing import Any
 
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+from laminax_core import ShapeDtypeStruct
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
 __all__ = [
     "Placement",
+    "committed_sharding",
+    "committed_shardings",
     "describe_array",
     "jaxpr_shardings",
     "place_inputs",
@@ -80,6 +83,21 @@ def replicated_sharding(devices: Sequence[xc.Device]) -> Sharding:
     if len(devices) == 1:
         return SingleDeviceSharding(devices[0])
     return GSPMDSharding.get_replicated(tuple(devices))
+
+
+def committed_sharding(x) -> Sharding | None:
+    """The sharding an argument pins its computation to: a committed Array's, or the one a
+    `ShapeDtypeStruct` given to `lower` carries; None for anything else."""
+    if type(x) is _jax.ArrayImpl:
+        return x._sharding if x._committed else None
+    if type(x) is ShapeDtypeStruct:
+        return x.sharding
+    return None
+
+
+def committed_shardings(leaves) -> tuple:
+    """`committed_sharding` of each leaf: what a cache key of placement depends on."""
+    return tuple(map(committed_sharding, leaves))
 
 
 def describe_array(x) -> str:
@@ -178,10 +196,10 @@ def place_inputs(
 
     committed_args = False
     for i, x in enumerate(leaves):
-        if type(x) is not _jax.ArrayImpl or not x._committed:
+        sharding = committed_sharding(x)
+        if sharding is None:
             continue
         committed_args = True
-        sharding = x._sharding
         if explicit[i] is None:
             chosen[i] = sharding
             check(f"argument {name(i)} of {fun_name} {describe_array(x)}", sharding)
@@ -247,6 +265,15 @@ def freeze_shardings(value):
     if isinstance(value, list) or (type(value) is tuple and not _is_sharding_leaf(value)):
         return tuple(freeze_shardings(v) for v in value)
     return value
+
+
+def sharding_key(value):
+    """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
+    and leaves."""
+    from laminax_pytree import tree_flatten
+
+    leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
+    return tree, tuple(leaves)
 
 
 def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_name: str) -> list:
@@ -328,6 +355,8 @@ def jaxpr_shardings(closed) -> list[Sharding]:
             found.setdefault(value)
         elif isinstance(value, xc.Device):
             found.setdefault(SingleDeviceSharding(value))
+        elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
+            found.setdefault(replicated_sharding(_mesh_devices(value)))
         elif isinstance(value, tuple | list):
             for v in value:
                 visit(v)
@@ -341,3 +370,11 @@ def jaxpr_shardings(closed) -> list[Sharding]:
 
     visit(closed)
     return list(found)
+
+
+def _mesh_devices(value) -> tuple:
+    """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
+    try:
+        return tuple(getattr(value, "_flat_devices_tuple", ()))
+    except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
+        return ()

@@ -75,9 +75,12 @@ from laminax_dispatch import local_devices as local_devices
 from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
+from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import shard_map as shard_map
 
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
+from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import extend as extend
@@ -117,6 +120,7 @@ __all__ = [
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
@@ -154,6 +158,7 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_jaxpr",
+    "shard_map",
     "named_call",
     "named_scope",
     "nn",
@@ -162,6 +167,7 @@ __all__ = [
     "numpy_rank_promotion",
     "process_count",
     "process_index",
+    "pure_callback",
     "random",
     "remat",
     "scipy",

@@ -394,6 +394,8 @@ class NamedSharding(Sharding):
         return _hlo_sharding(self, num_dimensions)
 
     def _to_sdy_sharding(self, num_dimensions: int) -> SdySharding:
+        if len(self.spec) > num_dimensions:
+            _rank_error(self, num_dimensions)
         dims = [SdyDim()] * num_dimensions
         for i, entry in enumerate(self.spec.partitions):
             dims[i] = SdyDim(is_open=True) if entry is UNCONSTRAINED else SdyDim(axes_of(entry))
