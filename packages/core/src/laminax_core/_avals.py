@@ -16,6 +16,7 @@ import numpy as np
 from laminax_core import dtypes
 
 __all__ = [
+    "AbstractValue",
     "ShapeDtypeStruct",
     "ShapedArray",
     "canonicalize_shape",
@@ -70,7 +71,14 @@ def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
     return result
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base class of abstract values (JAX's `jax.core.AbstractValue`): what a tracer knows
+    of the value it stands for. `ShapedArray` is the one kind laminax has."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and weak type.
 
     Args:
