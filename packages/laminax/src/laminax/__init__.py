@@ -76,6 +76,7 @@ from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
 from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
 
 from laminax import core as core
@@ -158,6 +159,7 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_jaxpr",
+    "pmap",
     "shard_map",
     "named_call",
     "named_scope",
