@@ -9,7 +9,13 @@ pytrees in `laminax_pytree`. The facade defines nothing of its own.
 Differences from JAX: `laminax.config` is laminax's configuration object (same option names);
 names of JAX's that no layer implements yet are absent rather than stubbed (see
 `packages/laminax/tests/test_facade.py` for the recorded list).
+
+Running unmodified `import jax` programs and libraries: `laminax.install_as_jax()` before
+anything imports jax, `python -m laminax run script.py [args]`, or, for a library's test suite,
+`pytest -p laminax.pytest_plugin` (see `laminax/_jax_alias.py`).
 """
+
+from importlib import metadata as _metadata
 
 # Importing dispatch plugs XLA execution into core: from here on, eager operations return
 # device Arrays instead of running on core's NumPy reference interpreter.
@@ -70,13 +76,17 @@ from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
 from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
 
+from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import extend as extend
 from laminax import flatten_util as flatten_util
+from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import nn as nn
 from laminax import numpy as numpy
@@ -88,10 +98,14 @@ from laminax import tree as tree
 from laminax import tree_util as tree_util
 from laminax import typing as typing
 
+from laminax._jax_alias import install_as_jax as install_as_jax
+
+__version__ = _metadata.version("laminax")
+
 # JAX's `jacobian` is its reverse-mode Jacobian.
 jacobian = jacrev
 
-del _dispatch
+del _dispatch, _metadata
 
 __all__ = [
     "Array",
@@ -102,6 +116,7 @@ __all__ = [
     "checkpoint_policies",
     "closure_convert",
     "config",
+    "core",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
@@ -124,11 +139,14 @@ __all__ = [
     "enable_x64",
     "ensure_compile_time_eval",
     "errors",
+    "extend",
     "eval_shape",
     "flatten_util",
     "float0",
     "grad",
     "hessian",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -141,6 +159,7 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "make_jaxpr",
+    "pmap",
     "shard_map",
     "named_call",
     "named_scope",
