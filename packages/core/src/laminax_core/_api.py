@@ -658,7 +658,6 @@ def vmap(
       >>> vmap(lambda x: x.sum())(np.ones((3, 2), np.float32))
       array([2., 2., 2.], dtype=float32)
     """
-    del spmd_axis_name  # sharding of the mapped axis belongs to pjit; accepted for compatibility
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a top-level list means one entry per argument, as in JAX
     _check_axis_spec("in_axes", in_axes)
@@ -692,7 +691,7 @@ def vmap(
             flat,
             leaves,
             dims,
-            batching.AxisData(axis_name, size),
+            batching.AxisData(axis_name, size, spmd_axis_name),
             lambda: flatten_axes("vmap out_axes", out_trees[0], out_axes),
         )
         return tree_unflatten(out_trees[0], outs)

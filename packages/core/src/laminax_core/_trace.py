@@ -30,8 +30,14 @@ from laminax_core import config, errors
 __all__ = [
     "Trace",
     "Tracer",
+    "compile_time_eval",
+    "current_name_stack",
     "current_trace",
+    "eval_trace",
+    "evaluates_at_compile_time",
+    "extend_name_stack",
     "find_axis_data",
+    "fresh_name_stack",
     "set_current_trace",
     "set_eval_trace",
     "user_source_info",
@@ -180,6 +186,13 @@ class Tracer:
             raise TypeError("iteration over a 0-d array (a traced scalar)")
         return (self[i] for i in range(self.shape[0]))
 
+    def _is_traced_array(self) -> bool:
+        # jaxlib's `isinstance(x, Array)` asks the registered tracer class (dispatch registers
+        # this one) whether the tracer stands for an array.
+        from laminax_core._avals import ShapedArray
+
+        return isinstance(self.aval, ShapedArray)
+
     def __hash__(self):
         raise TypeError(
             f"unhashable type: {type(self).__name__}. Traced arrays cannot be dict keys or set "
@@ -212,6 +225,8 @@ del _name
 class _Context(threading.local):
     def __init__(self):
         self.trace: Trace | None = None
+        self.name_stack: tuple[str, ...] = ()  # the enclosing `named_scope`s, outermost first
+        self.compile_time_eval = False  # inside `ensure_compile_time_eval`
 
 
 _context = _Context()
@@ -239,6 +254,54 @@ def set_current_trace(trace: Trace):
         yield trace
     finally:
         _context.trace = previous
+
+
+def current_name_stack() -> str:
+    """The enclosing `named_scope` names joined by "/" ("" outside any)."""
+    return "/".join(_context.name_stack)
+
+
+@contextlib.contextmanager
+def extend_name_stack(name: str):
+    """Adds `name` as the innermost scope for the duration of the block."""
+    previous = _context.name_stack
+    _context.name_stack = (*previous, name)
+    try:
+        yield
+    finally:
+        _context.name_stack = previous
+
+
+@contextlib.contextmanager
+def fresh_name_stack():
+    """Starts from no scopes for the duration of the block (while staging a sub-jaxpr)."""
+    previous = _context.name_stack
+    _context.name_stack = ()
+    try:
+        yield
+    finally:
+        _context.name_stack = previous
+
+
+@contextlib.contextmanager
+def compile_time_eval():
+    """Makes operations on concrete values evaluate eagerly for the duration of the block."""
+    previous = _context.compile_time_eval
+    _context.compile_time_eval = True
+    try:
+        yield
+    finally:
+        _context.compile_time_eval = previous
+
+
+def evaluates_at_compile_time(args) -> bool:
+    """Whether `bind` must evaluate `args` eagerly: inside `compile_time_eval`, with no tracer."""
+    return _context.compile_time_eval and not any(isinstance(a, Tracer) for a in args)
+
+
+def eval_trace() -> Trace:
+    """The bottom trace, which computes."""
+    return _eval_trace
 
 
 def check_leaked(args, primitive_name: str) -> None:

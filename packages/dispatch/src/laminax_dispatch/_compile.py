@@ -360,7 +360,9 @@ class Executable:
         tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
-        runtime_tokens.set_output_runtime_token(self.device, results.consume_token().get_token(0))
+        done = results.consume_token()
+        for i, device in enumerate(self.devices):
+            runtime_tokens.set_output_runtime_token(device, done.get_token(i))
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
             runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
         return results.consume_with_handlers(handlers)

@@ -68,13 +68,17 @@ from laminax_dispatch._lowering._core import (
     lowering_module_name,
 )
 from laminax_dispatch._mlir import SourceInfo
+from laminax_dispatch._sharding import SingleDeviceSharding
 from laminax_dispatch._placement import (
     Placement,
+    committed_shardings,
     explicit_shardings,
     flat_in_shardings,
     flat_out_shardings,
     freeze_shardings,
+    jaxpr_shardings,
     place_inputs,
+    sharding_key,
 )
 
 __all__ = ["CompiledCall", "JitFunction", "jit"]
@@ -194,8 +198,8 @@ class _Options:
             device,
             backend,
             self.inline,
-            self.in_shardings,
-            self.out_shardings,
+            sharding_key(self.in_shardings),
+            sharding_key(self.out_shardings),
         )
 
     def split(self, args, kwargs):
@@ -278,6 +282,12 @@ class CompiledCall:
         self.committed = placement.committed
         self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
+        if self.ordered and len(placement.devices) > 1:
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                "the effect unordered, or run the computation on one device."
+            )
         self._lowering: LoweringResult | None = None
         self._executable: Executable | None = None
         self._const_args: list = []
@@ -457,7 +467,7 @@ def _check_donations(entry: CompiledCall, leaves) -> None:
         x = leaves[i]
         if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
             continue
-        pointer = x.unsafe_buffer_pointer()
+        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
         if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
             first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
             raise RuntimeError(
@@ -561,7 +571,7 @@ class JitFunction:
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         return closed, out_trees[0]
 
-    def _place(self, dyn_args, dyn_kwargs, leaves, names) -> Placement:
+    def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
         """The placement of a new signature (`_placement.place_inputs`, the one place where
         placement is decided), from the committed arguments and jit's options."""
         options = self._options
@@ -579,6 +589,7 @@ class JitFunction:
             backend=options.backend,
             arg_names=names,
             fun_name=self._name,
+            inner_shardings=jaxpr_shardings(closed),
         )
 
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
@@ -586,9 +597,7 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
         # what placement depends on besides the options: the committed arguments' shardings
-        placed = tuple(
-            x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in leaves
-        )
+        placed = committed_shardings(leaves)
         key = (self._options.key, in_tree, avals, static, placed, core_config.trace_context())
         cache = self._cache()
         entry = cache.get(key)
@@ -601,8 +610,8 @@ class JitFunction:
 
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
-        placement = self._place(dyn_args, dyn_kwargs, leaves, names)
         closed, out_tree = self._trace(in_tree, avals, static)
+        placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
             kept = list(range(len(avals)))
@@ -687,6 +696,11 @@ class JitFunction:
                 in_shardings = (None,) * len(extra) + tuple(flat)
             if options.out_shardings is not None:
                 out_shardings = tuple(flat_out_shardings(options.out_shardings, out_tree, self._name))
+            if options.device is not None:
+                # jit(device=d): every input and output on d, kept through transformations
+                single = SingleDeviceSharding(options.device)
+                in_shardings = in_shardings or (None,) * len(extra) + (single,) * len(leaves)
+                out_shardings = out_shardings or (single,) * out_tree.num_leaves
             outs = call_jaxpr(
                 closed,
                 [*extra, *leaves],
@@ -768,9 +782,7 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
-    placed = tuple(
-        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
-    )
+    placed = committed_shardings(args)
     key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
 
     def make():
@@ -781,6 +793,7 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
             out_shardings=[s for s in out_shardings if s is not None],
             arg_names=names,
             fun_name=name,
+            inner_shardings=jaxpr_shardings(jaxpr),
         )
         outs = list(out_shardings)
         if len(placement.devices) == 1:

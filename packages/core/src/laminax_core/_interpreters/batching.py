@@ -37,10 +37,13 @@ collective_axis_names: dict[object, Callable[[dict], tuple]] = {}
 
 @dataclasses.dataclass(frozen=True)
 class AxisData:
-    """The mapped axis of one vmap: its `size` and its `name` (None if unnamed)."""
+    """The mapped axis of one vmap: its `size`, its `name` (None if unnamed), and the mesh
+    axis (or axes) that split it (`spmd_name`, vmap's ``spmd_axis_name``; read by sharding
+    constraints in laminax_pjit)."""
 
     name: Hashable
     size: int
+    spmd_name: Hashable = None
 
 
 def move_bdim(x, src: int | None, dst: int):

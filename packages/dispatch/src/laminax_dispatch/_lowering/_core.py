@@ -14,6 +14,7 @@ of the name stack (`jit(f)/sin`) and the user's source line that staged the equa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
@@ -146,6 +147,16 @@ class ModuleContext:
         # Python functions the module calls on the host; compiled in, kept alive by the executable
         self.host_callbacks: list[Callable] = []
 
+    @contextlib.contextmanager
+    def using_axis_context(self, axis_context):
+        """Lowers what runs inside the `with` block under `axis_context` (shard_map's body
+        under its `SPMDAxisContext`), restoring the previous one after."""
+        previous, self.axis_context = self.axis_context, axis_context
+        try:
+            yield axis_context
+        finally:
+            self.axis_context = previous
+
     def add_host_callback(self, callback: Callable) -> int:
         """Registers a host callback; returns its index (the custom call's `index` attribute)."""
         self.host_callbacks.append(callback)
@@ -181,6 +192,12 @@ class LoweringRuleContext:
     tokens_in: dict
     name_stack: str
     tokens_out: dict | None = None
+
+    @property
+    def axis_context(self):
+        """The devices being lowered for (`ShardingContext`, or `SPMDAxisContext` inside a
+        manual region): what collectives over named mesh axes read."""
+        return self.module_context.axis_context
 
 
 # ----- constants and broadcasting -----------------------------------------------------------
@@ -258,6 +275,8 @@ def _location(source_info: str, name: str) -> ir.Location:
 
 def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands) -> list:
     rule = get_lowering(eqn.primitive)
+    if eqn.name_stack:  # the equation's `named_scope`s, inside the enclosing computation's
+        name_stack = f"{name_stack}/{eqn.name_stack}"
     effects = [e for e in eqn.effects if ordered_effects.contains(e)]
     ctx = LoweringRuleContext(
         mctx,

@@ -6,6 +6,11 @@ A lowering rule that needs the host (an effect that prints, a `pure_callback`, a
 module passes `LoweringResult.host_callbacks` to the compiler, which keeps the functions alive
 as long as the executable. On CPU the target is `xla_ffi_python_cpu_callback`; the callback
 receives NumPy arrays and must return a tuple of arrays of the result avals.
+
+In a program over several devices the call gets a maximal sharding on the first device of the
+device assignment (JAX's rule for whole-array callbacks): XLA runs it once, with the whole
+operands gathered there. Inside a manual region (shard_map's `SPMDAxisContext`) the region's
+lowering decides instead.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import ShapedArray
 
+from laminax_dispatch._lowering._shardings import set_maximal_sharding
 from laminax_dispatch._mlir import aval_to_ir_type, token_type
 
 __all__ = ["emit_python_callback"]
@@ -102,6 +108,9 @@ def emit_python_callback(
             {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
         ),
     )
+    if len(ctx.module_context.axis_context.devices) > 1:
+        # a whole-array callback in an SPMD program runs once, on the first device
+        set_maximal_sharding(ctx, op, len(result_types))
     results = list(op.results)
     if token is not None:
         return results[1:], results[0]
