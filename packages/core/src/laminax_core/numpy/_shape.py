@@ -101,11 +101,15 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):  # no
       (2, 3)
     """
     del copy
-    a = _array("reshape", a)
     if shape is None:
         shape = newshape
     if shape is None:
         raise TypeError("jnp.reshape: the shape argument is required.")
+    if type(a) is np.ndarray and order in ("C", "F", "A"):
+        # JAX hands a NumPy array to its own reshape method, so a bad size raises NumPy's
+        # ValueError there; checked on a zero-stride view (no memory)
+        np.broadcast_to(np.zeros((), np.bool_), a.shape).reshape(shape, order=order)
+    a = _array("reshape", a)
     aval = get_aval(a)
     new = _resolve_shape("reshape", aval.size, shape)
     if order == "F":
