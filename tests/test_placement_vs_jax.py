@@ -179,3 +179,51 @@ def test_grad_of_device_put_onto_sharding_and_vjp():
 
 def test_dispatch_device_put_is_the_facade_one():
     assert laminax.device_put is dispatch_device_put
+
+
+def test_compiled_sharding_mismatch_error_matches_jax():
+    source = _jax_mesh((8,), "P('x', None)") + (
+        "c = jax.jit(lambda a: a * 2).lower(jax.device_put(x, s)).compile()\n"
+        "try:\n    c(jax.device_put(x, jax.devices()[0]))\n    result = None\n"
+        "except Exception as e:\n    result = (type(e).__name__, str(e).splitlines()[0])"
+    )
+    name, first_line = run_jax(source, devices=8, x=X)
+    compiled = jit(lambda a: a * 2).lower(laminax.device_put(X, gspmd((8, 1)))).compile()
+    with pytest.raises(ValueError) as info:
+        compiled(laminax.device_put(X, devices()[0]))
+    assert type(info.value).__name__ == name
+    assert str(info.value).splitlines()[0] == first_line
+
+
+def test_grad_of_jit_with_shardings_matches_jax():
+    source = _jax_mesh((4, 2), "P('x', 'y')") + (
+        "r = NamedSharding(mesh, P())\n"
+        "f = jax.jit(lambda a, b: jnp.sin(a * b).sum(), in_shardings=(s, r), out_shardings=r)\n"
+        "g = jax.jit(jax.grad(f, argnums=(0, 1)))\n"
+        "outs = g(x, x)\n"
+        "result = [(np.asarray(o), str(o.sharding._to_xla_hlo_sharding(2))) for o in outs]"
+    )
+    expected = run_jax(source, devices=8, x=X)
+    s, r = gspmd((4, 2)), GSPMDSharding.get_replicated(devices())
+    f = jit(lambda a, b: laminax.numpy.sin(a * b).sum(), in_shardings=(s, r), out_shardings=r)
+    outs = jit(laminax.grad(f, argnums=(0, 1)))(X, X)
+    for out, (value, hlo) in zip(outs, expected, strict=True):
+        np.testing.assert_allclose(np.asarray(out), value, rtol=2e-5, atol=1e-5)
+        assert str(out.sharding._to_xla_hlo_sharding(2)) == hlo
+    # the shardings travel through jvp and transpose in jit_p's params
+    text = str(laminax.make_jaxpr(laminax.grad(f))(X, X))
+    assert text.count("in_shardings=") >= 2 and text.count("out_shardings=") >= 2
+
+
+def test_vmap_of_jit_with_shardings_matches_jax():
+    source = _jax_mesh((8,), "P('x', None)") + (
+        "f = jax.jit(lambda a: a * 2 + 1, in_shardings=s, out_shardings=s)\n"
+        "y = jax.jit(jax.vmap(f, in_axes=1))(xs)\n"
+        "result = (np.asarray(y), str(y.sharding._to_xla_hlo_sharding(3)))"
+    )
+    xs = np.arange(8 * 3 * 4, dtype=np.float32).reshape(8, 3, 4)
+    value, hlo = run_jax(source, devices=8, xs=xs)
+    s = gspmd((8, 1))
+    y = jit(laminax.vmap(jit(lambda a: a * 2 + 1, in_shardings=s, out_shardings=s), in_axes=1))(xs)
+    np.testing.assert_array_equal(np.asarray(y), value)
+    assert str(y.sharding._to_xla_hlo_sharding(3)) == hlo

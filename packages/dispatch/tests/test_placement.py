@@ -303,3 +303,14 @@ def test_gspmd_with_new_dim_indices(devs):
     for d, index in s.devices_indices_map(shape).items():
         assert index[1] == slice(None)
     assert s.shard_shape(shape) == (2, 3, 2)
+
+
+def test_compiled_refuses_committed_arguments_laid_out_otherwise(devs):
+    s = tiled(devs, 8, 1)
+    compiled = jit(lambda a: a * 2).lower(device_put(X, s)).compile()
+    np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)
+    y = compiled(X)  # uncommitted: moved onto the compiled sharding
+    assert y.sharding.is_equivalent_to(s, 2)
+    for other in [replicated(devs), devs[0]]:
+        with pytest.raises(ValueError, match="compiled for input shardings that disagree"):
+            compiled(device_put(X, other))

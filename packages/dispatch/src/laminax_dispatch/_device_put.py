@@ -149,8 +149,37 @@ def _put_array(x: ArrayImpl, device, may_alias: bool | None, donate: bool) -> Ar
         if moved._committed == committed:
             return moved
         return _jax.ArrayImpl(x.aval, sharding, moved._arrays, committed, True)
-    # Another layout or another backend: through the host (gathered, then split anew).
+    if len(sharding.device_set) > 1 and source_on_same_devices(x, sharding):
+        # another layout on the same devices: XLA moves the pieces between devices
+        return _reshard_on_devices(x, sharding)
+    # Other devices or another backend: through the host (gathered, then split anew).
     return _put_value(x.aval, np.asarray(x), sharding, committed)
+
+
+def source_on_same_devices(x: ArrayImpl, sharding: Sharding) -> bool:
+    """Whether `x` lives on exactly `sharding`'s devices, all of this process."""
+    return (
+        x._committed
+        and x._sharding.device_set == sharding.device_set
+        and x._sharding.is_fully_addressable
+        and sharding.is_fully_addressable
+    )
+
+
+def _reshard_on_devices(x: ArrayImpl, sharding: Sharding) -> ArrayImpl:
+    return _identity_for(sharding)(x)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity_for(sharding: Sharding):
+    # one compiled copy program per target layout (and, inside jit's cache, per aval)
+    from laminax_dispatch._jit import jit
+
+    return jit(_copy, out_shardings=sharding)
+
+
+def _copy(value):
+    return value
 
 
 def device_put(

@@ -337,6 +337,8 @@ def jaxpr_shardings(closed) -> list[Sharding]:
             found.setdefault(value)
         elif isinstance(value, xc.Device):
             found.setdefault(SingleDeviceSharding(value))
+        elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
+            found.setdefault(replicated_sharding(_mesh_devices(value)))
         elif isinstance(value, tuple | list):
             for v in value:
                 visit(v)
@@ -350,3 +352,11 @@ def jaxpr_shardings(closed) -> list[Sharding]:
 
     visit(closed)
     return list(found)
+
+
+def _mesh_devices(value) -> tuple:
+    """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
+    try:
+        return tuple(getattr(value, "_flat_devices_tuple", ()))
+    except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
+        return ()

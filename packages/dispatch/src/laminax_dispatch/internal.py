@@ -59,6 +59,7 @@ from laminax_dispatch._sharding import sharding_from_hlo as sharding_from_hlo
 from laminax_dispatch._tokens import RuntimeTokenSet as RuntimeTokenSet
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
+from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
     "AxisContext",
@@ -108,5 +109,6 @@ __all__ = [
     "module_to_string",
     "on_cpp_class",
     "runtime_tokens",
+    "wait_for_all_threads",
     "token_type",
 ]

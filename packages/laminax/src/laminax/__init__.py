@@ -76,8 +76,11 @@ from laminax_pjit import make_array_from_process_local_data as make_array_from_p
 from laminax_pjit import make_array_from_single_device_arrays as make_array_from_single_device_arrays
 from laminax_pjit import make_mesh as make_mesh
 from laminax_pjit import set_mesh as set_mesh
+from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import shard_map as shard_map
 
 from laminax import custom_derivatives as custom_derivatives
+from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import flatten_util as flatten_util
@@ -111,6 +114,7 @@ __all__ = [
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
@@ -149,6 +153,7 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
+    "shard_map",
     "named_call",
     "named_scope",
     "nn",
@@ -157,6 +162,7 @@ __all__ = [
     "numpy_rank_promotion",
     "process_count",
     "process_index",
+    "pure_callback",
     "random",
     "remat",
     "scipy",

@@ -4,6 +4,7 @@ This namespace is the user API the `laminax` facade re-exports (as `jax.sharding
 `jax.experimental.pjit`, `jax.make_mesh` ...).
 """
 
+from laminax_pjit import _shard_map_lowering  # noqa: F401  (registers shard_map's lowerings)
 from laminax_pjit import mesh_utils as mesh_utils
 from laminax_pjit._arrays import make_array_from_callback as make_array_from_callback
 from laminax_pjit._arrays import make_array_from_process_local_data as make_array_from_process_local_data
@@ -23,6 +24,7 @@ from laminax_pjit._pjit import pjit as pjit
 from laminax_pjit._sharding_constraint import sharding_constraint_p as sharding_constraint_p
 from laminax_pjit._sharding_constraint import with_sharding_constraint as with_sharding_constraint
 from laminax_pjit._partition_spec import PartitionSpec as PartitionSpec
+from laminax_pjit._shard_map import shard_map as shard_map
 from laminax_pjit.mesh_utils import make_mesh as make_mesh
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "sharding_constraint_p",
     "with_sharding_constraint",
     "set_mesh",
+    "shard_map",
     "use_abstract_mesh",
     "use_mesh",
 ]

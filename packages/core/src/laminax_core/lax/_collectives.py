@@ -211,7 +211,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
             all_gather_p.bind(
                 leaf,
                 all_gather_dimension=dim,
-                axis_name=axis_name,
+                axis_name=_axis_tuple(axis_name),
                 axis_index_groups=None,
                 axis_size=size,
                 tiled=tiled,
@@ -242,12 +242,20 @@ def _all_gather_batch(
 ):
     from laminax_core.lax._structural import reshape
 
-    if _axis_tuple(axis_name) != (axis_data.name,):
-        raise NotImplementedError(
-            "all_gather over several named axes at once is not supported; "
-            "gather over one axis at a time."
-        )
     (x,), (d,) = args, dims
+    names = _axis_tuple(axis_name)
+    if axis_data.name not in names:  # another axis's gather: this one's dim rides along
+        params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                      axis_size=axis_size, tiled=tiled)
+        if d is None:
+            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), None
+        x = move_bdim(x, d, 0)
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+    if names != (axis_data.name,):
+        raise NotImplementedError(
+            "all_gather over several named axes at once is not supported under vmap; "
+            "gather over one axis at a time (shard_map lowers it to one XLA all-gather)."
+        )
     x = bdim_at_front(x, d, axis_data.size)
     out = move_bdim(x, 0, all_gather_dimension)
     if tiled:
@@ -293,8 +301,17 @@ batching.collective_axis_names[all_gather_p] = lambda params: _axis_tuple(params
 
 
 def axis_index(axis_name):
-    """The position (int32) along the named axis `axis_name` of the current value."""
-    return axis_index_p.bind(axis_name=axis_name)
+    """The position (int32) along the named axis `axis_name` of the current value; for a
+    tuple of names, the position along their flattened product (the first name major)."""
+    if not isinstance(axis_name, tuple | list):
+        return axis_index_p.bind(axis_name=axis_name)
+    from laminax_core.lax._elementwise import add, mul
+
+    index, stride = np.int32(0), 1
+    for name in reversed(axis_name):
+        index = add(index, mul(axis_index_p.bind(axis_name=name), np.int32(stride)))
+        stride *= _trace.find_axis_data(name).size
+    return index
 
 
 def _axis_index_abstract_eval(axis_name):
