@@ -314,3 +314,17 @@ def test_compiled_refuses_committed_arguments_laid_out_otherwise(devs):
     for other in [replicated(devs), devs[0]]:
         with pytest.raises(ValueError, match="compiled for input shardings that disagree"):
             compiled(device_put(X, other))
+
+
+def test_lower_with_sharded_shape_dtype_structs(devs):
+    from laminax_core import ShapeDtypeStruct
+
+    s = tiled(devs, 4, 2)
+    spec = ShapeDtypeStruct(X.shape, X.dtype, sharding=s)
+    assert "sharding=GSPMDSharding" in repr(spec)
+    lowered = jit(lambda a: a * 2).lower(spec)
+    assert '#sdy.sharding<@mesh, [{"_a0"}, {"_a1"}]>' in lowered.as_text()
+    compiled = lowered.compile()
+    (ins,), _ = compiled.input_shardings
+    assert ins == s
+    np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)

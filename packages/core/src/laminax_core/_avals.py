@@ -16,6 +16,7 @@ import numpy as np
 from laminax_core import dtypes
 
 __all__ = [
+    "AbstractValue",
     "ShapeDtypeStruct",
     "ShapedArray",
     "canonicalize_shape",
@@ -70,7 +71,14 @@ def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
     return result
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base class of abstract values (JAX's `jax.core.AbstractValue`): what a tracer knows
+    of the value it stands for. `ShapedArray` is the one kind laminax has."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and weak type.
 
     Args:
@@ -143,35 +151,40 @@ class ShapeDtypeStruct:
       shape: a tuple of ints.
       dtype: a NumPy dtype.
       weak_type: whether the value is weakly typed.
+      sharding: how the array it stands for is laid out (a dispatch `Sharding`), or None;
+        `jit(f).lower(...)` places the program as for a committed array of that sharding.
 
     Example:
       >>> ShapeDtypeStruct((2, 3), np.float32)
       ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *, sharding=None):
         self.shape = canonicalize_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape,
+            self.dtype,
+            self.weak_type,
+            self.sharding,
+        ) == (other.shape, other.dtype, other.weak_type, other.sharding)
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
 def _python_scalar_aval(x) -> ShapedArray:

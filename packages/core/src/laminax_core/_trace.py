@@ -176,6 +176,13 @@ class Tracer:
             raise TypeError("iteration over a 0-d array (a traced scalar)")
         return (self[i] for i in range(self.shape[0]))
 
+    def _is_traced_array(self) -> bool:
+        # jaxlib's `isinstance(x, Array)` asks the registered tracer class (dispatch registers
+        # this one) whether the tracer stands for an array.
+        from laminax_core._avals import ShapedArray
+
+        return isinstance(self.aval, ShapedArray)
+
     def __hash__(self):
         raise TypeError(
             f"unhashable type: {type(self).__name__}. Traced arrays cannot be dict keys or set "

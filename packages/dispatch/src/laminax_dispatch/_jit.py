@@ -68,6 +68,7 @@ from laminax_dispatch._lowering._core import (
 from laminax_dispatch._mlir import SourceInfo
 from laminax_dispatch._placement import (
     Placement,
+    committed_shardings,
     explicit_shardings,
     flat_in_shardings,
     flat_out_shardings,
@@ -601,9 +602,7 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
         # what placement depends on besides the options: the committed arguments' shardings
-        placed = tuple(
-            x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in leaves
-        )
+        placed = committed_shardings(leaves)
         key = (self._options.key, in_tree, avals, static, placed, core_config.trace_context())
         cache = self._cache()
         entry = cache.get(key)
@@ -783,9 +782,7 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
-    placed = tuple(
-        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
-    )
+    placed = committed_shardings(args)
     key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
 
     def make():

@@ -26,12 +26,15 @@ from typing import Any
 
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+from laminax_core import ShapeDtypeStruct
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
 __all__ = [
     "Placement",
+    "committed_sharding",
+    "committed_shardings",
     "describe_array",
     "jaxpr_shardings",
     "place_inputs",
@@ -80,6 +83,21 @@ def replicated_sharding(devices: Sequence[xc.Device]) -> Sharding:
     if len(devices) == 1:
         return SingleDeviceSharding(devices[0])
     return GSPMDSharding.get_replicated(tuple(devices))
+
+
+def committed_sharding(x) -> Sharding | None:
+    """The sharding an argument pins its computation to: a committed Array's, or the one a
+    `ShapeDtypeStruct` given to `lower` carries; None for anything else."""
+    if type(x) is _jax.ArrayImpl:
+        return x._sharding if x._committed else None
+    if type(x) is ShapeDtypeStruct:
+        return x.sharding
+    return None
+
+
+def committed_shardings(leaves) -> tuple:
+    """`committed_sharding` of each leaf: what a cache key of placement depends on."""
+    return tuple(map(committed_sharding, leaves))
 
 
 def describe_array(x) -> str:
@@ -178,10 +196,10 @@ def place_inputs(
 
     committed_args = False
     for i, x in enumerate(leaves):
-        if type(x) is not _jax.ArrayImpl or not x._committed:
+        sharding = committed_sharding(x)
+        if sharding is None:
             continue
         committed_args = True
-        sharding = x._sharding
         if explicit[i] is None:
             chosen[i] = sharding
             check(f"argument {name(i)} of {fun_name} {describe_array(x)}", sharding)

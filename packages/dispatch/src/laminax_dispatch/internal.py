@@ -11,6 +11,7 @@ axis contexts, the Shardy descriptions `SdyMesh`/`SdyDim`/`SdySharding` a shardi
 `on_cpp_class` for jaxlib's C++ classes, and runtime tokens for ordered effects.
 """
 
+from laminax_dispatch._backends import backends_are_initialized as backends_are_initialized
 from laminax_dispatch._compilation_cache import cache_key as cache_key
 from laminax_dispatch._compile import Executable as Executable
 from laminax_dispatch._compile import cache_info as cache_info
@@ -62,6 +63,7 @@ from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
 from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
+    "backends_are_initialized",
     "AxisContext",
     "JitFunction",
     "Placement",

@@ -9,7 +9,13 @@ pytrees in `laminax_pytree`. The facade defines nothing of its own.
 Differences from JAX: `laminax.config` is laminax's configuration object (same option names);
 names of JAX's that no layer implements yet are absent rather than stubbed (see
 `packages/laminax/tests/test_facade.py` for the recorded list).
+
+Running unmodified `import jax` programs and libraries: `laminax.install_as_jax()` before
+anything imports jax, `python -m laminax run script.py [args]`, or, for a library's test suite,
+`pytest -p laminax.pytest_plugin` (see `laminax/_jax_alias.py`).
 """
+
+from importlib import metadata as _metadata
 
 # Importing dispatch plugs XLA execution into core: from here on, eager operations return
 # device Arrays instead of running on core's NumPy reference interpreter.
@@ -77,13 +83,17 @@ from laminax_pjit import make_array_from_single_device_arrays as make_array_from
 from laminax_pjit import make_mesh as make_mesh
 from laminax_pjit import set_mesh as set_mesh
 from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
 
+from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import extend as extend
 from laminax import flatten_util as flatten_util
+from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import nn as nn
 from laminax import numpy as numpy
@@ -96,10 +106,14 @@ from laminax import tree as tree
 from laminax import tree_util as tree_util
 from laminax import typing as typing
 
+from laminax._jax_alias import install_as_jax as install_as_jax
+
+__version__ = _metadata.version("laminax")
+
 # JAX's `jacobian` is its reverse-mode Jacobian.
 jacobian = jacrev
 
-del _dispatch
+del _dispatch, _metadata
 
 __all__ = [
     "Array",
@@ -110,6 +124,7 @@ __all__ = [
     "checkpoint_policies",
     "closure_convert",
     "config",
+    "core",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
@@ -132,11 +147,14 @@ __all__ = [
     "enable_x64",
     "ensure_compile_time_eval",
     "errors",
+    "extend",
     "eval_shape",
     "flatten_util",
     "float0",
     "grad",
     "hessian",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -153,6 +171,7 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
+    "pmap",
     "shard_map",
     "named_call",
     "named_scope",

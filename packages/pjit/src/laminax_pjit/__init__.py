@@ -24,6 +24,7 @@ from laminax_pjit._pjit import pjit as pjit
 from laminax_pjit._sharding_constraint import sharding_constraint_p as sharding_constraint_p
 from laminax_pjit._sharding_constraint import with_sharding_constraint as with_sharding_constraint
 from laminax_pjit._partition_spec import PartitionSpec as PartitionSpec
+from laminax_pjit._pmap import pmap as pmap
 from laminax_pjit._shard_map import shard_map as shard_map
 from laminax_pjit.mesh_utils import make_mesh as make_mesh
 
@@ -45,6 +46,7 @@ __all__ = [
     "pjit",
     "sharding_constraint_p",
     "with_sharding_constraint",
+    "pmap",
     "set_mesh",
     "shard_map",
     "use_abstract_mesh",
