@@ -328,3 +328,23 @@ def test_lower_with_sharded_shape_dtype_structs(devs):
     (ins,), _ = compiled.input_shardings
     assert ins == s
     np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)
+
+
+def test_uncommitted_arguments_beside_sharded_ones_take_the_compilers_layout(devs):
+    s = tiled(devs, 8, 1)
+    f = jit(lambda a, b, c: a + b * c)
+    for _ in range(3):  # the later calls are the fast path's, which places b and c itself
+        y = f(device_put(X, s), X, 2.0)
+        np.testing.assert_array_equal(np.asarray(y), X + X * 2.0)
+    assert f._cache_misses == 1
+    (_, b, c), _ = f.lower(device_put(X, s), X, 2.0).compile().input_shardings
+    assert b.device_set == set(devs) and c.device_set == set(devs)
+
+
+def test_jit_device_option_survives_grad(devs):
+    from laminax_core import grad
+
+    f = jit(lambda a: (a * a).sum(), device=devs[2])
+    g = grad(f)(X)
+    np.testing.assert_array_equal(np.asarray(g), 2 * X)
+    assert g.sharding == SingleDeviceSharding(devs[2])

@@ -66,6 +66,7 @@ from laminax_dispatch._lowering._core import (
     lowering_module_name,
 )
 from laminax_dispatch._mlir import SourceInfo
+from laminax_dispatch._sharding import SingleDeviceSharding
 from laminax_dispatch._placement import (
     Placement,
     committed_shardings,
@@ -701,6 +702,11 @@ class JitFunction:
                 in_shardings = (None,) * len(extra) + tuple(flat)
             if options.out_shardings is not None:
                 out_shardings = tuple(flat_out_shardings(options.out_shardings, out_tree, self._name))
+            if options.device is not None:
+                # jit(device=d): every input and output on d, kept through transformations
+                single = SingleDeviceSharding(options.device)
+                in_shardings = in_shardings or (None,) * len(extra) + (single,) * len(leaves)
+                out_shardings = out_shardings or (single,) * out_tree.num_leaves
             outs = call_jaxpr(
                 closed,
                 [*extra, *leaves],
