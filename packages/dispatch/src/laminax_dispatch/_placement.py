@@ -375,6 +375,10 @@ def jaxpr_shardings(closed) -> list[Sharding]:
 def _mesh_devices(value) -> tuple:
     """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
     try:
-        return tuple(getattr(value, "_flat_devices_tuple", ()))
+        devices = tuple(getattr(value, "_flat_devices_tuple", ()))
     except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
         return ()
+    # an empty mesh (no `with mesh:` in context) flattens to (None,): no devices
+    if not all(isinstance(d, xc.Device) for d in devices):
+        return ()
+    return devices
