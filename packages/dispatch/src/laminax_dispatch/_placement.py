@@ -378,7 +378,4 @@ def _mesh_devices(value) -> tuple:
         devices = tuple(getattr(value, "_flat_devices_tuple", ()))
     except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
         return ()
-    # an empty mesh (no `with mesh:` in context) flattens to (None,): no devices
-    if not all(isinstance(d, xc.Device) for d in devices):
-        return ()
-    return devices
+    return devices if all(isinstance(d, xc.Device) for d in devices) else ()
