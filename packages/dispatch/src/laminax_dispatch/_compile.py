@@ -289,6 +289,9 @@ class Executable:
         self.device = self.devices[0]
         self._sharding = SingleDeviceSharding(self.device)
         self.in_shardings, self.out_shardings = self._shardings(placement)
+        self._token_handler = _jax.array_result_handler(
+            ShapedArray((0,), np.bool_), self._sharding, True, True
+        )
         # result handlers depend only on the avals, shardings and `committed`: made once
         self._handlers = {
             flag: [
@@ -359,10 +362,18 @@ class Executable:
     def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
         tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
-        token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         done = results.consume_token()
         for i, device in enumerate(self.devices):
             runtime_tokens.set_output_runtime_token(device, done.get_token(i))
+        if len(self.devices) == 1:
+            # C++ result handlers for the tokens too: Python handlers (strict=False) make
+            # jaxlib try `import jax` on every call, which costs hundreds of microseconds
+            n = len(tokens)
+            outs = results.consume_with_handlers([self._token_handler] * n + handlers)
+            for effect, token in zip(self.ordered_effects, outs[:n], strict=True):
+                runtime_tokens.set_token_result(effect, token)
+            return outs[n:]
+        token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
             runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
         return results.consume_with_handlers(handlers)
