@@ -80,9 +80,11 @@ def _partition_spec_class():
 
 
 def _context_mesh():
+    # the concrete mesh of `set_mesh` runs the program; an abstract one only traces it
     from laminax_pjit import _mesh
 
-    return _mesh.get_abstract_mesh()
+    concrete = _mesh.get_concrete_mesh()
+    return _mesh.get_abstract_mesh() if concrete.empty else concrete
 
 
 def _check_mesh(mesh, axis_names):

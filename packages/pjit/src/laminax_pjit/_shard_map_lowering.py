@@ -76,7 +76,10 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         _per_value(symbol, mesh, in_specs, ctx.avals_in),
         _per_value(symbol, mesh, out_specs, ctx.avals_out), manual)
     block = op.body.blocks.append(*[aval_to_ir_type(a) for a in jaxpr.in_avals])
-    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)):
+    # rules that re-trace (lower_fun, scan lowered as a while) meet the body's collectives:
+    # the manual axes stay bound while the region is lowered
+    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)), \
+            manual_axes(mesh, ordered):
         with ir.InsertionPoint(block):
             consts = [ir_constant(np.asarray(c, v.aval.dtype))
                       for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
