@@ -286,3 +286,32 @@ def test_linearize_and_vjp(mesh42):
     y2, pullback = lc.vjp(f, x)
     (ct,) = pullback(np.ones_like(np.asarray(y2)))
     np.testing.assert_allclose(np.asarray(ct), np.cos(x), rtol=1e-5)
+
+
+def test_committed_sharded_inputs_and_pjit(mesh8):
+    from laminax_pjit import pjit
+
+    x = ld.device_put(_f32(16), NamedSharding(mesh8, P("i")))
+    f = shard_map(lambda b: b * 2, mesh=mesh8, in_specs=P("i"), out_specs=P("i"))
+    out = f(x)
+    assert out.sharding == x.sharding
+    np.testing.assert_allclose(np.asarray(out), _f32(16) * 2)
+    g = pjit(lambda v: f(v) + 1, in_shardings=NamedSharding(mesh8, P("i")),
+             out_shardings=NamedSharding(mesh8, P()))
+    y = g(x)
+    np.testing.assert_allclose(np.asarray(y), _f32(16) * 2 + 1)
+    assert y.sharding.is_fully_replicated
+
+
+def test_repeated_calls_reuse_the_trace(mesh8):
+    calls = []
+
+    def body(b):
+        calls.append(1)
+        return b + 1
+
+    f = shard_map(body, mesh=mesh8, in_specs=P("i"), out_specs=P("i"))
+    for _ in range(3):
+        f(_f32(8))
+    f(_f32(16))
+    assert len(calls) == 2  # once per input shape
