@@ -315,3 +315,25 @@ def test_repeated_calls_reuse_the_trace(mesh8):
         f(_f32(8))
     f(_f32(16))
     assert len(calls) == 2  # once per input shape
+
+
+def test_gspmd_lowering(mesh42):
+    from laminax_core import config
+    from laminax_dispatch.internal import use_shardy_partitioner
+
+    f = shard_map(lambda b, c: (lax.psum(b, "y"), c), mesh=mesh42,
+                  in_specs=(P("x", "y"), P()), out_specs=(P("x"), P()))
+    a = _f32(8, 4)
+    previous = use_shardy_partitioner.value
+    config.update("jax_use_shardy_partitioner", False)
+    try:
+        text = ld.jit(f).lower(a, np.float32(1)).as_text()
+        out, c = f(a, np.float32(1))
+    finally:
+        config.update("jax_use_shardy_partitioner", previous)
+    for piece in ("@SPMDFullToShardShape", "@SPMDShardToFullShape", "call @shmap_body",
+                  'mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"'):
+        assert piece in text
+    assert "sdy." not in text
+    np.testing.assert_allclose(np.asarray(out), a.reshape(8, 2, 2).sum(1))
+    assert float(c) == 1.0
