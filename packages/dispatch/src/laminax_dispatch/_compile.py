@@ -247,6 +247,20 @@ def _read_back(reported, devices, template):
     return sharding_from_hlo(devices, hlo)
 
 
+def _output_memory_kinds(executable, n: int) -> list:
+    try:
+        kinds = executable.get_output_memory_kinds()[0]
+    except _jax.JaxRuntimeError:  # a backend without memory spaces
+        return [None] * n
+    return list(kinds[-n:]) if n else []
+
+
+def _with_kind(sharding, kind):
+    if kind is None or sharding.memory_kind == kind:
+        return sharding
+    return sharding.with_memory_kind(kind)
+
+
 class Executable:
     """A compiled module on its devices, callable on Arrays and host values.
 
@@ -319,9 +333,10 @@ class Executable:
         if None in outs:
             reported = self.xla_executable.get_output_shardings() or [None] * len(outs)
             reported = reported[-len(outs) :] if outs else []
+            kinds = _output_memory_kinds(self.xla_executable, len(outs))
             outs = tuple(
-                s if s is not None else _read_back(r, devices, template)
-                for s, r in zip(outs, reported, strict=True)
+                s if s is not None else _with_kind(_read_back(r, devices, template), k)
+                for s, r, k in zip(outs, reported, kinds, strict=True)
             )
         return ins, outs
 

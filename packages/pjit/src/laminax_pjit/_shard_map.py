@@ -16,7 +16,8 @@ import functools
 import inspect
 import math
 
-from laminax_core.internal import get_aval
+from laminax_core import config
+from laminax_core.internal import get_aval, trace_context
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
@@ -80,9 +81,11 @@ def _partition_spec_class():
 
 
 def _context_mesh():
+    # the concrete mesh of `set_mesh` runs the program; an abstract one only traces it
     from laminax_pjit import _mesh
 
-    return _mesh.get_abstract_mesh()
+    concrete = _mesh.get_concrete_mesh()
+    return _mesh.get_abstract_mesh() if concrete.empty else concrete
 
 
 def _check_mesh(mesh, axis_names):
@@ -278,6 +281,17 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                for s, a in zip(specs_flat, avals, strict=True)
                for d, names in spec_names(s).items()):
             raise _divisibility_error(f, the_mesh, specs_flat, avals, paths)
+        # top-level calls reuse the traced body (and so the compiled program) per signature
+        key = None
+        if all(dynamic) and trace_context.trace is None:
+            key = (the_mesh, manual, in_tree, tuple(avals), tuple(specs_flat), config.trace_context())
+            hit = traces.get(key)
+            if hit is not None:
+                closed, all_in_specs, out_specs_flat, out_tree = hit
+                outs = bind_shard_map(args_flat, jaxpr=closed, mesh=the_mesh,
+                                      in_specs=all_in_specs, out_specs=out_specs_flat,
+                                      check_vma=check_vma, axes=manual)
+                return tree_unflatten(out_tree, outs)
         found = {}
 
         def flat_body(*leaves):
@@ -318,11 +332,16 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                     *zip(*[(s, v, p) for s, v, p, b in zip(
                         out_specs_flat, varying, found["paths"], bad, strict=True) if b],
                          strict=True))
+        if key is not None and not hoisted:
+            if len(traces) > 64:
+                traces.clear()
+            traces[key] = (closed, all_in_specs, out_specs_flat, found["tree"])
         outs = bind_shard_map(
             [*hoisted, *args_flat], jaxpr=closed, mesh=the_mesh, in_specs=all_in_specs,
             out_specs=out_specs_flat, check_vma=check_vma, axes=manual)
         return tree_unflatten(found["tree"], outs)
 
+    traces: dict = {}
     return wrapped
 
 

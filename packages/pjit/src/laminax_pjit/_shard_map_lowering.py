@@ -9,7 +9,8 @@ all_gather to ``all_gather``, psum_scatter to ``reduce_scatter``, all_to_all to
 ``all_to_all``, ppermute to ``collective_permute``, axis_index to arithmetic on
 ``partition_id``; each with the replica groups of the named axes (device positions in mesh
 order, one group per combination of the other axes), a channel handle and global device ids.
-Outside a manual region the collectives keep dispatch's one-device lowerings.
+With ``jax_use_shardy_partitioner`` off, GSPMD's custom calls frame the body instead, as JAX's
+do. Outside a manual region the collectives keep dispatch's one-device lowerings.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import types
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_dispatch.internal import (
@@ -62,10 +63,8 @@ def _per_value(symbol, mesh, specs, avals) -> ir.Attribute:
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                         newly_manual_axes):
     if not use_shardy_partitioner.value:
-        raise ValueError(
-            "shard_map lowers to Shardy's sdy.manual_computation; with "
-            "jax_use_shardy_partitioner=False it cannot be lowered. Turn the option back on."
-        )
+        return _gspmd_lowering(ctx, *args, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                               out_specs=out_specs, newly_manual_axes=newly_manual_axes)
     mctx = ctx.module_context
     symbol = mctx.meshes.symbol(_sdy_mesh(mesh))
     ordered = [n for n in mesh.axis_names if n in newly_manual_axes]
@@ -76,7 +75,10 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         _per_value(symbol, mesh, in_specs, ctx.avals_in),
         _per_value(symbol, mesh, out_specs, ctx.avals_out), manual)
     block = op.body.blocks.append(*[aval_to_ir_type(a) for a in jaxpr.in_avals])
-    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)):
+    # rules that re-trace (lower_fun, scan lowered as a while) meet the body's collectives:
+    # the manual axes stay bound while the region is lowered
+    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)), \
+            manual_axes(mesh, ordered):
         with ir.InsertionPoint(block):
             consts = [ir_constant(np.asarray(c, v.aval.dtype))
                       for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
@@ -84,6 +86,60 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                                     *block.arguments)
             sdy.ReturnOp(outs)
     return list(op.results)
+
+
+def _custom_call(target: str, x, result_type, sharding: str):
+    op = hlo.CustomCallOp([result_type], [x], call_target_name=target)
+    op.attributes["backend_config"] = ir.StringAttr.get("")
+    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    return op.result
+
+
+def _hlo_text(mesh, spec, ndim: int) -> str:
+    from laminax_pjit._named_sharding import NamedSharding
+
+    return str(NamedSharding(mesh, spec)._to_xla_hlo_sharding(ndim))
+
+
+def _gspmd_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes):
+    """GSPMD's form (JAX's with jax_use_shardy_partitioner=False): each operand pinned to its
+    spec's sharding and cut to its per-device shape (``@Sharding``, ``@SPMDFullToShardShape``),
+    the body as a private function ``shmap_body`` on per-device values, each result marked
+    manual and assembled back (``@SPMDShardToFullShape``)."""
+    if frozenset(newly_manual_axes) != frozenset(mesh.axis_names):
+        raise ValueError(
+            "shard_map over a subset of the mesh axes (axis_names) lowers only with Shardy; "
+            "turn jax_use_shardy_partitioner back on, or make the body manual over every axis."
+        )
+    mctx = ctx.module_context
+    ordered = list(mesh.axis_names)
+    local_in = [aval_to_ir_type(a) for a in jaxpr.in_avals]
+    local_out = [aval_to_ir_type(a) for a in jaxpr.out_avals]
+    shards = []
+    for x, spec, aval, local in zip(args, in_specs, ctx.avals_in, local_in, strict=True):
+        pinned = _custom_call("Sharding", x, aval_to_ir_type(aval),
+                              _hlo_text(mesh, spec, aval.ndim))
+        shards.append(_custom_call("SPMDFullToShardShape", pinned, local, "{manual}"))
+    name = mctx.unique_symbol("shmap_body")
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func.FuncOp(name, ir.FunctionType.get(local_in, local_out))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        block = fn.add_entry_block()
+    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)), \
+            manual_axes(mesh, ordered), ir.InsertionPoint(block):
+        consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                  for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
+        outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
+                                *block.arguments)
+        func.ReturnOp(outs)
+    call = func.CallOp(local_out, ir.FlatSymbolRefAttr.get(name), shards)
+    results = []
+    for y, spec, aval, local in zip(call.results, out_specs, ctx.avals_out, local_out,
+                                    strict=True):
+        manual = _custom_call("Sharding", y, local, "{manual}")
+        results.append(_custom_call("SPMDShardToFullShape", manual, aval_to_ir_type(aval),
+                                    _hlo_text(mesh, spec, aval.ndim)))
+    return results
 
 
 def _axis_context(devices, mesh, manual) -> SPMDAxisContext:
