@@ -189,7 +189,25 @@ CASES = {
     + "y = make_array_from_single_device_arrays(x.shape, s, pieces)\nresult = (np.asarray(y), repr(y.sharding.spec))",
     "process_local_data": MESH
     + out("make_array_from_process_local_data(NamedSharding(mesh, P(None, 'y')), x)"),
+    # the jit equation a pjit call becomes: its shardings and inner jaxpr (laminax prints the
+    # equation's params in another order and without JAX's ctx_mesh, so they are compared
+    # one by one)
+    "pjit_jaxpr": MESH
+    + "f = pjit(lambda a, b: (a @ b, a.sum()), in_shardings=(P('x'), None), out_shardings=(P(None, 'y'), P()))\n"
+    + "with mesh:\n    closed = make_jaxpr(f)(x, x)\n"
+    + "(eqn,) = closed.jaxpr.eqns\n"
+    + "result = (eqn.primitive.name, repr(eqn.params['in_shardings']), repr(eqn.params['out_shardings']), str(eqn.params['jaxpr']), eqn.params['name'])",
+    # under grad the forward call keeps pjit's in_shardings and the backward call gives the
+    # cotangent the input's sharding (laminax's jit_p recomputes the primal in its transpose
+    # call where JAX passes residuals, so the equations in between differ)
+    "pjit_jaxpr_under_grad": MESH
+    + "f = pjit(lambda a: jnp.sin(a).sum(), in_shardings=P('x'), out_shardings=None)\n"
+    + "with mesh:\n    closed = make_jaxpr(grad(f))(x)\n    g = grad(f)(x)\n"
+    + "calls = [e for e in closed.jaxpr.eqns if e.primitive.name == 'jit']\n"
+    + "result = (repr(calls[0].params['in_shardings']), repr(calls[-1].params['out_shardings']), np.asarray(g))",
     # errors
+    "error_static_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, static_argnums=3)(x)",
+    "error_donate_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, donate_argnums=2)(x)",
     "error_not_a_spec": MESH + "pjit(lambda a: a, in_shardings=('x',))",
     "error_no_mesh": MESH + "pjit(lambda a: a, in_shardings=P('x'))(x)",
     "error_jit_spec_no_mesh": MESH + "jit(lambda a: a, in_shardings=P('x'))(x)",
