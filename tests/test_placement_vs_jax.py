@@ -249,3 +249,15 @@ def test_output_in_host_memory_matches_jax():
     assert ("annotate_device_placement" in text) == annotated
     assert ('mhlo.memory_kind = "pinned_host"' in text) == attribute
     assert f.lower(X).compile().runtime_executable().get_output_memory_kinds() == [["pinned_host"]]
+
+
+def test_device_put_src_matches_jax():
+    expected = run_jax(
+        "result = (str(jax.make_jaxpr(lambda x: jax.device_put(x, src=jax.devices()[0]))(1.)),"
+        " jax.grad(lambda x: jax.device_put(x, jax.devices()[1], src=jax.devices()[0]) * 3.)(1.))",
+        devices=8,
+    )
+    text = str(laminax.make_jaxpr(lambda x: laminax.device_put(x, src=devices()[0]))(1.0))
+    assert text == expected[0]
+    g = laminax.grad(lambda x: laminax.device_put(x, devices()[1], src=devices()[0]) * 3.0)(1.0)
+    assert float(g) == float(expected[1])
