@@ -140,11 +140,11 @@ CASES = {
     "pjit_in_jit": MESH
     + "f = pjit(lambda a: a * 2, in_shardings=P('x'), out_shardings=P('y'))\n"
     + "with mesh:\n    y = jit(lambda a: f(a) + 1)(x)\nresult = np.asarray(y)",
-    # laminax reports the layout of a jit output that only a constraint fixed as a
-    # GSPMDSharding, JAX as a NamedSharding: compared as XLA layouts
-    "wsc_values_and_layout": MESH
-    + "y = jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))))(x)\n"
-    + "result = (np.asarray(y), str(y.sharding._to_xla_hlo_sharding(2)))",
+    # a jit output only a constraint lays out is reported on the constraint's mesh
+    "wsc_values_and_spec": MESH
+    + out("jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))))(x)"),
+    "wsc_then_reduce_spec": MESH
+    + out("jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))).sum(0))(x)"),
     "wsc_bare_spec_under_mesh": MESH
     + "with mesh:\n    y = jit(lambda a: wsc(a + 1, P('x')))(x)\nresult = np.asarray(y)",
     "wsc_unconstrained": MESH
