@@ -43,6 +43,7 @@ TARGETS = {
     "bench_pytree": (None, 1.05),
     "bench_trace_lower": (None, 1.00),
     "bench_compile_step": (0.95, 1.05),
+    "bench_sharded": (None, 1.00),
 }
 
 

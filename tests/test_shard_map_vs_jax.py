@@ -206,3 +206,74 @@ def test_experimental_shard_map_check_rep():
     scope = _laminax_scope()
     exec(source.replace("jax.experimental.shard_map", "laminax.experimental.shard_map"), scope)
     np.testing.assert_allclose(np.asarray(scope["result"]), expected)
+
+
+NESTED = """
+inner = shard_map(lambda b: lax.psum(b, 'y'), in_specs=P(None, 'y'), out_specs=P(),
+                  axis_names={'y'})
+outer = shard_map(lambda b: inner(b) * lax.axis_index('x'), mesh=mesh, in_specs=P('x'),
+                  out_specs=P('x'), axis_names={'x'})
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+"""
+
+
+@requires_jax
+def test_nested_shard_map_values_and_regions():
+    got, expected = run_both(NESTED + (
+        "result = [np.asarray(outer(x)), str(outer(x).sharding.spec), "
+        "[l.strip().split(' (')[0] for l in jax.jit(outer).lower(x).as_text().splitlines() "
+        "if 'sdy.manual_computation(' in l]]"))
+    _same_regions = [r.split(" = ", 1)[1] for r in got[2]], [r.split(" = ", 1)[1]
+                                                             for r in expected[2]]
+    assert _same_regions[0] == _same_regions[1]
+    _assert_same(got[:2], expected[:2])
+
+
+@requires_jax
+def test_partial_manual_axis_index():
+    source = (
+        "f = shard_map(lambda b: b * lax.axis_index('x'), mesh=mesh, in_specs=P('x'), "
+        "out_specs=P('x'), axis_names={'x'})\n"
+        "result = np.asarray(f(np.ones((8, 2), np.float32)))"
+    )
+    _assert_same(*run_both(source))
+
+
+@requires_jax
+def test_inner_mesh_must_match_the_context():
+    source = NESTED.replace("in_specs=P(None, 'y')", "mesh=mesh, in_specs=P(None, 'y')") + (
+        "result = np.asarray(outer(x))")
+    got, expected = run_both(source)
+    assert got == expected == ("error", "ValueError")
+
+
+@requires_jax
+def test_experimental_alias_warns_as_jax_does():
+    import subprocess
+    import sys
+
+    source = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from jax.experimental.shard_map import shard_map as old\n"
+        "    from jax.experimental.shard_map import shard_map as again\n"
+        "result = [w.category.__name__ for w in caught]"
+    )
+    expected = run_jax(source, fresh=True)
+    ours = source.replace("jax.experimental", "laminax.experimental") + "\nprint(result)"
+    out = subprocess.run([sys.executable, "-c", ours], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == str(expected) == "['DeprecationWarning']"
+
+
+@requires_jax
+def test_arguments_on_other_devices():
+    source = (
+        "small = Mesh(np.array(jax.devices()[:4]), ('i',))\n"
+        "x = jax.device_put(np.ones(8, np.float32), NamedSharding(small, P('i')))\n"
+        "f = shard_map(lambda b: b, mesh=mesh8, in_specs=P('i'), out_specs=P('i'))\n"
+        "result = np.asarray(jax.jit(f)(x))"
+    )
+    got, expected = run_both(source)
+    assert got == expected

@@ -348,3 +348,20 @@ def test_jit_device_option_survives_grad(devs):
     g = grad(f)(X)
     np.testing.assert_array_equal(np.asarray(g), 2 * X)
     assert g.sharding == SingleDeviceSharding(devs[2])
+
+
+def test_host_callback_sharding_picks_its_device(devs):
+    on_third = Primitive("seen_on_third")
+    on_third.def_abstract_eval(lambda x: x)
+    register_lowering(
+        on_third,
+        lambda ctx, x: emit_python_callback(
+            ctx, _record, [x], ctx.avals_in, sharding=SingleDeviceSharding(devs[3])
+        )[0][0],
+    )
+    text = jit(lambda a: on_third.bind(a)).lower(device_put(X, tiled(devs, 8, 1))).as_text()
+    assert "sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>" in text
+    _SEEN.clear()
+    jit(lambda a: on_third.bind(a) + 1)(device_put(X, tiled(devs, 8, 1)))
+    effects_barrier()
+    np.testing.assert_array_equal(_SEEN[0], X)

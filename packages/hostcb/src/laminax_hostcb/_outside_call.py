@@ -31,7 +31,11 @@ from laminax_core.internal import (
     ordered_effects,
 )
 from laminax_dispatch import local_devices, register_lowering
-from laminax_dispatch.internal import apply_primitive
+from laminax_dispatch.internal import (
+    SPMDAxisContext,
+    apply_primitive,
+    shardable_ordered_effects,
+)
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_hostcb import _config
@@ -53,6 +57,7 @@ HOST_CALLBACK = HostCallbackEffect()
 lowerable_effects.add_type(HostCallbackEffect)
 control_flow_allowed_effects.add_type(HostCallbackEffect)
 ordered_effects.add_type(HostCallbackEffect)
+shardable_ordered_effects.add_type(HostCallbackEffect)  # runs on one device of a pjit
 
 
 class CallbackWrapper:
@@ -188,33 +193,48 @@ def _outside_call_batch(axis_data, args, dims, **params):
     return outs, list(dims)
 
 
-def _device_of(devices, replica_id) -> object:
-    index = int(replica_id)
+def _device_of(devices, position) -> object:
+    index = int(position)
     if devices and index < len(devices):
         return devices[index]
     return local_devices()[index]
 
 
 def _outside_call_lower(ctx, *args, callback, identity, **params):
-    devices = tuple(getattr(ctx.module_context.axis_context, "devices", ()))
-    replica_id = hlo.ReplicaIdOp().result
+    axis_context = ctx.module_context.axis_context
+    devices = tuple(getattr(axis_context, "devices", ()))
+    manual = isinstance(axis_context, SPMDAxisContext)
+    if manual:
+        # inside pmap / shard_map every device calls back: pass which one it is (its position
+        # in the program's device assignment)
+        operands = [hlo.PartitionIdOp().result, *args]
+    else:
+        # one device runs the call (pjit: the first of the program's devices)
+        operands = list(args)
     run = functools.partial(_run_callback, callback=callback, identity=identity, **params)
+
+    def unpack(host_args):
+        if manual:
+            return _device_of(devices, host_args[0]), host_args[1:]
+        return _device_of(devices, 0), host_args
+
     if identity:
 
-        def host_fn(replica, *arrays):
+        def host_fn(*host_args):
+            device, arrays = unpack(host_args)
             # the operands live only during this call: copy them for the worker thread
             copies = [np.array(a, copy=True) for a in arrays]
-            device = _device_of(devices, replica)
             TAPS.put(functools.partial(run, copies, device), sum(c.nbytes for c in copies))
             return ()
 
         result_avals = []
     else:
 
-        def host_fn(replica, *arrays):
+        def host_fn(*host_args):
+            device, arrays = unpack(host_args)
             TAPS.wait_until_processed()  # taps sent before this call have run
             try:
-                return run(arrays, _device_of(devices, replica))
+                return run(arrays, device)
             except BaseException as err:
                 logger.error("host_callback.call: %s raised %r", callback, err)
                 raise RuntimeError(
@@ -227,7 +247,7 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
     outs = emit_host_call(
         ctx,
         host_fn,
-        [replica_id, *args],
+        operands,
         result_avals,
         effect=HOST_CALLBACK,
         has_side_effect=True,

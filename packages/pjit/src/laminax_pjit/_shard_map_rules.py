@@ -147,10 +147,22 @@ def manual_axes(mesh, axes):
             frame.is_live = False
 
 
+def manual_abstract_mesh(mesh, axes):
+    """`mesh` as the body sees it (JAX's context mesh inside shard_map): the manual axes'
+    type is Manual."""
+    from laminax_pjit._mesh import AxisType
+
+    return mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in axes})
+
+
 def trace_body(fun, local_avals, mesh, axes, name="shard_map"):
-    """Traces flat `fun` on per-device avals with the manual axes bound; returns the closed
-    jaxpr (outer tracers it closes over become leading inputs) and those hoisted values."""
-    with manual_axes(mesh, axes):
+    """Traces flat `fun` on per-device avals with the manual axes bound (and, as in JAX, the
+    mesh with those axes Manual as the context's abstract mesh, which nested shard_maps
+    take); returns the closed jaxpr (outer tracers it closes over become leading inputs) and
+    those hoisted values."""
+    from laminax_pjit._mesh import use_abstract_mesh
+
+    with manual_axes(mesh, axes), use_abstract_mesh(manual_abstract_mesh(mesh, axes)):
         return trace_closed(fun, local_avals, name)
 
 
