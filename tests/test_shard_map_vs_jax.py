@@ -245,3 +245,35 @@ def test_inner_mesh_must_match_the_context():
         "result = np.asarray(outer(x))")
     got, expected = run_both(source)
     assert got == expected == ("error", "ValueError")
+
+
+@requires_jax
+def test_experimental_alias_warns_as_jax_does():
+    import subprocess
+    import sys
+
+    source = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from jax.experimental.shard_map import shard_map as old\n"
+        "    from jax.experimental.shard_map import shard_map as again\n"
+        "result = [w.category.__name__ for w in caught]"
+    )
+    expected = run_jax(source, fresh=True)
+    ours = source.replace("jax.experimental", "laminax.experimental") + "\nprint(result)"
+    out = subprocess.run([sys.executable, "-c", ours], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == str(expected) == "['DeprecationWarning']"
+
+
+@requires_jax
+def test_arguments_on_other_devices():
+    source = (
+        "small = Mesh(np.array(jax.devices()[:4]), ('i',))\n"
+        "x = jax.device_put(np.ones(8, np.float32), NamedSharding(small, P('i')))\n"
+        "f = shard_map(lambda b: b, mesh=mesh8, in_specs=P('i'), out_specs=P('i'))\n"
+        "result = np.asarray(jax.jit(f)(x))"
+    )
+    got, expected = run_both(source)
+    assert got == expected

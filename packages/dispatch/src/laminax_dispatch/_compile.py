@@ -319,7 +319,7 @@ class Executable:
         devices = placement.devices
         ins = tuple(placement.in_shardings) or (None,) * len(self.in_avals)
         outs = tuple(placement.out_shardings) or (None,) * len(self.out_avals)
-        template = next((s for s in (*ins, *outs) if s is not None), None)
+        template = next((s for s in (*ins, *outs) if s is not None), placement.template)
         if None in ins:
             n_tokens = len(self.ordered_effects)
             reported = self.xla_executable.get_parameter_shardings() or [None] * (

@@ -175,6 +175,7 @@ class CompiledCall:
                     tuple(self._main_in_shardings(len(lowering.hoisted_consts))),
                     placement.out_shardings,
                     placement.committed,
+                    placement.template,
                 )
                 self._executable = Executable(
                     compiled,
