@@ -311,3 +311,34 @@ def test_jaxprs_match_jax(name):
     )
     got, expected = run_both(source)
     assert got == expected
+
+
+MESH_PROGRAMS = {
+    "psum_of_one": ("b * lax.psum(1, 'x')", "P('x')", "P('x')"),
+    "psum_of_one_two_axes": ("b * lax.psum(1, ('x', 'y'))", "P('x')", "P('x')"),
+    "pmean_of_ints": ("lax.pmean(b.astype(np.int32), ('x', 'y'))", "P('x', 'y')", "P()"),
+    "all_gather_of_a_scalar": ("lax.all_gather(b.sum(), 'x')", "P('x')", "P()"),
+    "all_gather_two_axes": ("lax.all_gather(b, ('x', 'y'), tiled=True)", "P('x', 'y')",
+                            "P(None, ('x', 'y'))"),
+    "axis_index_two_axes": ("b + lax.axis_index(('x', 'y'))", "P('x', 'y')", "P('x', 'y')"),
+    "psum_scatter_two_axes": ("lax.psum_scatter(b, ('x', 'y'), scatter_dimension=1, "
+                              "tiled=True)", "P(None)", "P(None, ('x', 'y'))"),
+    "ppermute_two_axes": ("lax.ppermute(b, ('x', 'y'), [(i, (i + 1) % 8) for i in range(8)])",
+                          "P('x', 'y')", "P('x', 'y')"),
+    "all_to_all_two_axes": ("lax.all_to_all(b, ('x', 'y'), 1, 0, tiled=True)", "P(None)",
+                            "P(('x', 'y'))"),
+    "pmax_of_ints": ("lax.pmax(b.astype(np.int32), 'y')", "P('x', 'y')", "P('x')"),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(MESH_PROGRAMS))
+def test_two_axis_collectives(name):
+    body, in_spec, out_spec = MESH_PROGRAMS[name]
+    source = (
+        f"f = shard_map(lambda b: {body}, mesh=mesh, in_specs={in_spec}, "
+        f"out_specs={out_spec}, check_vma=False)\n"
+        "r = f(np.arange(64, dtype=np.float32).reshape(8, 8))\n"
+        "result = [np.asarray(r), np.asarray(r).dtype.name, str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both(source))
