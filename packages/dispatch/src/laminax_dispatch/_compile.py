@@ -319,7 +319,7 @@ class Executable:
         devices = placement.devices
         ins = tuple(placement.in_shardings) or (None,) * len(self.in_avals)
         outs = tuple(placement.out_shardings) or (None,) * len(self.out_avals)
-        template = next((s for s in (*ins, *outs) if s is not None), None)
+        template = next((s for s in (*ins, *outs) if s is not None), placement.template)
         if None in ins:
             n_tokens = len(self.ordered_effects)
             reported = self.xla_executable.get_parameter_shardings() or [None] * (
@@ -375,7 +375,8 @@ class Executable:
         return self._call_with_tokens(inputs, handlers)
 
     def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
-        tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
+        where = self.device if len(self.devices) == 1 else tuple(self.devices)
+        tokens = [runtime_tokens.get_token_input(e, where) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         done = results.consume_token()
         for i, device in enumerate(self.devices):

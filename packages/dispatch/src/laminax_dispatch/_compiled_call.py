@@ -31,6 +31,7 @@ from laminax_dispatch._lowering._core import (
 )
 from laminax_dispatch._mlir import SourceInfo
 from laminax_dispatch._placement import Placement
+from laminax_dispatch._tokens import shardable_ordered_effects
 
 __all__ = ["CompiledCall", "check_donations"]
 
@@ -74,10 +75,11 @@ class CompiledCall:
         self.committed = placement.committed
         self.log = log
         self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
-        if self.ordered and len(placement.devices) > 1:
+        unshardable = [e for e in self.ordered if not shardable_ordered_effects.contains(e)]
+        if unshardable and len(placement.devices) > 1:
             raise ValueError(
                 f"The following ordered effects are not supported for more than 1 device: "
-                f"{self.ordered} (in {name}, placed on {len(placement.devices)} devices). Make "
+                f"{unshardable} (in {name}, placed on {len(placement.devices)} devices). Make "
                 "the effect unordered, or run the computation on one device."
             )
         self._lowering: LoweringResult | None = None
@@ -173,6 +175,7 @@ class CompiledCall:
                     tuple(self._main_in_shardings(len(lowering.hoisted_consts))),
                     placement.out_shardings,
                     placement.committed,
+                    placement.template,
                 )
                 self._executable = Executable(
                     compiled,

@@ -36,6 +36,8 @@ from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
     Tracer,
+    check_argnames,
+    check_argnums,
     current_trace,
     dce_jaxpr,
     eval_interpreter,
@@ -76,18 +78,10 @@ def _fun_name(fun) -> str:
 # ----- argument bookkeeping -----------------------------------------------------------------
 
 
-def _as_tuple(x, kind) -> tuple:
-    if x is None:
-        return ()
-    if isinstance(x, kind):
-        return (x,)
-    return tuple(x)
-
-
 def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Completes positional indices from names and names from indices, via the signature."""
-    nums = _as_tuple(argnums, int)
-    names = _as_tuple(argnames, str)
+    nums = check_argnums(f"jit {what}_argnums", argnums)
+    names = check_argnames(f"jit {what}_argnames", argnames)
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):

@@ -81,15 +81,19 @@ def _partition_spec_class():
 
 
 def _context_mesh():
-    # the concrete mesh of `set_mesh` runs the program; an abstract one only traces it
+    # inside a shard_map the body's mesh (manual axes Manual); else the concrete mesh of
+    # `set_mesh` runs the program, and an abstract one only traces it
     from laminax_pjit import _mesh
 
+    abstract = _mesh.get_abstract_mesh()
+    if not abstract.empty and abstract._any_axis_manual:
+        return abstract
     concrete = _mesh.get_concrete_mesh()
-    return _mesh.get_abstract_mesh() if concrete.empty else concrete
+    return abstract if concrete.empty else concrete
 
 
 def _check_mesh(mesh, axis_names):
-    from laminax_pjit._mesh import AbstractMesh, Mesh
+    from laminax_pjit._mesh import AbstractMesh, Mesh, get_abstract_mesh
 
     if mesh is None:
         mesh = _context_mesh()
@@ -97,6 +101,12 @@ def _check_mesh(mesh, axis_names):
             raise ValueError(
                 "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
                 "mesh context, or pass mesh= to shard_map."
+            )
+    elif isinstance(mesh, Mesh | AbstractMesh):
+        context = get_abstract_mesh()
+        if not context.empty and mesh.abstract_mesh != context:
+            raise ValueError(
+                f"The context mesh {context} should match the mesh passed to shard_map {mesh}"
             )
     if not isinstance(mesh, Mesh | AbstractMesh):
         raise TypeError(
@@ -116,7 +126,8 @@ def _check_mesh(mesh, axis_names):
             f"jax.shard_map requires axis_names={set(axis_names)} to be a subset of "
             f"mesh.axis_names={mesh.axis_names}"
         )
-    return mesh, axis_names
+    # axes an enclosing shard_map already made manual stay its own
+    return mesh, axis_names - frozenset(mesh.manual_axes)
 
 
 def _check_specs(prefix: str, specs, manual) -> None:

@@ -289,7 +289,7 @@ def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands
         eqn.primitive,
         [a.aval for a in eqn.invars],
         [v.aval for v in eqn.outvars],
-        {e: tokens[e] for e in effects},
+        {e: tokens[e] for e in effects if e in tokens},  # none inside a manual region
         name_stack,
     )
     with _location(eqn.source_info, f"{name_stack}/{eqn.primitive.name}"):
