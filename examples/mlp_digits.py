@@ -92,8 +92,8 @@ def train_step(params, opt_state, x, y, learning_rate=1e-3):
 
 
 # How each step's batch is laid out (`--devices`: split over the mesh), set before the first
-# epoch is traced; None on one device. Sharded epochs do not tap the progress bar per step:
-# id_tap is an ordered effect, which XLA programs over several devices cannot have.
+# epoch is traced; None on one device. Sharded epochs tap the bar too: the tap runs once, on
+# the first device of the mesh, with the whole (replicated) loss.
 _batch_sharding = None
 
 # The bar that compiled epochs advance. The tap function is one module-level function, so that
@@ -118,8 +118,7 @@ def train_epoch(params, opt_state, x, y, batch_indices):
         if _batch_sharding is not None:
             batch = jax.lax.with_sharding_constraint(batch, _batch_sharding)
         params, opt_state, loss = train_step(params, opt_state, *batch)
-        if _batch_sharding is None:  # an ordered effect runs on one device only (as in JAX)
-            loss = hcb.id_tap(advance_progress_bar, loss)
+        loss = hcb.id_tap(advance_progress_bar, loss)
         return (params, opt_state), loss
 
     (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), batch_indices)
@@ -219,8 +218,6 @@ def main(argv: list[str]) -> int:
         params, opt_state, losses = train_epoch(params, opt_state, x_train, y_train, batch_indices)
         epoch_losses.append(float(np.sum(np.asarray(losses, np.float64))) / batches)
         hcb.barrier_wait()  # every step's tap has moved the bar before the epoch's line
-        if _batch_sharding is not None:  # sharded: no taps, the bar moves once per epoch
-            progress.update(batches)
         train_acc = float(accuracy(params, x_train, y_train))
         test_acc = float(accuracy(params, x_test, y_test))
         progress.write(
