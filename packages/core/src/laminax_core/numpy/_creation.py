@@ -96,6 +96,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
                              "nested lists must be rectangular and numeric.")
     elif hasattr(object, "__jax_array__"):
         out = as_array(object.__jax_array__())
+    elif dtype is not None and type(object) in (int, float, complex, bool):
+        out = None  # converted straight to `dtype` below: 2**32 - 2 fits uint32, not int32
     else:
         if not is_arraylike(object):
             raise TypeError(f"jnp.array: cannot convert a {type(object).__name__} to an array; "
