@@ -1,9 +1,7 @@
 """The main job: a multilayer perceptron classifying handwritten digits, trained with jit and grad.
 
 The data is scikit-learn's bundled 8x8 digits (1,797 images; no download). The program is written
-against JAX's API, `import jax`, and trains with optax (gradient clipping, then AdamW on a
-warmup-cosine schedule); `laminax.install_as_jax()` at start-up makes `jax`, and optax's own
-`import jax`, resolve to laminax:
+against JAX's API and runs on laminax through `import laminax as jax`:
 
     python examples/mlp_digits.py [--epochs 40] [--out examples/out]
 
@@ -18,7 +16,6 @@ below 95%, so a run that trains badly cannot pass for a good one.
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 import time
 from pathlib import Path
@@ -28,14 +25,9 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from tqdm import tqdm
 
-import laminax
-
-laminax.install_as_jax()  # before anything imports jax: optax below runs on laminax too
-
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import optax  # noqa: E402
-from jax.experimental import host_callback as hcb  # noqa: E402
+import laminax as jax
+import laminax.numpy as jnp
+from laminax.experimental import host_callback as hcb
 
 LAYER_SIZES = (64, 128, 128, 10)
 TARGET_ACCURACY = 0.95
@@ -72,23 +64,23 @@ def loss_fn(params, x, y):
     return -jnp.mean(jnp.sum(jax.nn.one_hot(y, 10) * log_probs, axis=-1))
 
 
-def make_optimizer(total_steps: int, peak_learning_rate: float = 3e-3):
-    """Clips the gradients' global norm, then AdamW with a warmup-cosine learning rate."""
-    schedule = optax.warmup_cosine_decay_schedule(
-        init_value=0.0,
-        peak_value=peak_learning_rate,
-        warmup_steps=max(total_steps // 20, 1),
-        decay_steps=total_steps,
-        end_value=peak_learning_rate / 100,
-    )
-    return optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=1e-4))
+def adam_init(params):
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    return {"m": zeros, "v": zeros, "step": jnp.zeros((), jnp.int32)}
 
 
-def train_step(optimizer, params, opt_state, x, y):
-    """One optimizer step; returns the new parameters, optimizer state and the batch loss."""
+@jax.jit
+def train_step(params, opt_state, x, y, learning_rate=1e-3):
+    """One Adam step; returns the new parameters, optimiser state and the batch loss."""
     loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-    updates, opt_state = optimizer.update(grads, opt_state, params)
-    return optax.apply_updates(params, updates), opt_state, loss
+    step = opt_state["step"] + 1
+    m = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, opt_state["m"], grads)
+    v = jax.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, opt_state["v"], grads)
+    correction = jnp.sqrt(1 - 0.999**step) / (1 - 0.9**step)
+    params = jax.tree.map(
+        lambda p, m, v: p - learning_rate * correction * m / (jnp.sqrt(v) + 1e-8), params, m, v
+    )
+    return params, {"m": m, "v": v, "step": step}, loss
 
 
 # The bar that compiled epochs advance. The tap function is one module-level function, so that
@@ -103,13 +95,13 @@ def advance_progress_bar(loss, transforms):
         _progress_bar.set_postfix(loss=f"{float(loss):.4f}", refresh=False)
 
 
-@functools.partial(jax.jit, static_argnums=0)
-def train_epoch(optimizer, params, opt_state, x, y, batch_indices):
+@jax.jit
+def train_epoch(params, opt_state, x, y, batch_indices):
     """All of an epoch's steps in one program: a scan over the rows of `batch_indices`."""
 
     def step(carry, idx):
         params, opt_state = carry
-        params, opt_state, loss = train_step(optimizer, params, opt_state, x[idx], y[idx])
+        params, opt_state, loss = train_step(params, opt_state, x[idx], y[idx])
         loss = hcb.id_tap(advance_progress_bar, loss)
         return (params, opt_state), loss
 
@@ -148,10 +140,9 @@ def main(argv: list[str]) -> int:
     x_train, y_train, x_test, y_test = load_data(args.seed)
     key = jax.random.PRNGKey(args.seed)
     params = init_params(key)
+    opt_state = adam_init(params)
     shuffle = np.random.default_rng(args.seed)
     batches = len(x_train) // args.batch_size
-    optimizer = make_optimizer(args.epochs * batches)
-    opt_state = optimizer.init(params)
     epoch_losses = []
 
     global _progress_bar
@@ -161,9 +152,7 @@ def main(argv: list[str]) -> int:
     for epoch in range(1, args.epochs + 1):
         order = shuffle.permutation(len(x_train))[: batches * args.batch_size]
         batch_indices = order.reshape(batches, args.batch_size).astype(np.int32)
-        params, opt_state, losses = train_epoch(
-            optimizer, params, opt_state, x_train, y_train, batch_indices
-        )
+        params, opt_state, losses = train_epoch(params, opt_state, x_train, y_train, batch_indices)
         epoch_losses.append(float(np.sum(np.asarray(losses, np.float64))) / batches)
         hcb.barrier_wait()  # every step's tap has moved the bar before the epoch's line
         train_acc = float(accuracy(params, x_train, y_train))
