@@ -29,6 +29,8 @@ from laminax_core.internal import (
     control_flow_allowed_effects,
     lowerable_effects,
     ordered_effects,
+    partial_eval_rules,
+    set_current_trace,
 )
 from laminax_dispatch import local_devices, register_lowering
 from laminax_dispatch.internal import (
@@ -168,19 +170,65 @@ def _unsupported(transformation: str, params) -> NotImplementedError:
     )
 
 
+def _instantiate(tangent):
+    if isinstance(tangent, Zero):
+        return np.zeros(tangent.aval.shape, tangent.aval.dtype)
+    return tangent
+
+
 @outside_call_p.def_jvp
 def _outside_call_jvp(primals, tangents, **params):
     if not params["identity"]:
         raise _unsupported("differentiation (jvp, grad)", params)
-    # The seed: the tap sees the primal values only, and tangents pass through unchanged.
-    return outside_call_p.bind(*primals, **params), list(tangents)
+    if not _config.ad_transforms.value:
+        # The seed: the tap sees the primal values only, and tangents pass through unchanged.
+        return outside_call_p.bind(*primals, **params), list(tangents)
+    # The seed's compatibility mode: one tap of (primals, tangents), transform "jvp".
+    tangents = [_instantiate(t) for t in tangents]
+    arg_treedef = params["arg_treedef"]
+    _, pair_treedef = tree_flatten(
+        (tree_unflatten(arg_treedef, primals), tree_unflatten(arg_treedef, tangents))
+    )
+    outs = outside_call_p.bind(
+        *primals,
+        *tangents,
+        **dict(params, arg_treedef=pair_treedef, transforms=(*params["transforms"], ("jvp",))),
+    )
+    return outs[: len(primals)], outs[len(primals) :]
+
+
+def _outside_call_partial_eval(trace, args, params):
+    # linearize (grad) of a "jvp" tap in the compatibility mode: the known primals are tapped
+    # now, without "jvp"; the unknown tangents are staged as a tap of their own, which the
+    # backward pass transposes into a tap of the cotangents ("jvp", "transpose").
+    transforms = params["transforms"]
+    n = len(args) // 2
+    if not (params["identity"] and transforms and transforms[-1] == ("jvp",)) or any(
+        trace.is_unknown(x) for x in args[:n]
+    ):
+        return trace.stage(outside_call_p, args, params)
+    primal_treedef, tangent_treedef = params["arg_treedef"].children()
+    with set_current_trace(trace.parent):
+        known = outside_call_p.bind(
+            *args[:n], **dict(params, arg_treedef=primal_treedef, transforms=transforms[:-1])
+        )
+    staged = trace.stage(outside_call_p, args[n:], dict(params, arg_treedef=tangent_treedef))
+    return [*known, *staged]
+
+
+partial_eval_rules[outside_call_p] = _outside_call_partial_eval
 
 
 @outside_call_p.def_transpose
 def _outside_call_transpose(cts, *args, **params):
     if not params["identity"]:
         raise _unsupported("transposition (grad)", params)
-    return [ct if not isinstance(ct, Zero) else None for ct in cts]
+    cts = [_instantiate(ct) for ct in cts]
+    if params["transforms"] and params["transforms"][-1] == ("jvp",):
+        cts = outside_call_p.bind(
+            *cts, **dict(params, transforms=(*params["transforms"], ("transpose",)))
+        )
+    return list(cts)
 
 
 @outside_call_p.def_batch
