@@ -140,11 +140,11 @@ CASES = {
     "pjit_in_jit": MESH
     + "f = pjit(lambda a: a * 2, in_shardings=P('x'), out_shardings=P('y'))\n"
     + "with mesh:\n    y = jit(lambda a: f(a) + 1)(x)\nresult = np.asarray(y)",
-    # laminax reports the layout of a jit output that only a constraint fixed as a
-    # GSPMDSharding, JAX as a NamedSharding: compared as XLA layouts
-    "wsc_values_and_layout": MESH
-    + "y = jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))))(x)\n"
-    + "result = (np.asarray(y), str(y.sharding._to_xla_hlo_sharding(2)))",
+    # a jit output only a constraint lays out is reported on the constraint's mesh
+    "wsc_values_and_spec": MESH
+    + out("jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))))(x)"),
+    "wsc_then_reduce_spec": MESH
+    + out("jit(lambda a: wsc(a * 2, NamedSharding(mesh, P('y', 'x'))).sum(0))(x)"),
     "wsc_bare_spec_under_mesh": MESH
     + "with mesh:\n    y = jit(lambda a: wsc(a + 1, P('x')))(x)\nresult = np.asarray(y)",
     "wsc_unconstrained": MESH
@@ -189,7 +189,42 @@ CASES = {
     + "y = make_array_from_single_device_arrays(x.shape, s, pieces)\nresult = (np.asarray(y), repr(y.sharding.spec))",
     "process_local_data": MESH
     + out("make_array_from_process_local_data(NamedSharding(mesh, P(None, 'y')), x)"),
+    "pjit_in_scan_and_cond": MESH
+    + "f = pjit(lambda a: a * 1.5 + 1, in_shardings=P('x'), out_shardings=P('x'))\n"
+    + "with mesh:\n"
+    + "    c, _ = jit(lambda a: scan(lambda c, _: (f(c), None), a, None, length=3))(x)\n"
+    + "    d = jit(lambda a: cond(a.sum() > 0, f, lambda b: b - 1, a))(x)\n"
+    + "result = (np.asarray(c), np.asarray(d))",
+    "pjit_nested_in_pjit": MESH
+    + "inner = pjit(lambda a: a * 2, in_shardings=P('y'), out_shardings=P('y'))\n"
+    + "outer = pjit(lambda a: inner(a) + 1, in_shardings=P('x'), out_shardings=P(None, 'x'))\n"
+    + "with mesh:\n    " + out("outer(x)").replace("\n", "\n    ", 1),
+    "device_put_spec_under_set_mesh": MESH
+    + "with set_mesh(mesh):\n    t = device_put({'a': x, 'b': [x]}, {'a': P('x'), 'b': P(None, 'y')})\n"
+    + "result = (repr(t['a'].sharding), repr(t['b'][0].sharding), np.asarray(t['b'][0]))",
+    "jit_spec_under_set_mesh": MESH
+    + "with set_mesh(mesh):\n    y = jit(lambda a: a + 1, in_shardings=P('x'), out_shardings=P('y'))(x)\n"
+    + "result = (repr(y.sharding), np.asarray(y))",
+    "error_device_put_spec_without_set_mesh": MESH + "with mesh:\n    device_put(x, P('x'))",
+    # the jit equation a pjit call becomes: its shardings and inner jaxpr (laminax prints the
+    # equation's params in another order and without JAX's ctx_mesh, so they are compared
+    # one by one)
+    "pjit_jaxpr": MESH
+    + "f = pjit(lambda a, b: (a @ b, a.sum()), in_shardings=(P('x'), None), out_shardings=(P(None, 'y'), P()))\n"
+    + "with mesh:\n    closed = make_jaxpr(f)(x, x)\n"
+    + "(eqn,) = closed.jaxpr.eqns\n"
+    + "result = (eqn.primitive.name, repr(eqn.params['in_shardings']), repr(eqn.params['out_shardings']), str(eqn.params['jaxpr']), eqn.params['name'])",
+    # under grad the forward call keeps pjit's in_shardings and the backward call gives the
+    # cotangent the input's sharding (laminax's jit_p recomputes the primal in its transpose
+    # call where JAX passes residuals, so the equations in between differ)
+    "pjit_jaxpr_under_grad": MESH
+    + "f = pjit(lambda a: jnp.sin(a).sum(), in_shardings=P('x'), out_shardings=None)\n"
+    + "with mesh:\n    closed = make_jaxpr(grad(f))(x)\n    g = grad(f)(x)\n"
+    + "calls = [e for e in closed.jaxpr.eqns if e.primitive.name == 'jit']\n"
+    + "result = (repr(calls[0].params['in_shardings']), repr(calls[-1].params['out_shardings']), np.asarray(g))",
     # errors
+    "error_static_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, static_argnums=3)(x)",
+    "error_donate_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, donate_argnums=2)(x)",
     "error_not_a_spec": MESH + "pjit(lambda a: a, in_shardings=('x',))",
     "error_no_mesh": MESH + "pjit(lambda a: a, in_shardings=P('x'))(x)",
     "error_jit_spec_no_mesh": MESH + "jit(lambda a: a, in_shardings=P('x'))(x)",
@@ -205,6 +240,17 @@ CASES = {
     "error_incompatible_devices": MESH
     + "a = device_put(x, NamedSharding(Mesh(np.array(devices()[:4]), ('x',)), P('x')))\n"
     + "b = device_put(x, NamedSharding(mesh, P('x')))\njit(lambda p, q: p + q)(a, b)",
+    "error_committed_outside_mesh": MESH
+    + "a = device_put(x, NamedSharding(Mesh(np.array(devices()[:4]), ('x',)), P('x')))\n"
+    + "with mesh:\n    pjit(lambda p: p * 2, in_shardings=P('x'))(a)",
+    "error_committed_other_layout": MESH
+    + "a = device_put(x, NamedSharding(mesh, P('y')))\n"
+    + "with mesh:\n    pjit(lambda p: p * 2, in_shardings=P('x'))(a)",
+    "error_empty_mesh_sharding": MESH
+    + "empty = Mesh(np.empty((), dtype=object), ())\n"
+    + "pjit(lambda a: a, in_shardings=NamedSharding(empty, P()))(x)",
+    "error_empty_mesh_constraint": MESH
+    + "empty = Mesh(np.empty((), dtype=object), ())\nwsc(x, NamedSharding(empty, P()))",
     "error_callback_shape": MESH
     + "make_array_from_callback((8, 8), NamedSharding(mesh, P('x')), lambda i: np.ones(3))",
 }

@@ -11,7 +11,7 @@ from jaxlib import xla_client as xc
 from jaxref import requires_jax, run_jax
 
 import laminax
-from laminax_dispatch import GSPMDSharding, devices, jit
+from laminax_dispatch import GSPMDSharding, SingleDeviceSharding, devices, jit
 from laminax_dispatch import device_put as dispatch_device_put
 
 pytestmark = [requires_jax, pytest.mark.jax]
@@ -227,3 +227,37 @@ def test_vmap_of_jit_with_shardings_matches_jax():
     y = jit(laminax.vmap(jit(lambda a: a * 2 + 1, in_shardings=s, out_shardings=s), in_axes=1))(xs)
     np.testing.assert_array_equal(np.asarray(y), value)
     assert str(y.sharding._to_xla_hlo_sharding(3)) == hlo
+
+
+def test_output_in_host_memory_matches_jax():
+    source = (
+        "d = jax.devices()[0]\n"
+        "s = jax.sharding.SingleDeviceSharding(d, memory_kind='pinned_host')\n"
+        "f = jax.jit(lambda a: a * 2, out_shardings=s)\n"
+        "text = f.lower(x).as_text()\n"
+        "y = f(x)\n"
+        "result = (np.asarray(y), y.sharding.memory_kind, 'annotate_device_placement' in text,"
+        " 'mhlo.memory_kind = \"pinned_host\"' in text)"
+    )
+    value, kind, annotated, attribute = run_jax(source, x=X)
+    s = SingleDeviceSharding(devices()[0], memory_kind="pinned_host")
+    f = jit(lambda a: a * 2, out_shardings=s)
+    text = f.lower(X).as_text()
+    y = f(X)
+    np.testing.assert_array_equal(np.asarray(y), value)
+    assert y.sharding.memory_kind == kind == s.memory_kind
+    assert ("annotate_device_placement" in text) == annotated
+    assert ('mhlo.memory_kind = "pinned_host"' in text) == attribute
+    assert f.lower(X).compile().runtime_executable().get_output_memory_kinds() == [["pinned_host"]]
+
+
+def test_device_put_src_matches_jax():
+    expected = run_jax(
+        "result = (str(jax.make_jaxpr(lambda x: jax.device_put(x, src=jax.devices()[0]))(1.)),"
+        " jax.grad(lambda x: jax.device_put(x, jax.devices()[1], src=jax.devices()[0]) * 3.)(1.))",
+        devices=8,
+    )
+    text = str(laminax.make_jaxpr(lambda x: laminax.device_put(x, src=devices()[0]))(1.0))
+    assert text == expected[0]
+    g = laminax.grad(lambda x: laminax.device_put(x, devices()[1], src=devices()[0]) * 3.0)(1.0)
+    assert float(g) == float(expected[1])

@@ -206,3 +206,139 @@ def test_experimental_shard_map_check_rep():
     scope = _laminax_scope()
     exec(source.replace("jax.experimental.shard_map", "laminax.experimental.shard_map"), scope)
     np.testing.assert_allclose(np.asarray(scope["result"]), expected)
+
+
+NESTED = """
+inner = shard_map(lambda b: lax.psum(b, 'y'), in_specs=P(None, 'y'), out_specs=P(),
+                  axis_names={'y'})
+outer = shard_map(lambda b: inner(b) * lax.axis_index('x'), mesh=mesh, in_specs=P('x'),
+                  out_specs=P('x'), axis_names={'x'})
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+"""
+
+
+@requires_jax
+def test_nested_shard_map_values_and_regions():
+    got, expected = run_both(NESTED + (
+        "result = [np.asarray(outer(x)), str(outer(x).sharding.spec), "
+        "[l.strip().split(' (')[0] for l in jax.jit(outer).lower(x).as_text().splitlines() "
+        "if 'sdy.manual_computation(' in l]]"))
+    _same_regions = [r.split(" = ", 1)[1] for r in got[2]], [r.split(" = ", 1)[1]
+                                                             for r in expected[2]]
+    assert _same_regions[0] == _same_regions[1]
+    _assert_same(got[:2], expected[:2])
+
+
+@requires_jax
+def test_partial_manual_axis_index():
+    source = (
+        "f = shard_map(lambda b: b * lax.axis_index('x'), mesh=mesh, in_specs=P('x'), "
+        "out_specs=P('x'), axis_names={'x'})\n"
+        "result = np.asarray(f(np.ones((8, 2), np.float32)))"
+    )
+    _assert_same(*run_both(source))
+
+
+@requires_jax
+def test_inner_mesh_must_match_the_context():
+    source = NESTED.replace("in_specs=P(None, 'y')", "mesh=mesh, in_specs=P(None, 'y')") + (
+        "result = np.asarray(outer(x))")
+    got, expected = run_both(source)
+    assert got == expected == ("error", "ValueError")
+
+
+@requires_jax
+def test_experimental_alias_warns_as_jax_does():
+    import subprocess
+    import sys
+
+    source = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from jax.experimental.shard_map import shard_map as old\n"
+        "    from jax.experimental.shard_map import shard_map as again\n"
+        "result = [w.category.__name__ for w in caught]"
+    )
+    expected = run_jax(source, fresh=True)
+    ours = source.replace("jax.experimental", "laminax.experimental") + "\nprint(result)"
+    out = subprocess.run([sys.executable, "-c", ours], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == str(expected) == "['DeprecationWarning']"
+
+
+@requires_jax
+def test_arguments_on_other_devices():
+    source = (
+        "small = Mesh(np.array(jax.devices()[:4]), ('i',))\n"
+        "x = jax.device_put(np.ones(8, np.float32), NamedSharding(small, P('i')))\n"
+        "f = shard_map(lambda b: b, mesh=mesh8, in_specs=P('i'), out_specs=P('i'))\n"
+        "result = np.asarray(jax.jit(f)(x))"
+    )
+    got, expected = run_both(source)
+    assert got == expected
+
+
+# With check_vma=False JAX's shard_map jaxprs carry no varying-axes types, so laminax's print the
+# same: the equation, the body, and the shard_maps that jvp, vjp (partial evaluation into a
+# known and a staged shard_map, residuals and transpose) and vmap produce.
+JAXPR_PROGRAMS = {
+    "forward": "jax.make_jaxpr(g)(a, b)",
+    "vmap": "jax.make_jaxpr(jax.vmap(h))(np.stack([a, a]), np.stack([b, b]))",
+    "vjp": "jax.make_jaxpr(lambda a, ct: jax.vjp(lambda a: h(a, b), a)[1](ct))(a, a[:, :2])",
+    "jvp": "jax.make_jaxpr(lambda a, t: jax.jvp(lambda a: h(a, b), (a,), (t,)))(a, a)",
+    # (under jit JAX restarts variable names inside the jit equation: core's printer, not
+    # shard_map's, differs there)
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(JAXPR_PROGRAMS))
+def test_jaxprs_match_jax(name):
+    source = (
+        "def f(a, b):\n"
+        "    c = lax.psum(a, 'y') * b\n"
+        "    d = lax.all_gather(c, 'x', tiled=True)\n"
+        "    return c, (lax.axis_index('x') + d.sum()).reshape(1)\n"
+        "g = shard_map(f, mesh=mesh, in_specs=(P('x', 'y'), P(None, 'y')),\n"
+        "              out_specs=(P('x', 'y'), P(('x', 'y'))), check_vma=False)\n"
+        "h = shard_map(lambda a, b: lax.psum(jnp.sin(a), 'y') * b, mesh=mesh,\n"
+        "              in_specs=(P('x', 'y'), P(None, 'y')), out_specs=P('x', 'y'),\n"
+        "              check_vma=False)\n"
+        "a = np.arange(32.0, dtype=np.float32).reshape(8, 4)\n"
+        "b = np.ones((2, 4), np.float32)\n"
+        f"result = str({JAXPR_PROGRAMS[name]})"
+    )
+    got, expected = run_both(source)
+    assert got == expected
+
+
+MESH_PROGRAMS = {
+    "psum_of_one": ("b * lax.psum(1, 'x')", "P('x')", "P('x')"),
+    "psum_of_one_two_axes": ("b * lax.psum(1, ('x', 'y'))", "P('x')", "P('x')"),
+    "pmean_of_ints": ("lax.pmean(b.astype(np.int32), ('x', 'y'))", "P('x', 'y')", "P()"),
+    "all_gather_of_a_scalar": ("lax.all_gather(b.sum(), 'x')", "P('x')", "P()"),
+    "all_gather_two_axes": ("lax.all_gather(b, ('x', 'y'), tiled=True)", "P('x', 'y')",
+                            "P(None, ('x', 'y'))"),
+    "axis_index_two_axes": ("b + lax.axis_index(('x', 'y'))", "P('x', 'y')", "P('x', 'y')"),
+    "psum_scatter_two_axes": ("lax.psum_scatter(b, ('x', 'y'), scatter_dimension=1, "
+                              "tiled=True)", "P(None)", "P(None, ('x', 'y'))"),
+    "ppermute_two_axes": ("lax.ppermute(b, ('x', 'y'), [(i, (i + 1) % 8) for i in range(8)])",
+                          "P('x', 'y')", "P('x', 'y')"),
+    "all_to_all_two_axes": ("lax.all_to_all(b, ('x', 'y'), 1, 0, tiled=True)", "P(None)",
+                            "P(('x', 'y'))"),
+    "pmax_of_ints": ("lax.pmax(b.astype(np.int32), 'y')", "P('x', 'y')", "P('x')"),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(MESH_PROGRAMS))
+def test_two_axis_collectives(name):
+    body, in_spec, out_spec = MESH_PROGRAMS[name]
+    source = (
+        f"f = shard_map(lambda b: {body}, mesh=mesh, in_specs={in_spec}, "
+        f"out_specs={out_spec}, check_vma=False)\n"
+        "r = f(np.arange(64, dtype=np.float32).reshape(8, 8))\n"
+        "result = [np.asarray(r), np.asarray(r).dtype.name, str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both(source))

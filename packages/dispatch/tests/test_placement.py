@@ -328,3 +328,40 @@ def test_lower_with_sharded_shape_dtype_structs(devs):
     (ins,), _ = compiled.input_shardings
     assert ins == s
     np.testing.assert_array_equal(np.asarray(compiled(device_put(X, s))), X * 2)
+
+
+def test_uncommitted_arguments_beside_sharded_ones_take_the_compilers_layout(devs):
+    s = tiled(devs, 8, 1)
+    f = jit(lambda a, b, c: a + b * c)
+    for _ in range(3):  # the later calls are the fast path's, which places b and c itself
+        y = f(device_put(X, s), X, 2.0)
+        np.testing.assert_array_equal(np.asarray(y), X + X * 2.0)
+    assert f._cache_misses == 1
+    (_, b, c), _ = f.lower(device_put(X, s), X, 2.0).compile().input_shardings
+    assert b.device_set == set(devs) and c.device_set == set(devs)
+
+
+def test_jit_device_option_survives_grad(devs):
+    from laminax_core import grad
+
+    f = jit(lambda a: (a * a).sum(), device=devs[2])
+    g = grad(f)(X)
+    np.testing.assert_array_equal(np.asarray(g), 2 * X)
+    assert g.sharding == SingleDeviceSharding(devs[2])
+
+
+def test_host_callback_sharding_picks_its_device(devs):
+    on_third = Primitive("seen_on_third")
+    on_third.def_abstract_eval(lambda x: x)
+    register_lowering(
+        on_third,
+        lambda ctx, x: emit_python_callback(
+            ctx, _record, [x], ctx.avals_in, sharding=SingleDeviceSharding(devs[3])
+        )[0][0],
+    )
+    text = jit(lambda a: on_third.bind(a)).lower(device_put(X, tiled(devs, 8, 1))).as_text()
+    assert "sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>" in text
+    _SEEN.clear()
+    jit(lambda a: on_third.bind(a) + 1)(device_put(X, tiled(devs, 8, 1)))
+    effects_barrier()
+    np.testing.assert_array_equal(_SEEN[0], X)

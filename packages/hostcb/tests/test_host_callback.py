@@ -424,6 +424,34 @@ def test_ad_transforms_flag_warns_as_the_seed_did():
             hcb.id_tap(lambda a, tr: None, F32(1))
 
 
+def power3_used(x, stream):
+    y = x * x
+    x, y = hcb.id_print((x, y), what="x,x^2", output_stream=stream)
+    return y * x
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_ad_transforms_mode_taps_tangents_under_jvp():
+    stream = Stream()
+    with _config.ad_transforms(True):
+        out = jvp(lambda x: power3_used(x, stream), (F32(3),), (F32(0.1),))
+    np.testing.assert_allclose(out, (27.0, 2.7), rtol=1e-6)
+    assert stream.output == "transforms: ['jvp'] what: x,x^2\n( ( 3. 9. ) ( 0.1 0.6 ) )\n"
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.parametrize("wrap", [lambda f: f, jit])
+def test_ad_transforms_mode_taps_primals_then_cotangents_under_grad(wrap):
+    stream = Stream()
+    with _config.ad_transforms(True):
+        g = wrap(grad(lambda x: power3_used(x, stream)))(F32(3))
+    assert float(g) == 27.0
+    assert stream.output == (
+        "what: x,x^2\n( 3. 9. )\n"
+        "transforms: ['jvp', 'transpose'] what: x,x^2\n( 9. 3. )\n"
+    )
+
+
 def test_a_tap_function_may_call_jit_and_tap_again():
     log = []
     inner = jit(lambda v: hcb.id_tap(lambda a, tr: log.append(("inner", int(a))), v * 2))

@@ -166,6 +166,16 @@ class Tracer:
         value = self._concrete(errors.TracerArrayConversionError)
         return value if dtype is None else value.astype(dtype)
 
+    # Methods and properties of a materialized Array: a tracer has no value (or buffer) to
+    # give, so each raises ConcretizationTypeError naming itself (installed below the class).
+    _ARRAY_ONLY_METHODS = (
+        "tolist", "tobytes", "__dlpack__", "addressable_data", "delete", "devices",
+        "is_deleted", "on_device_size_in_bytes", "unsafe_buffer_pointer",
+    )
+    _ARRAY_ONLY_PROPERTIES = (
+        "global_shards", "is_fully_addressable", "is_fully_replicated", "traceback",
+    )
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object (a traced scalar)")
@@ -191,6 +201,25 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+
+
+def _array_only(name: str, kind: str):
+    def raise_concretization(self, *args, **kwargs):
+        raise errors.ConcretizationTypeError(
+            self, f"The {name}{'()' if kind == 'method' else ''} {kind} was called on a traced "
+            f"array ({self.aval.str_short()}); it needs a concrete value. Call it outside the "
+            "transformation (for example on the jitted function's result)."
+        )
+
+    raise_concretization.__name__ = name
+    return raise_concretization
+
+
+for _name in Tracer._ARRAY_ONLY_METHODS:
+    setattr(Tracer, _name, _array_only(_name, "method"))
+for _name in Tracer._ARRAY_ONLY_PROPERTIES:
+    setattr(Tracer, _name, property(_array_only(_name, "property")))
+del _name
 
 
 class _Context(threading.local):

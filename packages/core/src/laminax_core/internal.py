@@ -7,6 +7,8 @@ internal needs, without deprecation.
 
 from __future__ import annotations
 
+from laminax_core._api import check_argnames as check_argnames
+from laminax_core._api import check_argnums as check_argnums
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
@@ -91,6 +93,8 @@ from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_na
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
+    "check_argnames",
+    "check_argnums",
     "AbstractValue",
     "all_primitives",
     "empty2_p",

@@ -174,6 +174,7 @@ def device_put(
     x: Any,
     device: xc.Device | Sharding | None = None,
     *,
+    src: xc.Device | Sharding | None = None,
     may_alias: bool | None = None,
     donate: bool = False,
 ) -> Any:
@@ -188,6 +189,8 @@ def device_put(
       device: a `Device` or any `Sharding` to commit the result to (an Array laid out
         otherwise is resharded), None to put it on the default device uncommitted (Arrays are
         then returned unchanged), or a pytree prefix of `x` of these.
+      src: where `x` comes from (a placement or prefix of them, like `device`): under
+        differentiation the cotangents go back there. Default: nowhere in particular.
       may_alias: False to always copy; True or None (the default) let the result share the
         input's memory.
       donate: True to hand the input Array's buffer over to the result.
@@ -206,6 +209,7 @@ def device_put(
       Array(1., dtype=float32, weak_type=True)
     """
     if current_trace() is _EVAL_TRACE:
+        # placed at once; `src` only matters to differentiation
         return _device_put.device_put(x, device, may_alias=may_alias, donate=donate)
     if may_alias and donate:
         raise ValueError(
@@ -217,19 +221,24 @@ def device_put(
         return x
     for leaf in leaves:
         _check_leaf(leaf)
-    if _is_placement(device):
-        devices = [device] * len(leaves)
-    else:
-        try:
-            devices = broadcast_prefix(device, x, is_leaf=_is_placement)
-        except ValueError as err:
-            raise ValueError(
-                "device_put: the device argument must be a Device, a Sharding, None, or a "
-                f"pytree prefix of x made of those. {err}"
-            ) from err
-        for d in devices:
-            if not _is_placement(d):
-                _device_put._target(d)  # raises the TypeError naming it
+    devices = _per_leaf(device, x, len(leaves), "device")
+    srcs = _per_leaf(src, x, len(leaves), "src")
     semantics = _DONATE if donate else _COPY if may_alias is False else _REUSE
-    outs = _bind(leaves, devices, [None] * len(leaves), [semantics] * len(leaves))
+    outs = _bind(leaves, devices, srcs, [semantics] * len(leaves))
     return tree_unflatten(treedef, outs)
+
+
+def _per_leaf(placement, x, n: int, what: str) -> list:
+    if _is_placement(placement):
+        return [placement] * n
+    try:
+        flat = broadcast_prefix(placement, x, is_leaf=_is_placement)
+    except ValueError as err:
+        raise ValueError(
+            f"device_put: the {what} argument must be a Device, a Sharding, None, or a pytree "
+            f"prefix of x made of those. {err}"
+        ) from err
+    for p in flat:
+        if not _is_placement(p):
+            _device_put._target(p)  # raises the TypeError naming it
+    return flat

@@ -33,7 +33,6 @@ from laminax_core.internal import (
     JaxprEqn,
     Var,
     get_aval,
-    ordered_effects,
     run_reference,
     set_eager_impl,
 )
@@ -49,7 +48,7 @@ from laminax_dispatch._fast_path import (
     new_cache,
     raise_if_deleted,
 )
-from laminax_dispatch._jit import CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
 from laminax_dispatch._placement import Placement, committed_shardings, place_inputs
 

@@ -52,12 +52,16 @@ class Placement:
       in_shardings: one per input leaf (None: unspecified, XLA chooses).
       out_shardings: one per output leaf (None: unspecified, XLA chooses).
       committed: whether the outputs are committed to their devices.
+      template: a sharding used inside the computation (a sharding constraint's), whose
+        kind reports layouts the compiler chose when no input or output sharding is given
+        (JAX reports a constrained program's outputs as NamedShardings on its mesh).
     """
 
     devices: tuple[xc.Device, ...]
     in_shardings: tuple[Sharding | None, ...]
     out_shardings: tuple[Sharding | None, ...] = ()
     committed: bool = False
+    template: Sharding | None = None
 
     @property
     def num_partitions(self) -> int:
@@ -225,7 +229,8 @@ def place_inputs(
     if len(devices) == 1:
         single = SingleDeviceSharding(devices[0])
         chosen = [single if s is None else s for s in chosen]
-    return Placement(tuple(devices), tuple(chosen), (), committed)
+    template = next(iter(inner_shardings), None)
+    return Placement(tuple(devices), tuple(chosen), (), committed, template)
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
@@ -375,6 +380,7 @@ def jaxpr_shardings(closed) -> list[Sharding]:
 def _mesh_devices(value) -> tuple:
     """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
     try:
-        return tuple(getattr(value, "_flat_devices_tuple", ()))
+        devices = tuple(getattr(value, "_flat_devices_tuple", ()))
     except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
         return ()
+    return devices if all(isinstance(d, xc.Device) for d in devices) else ()

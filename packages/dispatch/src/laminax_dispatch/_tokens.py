@@ -23,8 +23,20 @@ from typing import Any
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+from laminax_core.internal import EffectTypeSet
 
-__all__ = ["RuntimeTokenSet", "effects_barrier", "runtime_tokens", "wait_for_all_threads"]
+__all__ = [
+    "RuntimeTokenSet",
+    "effects_barrier",
+    "runtime_tokens",
+    "shardable_ordered_effects",
+    "wait_for_all_threads",
+]
+
+# Ordered effects a computation over several devices may have (JAX's registry of the same
+# name): its token is replicated over the devices, and the effect itself happens on one of
+# them (a host callback pinned to the first device).
+shardable_ordered_effects = EffectTypeSet("shardable_ordered_effects")
 
 # (thread, that thread's output_runtime_tokens): every thread's latest computations, for
 # `wait_for_all_threads`; a dead thread's entry goes once its computations are done.
@@ -44,15 +56,25 @@ class RuntimeTokenSet(threading.local):
         with _threads_lock:
             _thread_tokens.append((threading.current_thread(), self.output_runtime_tokens))
 
-    def get_token_input(self, effect: Any, device: xc.Device) -> _jax.ArrayImpl:
-        """The token buffer to pass for `effect` to a computation running on `device`."""
+    def get_token_input(self, effect: Any, device) -> _jax.ArrayImpl:
+        """The token buffer to pass for `effect` to a computation running on `device` (or on
+        a tuple of devices: then the token is replicated over them)."""
         from laminax_dispatch._device_put import device_put
 
+        devices = device if isinstance(device, tuple) else (device,)
         token = self.current_tokens.get(effect)
-        if token is None:
-            token = device_put(np.zeros(0, np.bool_), device)
-        elif token.sharding._device != device:
-            token = device_put(token, device)
+        if token is None or tuple(token.sharding._device_assignment) != devices:
+            if len(devices) == 1:
+                target = devices[0]
+            else:
+                from laminax_dispatch._placement import replicated_sharding
+
+                target = replicated_sharding(devices)
+            if token is not None:
+                # a token buffer cannot be copied between devices: keep the order by waiting
+                # for the computation that produced it, then start a fresh token
+                token.block_until_ready()
+            token = device_put(np.zeros(0, np.bool_), target)
         self.current_tokens[effect] = token
         return token
 

@@ -21,7 +21,7 @@ from laminax_dispatch._compile import compile_options as compile_options
 from laminax_dispatch._device_put import devices_for_args as devices_for_args
 from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
-from laminax_dispatch._jit import CompiledCall as CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import LoweringResult as LoweringResult
@@ -60,6 +60,7 @@ from laminax_dispatch._sharding import sharding_from_hlo as sharding_from_hlo
 from laminax_dispatch._tokens import RuntimeTokenSet as RuntimeTokenSet
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
+from laminax_dispatch._tokens import shardable_ordered_effects as shardable_ordered_effects
 from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
@@ -111,6 +112,7 @@ __all__ = [
     "module_to_string",
     "on_cpp_class",
     "runtime_tokens",
+    "shardable_ordered_effects",
     "wait_for_all_threads",
     "token_type",
 ]

@@ -9,6 +9,7 @@ Python callbacks; `progress` reports from inside compiled loops.
 from laminax_dispatch import effects_barrier as effects_barrier
 
 from laminax_hostcb import host_callback as host_callback
+from laminax_hostcb import progress as progress
 from laminax_hostcb._callback import IOEffect as IOEffect
 from laminax_hostcb._callback import OrderedIOEffect as OrderedIOEffect
 from laminax_hostcb._callback import io_callback as io_callback
@@ -28,5 +29,6 @@ __all__ = [
     "effects_barrier",
     "host_callback",
     "io_callback",
+    "progress",
     "pure_callback",
 ]

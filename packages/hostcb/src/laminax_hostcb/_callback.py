@@ -22,6 +22,7 @@ from laminax_core.internal import (
     ordered_effects,
 )
 from laminax_dispatch import register_lowering
+from laminax_dispatch.internal import shardable_ordered_effects
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_hostcb._host_calls import (
@@ -238,6 +239,7 @@ for _effect_type in (IOEffect, OrderedIOEffect):
     lowerable_effects.add_type(_effect_type)
     control_flow_allowed_effects.add_type(_effect_type)
 ordered_effects.add_type(OrderedIOEffect)
+shardable_ordered_effects.add_type(OrderedIOEffect)  # as in JAX
 
 io_callback_p = Primitive("io_callback")
 io_callback_p.multiple_results = True

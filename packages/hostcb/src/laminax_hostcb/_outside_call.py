@@ -29,9 +29,15 @@ from laminax_core.internal import (
     control_flow_allowed_effects,
     lowerable_effects,
     ordered_effects,
+    partial_eval_rules,
+    set_current_trace,
 )
 from laminax_dispatch import local_devices, register_lowering
-from laminax_dispatch.internal import apply_primitive
+from laminax_dispatch.internal import (
+    SPMDAxisContext,
+    apply_primitive,
+    shardable_ordered_effects,
+)
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_hostcb import _config
@@ -53,6 +59,7 @@ HOST_CALLBACK = HostCallbackEffect()
 lowerable_effects.add_type(HostCallbackEffect)
 control_flow_allowed_effects.add_type(HostCallbackEffect)
 ordered_effects.add_type(HostCallbackEffect)
+shardable_ordered_effects.add_type(HostCallbackEffect)  # runs on one device of a pjit
 
 
 class CallbackWrapper:
@@ -163,19 +170,65 @@ def _unsupported(transformation: str, params) -> NotImplementedError:
     )
 
 
+def _instantiate(tangent):
+    if isinstance(tangent, Zero):
+        return np.zeros(tangent.aval.shape, tangent.aval.dtype)
+    return tangent
+
+
 @outside_call_p.def_jvp
 def _outside_call_jvp(primals, tangents, **params):
     if not params["identity"]:
         raise _unsupported("differentiation (jvp, grad)", params)
-    # The seed: the tap sees the primal values only, and tangents pass through unchanged.
-    return outside_call_p.bind(*primals, **params), list(tangents)
+    if not _config.ad_transforms.value:
+        # The seed: the tap sees the primal values only, and tangents pass through unchanged.
+        return outside_call_p.bind(*primals, **params), list(tangents)
+    # The seed's compatibility mode: one tap of (primals, tangents), transform "jvp".
+    tangents = [_instantiate(t) for t in tangents]
+    arg_treedef = params["arg_treedef"]
+    _, pair_treedef = tree_flatten(
+        (tree_unflatten(arg_treedef, primals), tree_unflatten(arg_treedef, tangents))
+    )
+    outs = outside_call_p.bind(
+        *primals,
+        *tangents,
+        **dict(params, arg_treedef=pair_treedef, transforms=(*params["transforms"], ("jvp",))),
+    )
+    return outs[: len(primals)], outs[len(primals) :]
+
+
+def _outside_call_partial_eval(trace, args, params):
+    # linearize (grad) of a "jvp" tap in the compatibility mode: the known primals are tapped
+    # now, without "jvp"; the unknown tangents are staged as a tap of their own, which the
+    # backward pass transposes into a tap of the cotangents ("jvp", "transpose").
+    transforms = params["transforms"]
+    n = len(args) // 2
+    if not (params["identity"] and transforms and transforms[-1] == ("jvp",)) or any(
+        trace.is_unknown(x) for x in args[:n]
+    ):
+        return trace.stage(outside_call_p, args, params)
+    primal_treedef, tangent_treedef = params["arg_treedef"].children()
+    with set_current_trace(trace.parent):
+        known = outside_call_p.bind(
+            *args[:n], **dict(params, arg_treedef=primal_treedef, transforms=transforms[:-1])
+        )
+    staged = trace.stage(outside_call_p, args[n:], dict(params, arg_treedef=tangent_treedef))
+    return [*known, *staged]
+
+
+partial_eval_rules[outside_call_p] = _outside_call_partial_eval
 
 
 @outside_call_p.def_transpose
 def _outside_call_transpose(cts, *args, **params):
     if not params["identity"]:
         raise _unsupported("transposition (grad)", params)
-    return [ct if not isinstance(ct, Zero) else None for ct in cts]
+    cts = [_instantiate(ct) for ct in cts]
+    if params["transforms"] and params["transforms"][-1] == ("jvp",):
+        cts = outside_call_p.bind(
+            *cts, **dict(params, transforms=(*params["transforms"], ("transpose",)))
+        )
+    return list(cts)
 
 
 @outside_call_p.def_batch
@@ -188,33 +241,48 @@ def _outside_call_batch(axis_data, args, dims, **params):
     return outs, list(dims)
 
 
-def _device_of(devices, replica_id) -> object:
-    index = int(replica_id)
+def _device_of(devices, position) -> object:
+    index = int(position)
     if devices and index < len(devices):
         return devices[index]
     return local_devices()[index]
 
 
 def _outside_call_lower(ctx, *args, callback, identity, **params):
-    devices = tuple(getattr(ctx.module_context.axis_context, "devices", ()))
-    replica_id = hlo.ReplicaIdOp().result
+    axis_context = ctx.module_context.axis_context
+    devices = tuple(getattr(axis_context, "devices", ()))
+    manual = isinstance(axis_context, SPMDAxisContext)
+    if manual:
+        # inside pmap / shard_map every device calls back: pass which one it is (its position
+        # in the program's device assignment)
+        operands = [hlo.PartitionIdOp().result, *args]
+    else:
+        # one device runs the call (pjit: the first of the program's devices)
+        operands = list(args)
     run = functools.partial(_run_callback, callback=callback, identity=identity, **params)
+
+    def unpack(host_args):
+        if manual:
+            return _device_of(devices, host_args[0]), host_args[1:]
+        return _device_of(devices, 0), host_args
+
     if identity:
 
-        def host_fn(replica, *arrays):
+        def host_fn(*host_args):
+            device, arrays = unpack(host_args)
             # the operands live only during this call: copy them for the worker thread
             copies = [np.array(a, copy=True) for a in arrays]
-            device = _device_of(devices, replica)
             TAPS.put(functools.partial(run, copies, device), sum(c.nbytes for c in copies))
             return ()
 
         result_avals = []
     else:
 
-        def host_fn(replica, *arrays):
+        def host_fn(*host_args):
+            device, arrays = unpack(host_args)
             TAPS.wait_until_processed()  # taps sent before this call have run
             try:
-                return run(arrays, _device_of(devices, replica))
+                return run(arrays, device)
             except BaseException as err:
                 logger.error("host_callback.call: %s raised %r", callback, err)
                 raise RuntimeError(
@@ -227,7 +295,7 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
     outs = emit_host_call(
         ctx,
         host_fn,
-        [replica_id, *args],
+        operands,
         result_avals,
         effect=HOST_CALLBACK,
         has_side_effect=True,

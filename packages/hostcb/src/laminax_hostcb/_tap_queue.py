@@ -32,6 +32,9 @@ class TapQueue:
         self._enqueued = 0
         self._done = 0
         self._worker: threading.Thread | None = None
+        self._worker_idle = False  # notify only a waiting worker: a notify per tap is costly
+        self._producers_waiting = 0
+        self._waiters = 0
         self.last_exception: tuple[BaseException, str] | None = None
 
     def on_worker(self) -> bool:
@@ -53,11 +56,14 @@ class TapQueue:
                 self._worker.start()
             limit = self._max_bytes()
             while self._bytes and self._bytes + nbytes > limit:
+                self._producers_waiting += 1
                 self._cond.wait()
+                self._producers_waiting -= 1
             self._items.append((run, nbytes))
             self._bytes += nbytes
             self._enqueued += 1
-            self._cond.notify_all()
+            if self._worker_idle:
+                self._cond.notify_all()
 
     def _run(self, run: Callable[[], None]) -> None:
         try:
@@ -71,14 +77,19 @@ class TapQueue:
         while True:
             with self._cond:
                 while not self._items:
+                    self._worker_idle = True
+                    self._cond.notify_all()  # wake barrier waiters: everything has run
                     self._cond.wait()
-                run, nbytes = self._items[0]
-            self._run(run)
-            with self._cond:
-                self._items.popleft()
-                self._bytes -= nbytes
-                self._done += 1
-                self._cond.notify_all()
+                self._worker_idle = False
+                batch = list(self._items)
+            for run, nbytes in batch:
+                self._run(run)
+                with self._cond:
+                    self._items.popleft()
+                    self._bytes -= nbytes
+                    self._done += 1
+                    if self._producers_waiting or self._waiters:
+                        self._cond.notify_all()
 
     def wait_until_processed(self) -> None:
         """Returns once every tap queued before the call has run."""
@@ -86,8 +97,12 @@ class TapQueue:
             return
         with self._cond:
             target = self._enqueued
-            while self._done < target:
-                self._cond.wait()
+            self._waiters += 1
+            try:
+                while self._done < target:
+                    self._cond.wait()
+            finally:
+                self._waiters -= 1
 
     def pending(self) -> tuple[int, int]:
         """(taps waiting, bytes waiting): for tests and logging."""

@@ -141,7 +141,7 @@ def id_print(arg, *, result=None, tap_with_device=False, device_index=0, output_
       >>> _ = id_print(np.float32(3.0), what="x")
       >>> barrier_wait()
       what: x
-      3.0
+      3.
     """
     printer = functools.partial(print_tap_func, output_stream=output_stream,
                                 threshold=threshold, **kwargs)

@@ -75,6 +75,13 @@ from laminax_dispatch import local_devices as local_devices
 from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
+from laminax_pjit import NamedSharding as NamedSharding
+from laminax_pjit import P as P
+from laminax_pjit import make_array_from_callback as make_array_from_callback
+from laminax_pjit import make_array_from_process_local_data as make_array_from_process_local_data
+from laminax_pjit import make_array_from_single_device_arrays as make_array_from_single_device_arrays
+from laminax_pjit import make_mesh as make_mesh
+from laminax_pjit import set_mesh as set_mesh
 from laminax_hostcb import pure_callback as pure_callback
 from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
@@ -92,6 +99,7 @@ from laminax import nn as nn
 from laminax import numpy as numpy
 from laminax import random as random
 from laminax import scipy as scipy
+from laminax import sharding as sharding
 from laminax import stages as stages
 from laminax import test_util as test_util
 from laminax import tree as tree
@@ -158,7 +166,11 @@ __all__ = [
     "live_arrays",
     "local_device_count",
     "local_devices",
+    "make_array_from_callback",
+    "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays",
     "make_jaxpr",
+    "make_mesh",
     "pmap",
     "shard_map",
     "named_call",
@@ -175,6 +187,10 @@ __all__ = [
     "scipy",
     "ShapeDtypeStruct",
     "Shard",
+    "NamedSharding",
+    "P",
+    "set_mesh",
+    "sharding",
     "softmax_custom_jvp",
     "stages",
     "test_util",

@@ -26,6 +26,8 @@ from laminax_pjit._sharding_constraint import with_sharding_constraint as with_s
 from laminax_pjit._partition_spec import PartitionSpec as PartitionSpec
 from laminax_pjit._pmap import pmap as pmap
 from laminax_pjit._shard_map import shard_map as shard_map
+from laminax_pjit._visualize import visualize_array_sharding as visualize_array_sharding
+from laminax_pjit._visualize import visualize_sharding as visualize_sharding
 from laminax_pjit.mesh_utils import make_mesh as make_mesh
 
 __all__ = [
@@ -45,6 +47,8 @@ __all__ = [
     "mesh_utils",
     "pjit",
     "sharding_constraint_p",
+    "visualize_array_sharding",
+    "visualize_sharding",
     "with_sharding_constraint",
     "pmap",
     "set_mesh",

@@ -208,11 +208,11 @@ class Mesh(_AxisTypeQueries, contextlib.ContextDecorator):
 
     @functools.cached_property
     def _flat_devices_tuple(self) -> tuple:
-        return tuple(self.devices.flat)
+        return () if self.empty else tuple(self.devices.flat)
 
     @functools.cached_property
     def _flat_devices_set(self) -> set:
-        return set(self.devices.flat)
+        return set(self._flat_devices_tuple)
 
     @functools.cached_property
     def _internal_device_list(self):

@@ -16,7 +16,8 @@ import functools
 import inspect
 import math
 
-from laminax_core.internal import get_aval
+from laminax_core import config
+from laminax_core.internal import get_aval, trace_context
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
@@ -80,13 +81,19 @@ def _partition_spec_class():
 
 
 def _context_mesh():
+    # inside a shard_map the body's mesh (manual axes Manual); else the concrete mesh of
+    # `set_mesh` runs the program, and an abstract one only traces it
     from laminax_pjit import _mesh
 
-    return _mesh.get_abstract_mesh()
+    abstract = _mesh.get_abstract_mesh()
+    if not abstract.empty and abstract._any_axis_manual:
+        return abstract
+    concrete = _mesh.get_concrete_mesh()
+    return abstract if concrete.empty else concrete
 
 
 def _check_mesh(mesh, axis_names):
-    from laminax_pjit._mesh import AbstractMesh, Mesh
+    from laminax_pjit._mesh import AbstractMesh, Mesh, get_abstract_mesh
 
     if mesh is None:
         mesh = _context_mesh()
@@ -94,6 +101,12 @@ def _check_mesh(mesh, axis_names):
             raise ValueError(
                 "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
                 "mesh context, or pass mesh= to shard_map."
+            )
+    elif isinstance(mesh, Mesh | AbstractMesh):
+        context = get_abstract_mesh()
+        if not context.empty and mesh.abstract_mesh != context:
+            raise ValueError(
+                f"The context mesh {context} should match the mesh passed to shard_map {mesh}"
             )
     if not isinstance(mesh, Mesh | AbstractMesh):
         raise TypeError(
@@ -113,7 +126,8 @@ def _check_mesh(mesh, axis_names):
             f"jax.shard_map requires axis_names={set(axis_names)} to be a subset of "
             f"mesh.axis_names={mesh.axis_names}"
         )
-    return mesh, axis_names
+    # axes an enclosing shard_map already made manual stay its own
+    return mesh, axis_names - frozenset(mesh.manual_axes)
 
 
 def _check_specs(prefix: str, specs, manual) -> None:
@@ -278,6 +292,17 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                for s, a in zip(specs_flat, avals, strict=True)
                for d, names in spec_names(s).items()):
             raise _divisibility_error(f, the_mesh, specs_flat, avals, paths)
+        # top-level calls reuse the traced body (and so the compiled program) per signature
+        key = None
+        if all(dynamic) and trace_context.trace is None:
+            key = (the_mesh, manual, in_tree, tuple(avals), tuple(specs_flat), config.trace_context())
+            hit = traces.get(key)
+            if hit is not None:
+                closed, all_in_specs, out_specs_flat, out_tree = hit
+                outs = bind_shard_map(args_flat, jaxpr=closed, mesh=the_mesh,
+                                      in_specs=all_in_specs, out_specs=out_specs_flat,
+                                      check_vma=check_vma, axes=manual)
+                return tree_unflatten(out_tree, outs)
         found = {}
 
         def flat_body(*leaves):
@@ -318,11 +343,16 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
                     *zip(*[(s, v, p) for s, v, p, b in zip(
                         out_specs_flat, varying, found["paths"], bad, strict=True) if b],
                          strict=True))
+        if key is not None and not hoisted:
+            if len(traces) > 64:
+                traces.clear()
+            traces[key] = (closed, all_in_specs, out_specs_flat, found["tree"])
         outs = bind_shard_map(
             [*hoisted, *args_flat], jaxpr=closed, mesh=the_mesh, in_specs=all_in_specs,
             out_specs=out_specs_flat, check_vma=check_vma, axes=manual)
         return tree_unflatten(found["tree"], outs)
 
+    traces: dict = {}
     return wrapped
 
 

@@ -9,7 +9,8 @@ all_gather to ``all_gather``, psum_scatter to ``reduce_scatter``, all_to_all to
 ``all_to_all``, ppermute to ``collective_permute``, axis_index to arithmetic on
 ``partition_id``; each with the replica groups of the named axes (device positions in mesh
 order, one group per combination of the other axes), a channel handle and global device ids.
-Outside a manual region the collectives keep dispatch's one-device lowerings.
+With ``jax_use_shardy_partitioner`` off, GSPMD's custom calls frame the body instead, as JAX's
+do. Outside a manual region the collectives keep dispatch's one-device lowerings.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import types
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_dispatch.internal import (
@@ -48,35 +49,39 @@ def _sdy_mesh(mesh) -> SdyMesh:
     return SdyMesh(tuple(mesh.axis_names), tuple(mesh.shape[n] for n in mesh.axis_names))
 
 
-def _spec_text(symbol: str, mesh, spec, ndim: int) -> str:
+def _spec_text(symbol: str, mesh, spec, ndim: int, is_open: bool) -> str:
     names = spec_names(spec)
-    dims = tuple(SdyDim(tuple(names.get(d, ()))) for d in range(ndim))
+    dims = tuple(SdyDim(tuple(names.get(d, ())), is_open) for d in range(ndim))
     return SdySharding(_sdy_mesh(mesh), dims).text(symbol)
 
 
-def _per_value(symbol, mesh, specs, avals) -> ir.Attribute:
-    texts = [_spec_text(symbol, mesh, s, a.ndim) for s, a in zip(specs, avals, strict=True)]
+def _per_value(symbol, mesh, specs, avals, is_open=False) -> ir.Attribute:
+    # in a region manual over only some axes, the partitioner may split the others: open dims
+    texts = [_spec_text(symbol, mesh, s, a.ndim, is_open)
+             for s, a in zip(specs, avals, strict=True)]
     return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(texts)}]>")
 
 
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
                         newly_manual_axes):
     if not use_shardy_partitioner.value:
-        raise ValueError(
-            "shard_map lowers to Shardy's sdy.manual_computation; with "
-            "jax_use_shardy_partitioner=False it cannot be lowered. Turn the option back on."
-        )
+        return _gspmd_lowering(ctx, *args, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                               out_specs=out_specs, newly_manual_axes=newly_manual_axes)
     mctx = ctx.module_context
     symbol = mctx.meshes.symbol(_sdy_mesh(mesh))
     ordered = [n for n in mesh.axis_names if n in newly_manual_axes]
+    partial = len(ordered) != len(mesh.axis_names)
     manual = ir.Attribute.parse(
         "#sdy<manual_axes{" + ", ".join(f'"{n}"' for n in ordered) + "}>")
     op = sdy.ManualComputationOp(
         [aval_to_ir_type(a) for a in ctx.avals_out], list(args),
-        _per_value(symbol, mesh, in_specs, ctx.avals_in),
-        _per_value(symbol, mesh, out_specs, ctx.avals_out), manual)
+        _per_value(symbol, mesh, in_specs, ctx.avals_in, partial),
+        _per_value(symbol, mesh, out_specs, ctx.avals_out, partial), manual)
     block = op.body.blocks.append(*[aval_to_ir_type(a) for a in jaxpr.in_avals])
-    with mctx.using_axis_context(_axis_context(mctx.axis_context.devices, mesh, ordered)):
+    # rules that re-trace (lower_fun, scan lowered as a while) meet the body's collectives:
+    # the manual axes stay bound while the region is lowered
+    with mctx.using_axis_context(_axis_context(mctx.axis_context, mesh, ordered)), \
+            manual_axes(mesh, ordered):
         with ir.InsertionPoint(block):
             consts = [ir_constant(np.asarray(c, v.aval.dtype))
                       for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
@@ -86,7 +91,65 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     return list(op.results)
 
 
-def _axis_context(devices, mesh, manual) -> SPMDAxisContext:
+def _custom_call(target: str, x, result_type, sharding: str):
+    op = hlo.CustomCallOp([result_type], [x], call_target_name=target)
+    op.attributes["backend_config"] = ir.StringAttr.get("")
+    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    return op.result
+
+
+def _hlo_text(mesh, spec, ndim: int) -> str:
+    from laminax_pjit._named_sharding import NamedSharding
+
+    return str(NamedSharding(mesh, spec)._to_xla_hlo_sharding(ndim))
+
+
+def _gspmd_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes):
+    """GSPMD's form (JAX's with jax_use_shardy_partitioner=False): each operand pinned to its
+    spec's sharding and cut to its per-device shape (``@Sharding``, ``@SPMDFullToShardShape``),
+    the body as a private function ``shmap_body`` on per-device values, each result marked
+    manual and assembled back (``@SPMDShardToFullShape``)."""
+    if frozenset(newly_manual_axes) != frozenset(mesh.axis_names):
+        raise ValueError(
+            "shard_map over a subset of the mesh axes (axis_names) lowers only with Shardy; "
+            "turn jax_use_shardy_partitioner back on, or make the body manual over every axis."
+        )
+    mctx = ctx.module_context
+    ordered = list(mesh.axis_names)
+    local_in = [aval_to_ir_type(a) for a in jaxpr.in_avals]
+    local_out = [aval_to_ir_type(a) for a in jaxpr.out_avals]
+    shards = []
+    for x, spec, aval, local in zip(args, in_specs, ctx.avals_in, local_in, strict=True):
+        pinned = _custom_call("Sharding", x, aval_to_ir_type(aval),
+                              _hlo_text(mesh, spec, aval.ndim))
+        shards.append(_custom_call("SPMDFullToShardShape", pinned, local, "{manual}"))
+    name = mctx.unique_symbol("shmap_body")
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func.FuncOp(name, ir.FunctionType.get(local_in, local_out))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        block = fn.add_entry_block()
+    with mctx.using_axis_context(_axis_context(mctx.axis_context, mesh, ordered)), \
+            manual_axes(mesh, ordered), ir.InsertionPoint(block):
+        consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                  for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
+        outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
+                                *block.arguments)
+        func.ReturnOp(outs)
+    call = func.CallOp(local_out, ir.FlatSymbolRefAttr.get(name), shards)
+    results = []
+    for y, spec, aval, local in zip(call.results, out_specs, ctx.avals_out, local_out,
+                                    strict=True):
+        manual = _custom_call("Sharding", y, local, "{manual}")
+        results.append(_custom_call("SPMDShardToFullShape", manual, aval_to_ir_type(aval),
+                                    _hlo_text(mesh, spec, aval.ndim)))
+    return results
+
+
+def _axis_context(outer, mesh, manual) -> SPMDAxisContext:
+    if isinstance(outer, SPMDAxisContext):  # nested: the enclosing region knows the devices
+        return SPMDAxisContext(outer.devices, outer.axis_names, outer.axis_sizes,
+                               outer.device_ids, frozenset(manual) | outer.manual_axes)
+    devices = outer.devices
     flat = tuple(mesh._flat_devices_tuple)
     devices = tuple(devices) if len(devices) == len(flat) else flat
     position = {d: i for i, d in enumerate(devices)}
@@ -195,12 +258,36 @@ def _axis_index_lowering(ctx, *, axis_name):
     if manual.device_ids != tuple(range(len(manual.device_ids))):
         raise ValueError("axis_index needs the program's devices in the mesh's order; put the "
                          "arguments on the shard_map mesh's devices.")
+    result_type = aval_to_ir_type(ctx.avals_out[0])
+    every = frozenset(manual.axis_names)
+    if manual.manual_axes == every:
+        return _partition_coordinate(manual, axis_name, result_type)
+    # partly manual: partition_id only means something where every axis is manual, so (as
+    # JAX does) the index is computed in a nested region manual over the remaining axes
+    if manual.axis_size(axis_name) == 1:
+        return ir_constant(np.int32(0))
+    remaining = [n for n in manual.axis_names if n not in manual.manual_axes]
+    mctx = ctx.module_context
+    symbol = mctx.meshes.symbol(SdyMesh(tuple(manual.axis_names), tuple(manual.axis_sizes)))
+    op = sdy.ManualComputationOp(
+        [result_type], [], ir.Attribute.parse("#sdy.sharding_per_value<[]>"),
+        ir.Attribute.parse(f"#sdy.sharding_per_value<[<@{symbol}, []>]>"),
+        ir.Attribute.parse("#sdy<manual_axes{" + ", ".join(f'"{n}"' for n in remaining) + "}>"))
+    block = op.body.blocks.append()
+    full = SPMDAxisContext(manual.devices, manual.axis_names, manual.axis_sizes,
+                           manual.device_ids, every)
+    with mctx.using_axis_context(full), ir.InsertionPoint(block):
+        sdy.ReturnOp([_partition_coordinate(full, axis_name, result_type)])
+    return op.results[0]
+
+
+def _partition_coordinate(manual, axis_name, result_type):
     names, sizes = list(manual.axis_names), list(manual.axis_sizes)
     stride = math.prod(sizes[names.index(axis_name) + 1:])
     position = hlo.PartitionIdOp().result
     index = hlo.divide(position, ir_constant(np.uint32(stride)))
     index = hlo.remainder(index, ir_constant(np.uint32(manual.axis_size(axis_name))))
-    return hlo.convert(aval_to_ir_type(ctx.avals_out[0]), index)
+    return hlo.convert(result_type, index)
 
 
 register_lowering(lax.axis_index_p, _axis_index_lowering)

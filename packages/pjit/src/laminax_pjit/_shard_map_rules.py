@@ -42,8 +42,12 @@ from laminax_core.internal import (
     batch_jaxpr,
     current_trace,
     dce_closed_jaxpr,
+    dce_jaxpr,
     eval_jaxpr,
     jvp,
+    jvp_jaxpr,
+    partial_eval_jaxpr,
+    partial_eval_rules,
     set_current_trace,
     trace_closed,
 )
@@ -147,10 +151,20 @@ def manual_axes(mesh, axes):
             frame.is_live = False
 
 
+def manual_abstract_mesh(mesh, axes):
+    """`mesh` as the body sees it (JAX's context mesh inside shard_map): the manual axes'
+    type is Manual."""
+    from laminax_pjit._mesh import AxisType
+
+    return mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in axes})
+
+
 def trace_body(fun, local_avals, mesh, axes, name="shard_map"):
-    """Traces flat `fun` on per-device avals with the manual axes bound; returns the closed
-    jaxpr (outer tracers it closes over become leading inputs) and those hoisted values."""
-    with manual_axes(mesh, axes):
+    """Traces flat `fun` on per-device avals with the manual axes bound (and, as in JAX, the
+    mesh with those axes Manual as the context's abstract mesh, which nested shard_maps
+    take); returns the closed jaxpr (outer tracers it closes over become leading inputs) and
+    those hoisted values."""
+    with body_context(mesh, axes):
         return trace_closed(fun, local_avals, name)
 
 
@@ -178,10 +192,24 @@ def _print_params(params) -> list:
 shard_map_p.print_params = _print_params
 
 
+class AxisNames(frozenset):
+    """A frozenset of mesh axis names that prints in mesh order (deterministic jaxprs; a
+    plain set's order follows the per-process string hash)."""
+
+    def __new__(cls, names, order=()):
+        self = super().__new__(cls, names)
+        self._order = tuple(n for n in order if n in self) + tuple(
+            sorted((n for n in self if n not in order), key=str))
+        return self
+
+    def __repr__(self) -> str:
+        return f"frozenset({{{', '.join(map(repr, self._order))}}})" if self else "frozenset()"
+
+
 def bind_shard_map(args, *, jaxpr, mesh, in_specs, out_specs, check_vma, axes) -> list:
     return shard_map_p.bind(
         *args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs), out_specs=tuple(out_specs),
-        check_vma=check_vma, newly_manual_axes=frozenset(axes),
+        check_vma=check_vma, newly_manual_axes=AxisNames(axes, tuple(mesh.axis_names)),
     )
 
 
@@ -267,45 +295,126 @@ def _differentiable(aval) -> bool:
     return aval.to_tangent_aval().dtype != core_dtypes.float0
 
 
-def _tangent_jaxpr(jaxpr, nonzero, differentiable, mesh, axes):
-    in_avals = jaxpr.in_avals
-    tangent_avals = [a.to_tangent_aval() for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+@contextlib.contextmanager
+def body_context(mesh, axes):
+    """What tracing a body needs: the manual axes bound, the context mesh with them Manual."""
+    from laminax_pjit._mesh import use_abstract_mesh
 
-    def fun(*xs):
-        primals, rest = list(xs[: len(in_avals)]), iter(xs[len(in_avals):])
-        tangents = [next(rest) if nz else Zero(a.to_tangent_aval())
-                    for a, nz in zip(in_avals, nonzero, strict=True)]
-        _, outs = jvp.jvp_flat(_eval_closed(jaxpr), primals, tangents)
-        return [jvp.instantiate_zeros(t)
-                for t, d in zip(outs, differentiable, strict=True) if d]
-
-    closed, hoisted = trace_body(fun, [*in_avals, *tangent_avals], mesh, axes, "jvp")
-    assert not hoisted
-    return dce_closed_jaxpr(closed, [True] * len(closed.jaxpr.outvars))
+    with manual_axes(mesh, axes), use_abstract_mesh(manual_abstract_mesh(mesh, axes)):
+        yield
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    common = dict(mesh=mesh, check_vma=check_vma, axes=newly_manual_axes)
-    primals_out = bind_shard_map(primals, jaxpr=jaxpr, in_specs=in_specs, out_specs=out_specs,
-                                 **common)
+    # one shard_map of the body's jvp: primals and nonzero tangents in, primals and nonzero
+    # tangents out (JAX's form; under grad, the partial-eval rule splits it)
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    differentiable = tuple(_differentiable(a) for a in jaxpr.out_avals)
-    if not any(nonzero) or not any(differentiable):
-        return primals_out, [Zero.from_primal_value(p) for p in primals_out]
-    tangent_jaxpr = _memo(("jvp", jaxpr, nonzero), lambda: _tangent_jaxpr(
-        jaxpr, nonzero, differentiable, mesh, newly_manual_axes))
+    common = dict(mesh=mesh, check_vma=check_vma, axes=newly_manual_axes)
+    if not any(nonzero):
+        outs = bind_shard_map(primals, jaxpr=jaxpr, in_specs=in_specs, out_specs=out_specs,
+                              **common)
+        return outs, [Zero.from_primal_value(p) for p in outs]
+
+    def make():
+        with body_context(mesh, newly_manual_axes):
+            return jvp_jaxpr(jaxpr, list(nonzero), [False] * len(jaxpr.out_avals))
+
+    jvp_closed, out_nonzero = _memo(("jvp", jaxpr, nonzero), make)
     given = [t for t in tangents if not isinstance(t, Zero)]
     given_specs = [s for s, nz in zip(in_specs, nonzero, strict=True) if nz]
-    diff_specs = [s for s, d in zip(out_specs, differentiable, strict=True) if d]
-    computed = iter(bind_shard_map(
-        [*primals, *given], jaxpr=tangent_jaxpr, in_specs=[*in_specs, *given_specs],
-        out_specs=diff_specs, **common))
-    tangents_out = [next(computed) if d else Zero.from_primal_value(p)
-                    for p, d in zip(primals_out, differentiable, strict=True)]
-    return primals_out, tangents_out
+    tangent_specs = [s for s, nz in zip(out_specs, out_nonzero, strict=True) if nz]
+    outs = bind_shard_map([*primals, *given], jaxpr=jvp_closed,
+                          in_specs=[*in_specs, *given_specs],
+                          out_specs=[*out_specs, *tangent_specs], **common)
+    n = len(out_specs)
+    computed = iter(outs[n:])
+    tangents_out = [next(computed) if nz else Zero.from_primal_value(p)
+                    for p, nz in zip(outs[:n], out_nonzero, strict=True)]
+    return outs[:n], tangents_out
 
 
 shard_map_p.def_jvp(_jvp)
+
+
+# ----- partial evaluation -----------------------------------------------------------------
+
+
+def _residual_spec(mesh, axes, spec_class):
+    # a residual is per-device: its (leading) dimension is split over every manual axis
+    names = tuple(n for n in mesh.axis_names if n in axes)
+    return spec_class(names if len(names) > 1 else names[0])
+
+
+def _partial_eval(trace, args, params):
+    """Known inputs run the known part of the body now (a shard_map of their own); the rest is
+    staged as a shard_map of the residuals and the unknown inputs, as JAX splits it. A
+    residual that is a known input is passed as itself; rank-0 residuals travel as shape
+    (1,) so they can be split over the manual axes."""
+    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    axes = params["newly_manual_axes"]
+    in_uk = [trace.is_unknown(x) for x in args]
+    known_args = [x for x, u in zip(args, in_uk, strict=True) if not u]
+    known_specs = [s for s, u in zip(in_specs, in_uk, strict=True) if not u]
+
+    def split():
+        with body_context(mesh, axes):
+            known, unknown, out_uk, res_avals = partial_eval_jaxpr(
+                jaxpr, in_uk, [False] * len(out_specs))
+        n_known = len(known.out_avals) - len(res_avals)
+        position = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
+        forwarded = [position.get(id(v)) for v in known.jaxpr.outvars[n_known:]]
+        scalar = [f is None and a.ndim == 0 for f, a in zip(forwarded, res_avals, strict=True)]
+
+        def known_fun(*xs):
+            outs = eval_jaxpr(known.jaxpr, known.consts, *xs)
+            res = [lax.expand_dims(r, (0,)) if sc else r
+                   for r, f, sc in zip(outs[n_known:], forwarded, scalar, strict=True)
+                   if f is None]
+            return [*outs[:n_known], *res]
+
+        def unknown_fun(*xs):
+            res = [lax.squeeze(r, (0,)) if sc else r
+                   for r, sc in zip(xs[:len(res_avals)], scalar, strict=True)]
+            return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *xs[len(res_avals):])
+
+        unknown_avals = [a.update(shape=(1,)) if sc else a
+                         for a, sc in zip(res_avals, scalar, strict=True)]
+        unknown_avals += [a for a, u in zip(jaxpr.in_avals, in_uk, strict=True) if u]
+        with body_context(mesh, axes):
+            known_closed, _ = trace_closed(known_fun, known.in_avals, "partial eval")
+            unknown_closed, _ = trace_closed(unknown_fun, unknown_avals, "partial eval")
+        return known_closed, unknown_closed, out_uk, forwarded, n_known
+
+    key = ("partial_eval", jaxpr, tuple(in_uk))
+    known_closed, unknown_closed, out_uk, forwarded, n_known = _memo(key, split)
+    spec_class = type(in_specs[0]) if in_specs else type(out_specs[0])
+    res_spec = _residual_spec(mesh, axes, spec_class)
+    n_res_out = sum(f is None for f in forwarded)
+    known_out_specs = [s for s, u in zip(out_specs, out_uk, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = bind_shard_map(
+            known_args, jaxpr=known_closed, mesh=mesh, in_specs=known_specs,
+            out_specs=[*known_out_specs, *[res_spec] * n_res_out],
+            check_vma=params["check_vma"], axes=axes)
+    computed = iter(known_outs[n_known:])
+    residuals, res_specs = [], []
+    for f in forwarded:
+        if f is None:
+            residuals.append(next(computed))
+            res_specs.append(res_spec)
+        else:
+            residuals.append(known_args[f])
+            res_specs.append(known_specs[f])
+    unknown_args = [x for x, u in zip(args, in_uk, strict=True) if u]
+    unknown_specs = [s for s, u in zip(in_specs, in_uk, strict=True) if u]
+    staged = trace.stage(shard_map_p, [*residuals, *unknown_args], dict(
+        params, jaxpr=unknown_closed, in_specs=(*res_specs, *unknown_specs),
+        out_specs=tuple(s for s, u in zip(out_specs, out_uk, strict=True) if u)))
+    known_iter, staged_iter = iter(known_outs[:n_known]), iter(staged)
+    return [next(staged_iter) if u else next(known_iter) for u in out_uk]
+
+
+partial_eval_rules[shard_map_p] = _partial_eval
 
 
 # ----- transpose --------------------------------------------------------------------------
@@ -317,12 +426,14 @@ def _replicated_over(mesh, axes, spec) -> tuple:
 
 
 def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs):
+    """The body's backward pass as a jaxpr from (given cotangents, residuals) to the
+    cotangents of the linear inputs (JAX's order), and which residuals it reads."""
     in_avals, out_avals = jaxpr.in_avals, jaxpr.out_avals
     residual_avals = [a for a, u in zip(in_avals, undefined, strict=True) if not u]
     ct_avals = [a.to_tangent_aval() for a, g in zip(out_avals, ct_given, strict=True) if g]
 
     def fun(*xs):
-        residuals, given = iter(xs[: len(residual_avals)]), iter(xs[len(residual_avals):])
+        given, residuals = iter(xs[: len(ct_avals)]), iter(xs[len(ct_avals):])
         args = [UndefinedPrimal(a) if u else next(residuals)
                 for a, u in zip(in_avals, undefined, strict=True)]
         cts = []
@@ -347,24 +458,32 @@ def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs
             outs.append(ct)
         return outs
 
-    closed, hoisted = trace_body(fun, [*residual_avals, *ct_avals], mesh, axes, "transpose")
+    closed, hoisted = trace_body(fun, [*ct_avals, *residual_avals], mesh, axes, "transpose")
     assert not hoisted
-    return dce_closed_jaxpr(closed, [True] * len(closed.jaxpr.outvars))
+    # residuals the backward pass does not read are not passed (JAX prunes them too)
+    keep = [True] * len(ct_avals) + [False] * len(residual_avals)
+    pruned, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars), keep)
+    live = {id(v) for v in pruned.constvars}
+    consts = [c for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
+              if id(v) in live]
+    return ClosedJaxpr(pruned, consts), tuple(used[len(ct_avals):])
 
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     undefined = tuple(isinstance(a, UndefinedPrimal) for a in args)
     ct_given = tuple(not isinstance(ct, Zero) for ct in cts)
-    transposed = _memo(("transpose", jaxpr, undefined, ct_given), lambda: _transpose_jaxpr(
+    transposed, used = _memo(("transpose", jaxpr, undefined, ct_given), lambda: _transpose_jaxpr(
         jaxpr, undefined, ct_given, mesh, newly_manual_axes, in_specs, out_specs))
     residuals = [a for a, u in zip(args, undefined, strict=True) if not u]
-    given = [ct for ct, g in zip(cts, ct_given, strict=True) if g]
     res_specs = [s for s, u in zip(in_specs, undefined, strict=True) if not u]
+    residuals = [r for r, k in zip(residuals, used, strict=True) if k]
+    res_specs = [s for s, k in zip(res_specs, used, strict=True) if k]
+    given = [ct for ct, g in zip(cts, ct_given, strict=True) if g]
     given_specs = [s for s, g in zip(out_specs, ct_given, strict=True) if g]
     ct_specs = [s for s, a, u in zip(in_specs, jaxpr.in_avals, undefined, strict=True)
                 if u and _differentiable(a)]
     outs = iter(bind_shard_map(
-        [*residuals, *given], jaxpr=transposed, mesh=mesh, in_specs=[*res_specs, *given_specs],
+        [*given, *residuals], jaxpr=transposed, mesh=mesh, in_specs=[*given_specs, *res_specs],
         out_specs=ct_specs, check_vma=check_vma, axes=newly_manual_axes))
     result = []
     for a, u in zip(args, undefined, strict=True):

@@ -59,6 +59,9 @@ def _equation(eqn, ins: list[frozenset]) -> list[frozenset]:
     if name == "cond":
         branches = [infer_varying(_sub(b), ins[1:]) for b in params["branches"]]
         return [ins[0] | _union(outs) for outs in zip(*branches, strict=True)]
+    if name == "shard_map":  # a nested one: its own manual axes are not the outer body's
+        outs = infer_varying(_sub(params["jaxpr"]), ins)
+        return [vma - params["newly_manual_axes"] for vma in outs]
     if name == "scan":
         return _scan(params, ins)
     if name == "while":

@@ -192,5 +192,10 @@ def batch_flat(fun: Callable, args, in_dims, axis_data: AxisData, out_dims_fn: C
             continue
         if bdim is None:
             val, bdim = bdim_at_front(val, None, axis_data.size), 0
-        results.append(move_bdim(val, bdim, want % get_aval(val).ndim))
+        ndim = get_aval(val).ndim
+        if not -ndim <= want < ndim:
+            raise ValueError(f"axis {want} is out of bounds for array of dimension {ndim}: "
+                             f"vmap out_axes={want} for an output of rank {ndim - 1} (rank "
+                             f"{ndim} with the mapped axis).")
+        results.append(move_bdim(val, bdim, want % ndim))
     return results

@@ -186,13 +186,21 @@ def pmin(x, axis_name):
 
 
 def pmean(x, axis_name):
-    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size)."""
-    from laminax_core.lax._elementwise import div
+    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size; a true
+    division, so integer inputs give the default float dtype, as in JAX)."""
+    from laminax_core import dtypes
+    from laminax_core.lax._elementwise import convert_element_type, div
 
     size = _axis_size(_axis_tuple(axis_name))
     summed = psum(x, axis_name)
     leaves, tree = tree_flatten(summed)
-    return tree_unflatten(tree, [div(s, np.asarray(size, get_aval(s).dtype)) for s in leaves])
+
+    def mean(s):
+        if not dtypes.issubdtype(get_aval(s).dtype, np.inexact):
+            s = convert_element_type(s, dtypes.canonicalize_dtype(np.float64))
+        return div(s, np.asarray(size, get_aval(s).dtype))
+
+    return tree_unflatten(tree, [mean(s) for s in leaves])
 
 
 # ----- all_gather -------------------------------------------------------------------------

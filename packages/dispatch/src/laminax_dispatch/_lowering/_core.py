@@ -37,7 +37,13 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
-from laminax_dispatch._lowering._shardings import MeshTable, ShardingContext, sharding_attribute
+from laminax_dispatch._lowering._shardings import (
+    MeshTable,
+    ShardingContext,
+    memory_kind_of,
+    place_in_memory,
+    sharding_attribute,
+)
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
 
 __all__ = [
@@ -283,7 +289,7 @@ def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands
         eqn.primitive,
         [a.aval for a in eqn.invars],
         [v.aval for v in eqn.outvars],
-        {e: tokens[e] for e in effects},
+        {e: tokens[e] for e in effects if e in tokens},  # none inside a manual region
         name_stack,
     )
     with _location(eqn.source_info, f"{name_stack}/{eqn.primitive.name}"):
@@ -403,6 +409,9 @@ def _set_main_attributes(
         if sharded and sharding is not None:
             name, attribute = sharding_attribute(mctx.meshes, sharding, aval.ndim, devices)
             entries[name] = attribute
+        kind = memory_kind_of(sharding)
+        if kind is not None:
+            entries["mhlo.memory_kind"] = ir.StringAttr.get(kind)
 
     in_shardings = in_shardings or [None] * len(in_avals)
     out_shardings = out_shardings or [None] * len(out_avals)
@@ -486,6 +495,8 @@ def lower_jaxpr(
         ]
         tokens = dict(zip(ordered, token_args, strict=True))
         outs, tokens = jaxpr_subcomp(mctx, jaxpr, name_stack, tokens, consts, *args[len(hoisted) :])
+        if out_shardings:
+            outs = [place_in_memory(x, s) for x, s in zip(outs, out_shardings, strict=True)]
         return [tokens[e] for e in ordered], outs
 
     module = build_module(

@@ -55,6 +55,23 @@ def _checked(callback: Callable, result_avals: Sequence[ShapedArray], name: str)
     return run
 
 
+def _device_index(sharding, devices) -> int:
+    if sharding is None:
+        return 0
+    if len(sharding.device_set) != 1:
+        raise ValueError(
+            f"a host callback runs on one device, but its sharding {sharding} spans "
+            f"{len(sharding.device_set)}; give a SingleDeviceSharding."
+        )
+    (device,) = sharding.device_set
+    if device not in devices:
+        raise ValueError(
+            f"the host callback's sharding names {device}, which is not among the program's "
+            f"devices {[d.id for d in devices]}; pick one of those."
+        )
+    return list(devices).index(device)
+
+
 def emit_python_callback(
     ctx,
     callback: Callable,
@@ -64,6 +81,7 @@ def emit_python_callback(
     token: ir.Value | None = None,
     has_side_effect: bool = True,
     name: str | None = None,
+    sharding=None,
 ) -> tuple[list[ir.Value], ir.Value | None]:
     """Emits a custom call that runs `callback(*operands)` on the host.
 
@@ -77,6 +95,8 @@ def emit_python_callback(
         every operation that produced the token, and the new token after the call.
       has_side_effect: keep the call even when its results are unused.
       name: how errors name the callback (defaults to its `__name__`).
+      sharding: in a program over several devices, a `SingleDeviceSharding` naming the device
+        the call runs on (default: the first of the device assignment).
 
     Returns:
       The result values, and the new token (None when no token was given).
@@ -108,9 +128,10 @@ def emit_python_callback(
             {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
         ),
     )
-    if len(ctx.module_context.axis_context.devices) > 1:
-        # a whole-array callback in an SPMD program runs once, on the first device
-        set_maximal_sharding(ctx, op, len(result_types))
+    devices = ctx.module_context.axis_context.devices
+    if len(devices) > 1:
+        # a whole-array callback in an SPMD program runs once, on one device
+        set_maximal_sharding(ctx, op, len(result_types), _device_index(sharding, devices))
     results = list(op.results)
     if token is not None:
         return results[1:], results[0]

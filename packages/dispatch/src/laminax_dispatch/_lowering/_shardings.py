@@ -33,6 +33,8 @@ from laminax_core.config import config
 from laminax_dispatch._sharding import SdyMesh, SdySharding
 
 __all__ = [
+    "memory_kind_of",
+    "place_in_memory",
     "set_maximal_sharding",
     "AxisContext",
     "MeshTable",
@@ -241,3 +243,34 @@ def set_maximal_sharding(ctx, op, num_results: int, device_index: int = 0) -> No
         )
     else:
         op.attributes["mhlo.sharding"] = ir.StringAttr.get(f"{{maximal device={device_index}}}")
+
+
+def memory_kind_of(sharding) -> str | None:
+    """`sharding`'s memory kind when it is not its devices' default (None otherwise): what a
+    module writes as ``mhlo.memory_kind`` (``pinned_host`` ...)."""
+    if sharding is None:
+        return None
+    kind = sharding.memory_kind
+    if kind is None:
+        return None
+    default = sharding._internal_device_list.default_memory_kind
+    return None if kind == default else kind
+
+
+def place_in_memory(x: ir.Value, sharding) -> ir.Value:
+    """`x` annotated to live in `sharding`'s memory kind (XLA's ``annotate_device_placement``
+    custom call, as JAX emits it for a result in host memory); `x` itself in default memory."""
+    kind = memory_kind_of(sharding)
+    if kind is None:
+        return x
+    op = hlo.CustomCallOp(
+        [x.type],
+        [x],
+        call_target_name="annotate_device_placement",
+        has_side_effect=ir.BoolAttr.get(True),
+        backend_config=ir.StringAttr.get(""),
+    )
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"_xla_buffer_placement": ir.StringAttr.get(kind)}
+    )
+    return op.result

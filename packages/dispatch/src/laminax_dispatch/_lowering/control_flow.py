@@ -226,6 +226,8 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
     xs = list(args[num_consts + num_carry :])
     ys_avals = jaxpr.out_avals[num_carry:]
     ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), ()) for a in ys_avals]
+    if length == 0:  # no step runs (and the body could not even index an empty xs)
+        return [*carry, *ys]
 
     def cond_fun(state):
         return lax.lt(state[0], np.int32(length))
