@@ -311,3 +311,59 @@ def test_jaxprs_match_jax(name):
     )
     got, expected = run_both(source)
     assert got == expected
+
+
+MESH_PROGRAMS = {
+    "psum_of_one": ("b * lax.psum(1, 'x')", "P('x')", "P('x')"),
+    "psum_of_one_two_axes": ("b * lax.psum(1, ('x', 'y'))", "P('x')", "P('x')"),
+    "pmean_of_ints": ("lax.pmean(b.astype(np.int32), ('x', 'y'))", "P('x', 'y')", "P()"),
+    "all_gather_of_a_scalar": ("lax.all_gather(b.sum(), 'x')", "P('x')", "P()"),
+    "all_gather_two_axes": ("lax.all_gather(b, ('x', 'y'), tiled=True)", "P('x', 'y')",
+                            "P(None, ('x', 'y'))"),
+    "axis_index_two_axes": ("b + lax.axis_index(('x', 'y'))", "P('x', 'y')", "P('x', 'y')"),
+    "psum_scatter_two_axes": ("lax.psum_scatter(b, ('x', 'y'), scatter_dimension=1, "
+                              "tiled=True)", "P(None)", "P(None, ('x', 'y'))"),
+    "ppermute_two_axes": ("lax.ppermute(b, ('x', 'y'), [(i, (i + 1) % 8) for i in range(8)])",
+                          "P('x', 'y')", "P('x', 'y')"),
+    "all_to_all_two_axes": ("lax.all_to_all(b, ('x', 'y'), 1, 0, tiled=True)", "P(None)",
+                            "P(('x', 'y'))"),
+    "pmax_of_ints": ("lax.pmax(b.astype(np.int32), 'y')", "P('x', 'y')", "P('x')"),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(MESH_PROGRAMS))
+def test_two_axis_collectives(name):
+    body, in_spec, out_spec = MESH_PROGRAMS[name]
+    source = (
+        f"f = shard_map(lambda b: {body}, mesh=mesh, in_specs={in_spec}, "
+        f"out_specs={out_spec}, check_vma=False)\n"
+        "r = f(np.arange(64, dtype=np.float32).reshape(8, 8))\n"
+        "result = [np.asarray(r), np.asarray(r).dtype.name, str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both(source))
+
+
+SPEC_TREES = {
+    "list_specs": ("[P('x'), P()]", "P('x')"),
+    "dict_args": ("({'u': P('x'), 'v': P()},)", "P('x')"),
+    "too_many_specs": ("(P('x'), P(), P())", "P('x')"),
+    "out_tree_mismatch": ("(P('x'), P())", "(P('x'), P('x'))"),
+    "decorator_prefix": ("P('x')", "P('x')"),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(SPEC_TREES))
+def test_spec_trees(name):
+    in_spec, out_spec = SPEC_TREES[name]
+    if name == "dict_args":
+        call = "f({'u': x, 'v': np.float32(2)})"
+        body = "lambda d: d['u'] * d['v']"
+    else:
+        call = "f(x, np.float32(2))"
+        body = "lambda a, s: a * s"
+    source = (f"f = shard_map({body}, mesh=mesh, in_specs={in_spec}, out_specs={out_spec})\n"
+              "x = np.arange(16, dtype=np.float32).reshape(8, 2)\n"
+              f"result = np.asarray({call})")
+    _assert_same(*run_both(source))
