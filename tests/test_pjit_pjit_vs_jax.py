@@ -246,6 +246,11 @@ CASES = {
     "error_committed_other_layout": MESH
     + "a = device_put(x, NamedSharding(mesh, P('y')))\n"
     + "with mesh:\n    pjit(lambda p: p * 2, in_shardings=P('x'))(a)",
+    "error_empty_mesh_sharding": MESH
+    + "empty = Mesh(np.empty((), dtype=object), ())\n"
+    + "pjit(lambda a: a, in_shardings=NamedSharding(empty, P()))(x)",
+    "error_empty_mesh_constraint": MESH
+    + "empty = Mesh(np.empty((), dtype=object), ())\nwsc(x, NamedSharding(empty, P()))",
     "error_callback_shape": MESH
     + "make_array_from_callback((8, 8), NamedSharding(mesh, P('x')), lambda i: np.ones(3))",
 }

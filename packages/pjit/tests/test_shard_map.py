@@ -337,3 +337,23 @@ def test_gspmd_lowering(mesh42):
     assert "sdy." not in text
     np.testing.assert_allclose(np.asarray(out), a.reshape(8, 2, 2).sum(1))
     assert float(c) == 1.0
+
+
+def test_grad_with_scalar_and_forwarded_residuals(mesh42):
+    # cos(sum(b)) is a rank-0 per-device residual; w (a known input) is forwarded as one
+    def body(b, w):
+        return lax.sin(b.sum()) * b * w
+
+    f = shard_map(body, mesh=mesh42, in_specs=(P("x", "y"), P()), out_specs=P("x", "y"))
+    x = np.random.default_rng(4).standard_normal((8, 4)).astype(np.float32)
+    w = np.float32(1.5)
+
+    def plain(x):
+        blocks = x.reshape(4, 2, 2, 2).transpose(0, 2, 1, 3)  # (x, y, rows, cols)
+        sums = blocks.sum(axis=(2, 3), keepdims=True)
+        return (lc.numpy.sin(sums) * blocks * w).sum()
+
+    g = lc.grad(lambda x: f(x, w).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(lc.grad(plain)(x)), rtol=1e-5)
+    jaxpr = str(lc.make_jaxpr(lc.grad(lambda x: f(x, w).sum()))(x))
+    assert jaxpr.count("shard_map[") == 2  # the known part, then the transposed staged part

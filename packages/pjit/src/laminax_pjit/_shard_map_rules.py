@@ -9,8 +9,10 @@ PartitionSpec per input and output, and the mesh axes the body is manual over. I
   named `vmap` over the blocks of the inputs, so collectives over mesh axes do what their vmap
   batching rules say (a psum over 'x' sums over x's blocks), and the outputs are reassembled
   from the blocks by out_specs. This is the oracle the XLA lowering is tested against;
-- jvp: one shard_map for the primal outputs and one for the tangents (under `grad` the first
-  stays known and the second is staged, as `jit_p` does);
+- jvp: one shard_map of the body's jvp (primals and tangents in and out, as JAX's);
+- partial evaluation (under `grad`/`linearize`): the known part of the body runs now as a
+  shard_map of its own that also returns the residuals (split over the manual axes), and the
+  rest is staged as a shard_map of the residuals and the unknown inputs;
 - transpose: a shard_map of the body's backward pass. A cotangent of an output replicated over
   some mesh axes is divided by their size before the backward pass (every device's copy
   carries a share), and the cotangent of an input replicated over some axes is psummed over
