@@ -261,6 +261,26 @@ def test_custom_derivative_functions_called_outside_transformations_match_jax():
     assert counts["ok"] > 15, counts
 
 
+def _float0_exprs():
+    exprs = []
+    for x, y in itertools.product(["1", "3", "np.int32(4)", "jnp.arange(3)", "jnp.int8(2)"],
+                                  ["2.", "jnp.ones(3)", "jnp.float32(-1)"]):
+        g = "jax.grad(lambda x, y: (x * y).sum(), argnums=(0, 1), allow_int=True)"
+        exprs += [f"{g}({x}, {y})", f"jax.jit({g})({x}, {y})",
+                  f"jax.jit(jax.grad(lambda x, y: (x * y).sum(), allow_int=True))({x}, {y})",
+                  f"jax.device_put({g}({x}, {y})[0])",
+                  f"jax.jit(lambda z: z)({g}({x}, {y})[0])"]
+    for shape in [(), (2,), (0, 3)]:
+        exprs += [f"jax.device_put(np.zeros({shape}, jax.dtypes.float0))",
+                  f"jax.jit(lambda z: (z, 1.))(np.zeros({shape}, jax.dtypes.float0))"]
+    return exprs
+
+
+def test_float0_values_through_jit_and_device_put_match_jax():
+    counts = check_table(_float0_exprs())
+    assert counts["ok"] > 60, counts
+
+
 def table_sizes() -> dict[str, int]:
     """How many distinct inputs each class tries (the issue's closing note quotes these)."""
     return {
@@ -276,4 +296,5 @@ def table_sizes() -> dict[str, int]:
         "argument validation": len(set(_argument_exprs())),
         "non-tuple sequence indices": len(set(_sequence_index_exprs())),
         "custom_jvp/vjp outside transformations": len(set(_custom_outside_exprs()[1])),
+        "float0 through jit/device_put": len(set(_float0_exprs())),
     }
