@@ -355,7 +355,7 @@ class JitFunction:
         placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
-            kept = list(range(len(avals)))
+            kept = list(range(len(closed.in_avals)))
         else:
             _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             kept = [i for i, u in enumerate(used) if u]
