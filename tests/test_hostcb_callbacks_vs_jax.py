@@ -118,6 +118,18 @@ def run(fn):
                 if k in text]
 result = [run(bad_shape), run(bad_dtype)]
 """,
+    "exceptions_in_callbacks_reach_the_caller": """
+def boom(x):
+    raise ValueError("boom from the host")
+def run(fn):
+    try:
+        np.asarray(jax.jit(fn)(F32(1)))
+    except Exception as err:
+        return type(err).__name__, "ValueError: boom from the host" in str(err)
+result = [run(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), F32), x)),
+          run(lambda x: io_callback(boom, jax.ShapeDtypeStruct((), F32), x)),
+          run(lambda x: io_callback(boom, jax.ShapeDtypeStruct((), F32), x, ordered=True))]
+""",
     "pure_callback_64bit_result_without_x64": """
 result = error_of(lambda: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), np.float64), F32(1)))
 """,
