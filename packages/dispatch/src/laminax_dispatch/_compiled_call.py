@@ -194,8 +194,10 @@ class CompiledCall:
                     placement=main_placement,
                 )
                 const_shardings = self._executable.in_shardings[: len(lowering.hoisted_consts)]
+                # copies: a captured Array the user deletes later must not take this
+                # compiled function's constant with it (JAX keeps working then)
                 self._const_args = [
-                    device_put(c, s)
+                    device_put(c, s, may_alias=False)
                     for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
                 ]
             return self._executable
