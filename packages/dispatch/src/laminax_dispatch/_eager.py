@@ -50,7 +50,12 @@ from laminax_dispatch._fast_path import (
 )
 from laminax_dispatch._compiled_call import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
-from laminax_dispatch._placement import Placement, committed_shardings, place_inputs
+from laminax_dispatch._placement import (
+    Placement,
+    committed_shardings,
+    context_sharding,
+    place_inputs,
+)
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
 
@@ -128,7 +133,8 @@ def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
 def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
     placed = committed_shardings(args)
-    key = (primitive, tuple(params.items()), tuple(avals), placed)
+    # the context (set_mesh's mesh) decides the devices of uncommitted arguments too
+    key = (primitive, tuple(params.items()), tuple(avals), placed, context_sharding())
     try:
         entry = _cache.get(key)
     except TypeError:  # unhashable params: compile (the module cache still helps)
