@@ -227,7 +227,8 @@ def place_inputs(
         devices = first[2]
         committed = True
     elif backend is not None:
-        devices, committed = (get_backend(backend).local_devices()[0],), committed_args
+        # committed, as the seed's jit does: backend= stands for a device_put by the user
+        devices, committed = (get_backend(backend).local_devices()[0],), True
     else:
         devices, committed = (default_device(),), False
     if len(devices) == 1:

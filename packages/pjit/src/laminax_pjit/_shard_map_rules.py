@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from laminax_core import dtypes as core_dtypes
 from laminax_core import lax
 from laminax_core import vmap as core_vmap
 from laminax_core.internal import (
@@ -43,7 +44,6 @@ from laminax_core.internal import (
     backward_pass,
     batch_jaxpr,
     current_trace,
-    dce_closed_jaxpr,
     dce_jaxpr,
     eval_jaxpr,
     jvp,
@@ -53,7 +53,6 @@ from laminax_core.internal import (
     set_current_trace,
     trace_closed,
 )
-from laminax_core import dtypes as core_dtypes
 
 __all__ = [
     "manual_axes",
