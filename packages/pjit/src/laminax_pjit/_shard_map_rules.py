@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from laminax_core import dtypes as core_dtypes
 from laminax_core import lax
 from laminax_core import vmap as core_vmap
 from laminax_core.internal import (
@@ -43,7 +44,6 @@ from laminax_core.internal import (
     backward_pass,
     batch_jaxpr,
     current_trace,
-    dce_closed_jaxpr,
     dce_jaxpr,
     eval_jaxpr,
     jvp,
@@ -53,7 +53,6 @@ from laminax_core.internal import (
     set_current_trace,
     trace_closed,
 )
-from laminax_core import dtypes as core_dtypes
 
 __all__ = [
     "manual_axes",
@@ -209,6 +208,8 @@ class AxisNames(frozenset):
 
 
 def bind_shard_map(args, *, jaxpr, mesh, in_specs, out_specs, check_vma, axes) -> list:
+    if not out_specs and not jaxpr.effects:  # computes nothing anyone can see
+        return []
     return shard_map_p.bind(
         *args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs), out_specs=tuple(out_specs),
         check_vma=check_vma, newly_manual_axes=AxisNames(axes, tuple(mesh.axis_names)),
@@ -407,6 +408,8 @@ def _partial_eval(trace, args, params):
         else:
             residuals.append(known_args[f])
             res_specs.append(known_specs[f])
+    if not any(out_uk):  # nothing left to stage (the unknown inputs are unused)
+        return list(known_outs)
     unknown_args = [x for x, u in zip(args, in_uk, strict=True) if u]
     unknown_specs = [s for s, u in zip(in_specs, in_uk, strict=True) if u]
     staged = trace.stage(shard_map_p, [*residuals, *unknown_args], dict(
