@@ -206,6 +206,18 @@ CASES = {
     + "with set_mesh(mesh):\n    y = jit(lambda a: a + 1, in_shardings=P('x'), out_shardings=P('y'))(x)\n"
     + "result = (repr(y.sharding), np.asarray(y))",
     "error_device_put_spec_without_set_mesh": MESH + "with mesh:\n    device_put(x, P('x'))",
+    # computations run on the context mesh: set_mesh's for jit and eager ops, the `with mesh:`
+    # one for pjit (plain jit ignores `with mesh:`)
+    "context_mesh_jit": MESH
+    + "with set_mesh(mesh):\n    a = jit(lambda a: a * 2)(x)\n    b = jit(lambda a: a.sum())(x)\n"
+    + "result = (repr(a.sharding), repr(b.sharding), np.asarray(a), np.asarray(b))",
+    "context_mesh_eager": MESH
+    + "with set_mesh(mesh):\n    " + out("jnp.ones(4) * 2").replace("\n", "\n    ", 1),
+    "context_mesh_pjit": MESH
+    + "with mesh:\n    a = pjit(lambda a: a * 2)(x)\n    b = jit(lambda a: a * 2)(x)\n"
+    + "result = (repr(a.sharding), repr(b.sharding))",
+    "error_context_mesh_committed_elsewhere": MESH
+    + "y = device_put(x, devices()[3])\nwith mesh:\n    pjit(lambda a: a * 2)(y)",
     # the jit equation a pjit call becomes: its shardings and inner jaxpr (laminax prints the
     # equation's params in another order and without JAX's ctx_mesh, so they are compared
     # one by one)

@@ -64,6 +64,7 @@ from laminax_dispatch._placement import (
     flat_out_shardings,
     freeze_shardings,
     jaxpr_shardings,
+    context_sharding,
     place_inputs,
     sharding_key,
 )
@@ -584,7 +585,15 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
     placed = committed_shardings(args)
-    key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
+    key = (
+        "impl",
+        jaxpr,
+        tuple(get_aval(x) for x in args),
+        placed,
+        in_shardings,
+        out_shardings,
+        context_sharding(),
+    )
 
     def make():
         names = [f"args[{i}]" for i in range(len(args))]

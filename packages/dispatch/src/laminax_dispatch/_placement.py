@@ -220,6 +220,9 @@ def place_inputs(
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
     for sharding in inner_shardings:
         check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
+    context = None if device is not None or backend is not None else context_sharding()
+    if context is not None:
+        check(f"jit's context mesh {_describe_sharding(context)}", context)
     if first is not None:
         devices = first[2]
         committed = True
@@ -231,8 +234,30 @@ def place_inputs(
     if len(devices) == 1:
         single = SingleDeviceSharding(devices[0])
         chosen = [single if s is None else s for s in chosen]
-    template = next(iter(inner_shardings), None)
+    template = next(iter(inner_shardings), context)
     return Placement(tuple(devices), tuple(chosen), (), committed, template)
+
+
+# () -> Sharding or None, asked in order: where a computation runs when the context says so
+# (laminax_pjit: replicated over the mesh of `set_mesh`, or of the `with mesh:` a pjit call
+# runs under), as JAX's jit runs on its context mesh.
+_context_providers: list = []
+
+
+def register_context_sharding(provider) -> None:
+    """Registers ``provider() -> Sharding | None``: the devices the context puts every
+    computation on (its devices join the placement's device check, and its kind reports the
+    layouts the compiler chooses)."""
+    _context_providers.append(provider)
+
+
+def context_sharding() -> Sharding | None:
+    """The first sharding a registered context provider gives, or None."""
+    for provider in _context_providers:
+        sharding = provider()
+        if sharding is not None:
+            return sharding
+    return None
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
