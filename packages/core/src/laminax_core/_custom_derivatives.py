@@ -27,11 +27,11 @@ from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
-from laminax_core._interpreters import batching, partial_eval
+from laminax_core._interpreters import batching, lax_ops, partial_eval
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._primitive import Primitive
-from laminax_core.lax._control_flow.common import hoist_tracer_consts
 
 __all__ = [
     "CustomVJPPrimal",
@@ -568,13 +568,11 @@ def _custom_vjp_call_batch(
 
 
 def _shared_cotangent(ct):
-    from laminax_core import lax
-
     if _is_zero(ct):
         return type(ct)(_unbatched(ct.aval, 0))
     if get_aval(ct).dtype == dtypes.float0:
         return np.zeros(get_aval(ct).shape[1:], dtypes.float0)
-    return lax.reduce_sum(ct, (0,))
+    return lax_ops.reduce_sum(ct, (0,))
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)

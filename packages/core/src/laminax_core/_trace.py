@@ -181,6 +181,9 @@ class Tracer:
 
 
 class _Context(threading.local):
+    """This thread's running transformation: `trace` is its innermost trace, or None when no
+    transformation runs (the eval trace is current)."""
+
     def __init__(self):
         self.trace: Trace | None = None
 

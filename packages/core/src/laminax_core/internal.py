@@ -38,6 +38,7 @@ from laminax_core._interpreters.jvp import JVPTrace as JVPTrace
 from laminax_core._interpreters.jvp import Zero as Zero
 from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
 from laminax_core._interpreters.partial_eval import JaxprTrace as JaxprTrace
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core._interpreters.partial_eval import linearize_flat as linearize_flat
 from laminax_core._interpreters.partial_eval import partial_eval_jaxpr as partial_eval_jaxpr
 from laminax_core._interpreters.partial_eval import partial_eval_rules as partial_eval_rules
@@ -77,7 +78,6 @@ from laminax_core._trace import set_current_trace as set_current_trace
 from laminax_core.lax._control_flow import empty2_p as empty2_p
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
-from laminax_core.lax._control_flow.common import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
 from laminax_core.lax._control_flow.common import jvp_jaxpr as jvp_jaxpr
 from laminax_core.lax._control_flow.common import out_batched as out_batched

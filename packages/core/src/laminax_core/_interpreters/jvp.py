@@ -15,6 +15,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import lax_ops
 
 __all__ = [
     "JVPTrace",
@@ -56,9 +57,7 @@ def zeros_like_aval(aval: ShapedArray):
     scalar = np.zeros((), aval.dtype)
     if aval.shape == ():
         return scalar
-    from laminax_core import lax
-
-    return lax.broadcast_in_dim(scalar, aval.shape, ())
+    return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate_zeros(tangent):
@@ -72,9 +71,7 @@ def add_tangents(x, y):
         return y
     if isinstance(y, Zero):
         return x
-    from laminax_core import lax
-
-    return lax.add_any(x, y)
+    return lax_ops.add_any(x, y)
 
 
 class JvpFrom:

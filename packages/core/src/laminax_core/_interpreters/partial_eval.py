@@ -30,6 +30,7 @@ from laminax_core._jaxpr import (
 
 __all__ = [
     "JaxprTrace",
+    "hoist_tracer_consts",
     "JaxprTracer",
     "linearize_flat",
     "partial_eval_jaxpr",
@@ -252,3 +253,20 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
     del unknown_avals
     return known, ClosedJaxpr(unknown, []), found["out_unknowns"], found["res_avals"]
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Moves the constants that are tracers of outer traces to leading invars (so the outer
+    traces see them as operands); NumPy constants stay in the closed jaxpr."""
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
+    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
+    jaxpr = closed.jaxpr
+    new = Jaxpr(
+        [v for v, _ in keep],
+        [v for v, _ in hoist] + jaxpr.invars,
+        jaxpr.outvars,
+        jaxpr.eqns,
+        jaxpr.effects,
+    )
+    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]

@@ -110,15 +110,25 @@ def _approx_top_k_reference(x, *, k, reduction_dimension, is_max_k, **params):
     return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
 
 
-def _approx_top_k_jvp(primals, tangents, *, reduction_dimension, **params):
-    from laminax_core.numpy._indexing import take_along_axis
+# The jvp gathers the tangent with `jnp.take_along_axis`, as JAX's does. numpy sits above lax
+# and installs it (`install_take_along_axis`, from numpy/_indexing.py) when it is imported, which
+# importing laminax_core does.
+_take_along_axis = None
 
+
+def install_take_along_axis(fn) -> None:
+    """Gives approx_top_k's jvp rule `jnp.take_along_axis` (called by laminax_core.numpy)."""
+    global _take_along_axis
+    _take_along_axis = fn
+
+
+def _approx_top_k_jvp(primals, tangents, *, reduction_dimension, **params):
     (x,), (t,) = primals, tangents
     values, indices = approx_top_k_p.bind(x, reduction_dimension=reduction_dimension, **params)
     if isinstance(t, Zero):
         return [values, indices], [Zero.from_primal_value(values), Zero.from_primal_value(indices)]
     axis = reduction_dimension % get_aval(x).ndim
-    t_values = take_along_axis(t, indices, axis)
+    t_values = _take_along_axis(t, indices, axis)
     return [values, indices], [t_values, Zero.from_primal_value(indices)]
 
 

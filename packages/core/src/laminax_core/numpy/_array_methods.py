@@ -1,9 +1,7 @@
 """The NumPy-style methods and operators of traced arrays, backed by `laminax_core.numpy`.
 
-`install()` puts them on `Tracer` when this package is imported (replacing the minimal ones
-that lax installs); the layers above copy them from `Tracer` onto their array classes. `lax`
-also reaches these lazily (through `Tracer.__getattr__` and its indexing fallback), so
-`x.at[...]` or `x[int_array]` work on tracers even before `laminax_core.numpy` is imported.
+`install()` puts them on `Tracer` when this package is imported, which importing `laminax_core`
+does; the layers above copy them from `Tracer` onto their array classes.
 """
 
 from __future__ import annotations

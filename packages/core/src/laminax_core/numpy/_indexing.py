@@ -24,6 +24,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import get_aval
+from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.numpy._operands import (
     as_array,
@@ -604,6 +605,9 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     return getitem(arr, index, mode="fill" if mode is None else mode,
                    fill_value=fill_value if mode in (None, "fill") and fill_value is not None
                    else (default_fill_value(get_aval(arr).dtype) if mode in (None, "fill") else None))
+
+
+install_take_along_axis(take_along_axis)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):

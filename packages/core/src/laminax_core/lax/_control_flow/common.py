@@ -14,6 +14,7 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, jvp_flat
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
 
@@ -31,23 +32,6 @@ __all__ = [
     "trace_closed",
     "trace_user_fun",
 ]
-
-
-def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
-    """Moves the constants that are tracers of outer traces to leading invars (so the outer
-    traces see them as operands); NumPy constants stay in the closed jaxpr."""
-    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
-    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
-    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
-    jaxpr = closed.jaxpr
-    new = Jaxpr(
-        [v for v, _ in keep],
-        [v for v, _ in hoist] + jaxpr.invars,
-        jaxpr.outvars,
-        jaxpr.eqns,
-        jaxpr.effects,
-    )
-    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]
 
 
 def trace_closed(fun: Callable, avals, name: str) -> tuple[ClosedJaxpr, list]:
