@@ -7,6 +7,7 @@ run on a clean clone:
     python3 tools/dev.py test [ARGS]    the whole test suite (ARGS go to pytest)
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
+    python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
 
 The development environment is `.venv/` (every package editable); isolated environments live in
@@ -119,13 +120,19 @@ def cmd_layers() -> int:
     return subprocess.run([str(lint_imports)], cwd=ROOT).returncode
 
 
+def cmd_loc() -> int:
+    """Fails when a package's code lines pass its budget in tools/loc_budget.toml."""
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "loc.py"), "--check"],
+                          cwd=ROOT).returncode
+
+
 def cmd_example() -> int:
     python = dev_python()
     return subprocess.run([str(python), str(EXAMPLE)], cwd=ROOT).returncode
 
 
 def cmd_ci() -> int:
-    steps = [("layers", cmd_layers), ("test", lambda: cmd_test([]))]
+    steps = [("layers", cmd_layers), ("line budget", cmd_loc), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
     failed = []
     for name, step in steps:
@@ -151,6 +158,8 @@ def main(argv: list[str]) -> int:
         return cmd_isolated(rest[0])
     if command == "layers":
         return cmd_layers()
+    if command == "loc":
+        return cmd_loc()
     if command == "example":
         return cmd_example()
     if command == "ci":

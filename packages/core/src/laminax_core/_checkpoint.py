@@ -27,7 +27,14 @@ from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_
 from laminax_core._primitive import Primitive
 from laminax_core.lax._control_flow import common
 
-__all__ = ["checkpoint", "checkpoint_policies", "remat"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_policies",
+    "remat",
+    "nothing_saveable",
+    "everything_saveable",
+    "DotsSaveable",
+]
 
 
 def nothing_saveable(primitive, *avals, **params) -> bool:

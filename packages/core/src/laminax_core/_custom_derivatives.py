@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
@@ -28,9 +28,10 @@ from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, lax_ops, partial_eval
-from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts
+from laminax_core._jaxpr import ClosedJaxpr
 from laminax_core._primitive import Primitive
 
 __all__ = [
@@ -190,6 +191,32 @@ def _rebuild(nondiff: dict, dyn: list) -> list:
     for i in range(len(nondiff) + len(dyn)):
         out.append(nondiff[i] if i in nondiff else next(dyn_iter))
     return out
+
+
+class _StagedCall(NamedTuple):
+    nondiff: dict
+    dyn: list
+    leaves: list
+    in_tree: Any
+    closed: ClosedJaxpr
+    hoisted: list
+    out_tree: Any
+
+
+def _stage_call(wrapper, rule, kind: str, class_name: str, define: str, args, kwargs):
+    """What a call of a custom_jvp or custom_vjp function does before binding its primitive:
+    checks that the rule is defined, binds the arguments to the function's signature, sets
+    the non-differentiable ones apart, flattens the rest and traces the function on them."""
+    if rule is None:
+        raise AttributeError(
+            f"No {kind} defined for {class_name} function {_name(wrapper.fun)} using {define}."
+        )
+    args = _resolve_args(wrapper.fun, args, kwargs)
+    nondiff, dyn = _split_nondiff(args, wrapper.nondiff_argnums)
+    leaves, in_tree = tree_flatten(dyn)
+    out_trees: list = []
+    closed, hoisted = _trace_call(wrapper.fun, nondiff, in_tree, leaves, out_trees)
+    return _StagedCall(nondiff, dyn, leaves, in_tree, closed, hoisted, out_trees[0])
 
 
 def _trace_call(fun, nondiff, in_tree, leaves, out_trees):
@@ -424,23 +451,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):
-        if self.jvp is None:
-            raise AttributeError(
-                f"No JVP defined for custom_jvp function {_name(self.fun)} using defjvp."
-            )
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(dyn)
-        out_trees: list = []
-        closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
-        out_tree = out_trees[0]
+        call = _stage_call(self, self.jvp, "JVP", "custom_jvp", "defjvp", args, kwargs)
+        nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         rule = _Rule(self._flat_jvp(nondiff, in_tree, out_tree), _name(self.jvp))
         outs = custom_jvp_call_p.bind(
-            *hoisted,
-            *leaves,
-            call_jaxpr=closed,
+            *call.hoisted,
+            *call.leaves,
+            call_jaxpr=call.closed,
             jvp=rule,
-            num_consts=len(hoisted),
+            num_consts=len(call.hoisted),
             symbolic_zeros=self.symbolic_zeros,
             name=_name(self.fun),
         )
@@ -615,26 +634,20 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
-        if self.fwd is None:
-            raise AttributeError(
-                f"No VJP defined for custom_vjp function {_name(self.fun)} using defvjp."
-            )
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(dyn)
-        out_trees: list = []
-        closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
-        out_tree = out_trees[0]
+        call = _stage_call(self, self.fwd, "VJP", "custom_vjp", "defvjp", args, kwargs)
+        nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         res_trees: list = []
         fwd = _Rule(self._flat_fwd(nondiff, in_tree, out_tree, res_trees), _name(self.fwd))
-        bwd = _Rule(self._flat_bwd(nondiff, in_tree, out_tree, res_trees, dyn), _name(self.bwd))
+        bwd = _Rule(
+            self._flat_bwd(nondiff, in_tree, out_tree, res_trees, call.dyn), _name(self.bwd)
+        )
         outs = custom_vjp_call_p.bind(
-            *hoisted,
-            *leaves,
-            call_jaxpr=closed,
+            *call.hoisted,
+            *call.leaves,
+            call_jaxpr=call.closed,
             fwd=fwd,
             bwd=bwd,
-            num_consts=len(hoisted),
+            num_consts=len(call.hoisted),
             symbolic_zeros=self.symbolic_zeros,
             name=_name(self.fun),
         )

@@ -35,6 +35,7 @@ __all__ = [
     "set_current_trace",
     "set_eval_trace",
     "user_source_info",
+    "check_leaked",
 ]
 
 

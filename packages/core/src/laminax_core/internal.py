@@ -76,6 +76,8 @@ from laminax_core._trace import Tracer as Tracer
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
 from laminax_core.lax._control_flow import empty2_p as empty2_p
+from laminax_core.lax._helpers import highest as highest
+from laminax_core.lax._helpers import lowest as lowest
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -117,6 +119,7 @@ __all__ = [
     "FLOATING",
     "get_aval",
     "get_eager_impl",
+    "highest",
     "hoist_tracer_consts",
     "INEXACT",
     "is_undefined_primal",
@@ -132,6 +135,7 @@ __all__ = [
     "linearize_flat",
     "Literal",
     "lowerable_effects",
+    "lowest",
     "no_effects",
     "NO_OPERANDS",
     "NOT_LINEAR",

@@ -37,6 +37,7 @@ __all__ = [
     "local_devices",
     "process_count",
     "process_index",
+    "default_device",
 ]
 
 logger = logging.getLogger("laminax_dispatch")

@@ -50,7 +50,7 @@ from laminax_dispatch._lowering._core import (
 )
 from laminax_dispatch._mlir import aval_to_ir_type, token_type
 
-__all__ = ["jit_p", "call_jaxpr"]
+__all__ = ["jit_p", "call_jaxpr", "memoize_on_jaxpr"]
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True

@@ -30,7 +30,17 @@ from jaxlib import xla_client as xc
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
-__all__ = ["Placement", "describe_array", "place_inputs", "replicated_sharding"]
+__all__ = [
+    "Placement",
+    "describe_array",
+    "place_inputs",
+    "replicated_sharding",
+    "register_sharding_resolver",
+    "freeze_shardings",
+    "flat_in_shardings",
+    "flat_out_shardings",
+    "explicit_shardings",
+]
 
 
 @dataclasses.dataclass(frozen=True)

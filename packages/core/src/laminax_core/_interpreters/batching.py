@@ -25,6 +25,7 @@ __all__ = [
     "collective_axis_names",
     "move_bdim",
     "not_mapped",
+    "batch_flat",
 ]
 
 not_mapped = None

@@ -27,6 +27,9 @@ __all__ = [
     "jvp_flat",
     "jvp_rules",
     "zeros_like_aval",
+    "jvp_from",
+    "linear_jvp_rule",
+    "zero_tangent_rule",
 ]
 
 # primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)

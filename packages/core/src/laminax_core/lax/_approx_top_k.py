@@ -19,7 +19,7 @@ from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 
-__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p", "install_take_along_axis"]
 
 
 def _bind(operand, k, reduction_dimension, recall_target, is_max_k,

@@ -25,6 +25,7 @@ from laminax_core._primitive import (
     linear,
 )
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._math import log1p
 
 __all__ = ["cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum"]
@@ -108,18 +109,6 @@ def _scan_jvp(primitive_of, combine, identity_of):
     return rule
 
 
-def _lowest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    return np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    return np.iinfo(dtype).max
-
-
 def _logaddexp(a, b):
     # log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)); where a - b is NaN (both -inf, or a
     # NaN operand) the result is the max
@@ -190,7 +179,7 @@ cummax_p = define_primitive(
     "cummax",
     abstract_eval=_abstract_eval("cummax", NUMERIC),
     reference=_reference(_in_float32(np.maximum.accumulate)),
-    jvp=_scan_jvp(lambda: cummax_p, ew.max, _lowest),
+    jvp=_scan_jvp(lambda: cummax_p, ew.max, lowest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cummax_p),
 )
@@ -206,7 +195,7 @@ cummin_p = define_primitive(
     "cummin",
     abstract_eval=_abstract_eval("cummin", NUMERIC),
     reference=_reference(_in_float32(np.minimum.accumulate)),
-    jvp=_scan_jvp(lambda: cummin_p, ew.min, _highest),
+    jvp=_scan_jvp(lambda: cummin_p, ew.min, highest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cummin_p),
 )
@@ -230,7 +219,7 @@ cumlogsumexp_p = define_primitive(
     "cumlogsumexp",
     abstract_eval=_abstract_eval("cumlogsumexp", FLOATING),
     reference=_reference(_in_float32(np.logaddexp.accumulate)),
-    jvp=_scan_jvp(lambda: cumlogsumexp_p, _logaddexp, _lowest),
+    jvp=_scan_jvp(lambda: cumlogsumexp_p, _logaddexp, lowest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cumlogsumexp_p),
 )

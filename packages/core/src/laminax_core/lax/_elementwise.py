@@ -30,6 +30,7 @@ __all__ = [
     "abs", "add", "add_any", "convert_element_type", "cos", "div", "eq", "exp", "ge", "gt",
     "integer_pow", "le", "log", "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow",
     "rsqrt", "select_n", "sign", "sin", "sqrt", "stop_gradient", "sub", "tanh",
+    "broadcast_in_dim_for_select",
 ]  # fmt: skip
 
 

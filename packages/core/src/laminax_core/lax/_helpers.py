@@ -7,7 +7,10 @@ import numpy as np
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval, weak_array
 
-__all__ = ["as_operands", "broadcast_to_shape", "is_python_scalar", "unbroadcast"]
+__all__ = [
+    "as_operands", "broadcast_to_shape", "highest", "is_python_scalar", "lowest", "unbroadcast",
+    "is_tracer",
+]  # fmt: skip
 
 _KINDS = {bool: np.bool_, int: np.integer, float: np.floating, complex: np.complexfloating}
 
@@ -77,3 +80,19 @@ def unbroadcast(aval, ct):
 
 def is_tracer(x) -> bool:
     return isinstance(x, _trace.Tracer)
+
+
+def lowest(dtype):
+    """The smallest value of `dtype` (-inf for inexact types): the identity of `max`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return -np.inf
+    return False if dtype == np.bool_ else np.iinfo(dtype).min
+
+
+def highest(dtype):
+    """The largest value of `dtype` (inf for inexact types): the identity of `min`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.inf
+    return True if dtype == np.bool_ else np.iinfo(dtype).max

@@ -32,6 +32,7 @@ from laminax_core.lax._elementwise import (
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
     "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
+    "default_fill_value",
 ]  # fmt: skip
 
 

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
 
-__all__ = ["DotDimensionNumbers", "Precision", "PrecisionLike", "batch_matmul", "dot"]
+__all__ = [
+    "DotDimensionNumbers",
+    "Precision",
+    "PrecisionLike",
+    "batch_matmul",
+    "dot",
+    "canonicalize_precision",
+]
 
 # ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), as JAX spells the type
 DotDimensionNumbers = tuple[

@@ -18,6 +18,7 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
+from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = [
@@ -104,14 +105,32 @@ reduce_sum_p = define_primitive(
 # ----- reduce_max ---------------------------------------------------------------------------
 
 
-def _identity(dtype, lowest: bool):
-    """The identity of max (`lowest`) or min over `dtype`: what an empty reduction gives."""
-    if dtype == np.bool_:
-        return np.bool_(not lowest)
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.asarray(-np.inf if lowest else np.inf, dtype)
-    info = np.iinfo(dtype)
-    return np.asarray(info.min if lowest else info.max, dtype)
+def _extremum_jvp(reduce):
+    """The jvp of reduce_max or reduce_min (`reduce`): the mean of the tangents at the places
+    where the extremum is reached."""
+
+    def rule(primals, tangents, axes):
+        from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
+
+        (x,), (t,) = primals, tangents
+        ans = reduce(x, axes)
+        if isinstance(t, Zero):
+            return ans, Zero.from_primal_value(ans)
+        aval = get_aval(x)
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+        at_extremum = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
+        counts = reduce_sum(at_extremum, axes)
+        return ans, div(reduce_sum(mul(t, at_extremum), axes), counts)
+
+    return rule
+
+
+def _extremum_abstract_eval(name: str):
+    def abstract_eval(x, axes):
+        check_dtype(name, x.dtype, (np.number, np.bool_))
+        return _reduced_aval(x, axes, name)
+
+    return abstract_eval
 
 
 def reduce_max(operand, axes):
@@ -120,31 +139,11 @@ def reduce_max(operand, axes):
     return reduce_max_p.bind(operand, axes=axes)
 
 
-def _reduce_max_jvp(primals, tangents, axes):
-    # the tangent is the mean of the tangents at the locations of the maximum
-    from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
-    (x,), (t,) = primals, tangents
-    ans = reduce_max(x, axes)
-    if isinstance(t, Zero):
-        return ans, Zero.from_primal_value(ans)
-    aval = get_aval(x)
-    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-    at_max = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
-    counts = reduce_sum(at_max, axes)
-    return ans, div(reduce_sum(mul(t, at_max), axes), counts)
-
-
-def _reduce_max_abstract_eval(x, axes):
-    check_dtype("reduce_max", x.dtype, (np.number, np.bool_))
-    return _reduced_aval(x, axes, "reduce_max")
-
-
 reduce_max_p = define_primitive(
     "reduce_max",
-    abstract_eval=_reduce_max_abstract_eval,
-    reference=lambda x, axes: np.max(x, axis=axes, initial=_identity(x.dtype, lowest=True)),
-    jvp=_reduce_max_jvp,
+    abstract_eval=_extremum_abstract_eval("reduce_max"),
+    reference=lambda x, axes: np.max(x, axis=axes, initial=np.asarray(lowest(x.dtype), x.dtype)),
+    jvp=_extremum_jvp(reduce_max),
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_max_p.bind(x, **p)),
 )
@@ -192,31 +191,11 @@ def reduce_min(operand, axes):
     return reduce_min_p.bind(operand, axes=axes)
 
 
-def _reduce_min_jvp(primals, tangents, axes):
-    # the tangent is the mean of the tangents at the locations of the minimum
-    from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
-    (x,), (t,) = primals, tangents
-    ans = reduce_min(x, axes)
-    if isinstance(t, Zero):
-        return ans, Zero.from_primal_value(ans)
-    aval = get_aval(x)
-    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-    at_min = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
-    counts = reduce_sum(at_min, axes)
-    return ans, div(reduce_sum(mul(t, at_min), axes), counts)
-
-
-def _reduce_min_abstract_eval(x, axes):
-    check_dtype("reduce_min", x.dtype, (np.number, np.bool_))
-    return _reduced_aval(x, axes, "reduce_min")
-
-
 reduce_min_p = define_primitive(
     "reduce_min",
-    abstract_eval=_reduce_min_abstract_eval,
-    reference=lambda x, axes: np.min(x, axis=axes, initial=_identity(x.dtype, lowest=False)),
-    jvp=_reduce_min_jvp,
+    abstract_eval=_extremum_abstract_eval("reduce_min"),
+    reference=lambda x, axes: np.min(x, axis=axes, initial=np.asarray(highest(x.dtype), x.dtype)),
+    jvp=_extremum_jvp(reduce_min),
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_min_p.bind(x, **p)),
 )
@@ -390,8 +369,8 @@ def _monoid_reduction(computation, init, dtype):
     is_bool = dtype == np.bool_
     identities = {
         _elementwise.add: (0, reduce_sum), _elementwise.mul: (1, reduce_prod),
-        _elementwise.max: (_lowest(dtype), reduce_max),
-        _elementwise.min: (_highest(dtype), reduce_min),
+        _elementwise.max: (lowest(dtype), reduce_max),
+        _elementwise.min: (highest(dtype), reduce_min),
         _bitwise.bitwise_or: (0, reduce_or), _bitwise.bitwise_xor: (0, reduce_xor),
         _bitwise.bitwise_and: (True if is_bool else -1, reduce_and),
     }
@@ -400,18 +379,6 @@ def _monoid_reduction(computation, init, dtype):
         return None
     identity, reducer = found
     return reducer if np.asarray(identity).astype(dtype) == value.astype(dtype) else None
-
-
-def _lowest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    return False if dtype == np.bool_ else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    return True if dtype == np.bool_ else np.iinfo(dtype).max
 
 
 def reduce(operands, init_values, computation, dimensions):

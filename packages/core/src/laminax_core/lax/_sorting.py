@@ -18,7 +18,7 @@ from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NOT_LINEAR, check_dtype, define_primitive
 from laminax_core.lax._indexing import GatherDimensionNumbers, GatherScatterMode, gather
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["sort", "sort_key_val", "top_k", "take_along_axis"]
 
 
 def _canonical_dimension(ndim: int, dimension: int, name: str) -> int:

@@ -22,6 +22,7 @@ __all__ = [
     "array", "asarray", "copy", "empty", "empty_like", "eye", "full", "full_like", "geomspace",
     "identity", "linspace", "logspace", "meshgrid", "ones", "ones_like", "arange", "tri",
     "tril", "triu", "zeros", "zeros_like",
+    "iota",
 ]  # fmt: skip
 
 

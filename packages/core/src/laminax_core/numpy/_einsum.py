@@ -21,7 +21,7 @@ from laminax_core import lax
 from laminax_core._avals import get_aval
 from laminax_core.numpy._operands import as_array, check_arraylike, promote_dtypes
 
-__all__ = ["einsum", "einsum_path"]
+__all__ = ["einsum", "einsum_path", "greedy_path"]
 
 _LETTERS = string.ascii_letters
 

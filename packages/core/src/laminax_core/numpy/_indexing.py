@@ -37,7 +37,17 @@ from laminax_core.numpy._operands import (
     select,
 )
 
-__all__ = ["argwhere", "flatnonzero", "nonzero", "take", "take_along_axis"]
+__all__ = [
+    "argwhere",
+    "flatnonzero",
+    "nonzero",
+    "take",
+    "take_along_axis",
+    "getitem",
+    "IndexUpdateRef",
+    "IndexUpdateHelper",
+    "along_axis_index",
+]
 
 # Not in jnp's namespace (JAX has no such names there): `getitem` is `x[idx]`, and
 # `IndexUpdateHelper`/`IndexUpdateRef` are what `x.at` / `x.at[idx]` return.

@@ -29,6 +29,7 @@ __all__ = [
     "promote_shapes",
     "result_type",
     "select",
+    "flatten_or_axis",
 ]
 
 _SCALARS = (bool, int, float, complex)

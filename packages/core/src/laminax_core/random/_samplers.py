@@ -22,6 +22,13 @@ from laminax_core.random._keys import check_key
 __all__ = [
     "bernoulli", "bits", "categorical", "exponential", "gumbel", "laplace",
     "logistic", "normal", "randint", "truncated_normal", "uniform",
+    "random_bits",
+    "split_raw",
+    "uniform_raw",
+    "normal_raw",
+    "exponential_raw",
+    "gumbel_raw",
+    "truncated_normal_raw",
 ]  # fmt: skip
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}

@@ -31,6 +31,8 @@ __all__ = [
     "jvp_jaxpr",
     "trace_closed",
     "trace_user_fun",
+    "is_differentiable",
+    "out_batched",
 ]
 
 

@@ -16,8 +16,11 @@ from laminax_core.lax._math import conj, real
 from laminax_core.lax._reductions import reduce_sum
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, transpose
 
-__all__ = ["H", "T", "check_matrix", "const", "diagonal", "eye_like", "matmul", "real_dtype",
-           "tril", "triu"]
+__all__ = [
+    "H", "T", "as_dtype", "batch_front", "batch_leading", "batched_reference", "check_matrix",
+    "const", "diagonal", "eye_like", "is_complex", "matmul", "move_front", "real_dtype",
+    "real_part", "tril", "triu",
+]  # fmt: skip
 
 
 def check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
