@@ -16,9 +16,10 @@ from collections.abc import Callable
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
+from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
@@ -167,8 +168,6 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 
 @remat_p.def_batch
 def _remat_batch(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
-    from laminax_core._interpreters.batching import bdim_at_front
-
     args = [
         x if d is None else bdim_at_front(x, d, axis_data.size)
         for x, d in zip(args, dims, strict=True)
@@ -290,8 +289,6 @@ def _reduce_residual_precision(jaxpr: Jaxpr, n_res: int) -> Jaxpr:
     right where it is produced (a `reduce_precision` to the dtype's exponent and mantissa bits),
     so that XLA's excess precision cannot make the forward and backward passes disagree, as
     JAX does."""
-    from laminax_core import lax
-
     read = {id(v) for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     eqns = list(jaxpr.eqns)
     for var in jaxpr.outvars[len(jaxpr.outvars) - n_res :]:

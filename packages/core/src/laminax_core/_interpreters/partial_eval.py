@@ -17,7 +17,7 @@ import numpy as np
 from laminax_core import _trace, config, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
-from laminax_core._interpreters.eval import EvalTrace
+from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -217,8 +217,6 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
       known outputs followed by residuals; `unknown` maps the residuals followed by the unknown
       inputs to the unknown outputs.
     """
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     found: dict = {}
     known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
     unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from jaxlib import _jax
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
@@ -70,7 +71,6 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
 def _output_size(size, ndim, k, recall_target, reduction_input_size_override, aggregate):
     if aggregate:
         return k
-    from jaxlib import _jax
 
     return _jax.approx_top_k_reduction_output_size(
         size, ndim, k, recall_target, aggregate, reduction_input_size_override)[0]

@@ -13,6 +13,8 @@ from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
+from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
+from laminax_core.lax._structural import broadcast_in_dim, dynamic_slice, iota, reshape, squeeze
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
 
@@ -105,16 +107,12 @@ def _reduce_primitive(name, np_reduce, unmapped, jvp):
 
 
 def _scale(x, size):
-    from laminax_core.lax._elementwise import mul
-
     return mul(np.asarray(size, get_aval(x).dtype), x)
 
 
 def _extremum_jvp(primitive_name):
     # tangent: the mean of the tangents at the positions that attain the extremum
     def rule(primals, tangents, axes, axis_index_groups):
-        from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
         prim = _PRIMITIVES[primitive_name]
         ans = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
         out_tangents = []
@@ -140,7 +138,6 @@ def _psum_transpose(cts, *xs, axes, axis_index_groups):
     # over positional axes (what vmap turns a named psum into) psum is a reduce_sum, whose
     # transpose broadcasts back; over named axes it is its own transpose. As JAX does, the
     # named psum is bound even over no names (an identity equation that jaxprs show).
-    from laminax_core.lax._structural import broadcast_in_dim
 
     if all(isinstance(ct, Zero) for ct in cts):
         return [None] * len(xs)
@@ -187,8 +184,6 @@ def pmin(x, axis_name):
 
 def pmean(x, axis_name):
     """The mean of `x` over the named axis `axis_name` (psum divided by the axis size)."""
-    from laminax_core.lax._elementwise import div
-
     size = _axis_size(_axis_tuple(axis_name))
     summed = psum(x, axis_name)
     leaves, tree = tree_flatten(summed)
@@ -240,8 +235,6 @@ def _all_gather_reference(x, axis_name, **params):
 def _all_gather_batch(
     axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
 ):
-    from laminax_core.lax._structural import reshape
-
     if _axis_tuple(axis_name) != (axis_data.name,):
         raise NotImplementedError(
             "all_gather over several named axes at once is not supported; "
@@ -261,8 +254,6 @@ def _all_gather_transpose(
     ct, x, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
 ):
     # every position's output holds every input: sum the cotangents, keep this position's slice
-    from laminax_core.lax._elementwise import mul
-    from laminax_core.lax._structural import dynamic_slice, squeeze
 
     (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=None)
     aval = x.aval
@@ -318,8 +309,6 @@ axis_index_p = define_primitive(
 
 @axis_index_p.def_batch
 def _axis_index_batch(axis_data, args, dims, axis_name):
-    from laminax_core.lax._structural import iota
-
     return iota(np.int32, axis_data.size), 0
 
 

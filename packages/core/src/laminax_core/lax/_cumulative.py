@@ -27,6 +27,7 @@ from laminax_core._primitive import (
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._math import log1p
+from laminax_core.lax._structural import pad
 
 __all__ = ["cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum"]
 
@@ -81,8 +82,6 @@ def _in_float32(accumulate):
 def _shifted(x, offset, axis, reverse, identity):
     """`x` moved `offset` places along `axis` (toward the end unless `reverse`), filled with
     `identity`."""
-    from laminax_core.lax._structural import pad
-
     config = [(0, 0, 0)] * get_aval(x).ndim
     config[axis] = (-offset, offset, 0) if reverse else (offset, -offset, 0)
     return pad(x, np.asarray(identity, get_aval(x).dtype), config)

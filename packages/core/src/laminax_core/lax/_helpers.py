@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval, weak_array
 
 __all__ = [
@@ -48,8 +48,6 @@ def as_operands(*args):
 
 def broadcast_to_shape(x, shape):
     """`x` broadcast (numpy-style: rank-0 or size-1 dims) to `shape` with broadcast_in_dim."""
-    from laminax_core import lax
-
     aval = get_aval(x)
     if aval.shape == tuple(shape):
         return x
@@ -66,8 +64,6 @@ def broadcast_to_shape(x, shape):
 
 def unbroadcast(aval, ct):
     """The cotangent of an operand of shape `aval.shape` that was broadcast to `ct`'s shape."""
-    from laminax_core import lax
-
     ct_shape = get_aval(ct).shape
     if ct_shape == aval.shape:
         return ct

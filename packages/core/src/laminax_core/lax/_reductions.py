@@ -4,12 +4,18 @@ reductions, argmax, argmin, and the generic `reduce` with a traced body."""
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import dtypes
+from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_core._interpreters.jvp import Zero
+from laminax_core._interpreters.batching import bdim_at_front
+from laminax_core._interpreters.eval import eval_jaxpr
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import (
     NOT_LINEAR,
     NUMERIC,
@@ -18,6 +24,8 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
+from laminax_core.lax import _bitwise, _elementwise
+from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._structural import broadcast_in_dim, reshape
 
@@ -110,8 +118,6 @@ def _extremum_jvp(reduce):
     where the extremum is reached."""
 
     def rule(primals, tangents, axes):
-        from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
         (x,), (t,) = primals, tangents
         ans = reduce(x, axes)
         if isinstance(t, Zero):
@@ -229,7 +235,6 @@ def _reduced_axes_first(x, axes):
 def _reduce_prod_jvp(primals, tangents, axes):
     # a pairwise product tree, differentiated by the product rule at each level (exact with
     # zeros in the operand, unlike prod / x)
-    from laminax_core.lax._elementwise import add, mul
     from laminax_core.lax._structural import concatenate, slice
 
     (x,), (t,) = primals, tangents
@@ -358,8 +363,6 @@ argmin_p = define_primitive(
 
 def _monoid_reduction(computation, init, dtype):
     """The specialized reduction for `computation` if `init` is its identity, else None."""
-    from laminax_core.lax import _bitwise, _elementwise
-
     try:
         value = np.asarray(init)
     except Exception:  # a tracer: only a concrete identity selects a monoid
@@ -390,10 +393,6 @@ def reduce(operands, init_values, computation, dimensions):
       >>> reduce(np.arange(4, dtype=np.float32), np.float32(0), lambda a, b: a + b, (0,))
       array(6., dtype=float32)
     """
-    from laminax_pytree import tree_flatten, tree_unflatten
-
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-
     flat_ops, tree = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
     if tree != init_tree:
@@ -437,9 +436,6 @@ def _reduce_abstract_eval(*args, computation, jaxpr, dimensions):
 
 def _fold_body(jaxpr):
     """`(acc, xs) -> acc'`: the body applied elementwise over a leading batch of values."""
-    from laminax_core._api import vmap
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     return vmap(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a))
 
 
@@ -460,7 +456,6 @@ def _reduce_reference(*args, computation, jaxpr, dimensions):
 
 def _reduce_jvp(primals, tangents, computation, jaxpr, dimensions):
     # the tangent of a pairwise tree of body applications (the body must be associative)
-    from laminax_core._interpreters.jvp import instantiate_zeros, jvp_flat
 
     n = len(primals) // 2
     params = dict(computation=computation, jaxpr=jaxpr, dimensions=dimensions)
@@ -504,8 +499,6 @@ def _pairwise(step, lower, upper, half, width):
 
 
 def _reduce_batch(axis_data, args, dims, computation, jaxpr, dimensions):
-    from laminax_core._interpreters.batching import bdim_at_front
-
     n = len(args) // 2
     if any(d is not None for d in dims[n:]):
         raise NotImplementedError("reduce: batching over the init values is not supported "
@@ -523,8 +516,6 @@ class _MaskedAddress:
         self.fn = fn
 
     def __str__(self) -> str:
-        import re
-
         return re.sub(r"0x[0-9a-fA-F]+", "0xXXXXXXXXXXXX", str(self.fn))
 
 

@@ -13,13 +13,16 @@ import operator
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import NOT_LINEAR, NUMERIC, check_dtype, define_primitive, linear
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
+from laminax_core.lax._structural import pad
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
@@ -166,8 +169,6 @@ def conv_general_vjp_lhs_padding(in_shape, window_dimensions, window_strides, ou
 
 def _reduce_window_sum_transpose(ct, x, window_dimensions, window_strides, padding,
                                  base_dilation, window_dilation):
-    from laminax_core.lax._structural import pad
-
     in_shape = x.aval.shape
     pads = conv_general_vjp_lhs_padding(in_shape, window_dimensions, window_strides,
                                         get_aval(ct).shape, padding, base_dilation,
@@ -250,8 +251,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
       >>> reduce_window(np.arange(4, dtype=np.float32), -np.inf, ew.max, (2,), (1,), "VALID")
       array([1., 2., 3.], dtype=float32)
     """
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-
     aval = get_aval(operand)
     specialized = _monoid_for(computation, init_value, aval.dtype)
     if specialized is not None:
@@ -288,9 +287,6 @@ def _reduce_window_abstract_eval(x, init, jaxpr, consts, **params):
 
 
 def _reduce_window_reference(x, init, jaxpr, consts, **params):
-    from laminax_core._api import vmap
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     windows = _windows(x, init, **params)
     flat = windows.reshape(-1, windows.shape[-1])
     acc = np.full(flat.shape[0], init, x.dtype)

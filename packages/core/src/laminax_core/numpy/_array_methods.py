@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 
-from laminax_core import _trace, dtypes, lax
+import numpy as np
+
+from laminax_core import _trace, dtypes, errors, lax
 from laminax_core.numpy import (
     _creation,
     _indexing,
@@ -19,6 +21,7 @@ from laminax_core.numpy import (
     _sorting,
     _ufuncs,
 )
+from laminax_core.numpy._operands import is_arraylike
 
 __all__ = ["METHODS", "OPERATORS", "PROPERTIES", "install", "lookup"]
 
@@ -53,10 +56,7 @@ def _flatten(x, order: str = "C"):
 def _item(x, *args):
     value = x.to_concrete_value() if isinstance(x, _trace.Tracer) else x
     if value is None:
-        from laminax_core import errors
-
         raise errors.ConcretizationTypeError(x, "The item() method was called")
-    import numpy as np
 
     return np.asarray(value).item(*args)
 
@@ -130,8 +130,6 @@ def _returns_not_implemented(fn):
 
     @functools.wraps(fn)
     def operator(x, y):
-        from laminax_core.numpy._operands import is_arraylike
-
         if not is_arraylike(y) and not isinstance(y, (list, tuple)):
             return NotImplemented
         return fn(x, y)

@@ -16,6 +16,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
+from laminax_core.lax._helpers import broadcast_to_shape
 from laminax_core.random import _threefry
 from laminax_core.random._keys import check_key
 
@@ -72,8 +73,6 @@ def _to_rank(x, rank: int):
 
 
 def _to_shape(x, shape):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
     return broadcast_to_shape(_to_rank(x, len(shape)), shape)
 
 

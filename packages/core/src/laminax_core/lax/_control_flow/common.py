@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
-from laminax_core._interpreters.jvp import Zero, jvp_flat
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
@@ -128,7 +128,6 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: Sequen
             for t, inst in zip(out_tangents, instantiate, strict=True)
         ]
         found[:] = [out_nz]
-        from laminax_core._interpreters.jvp import instantiate_zeros
 
         kept = [instantiate_zeros(t) for t, nz in zip(out_tangents, out_nz, strict=True) if nz]
         return [*outs, *kept]
@@ -208,8 +207,6 @@ empty2_p = define_primitive(
 
 def empty_like_aval(aval: ShapedArray):
     """An array of `aval`'s shape and dtype whose contents nobody reads (zeros)."""
-    from laminax_core import lax
-
     scalar = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
     if aval.shape == ():
         return scalar

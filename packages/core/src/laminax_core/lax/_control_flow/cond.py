@@ -12,7 +12,7 @@ import collections
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -34,8 +34,6 @@ def cond(pred, true_fun, false_fun, *operands):
       >>> cond(np.float32(1) > 0, lambda x: x + 1.0, lambda x: x - 1.0, np.float32(2))
       array(3., dtype=float32)
     """
-    from laminax_core import lax
-
     aval = get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
@@ -54,8 +52,6 @@ def switch(index, branches, *operands):
       >>> switch(1, [lambda x: x, lambda x: x * 2.0], np.float32(3))
       array(6., dtype=float32)
     """
-    from laminax_core import lax
-
     branches = tuple(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
@@ -321,7 +317,6 @@ def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
     # A batched index: every branch runs on every example and `select_n` picks the results,
     # as in JAX. Each branch sees its operands through a select against their stop_gradient,
     # so reverse mode sends no cotangent into the examples a branch did not take.
-    from laminax_core import lax
 
     size = axis_data.size
     index = bdim_at_front(index, index_dim, size)
@@ -339,7 +334,6 @@ def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
 
 def _select_n_along(which, *cases):
     # select_n with a per-example `which` (shape (size,)) broadcast along the cases' dims
-    from laminax_core import lax
 
     shape = get_aval(cases[0]).shape
     if len(shape) > 1:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace
+from laminax_core import _trace, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
@@ -155,8 +155,6 @@ def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_
 
 
 def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    from laminax_core import lax
-
     consts, carry, xs = _split(args, num_consts, num_carry)
     body = common.jaxpr_as_fun(jaxpr)
     ys_per_step = []
@@ -487,7 +485,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
             for c, av in zip(ct_in, jaxpr.in_avals, strict=True)
         ]
         ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
-        from laminax_core import lax
 
         new_acc = [
             lax.add_any(a_, c)

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -122,8 +122,6 @@ def fori_loop(lower, upper, body_fun, init_val):
         (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0))
         return out
 
-    from laminax_core import lax
-
     def cond_fun(carry):
         return lax.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
 
@@ -137,8 +135,6 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 def _as(x, dtype):
-    from laminax_core import lax
-
     if not isinstance(x, _trace.Tracer):
         return np.asarray(x, dtype)
     return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
