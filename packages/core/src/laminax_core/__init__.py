@@ -32,6 +32,11 @@ from laminax_core._interpreters.eval import eval_jaxpr as eval_jaxpr
 from laminax_core._jacobians import hessian as hessian
 from laminax_core._jacobians import jacfwd as jacfwd
 from laminax_core._jacobians import jacrev as jacrev
+from laminax_core._linear_transpose import linear_transpose as linear_transpose
+from laminax_core._scopes import ensure_compile_time_eval as ensure_compile_time_eval
+from laminax_core._scopes import named_call as named_call
+from laminax_core._scopes import named_scope as named_scope
+from laminax_core._scopes import typeof as typeof
 from laminax_core._jaxpr import ClosedJaxpr as ClosedJaxpr
 from laminax_core._jaxpr import Jaxpr as Jaxpr
 from laminax_core._jaxpr import JaxprEqn as JaxprEqn
@@ -93,5 +98,10 @@ __all__ = [
     "stop_gradient",
     "value_and_grad",
     "vjp",
+    "ensure_compile_time_eval",
+    "linear_transpose",
+    "named_call",
+    "named_scope",
+    "typeof",
     "vmap",
 ]

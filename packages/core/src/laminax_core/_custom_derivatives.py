@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
+from laminax_pytree.internal import flatten_axes
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, lax_ops, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -170,6 +171,23 @@ def _name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
+def _outside_transformations(leaves) -> bool:
+    """True when no transformation is running and no argument is a tracer: the function then
+    runs as plain Python on its arguments (its rules are never needed), as in JAX, so Python
+    control flow on values works and the results are what the function returns."""
+    if _trace._context.trace is not None or any(isinstance(x, _trace.Tracer) for x in leaves):
+        return False
+    for x in leaves:
+        get_aval(x)  # arguments must still be arrays or scalars (TypeError otherwise)
+    return True
+
+
+def _canonical(leaves) -> list:
+    # NumPy values take their canonical dtype (int64 -> int32 with x64 off), as JAX passes them
+    return [np.asarray(x, dtype) if isinstance(x, np.ndarray | np.generic) and
+            x.dtype != (dtype := dtypes.canonicalize_dtype(x.dtype)) else x for x in leaves]
+
+
 def _resolve_args(fun, args, kwargs):
     if not kwargs:
         return tuple(args)
@@ -198,15 +216,18 @@ class _StagedCall(NamedTuple):
     dyn: list
     leaves: list
     in_tree: Any
-    closed: ClosedJaxpr
+    closed: ClosedJaxpr | None
     hoisted: list
     out_tree: Any
+    outside_transformations: bool = False
+    direct_result: Any = None
 
 
 def _stage_call(wrapper, rule, kind: str, class_name: str, define: str, args, kwargs):
     """What a call of a custom_jvp or custom_vjp function does before binding its primitive:
     checks that the rule is defined, binds the arguments to the function's signature, sets
-    the non-differentiable ones apart, flattens the rest and traces the function on them."""
+    the non-differentiable ones apart, flattens the rest and traces the function on them.
+    Outside any transformation the function just runs (`direct_result`), as in JAX."""
     if rule is None:
         raise AttributeError(
             f"No {kind} defined for {class_name} function {_name(wrapper.fun)} using {define}."
@@ -214,6 +235,9 @@ def _stage_call(wrapper, rule, kind: str, class_name: str, define: str, args, kw
     args = _resolve_args(wrapper.fun, args, kwargs)
     nondiff, dyn = _split_nondiff(args, wrapper.nondiff_argnums)
     leaves, in_tree = tree_flatten(dyn)
+    if _outside_transformations(leaves):
+        result = wrapper.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
+        return _StagedCall(nondiff, dyn, leaves, in_tree, None, [], None, True, result)
     out_trees: list = []
     closed, hoisted = _trace_call(wrapper.fun, nondiff, in_tree, leaves, out_trees)
     return _StagedCall(nondiff, dyn, leaves, in_tree, closed, hoisted, out_trees[0])
@@ -452,6 +476,8 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
     def __call__(self, *args, **kwargs):
         call = _stage_call(self, self.jvp, "JVP", "custom_jvp", "defjvp", args, kwargs)
+        if call.outside_transformations:
+            return call.direct_result
         nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         rule = _Rule(self._flat_jvp(nondiff, in_tree, out_tree), _name(self.jvp))
         outs = custom_jvp_call_p.bind(
@@ -635,6 +661,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
     def __call__(self, *args, **kwargs):
         call = _stage_call(self, self.fwd, "VJP", "custom_vjp", "defvjp", args, kwargs)
+        if call.outside_transformations:
+            return call.direct_result
         nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         res_trees: list = []
         fwd = _Rule(self._flat_fwd(nondiff, in_tree, out_tree, res_trees), _name(self.fwd))
@@ -676,10 +704,34 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
         return flat_fwd
 
+    def _checked_ct(self, ct, zero: Zero, position: int):
+        """A bwd output leaf checked against its input's cotangent type: None and
+        `SymbolicZero` become the internal zero; an array must have the input's shape (and
+        dtype, unless the input is inexact), else the gradient would be silently wrong."""
+        if ct is None or zero.aval.dtype == dtypes.float0:
+            return zero
+        if isinstance(ct, SymbolicZero):
+            return self._checked_zero(ct, zero)
+        try:
+            got = get_aval(ct)
+        except TypeError:
+            raise TypeError(
+                f"Custom VJP bwd rule {_name(self.bwd)} produced a {type(ct).__name__} as the "
+                f"cotangent of argument {position}; cotangents must be arrays or None."
+            ) from None
+        want = zero.aval
+        if got.shape != want.shape or (got.dtype != want.dtype and not dtypes.issubdtype(
+                want.dtype, np.inexact)):
+            raise ValueError(
+                f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with the same "
+                f"type as the args tuple of the primal function, but for argument {position} "
+                f"it produced an output of type {got.str_short()} corresponding to an input of "
+                f"type {want.str_short()}."
+            )
+        return ct
+
     def _checked_zero(self, ct, zero: Zero):
-        """A bwd output leaf, a `SymbolicZero` made the internal zero (if its type fits)."""
-        if not isinstance(ct, SymbolicZero):
-            return ct
+        """A `SymbolicZero` from bwd made the internal zero (if its type fits)."""
         if (ct.aval.shape, ct.aval.dtype) != (zero.aval.shape, zero.aval.dtype):
             raise ValueError(
                 f"Custom VJP bwd rule {_name(self.bwd)} produced a SymbolicZero of type "
@@ -702,24 +754,26 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             ct = tree_unflatten(out_tree, ct_leaves)
             nondiff_vals = [nondiff[i] for i in sorted(nondiff)]
             cts = self.bwd(*nondiff_vals, res, ct)
-            if not isinstance(cts, tuple | list) or len(cts) != len(arg_trees):
+            if isinstance(cts, list):
+                cts = tuple(cts)
+            if not isinstance(cts, tuple) or len(cts) != len(arg_trees):
                 raise TypeError(
                     f"Custom VJP bwd rule {_name(self.bwd)} must produce a tuple of length "
                     f"equal to the number of primal inputs ({len(arg_trees)}), got {cts!r}."
                 )
             flat = []
-            for ct_arg, tree, zeros in zip(cts, arg_trees, zero_cts, strict=True):
-                if ct_arg is None:
-                    flat += zeros
-                    continue
-                leaves, found = tree_flatten(ct_arg)
-                if found != tree:
+            for i, (ct_arg, tree, zeros) in enumerate(zip(cts, arg_trees, zero_cts, strict=True)):
+                try:  # a prefix of the argument's structure; None stands for zeros
+                    leaves = flatten_axes("custom_vjp bwd output", tree, ct_arg)
+                except (ValueError, TypeError):
                     raise TypeError(
                         f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with "
                         f"the same container (pytree) structure as the args tuple of the "
-                        f"primal function; got {found} for an argument of structure {tree}."
-                    )
-                flat += [self._checked_zero(leaf, z) for leaf, z in zip(leaves, zeros, strict=True)]
+                        f"primal function; got {tree_flatten(ct_arg)[1]} for argument {i} of "
+                        f"structure {tree}."
+                    ) from None
+                flat += [self._checked_ct(leaf, z, i) for leaf, z in zip(leaves, zeros,
+                                                                         strict=True)]
             return flat
 
         return flat_bwd

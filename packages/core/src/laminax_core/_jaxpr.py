@@ -71,17 +71,21 @@ Atom = Var | Literal
 
 
 class JaxprEqn:
-    """One equation: `outvars = primitive[params] invars`, with effects and source info."""
+    """One equation: `outvars = primitive[params] invars`, with effects, source info and the
+    `named_scope`s it was staged in (`name_stack`, "outer/inner"; HLO locations show it)."""
 
-    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info",
+                 "name_stack")
 
-    def __init__(self, invars, outvars, primitive, params, effects=frozenset(), source_info=""):
+    def __init__(self, invars, outvars, primitive, params, effects=frozenset(), source_info="",
+                 name_stack=""):
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.primitive = primitive
         self.params = dict(params)
         self.effects = frozenset(effects)
         self.source_info = source_info
+        self.name_stack = name_stack
 
     def replace(self, **changes) -> JaxprEqn:
         """A copy with some fields replaced."""

@@ -184,6 +184,8 @@ def _with_frozen_effects(result):
 def bind(primitive: Primitive, args, params: dict):
     """Hands `primitive(*args, **params)` to the current trace."""
     _trace.check_leaked(args, primitive.name)
+    if _trace.evaluates_at_compile_time(args):
+        return _trace.eval_trace().process_primitive(primitive, args, params)
     return _trace.current_trace().process_primitive(primitive, args, params)
 
 

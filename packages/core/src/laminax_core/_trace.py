@@ -26,12 +26,19 @@ import threading
 import types
 
 from laminax_core import config, errors
+from laminax_core._avals import ShapedArray
 
 __all__ = [
     "Trace",
     "Tracer",
+    "compile_time_eval",
+    "current_name_stack",
     "current_trace",
+    "eval_trace",
+    "evaluates_at_compile_time",
+    "extend_name_stack",
     "find_axis_data",
+    "fresh_name_stack",
     "set_current_trace",
     "set_eval_trace",
     "user_source_info",
@@ -161,6 +168,16 @@ class Tracer:
         value = self._concrete(errors.TracerArrayConversionError)
         return value if dtype is None else value.astype(dtype)
 
+    # Methods and properties of a materialized Array: a tracer has no value (or buffer) to
+    # give, so each raises ConcretizationTypeError naming itself (installed below the class).
+    _ARRAY_ONLY_METHODS = (
+        "tolist", "tobytes", "__dlpack__", "addressable_data", "delete", "devices",
+        "is_deleted", "on_device_size_in_bytes", "unsafe_buffer_pointer",
+    )
+    _ARRAY_ONLY_PROPERTIES = (
+        "global_shards", "is_fully_addressable", "is_fully_replicated", "traceback",
+    )
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object (a traced scalar)")
@@ -170,6 +187,12 @@ class Tracer:
         if not self.shape:
             raise TypeError("iteration over a 0-d array (a traced scalar)")
         return (self[i] for i in range(self.shape[0]))
+
+    def _is_traced_array(self) -> bool:
+        # jaxlib's `isinstance(x, Array)` asks the registered tracer class (dispatch registers
+        # this one) whether the tracer stands for an array.
+
+        return isinstance(self.aval, ShapedArray)
 
     def __hash__(self):
         raise TypeError(
@@ -181,12 +204,33 @@ class Tracer:
         return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
 
 
+def _array_only(name: str, kind: str):
+    def raise_concretization(self, *args, **kwargs):
+        raise errors.ConcretizationTypeError(
+            self, f"The {name}{'()' if kind == 'method' else ''} {kind} was called on a traced "
+            f"array ({self.aval.str_short()}); it needs a concrete value. Call it outside the "
+            "transformation (for example on the jitted function's result)."
+        )
+
+    raise_concretization.__name__ = name
+    return raise_concretization
+
+
+for _name in Tracer._ARRAY_ONLY_METHODS:
+    setattr(Tracer, _name, _array_only(_name, "method"))
+for _name in Tracer._ARRAY_ONLY_PROPERTIES:
+    setattr(Tracer, _name, property(_array_only(_name, "property")))
+del _name
+
+
 class _Context(threading.local):
     """This thread's running transformation: `trace` is its innermost trace, or None when no
     transformation runs (the eval trace is current)."""
 
     def __init__(self):
         self.trace: Trace | None = None
+        self.name_stack: tuple[str, ...] = ()  # the enclosing `named_scope`s, outermost first
+        self.compile_time_eval = False  # inside `ensure_compile_time_eval`
 
 
 _context = _Context()
@@ -214,6 +258,54 @@ def set_current_trace(trace: Trace):
         yield trace
     finally:
         _context.trace = previous
+
+
+def current_name_stack() -> str:
+    """The enclosing `named_scope` names joined by "/" ("" outside any)."""
+    return "/".join(_context.name_stack)
+
+
+@contextlib.contextmanager
+def extend_name_stack(name: str):
+    """Adds `name` as the innermost scope for the duration of the block."""
+    previous = _context.name_stack
+    _context.name_stack = (*previous, name)
+    try:
+        yield
+    finally:
+        _context.name_stack = previous
+
+
+@contextlib.contextmanager
+def fresh_name_stack():
+    """Starts from no scopes for the duration of the block (while staging a sub-jaxpr)."""
+    previous = _context.name_stack
+    _context.name_stack = ()
+    try:
+        yield
+    finally:
+        _context.name_stack = previous
+
+
+@contextlib.contextmanager
+def compile_time_eval():
+    """Makes operations on concrete values evaluate eagerly for the duration of the block."""
+    previous = _context.compile_time_eval
+    _context.compile_time_eval = True
+    try:
+        yield
+    finally:
+        _context.compile_time_eval = previous
+
+
+def evaluates_at_compile_time(args) -> bool:
+    """Whether `bind` must evaluate `args` eagerly: inside `compile_time_eval`, with no tracer."""
+    return _context.compile_time_eval and not any(isinstance(a, Tracer) for a in args)
+
+
+def eval_trace() -> Trace:
+    """The bottom trace, which computes."""
+    return _eval_trace
 
 
 def check_leaked(args, primitive_name: str) -> None:

@@ -15,18 +15,23 @@ from laminax_dispatch._backends import default_backend as default_backend
 from laminax_dispatch._backends import device_count as device_count
 from laminax_dispatch._backends import devices as devices
 from laminax_dispatch._backends import get_backend as get_backend
+from laminax_dispatch._backends import live_arrays as live_arrays
 from laminax_dispatch._backends import local_device_count as local_device_count
 from laminax_dispatch._backends import local_devices as local_devices
 from laminax_dispatch._backends import process_count as process_count
 from laminax_dispatch._backends import process_index as process_index
 from laminax_dispatch._device_put import block_until_ready as block_until_ready
 from laminax_dispatch._device_put import device_get as device_get
-from laminax_dispatch._device_put import device_put as device_put
+from laminax_dispatch._device_put_primitive import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
 from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
+from laminax_dispatch._sharded_arrays import make_array_from_callback as make_array_from_callback
+from laminax_dispatch._sharded_arrays import (
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays,
+)
 from laminax_dispatch._sharding import GSPMDSharding as GSPMDSharding
 from laminax_dispatch._sharding import Sharding as Sharding
 from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
@@ -58,9 +63,12 @@ __all__ = [
     "devices",
     "from_dlpack",
     "get_backend",
+    "live_arrays",
     "local_device_count",
     "local_devices",
     "make_array",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "process_count",
     "process_index",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "device_count",
     "devices",
     "get_backend",
+    "live_arrays",
     "local_device_count",
     "local_devices",
     "process_count",
@@ -279,6 +280,19 @@ def get_backend(platform: str | xc.Client | None = None) -> xc.Client:
         f"Unknown backend: {platform!r} requested, but no platforms that are instances of "
         f"{name} are present. Platforms present are: {','.join(sorted(clients))}"
     )
+
+
+def live_arrays(platform: str | None = None) -> list:
+    """Every Array alive (not deleted, still referenced) on `platform`'s backend (default
+    backend when None), as the client tracks them.
+
+    Example:
+      >>> from laminax_dispatch import device_put, live_arrays
+      >>> x = device_put(1.0)
+      >>> any(a is x for a in live_arrays())
+      True
+    """
+    return get_backend(platform).live_arrays()
 
 
 def default_backend() -> str:

@@ -33,7 +33,6 @@ from laminax_core.internal import (
     JaxprEqn,
     Var,
     get_aval,
-    ordered_effects,
     run_reference,
     set_eager_impl,
 )
@@ -49,9 +48,9 @@ from laminax_dispatch._fast_path import (
     new_cache,
     raise_if_deleted,
 )
-from laminax_dispatch._jit import CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
-from laminax_dispatch._placement import Placement, place_inputs
+from laminax_dispatch._placement import Placement, committed_shardings, place_inputs
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
 
@@ -128,9 +127,7 @@ def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
 
 def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
-    placed = tuple(
-        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
-    )
+    placed = committed_shardings(args)
     key = (primitive, tuple(params.items()), tuple(avals), placed)
     try:
         entry = _cache.get(key)

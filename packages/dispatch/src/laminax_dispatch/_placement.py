@@ -26,20 +26,24 @@ from typing import Any
 
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+from laminax_core import ShapeDtypeStruct
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
 __all__ = [
     "Placement",
+    "committed_sharding",
+    "committed_shardings",
     "describe_array",
-    "place_inputs",
-    "replicated_sharding",
-    "register_sharding_resolver",
-    "freeze_shardings",
+    "explicit_shardings",
     "flat_in_shardings",
     "flat_out_shardings",
-    "explicit_shardings",
+    "freeze_shardings",
+    "jaxpr_shardings",
+    "place_inputs",
+    "register_sharding_resolver",
+    "replicated_sharding",
 ]
 
 
@@ -52,12 +56,16 @@ class Placement:
       in_shardings: one per input leaf (None: unspecified, XLA chooses).
       out_shardings: one per output leaf (None: unspecified, XLA chooses).
       committed: whether the outputs are committed to their devices.
+      template: a sharding used inside the computation (a sharding constraint's), whose
+        kind reports layouts the compiler chose when no input or output sharding is given
+        (JAX reports a constrained program's outputs as NamedShardings on its mesh).
     """
 
     devices: tuple[xc.Device, ...]
     in_shardings: tuple[Sharding | None, ...]
     out_shardings: tuple[Sharding | None, ...] = ()
     committed: bool = False
+    template: Sharding | None = None
 
     @property
     def num_partitions(self) -> int:
@@ -83,6 +91,21 @@ def replicated_sharding(devices: Sequence[xc.Device]) -> Sharding:
     if len(devices) == 1:
         return SingleDeviceSharding(devices[0])
     return GSPMDSharding.get_replicated(tuple(devices))
+
+
+def committed_sharding(x) -> Sharding | None:
+    """The sharding an argument pins its computation to: a committed Array's, or the one a
+    `ShapeDtypeStruct` given to `lower` carries; None for anything else."""
+    if type(x) is _jax.ArrayImpl:
+        return x._sharding if x._committed else None
+    if type(x) is ShapeDtypeStruct:
+        return x.sharding
+    return None
+
+
+def committed_shardings(leaves) -> tuple:
+    """`committed_sharding` of each leaf: what a cache key of placement depends on."""
+    return tuple(map(committed_sharding, leaves))
 
 
 def describe_array(x) -> str:
@@ -131,6 +154,7 @@ def place_inputs(
     backend: str | None = None,
     arg_names: Sequence[str] | None = None,
     fun_name: str = "<unnamed>",
+    inner_shardings: Sequence[Sharding] = (),
 ) -> Placement:
     """Decides a computation's placement from its arguments and what `jit` was given.
 
@@ -142,6 +166,8 @@ def place_inputs(
       device: `jit`'s ``device=``; backend: `jit`'s ``backend=``.
       arg_names: a name per leaf for messages (default ``args[i]``).
       fun_name: the function's name for messages.
+      inner_shardings: shardings used inside the computation (`jaxpr_shardings`: sharding
+        constraints, device_put targets, nested jit shardings); they fix the devices too.
 
     Returns:
       A `Placement` with `in_shardings` set (explicit, else a committed argument's own
@@ -178,10 +204,10 @@ def place_inputs(
 
     committed_args = False
     for i, x in enumerate(leaves):
-        if type(x) is not _jax.ArrayImpl or not x._committed:
+        sharding = committed_sharding(x)
+        if sharding is None:
             continue
         committed_args = True
-        sharding = x._sharding
         if explicit[i] is None:
             chosen[i] = sharding
             check(f"argument {name(i)} of {fun_name} {describe_array(x)}", sharding)
@@ -195,6 +221,8 @@ def place_inputs(
             check(f"explicit output sharding {_describe_sharding(sharding)}", sharding)
     if device is not None:
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
+    for sharding in inner_shardings:
+        check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
     if first is not None:
         devices = first[2]
         committed = True
@@ -205,7 +233,8 @@ def place_inputs(
     if len(devices) == 1:
         single = SingleDeviceSharding(devices[0])
         chosen = [single if s is None else s for s in chosen]
-    return Placement(tuple(devices), tuple(chosen), (), committed)
+    template = next(iter(inner_shardings), None)
+    return Placement(tuple(devices), tuple(chosen), (), committed, template)
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
@@ -245,6 +274,15 @@ def freeze_shardings(value):
     if isinstance(value, list) or (type(value) is tuple and not _is_sharding_leaf(value)):
         return tuple(freeze_shardings(v) for v in value)
     return value
+
+
+def sharding_key(value):
+    """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
+    and leaves."""
+    from laminax_pytree import tree_flatten
+
+    leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
+    return tree, tuple(leaves)
 
 
 def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_name: str) -> list:
@@ -310,3 +348,43 @@ def explicit_shardings(value) -> list:
         for s in (_resolve(x, "sharding") for x in tree_leaves(value, is_leaf=_is_sharding_leaf))
         if s is not None
     ]
+
+
+def jaxpr_shardings(closed) -> list[Sharding]:
+    """The shardings a jaxpr's equations name (in their params, nested jaxprs included):
+    where a program without committed arguments must run. A device becomes its
+    `SingleDeviceSharding`."""
+    from laminax_core.internal import ClosedJaxpr, Jaxpr
+
+    found: dict[Any, None] = {}
+    seen: set[int] = set()
+
+    def visit(value) -> None:
+        if isinstance(value, Sharding):
+            found.setdefault(value)
+        elif isinstance(value, xc.Device):
+            found.setdefault(SingleDeviceSharding(value))
+        elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
+            found.setdefault(replicated_sharding(_mesh_devices(value)))
+        elif isinstance(value, tuple | list):
+            for v in value:
+                visit(v)
+        elif isinstance(value, ClosedJaxpr):
+            visit(value.jaxpr)
+        elif isinstance(value, Jaxpr) and id(value) not in seen:
+            seen.add(id(value))
+            for eqn in value.eqns:
+                for v in eqn.params.values():
+                    visit(v)
+
+    visit(closed)
+    return list(found)
+
+
+def _mesh_devices(value) -> tuple:
+    """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
+    try:
+        devices = tuple(getattr(value, "_flat_devices_tuple", ()))
+    except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
+        return ()
+    return devices if all(isinstance(d, xc.Device) for d in devices) else ()

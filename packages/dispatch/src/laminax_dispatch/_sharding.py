@@ -21,6 +21,9 @@ sharding. A new kind of sharding (laminax_pjit's `NamedSharding`) provides:
 - ``_from_xla_hlo_sharding(hlo)`` (optional): a sharding of the same kind and devices with
   the layout XLA chose (how an executable's output shardings are reported); without it
   dispatch reports a `GSPMDSharding`;
+- ``_with_new_dim(axis, ndim)`` (optional): the layout of the array with a new, unsplit
+  dimension at `axis` (vmap keeps shardings through it; without it a splitting sharding is
+  left to the compiler under vmap);
 - ``__eq__`` and ``__hash__``: shardings that place data identically compare equal (jaxlib's
   fast path compares an argument's sharding with the compiled one).
 
@@ -294,6 +297,11 @@ def hlo_sharding_indices(hlo: xc.HloSharding, shape: Sequence[int], num_devices:
     full = (slice(None),) * len(shape)
     if hlo.is_replicated() or hlo.is_maximal() or not hlo.is_tiled():
         return [full] * num_devices
+    if hlo.num_devices() != num_devices:
+        raise ValueError(
+            f"the sharding {hlo} lays data out over {hlo.num_devices()} devices, but "
+            f"{num_devices} devices were given; give as many devices as its tile assignment."
+        )
     dims, n_data = _data_tile_dims(hlo)
     if n_data != len(shape):
         raise ValueError(
@@ -422,6 +430,17 @@ class GSPMDSharding(Sharding):
 
     def _to_sdy_sharding(self, num_dimensions: int) -> SdySharding:
         return _hlo_to_sdy(self._hlo_sharding, num_dimensions, len(self._devices))
+
+    def _with_new_dim(self, axis: int, ndim: int) -> GSPMDSharding:
+        """The layout of an array with one more dimension, inserted unsplit at `axis` (how
+        vmap keeps a sharding of the unbatched value)."""
+        hlo = self._hlo_sharding
+        if hlo.is_replicated() or not hlo.is_tiled():
+            return self
+        proto = hlo.to_proto()
+        dims = list(proto.tile_assignment_dimensions)
+        proto.tile_assignment_dimensions = dims[:axis] + [1] + dims[axis:]
+        return GSPMDSharding(self._devices, proto, memory_kind=self._memory_kind)
 
     @classmethod
     def get_replicated(cls, devices, *, memory_kind: str | None = None) -> GSPMDSharding:

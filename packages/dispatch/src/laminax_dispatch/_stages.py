@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
@@ -121,7 +122,31 @@ class Compiled:
                 "arguments it was lowered with (static arguments are already fixed)."
             )
         self._check_types(leaves)
+        self._check_shardings(leaves)
         return tree_unflatten(self._entry.out_tree, self._entry(leaves))
+
+    def _check_shardings(self, leaves) -> None:
+        # committed arguments must come laid out as compiled (uncommitted ones are moved)
+        mismatches = []
+        required = None
+        for i, x in enumerate(leaves):
+            if type(x) is not _jax.ArrayImpl or not x._committed:
+                continue
+            if required is None:
+                required = self._entry.input_shardings()
+            want = required[i]
+            if x._sharding != want and not _equivalent(x._sharding, want, x.ndim):
+                mismatches.append(
+                    f"Argument {self._entry.arg_names[i]} with shape {_long(x.aval)}:\n"
+                    f"  Passed sharding: {x._sharding}\n  Required sharding: {want}"
+                )
+        if mismatches:
+            raise ValueError(
+                "Computation was compiled for input shardings that disagree with the shardings "
+                f"of arguments passed to it. Here are the {len(mismatches)} mismatches:\n"
+                + "\n".join(mismatches)
+                + "\ndevice_put the arguments onto the required shardings, or lower again."
+            )
 
     def _check_types(self, leaves) -> None:
         mismatches = []
@@ -168,6 +193,13 @@ class Compiled:
         """One sharding per output leaf, in the output's tree, as the compiled program
         reports them."""
         return tree_unflatten(self._entry.out_tree, self._entry.output_shardings())
+
+
+def _equivalent(a, b, ndim: int) -> bool:
+    try:
+        return a.is_equivalent_to(b, ndim)
+    except (AttributeError, ValueError):
+        return False
 
 
 def _long(aval: ShapedArray) -> str:

@@ -11,6 +11,7 @@ axis contexts, the Shardy descriptions `SdyMesh`/`SdyDim`/`SdySharding` a shardi
 `on_cpp_class` for jaxlib's C++ classes, and runtime tokens for ordered effects.
 """
 
+from laminax_dispatch._backends import backends_are_initialized as backends_are_initialized
 from laminax_dispatch._compilation_cache import cache_key as cache_key
 from laminax_dispatch._compile import Executable as Executable
 from laminax_dispatch._compile import cache_info as cache_info
@@ -18,8 +19,9 @@ from laminax_dispatch._compile import clear_caches as clear_caches
 from laminax_dispatch._compile import compile_module as compile_module
 from laminax_dispatch._compile import compile_options as compile_options
 from laminax_dispatch._device_put import devices_for_args as devices_for_args
+from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
-from laminax_dispatch._jit import CompiledCall as CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import LoweringResult as LoweringResult
@@ -58,8 +60,11 @@ from laminax_dispatch._sharding import sharding_from_hlo as sharding_from_hlo
 from laminax_dispatch._tokens import RuntimeTokenSet as RuntimeTokenSet
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
+from laminax_dispatch._tokens import shardable_ordered_effects as shardable_ordered_effects
+from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
+    "backends_are_initialized",
     "AxisContext",
     "JitFunction",
     "Placement",
@@ -76,6 +81,7 @@ __all__ = [
     "sharding_from_hlo",
     "use_shardy_partitioner",
     "CompiledCall",
+    "device_put_p",
     "Executable",
     "LoweringResult",
     "LoweringRuleContext",
@@ -106,5 +112,7 @@ __all__ = [
     "module_to_string",
     "on_cpp_class",
     "runtime_tokens",
+    "shardable_ordered_effects",
+    "wait_for_all_threads",
     "token_type",
 ]

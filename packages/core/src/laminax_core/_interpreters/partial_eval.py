@@ -134,7 +134,8 @@ class JaxprTrace(_trace.Trace):
         if not primitive.multiple_results:
             avals_out = [avals_out]
         outvars = [Var(aval) for aval in avals_out]
-        eqn = JaxprEqn(invars, outvars, primitive, params, effects, _trace.user_source_info())
+        eqn = JaxprEqn(invars, outvars, primitive, params, effects, _trace.user_source_info(),
+                       _trace.current_name_stack())
         self.eqns.append(eqn)
         outs = [JaxprTracer(self, var) for var in outvars]
         return outs if primitive.multiple_results else outs[0]
@@ -169,7 +170,8 @@ def trace_to_jaxpr(
     trace = JaxprTrace(_trace.current_trace(), evaluate_known=False, transformation=transformation)
     try:
         ins = [trace.new_arg(aval) for aval in in_avals]
-        with _trace.set_current_trace(trace):
+        # a staged jaxpr's scopes are relative to the equation that will hold it
+        with _trace.set_current_trace(trace), _trace.fresh_name_stack():
             outs = list(fun(*ins))
         jaxpr, consts = trace.to_jaxpr(outs)
     finally:

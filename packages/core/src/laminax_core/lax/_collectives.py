@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace
+from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
-from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
+from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
 from laminax_core.lax._structural import broadcast_in_dim, dynamic_slice, iota, reshape, squeeze
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
@@ -183,11 +183,18 @@ def pmin(x, axis_name):
 
 
 def pmean(x, axis_name):
-    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size)."""
+    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size; a true
+    division, so integer inputs give the default float dtype, as in JAX)."""
     size = _axis_size(_axis_tuple(axis_name))
     summed = psum(x, axis_name)
     leaves, tree = tree_flatten(summed)
-    return tree_unflatten(tree, [div(s, np.asarray(size, get_aval(s).dtype)) for s in leaves])
+
+    def mean(s):
+        if not dtypes.issubdtype(get_aval(s).dtype, np.inexact):
+            s = convert_element_type(s, dtypes.canonicalize_dtype(np.float64))
+        return div(s, np.asarray(size, get_aval(s).dtype))
+
+    return tree_unflatten(tree, [mean(s) for s in leaves])
 
 
 # ----- all_gather -------------------------------------------------------------------------
@@ -206,7 +213,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
             all_gather_p.bind(
                 leaf,
                 all_gather_dimension=dim,
-                axis_name=axis_name,
+                axis_name=_axis_tuple(axis_name),
                 axis_index_groups=None,
                 axis_size=size,
                 tiled=tiled,
@@ -235,12 +242,20 @@ def _all_gather_reference(x, axis_name, **params):
 def _all_gather_batch(
     axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
 ):
-    if _axis_tuple(axis_name) != (axis_data.name,):
-        raise NotImplementedError(
-            "all_gather over several named axes at once is not supported; "
-            "gather over one axis at a time."
-        )
     (x,), (d,) = args, dims
+    names = _axis_tuple(axis_name)
+    if axis_data.name not in names:  # another axis's gather: this one's dim rides along
+        params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                      axis_size=axis_size, tiled=tiled)
+        if d is None:
+            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), None
+        x = move_bdim(x, d, 0)
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+    if names != (axis_data.name,):
+        raise NotImplementedError(
+            "all_gather over several named axes at once is not supported under vmap; "
+            "gather over one axis at a time (shard_map lowers it to one XLA all-gather)."
+        )
     x = bdim_at_front(x, d, axis_data.size)
     out = move_bdim(x, 0, all_gather_dimension)
     if tiled:
@@ -284,8 +299,16 @@ batching.collective_axis_names[all_gather_p] = lambda params: _axis_tuple(params
 
 
 def axis_index(axis_name):
-    """The position (int32) along the named axis `axis_name` of the current value."""
-    return axis_index_p.bind(axis_name=axis_name)
+    """The position (int32) along the named axis `axis_name` of the current value; for a
+    tuple of names, the position along their flattened product (the first name major)."""
+    if not isinstance(axis_name, tuple | list):
+        return axis_index_p.bind(axis_name=axis_name)
+
+    index, stride = np.int32(0), 1
+    for name in reversed(axis_name):
+        index = add(index, mul(axis_index_p.bind(axis_name=name), np.int32(stride)))
+        stride *= _trace.find_axis_data(name).size
+    return index
 
 
 def _axis_index_abstract_eval(axis_name):

@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax, numpy
+from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
 from laminax_core._interpreters.eval import eager_array
 from laminax_core.numpy import _ufuncs as uf
@@ -18,7 +18,7 @@ from laminax_core.numpy._operands import (
     is_arraylike,
     promote_dtypes,
 )
-from laminax_core.numpy._shape import broadcast_to
+from laminax_core.numpy._shape import broadcast_arrays, broadcast_to, moveaxis
 from laminax_core.numpy._ufuncs import floor, power
 
 __all__ = [
@@ -87,6 +87,13 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
     dtype = _user_dtype(dtype, "array")
+    if isinstance(object, np.ma.MaskedArray):
+        object = object.data  # noqa: A001 (jnp.array copies the data, as JAX's does)
+    if isinstance(object, range):
+        object = list(object)  # noqa: A001
+    elif isinstance(object, (memoryview, bytearray)):
+        object = np.frombuffer(object, np.uint8) if isinstance(object, bytearray) else (  # noqa: A001
+            np.asarray(object))
     if isinstance(object, (list, tuple)) and _has_traced_leaf(object):
         out = _stack_nested(object)
     elif isinstance(object, (list, tuple)):
@@ -100,8 +107,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
                              "nested lists must be rectangular and numeric.")
     elif hasattr(object, "__jax_array__"):
         out = as_array(object.__jax_array__())
+    elif dtype is not None and type(object) in (int, float, complex, bool):
+        out = object  # converted to `dtype` below, not to the default dtype of its type
     else:
         if not is_arraylike(object):
+            get_aval(object)  # an array of an unsupported dtype says so (TypeError)
             raise TypeError(f"jnp.array: cannot convert a {type(object).__name__} to an array; "
                             "pass an array, a scalar, or a nested list of them.")
         out = as_array(object)
@@ -155,6 +165,8 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
       >>> asarray(3, dtype=np.float32)
       array(3., dtype=float32)
     """
+    if isinstance(a, np.ma.MaskedArray):
+        get_aval(a)  # ValueError: the mask would be dropped
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
@@ -376,7 +388,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
     start, stop = (convert_dtype(as_array(v), compute) for v in (start, stop))
 
-    start, stop = numpy._shape.broadcast_arrays(start, stop)
+    start, stop = broadcast_arrays(start, stop)
     lead = get_aval(start).shape
     fraction, div = _linspace_fraction(num, endpoint, compute)
     fraction = lax.broadcast_in_dim(fraction, (num, *lead), (0,))
@@ -387,7 +399,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if endpoint and num > 1:
         head = lax.slice(out, (0,) * (1 + len(lead)), (num - 1, *lead))
         out = lax.concatenate([head, lax.expand_dims(stop, (0,))], 0)
-    out = numpy._shape.moveaxis(out, 0, axis)
+    out = moveaxis(out, 0, axis)
     out = _cast_result(out, dtype)
     if retstep:
         step = lax.div(lax.sub(stop, start), np.asarray(div, compute)) if div > 0 else \
@@ -444,8 +456,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
-    N = operator.index(N)  # noqa: N806
-    M = N if M is None else operator.index(M)  # noqa: N806
+    N, M = _shape((N, N if M is None else M), "eye")  # noqa: N806
     if N < 0 or M < 0:
         raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()

@@ -42,7 +42,9 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, np.int32)
-    return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output")
+    # the primitive's branch order is (false, true); errors list them as the user wrote them
+    return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output",
+                      shown=(1, 0))
 
 
 def switch(index, branches, *operands):
@@ -68,7 +70,7 @@ def switch(index, branches, *operands):
     return _bind_cond(index, branches, operands, "branch outputs")
 
 
-def _bind_cond(index, funs, operands, what):
+def _bind_cond(index, funs, operands, what, shown=None):
     leaves, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in leaves]
     traced, out_trees = [], []
@@ -76,12 +78,13 @@ def _bind_cond(index, funs, operands, what):
         trees: list = []
         traced.append(common.trace_user_fun(fun, in_tree, avals, "cond", trees))
         out_trees.append(trees[0])
+    order = shown or range(len(funs))
     if any(t != out_trees[0] for t in out_trees):
-        raise TypeError(
-            f"{what} must have same type structure, got {' and '.join(map(str, out_trees))}."
-        )
-    for closed, _ in traced[1:]:
-        common.check_same_types(what, traced[0][0].out_avals, closed.out_avals)
+        trees = [str(out_trees[i]) for i in order]
+        raise TypeError(f"{what} must have same type structure, got {' and '.join(trees)}.")
+    first, *rest = order
+    for i in rest:
+        common.check_same_types(what, traced[first][0].out_avals, traced[i][0].out_avals)
     branches, consts = _join_consts(traced)
     inputs = [*consts, *leaves]
     forwarded = _forwarded_inputs(branches, inputs)

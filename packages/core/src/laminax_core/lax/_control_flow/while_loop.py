@@ -109,6 +109,7 @@ def fori_loop(lower, upper, body_fun, init_val):
       >>> fori_loop(0, 3, lambda i, c: c * 2.0, np.float32(1))
       array(8., dtype=float32)
     """
+    _check_fori_bounds(lower, upper, body_fun)
     try:
         lo, hi = operator.index(lower), operator.index(upper)
     except TypeError:
@@ -132,6 +133,25 @@ def fori_loop(lower, upper, body_fun, init_val):
     dtype = dtypes.result_type(lower, upper)
     _, _, out = while_loop(cond_fun, body, (_as(lower, dtype), _as(upper, dtype), init_val))
     return out
+
+
+def _check_fori_bounds(lower, upper, body_fun) -> None:
+    """The loop bounds must share a dtype (a weakly typed signed int may join a signed int of
+    another width), as in JAX: promoting them silently could change the loop's count."""
+    if not callable(body_fun):
+        raise TypeError(f"lax.fori_loop: body_fun must be callable, got {type(body_fun)}.")
+    lo, hi = get_aval(lower), get_aval(upper)
+    if lo.dtype == hi.dtype:
+        return
+    signed = dtypes.issubdtype(lo.dtype, np.signedinteger) and dtypes.issubdtype(
+        hi.dtype, np.signedinteger)
+    if signed and lo.weak_type != hi.weak_type:
+        return
+    raise TypeError(
+        "lower and upper arguments to fori_loop must have equal types, got "
+        f"{lo.dtype.name} and {hi.dtype.name}; convert one of them (for example "
+        "jnp.int32(upper))."
+    )
 
 
 def _as(x, dtype):

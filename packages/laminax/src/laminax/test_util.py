@@ -1,0 +1,4 @@
+"""`laminax.test_util`: laminax's implementation lives in `laminax_core.test_util`; this module re-exports its public names."""
+
+from laminax_core.test_util import *  # noqa: F403  (the facade is exactly the source module's __all__)
+from laminax_core.test_util import __all__ as __all__
