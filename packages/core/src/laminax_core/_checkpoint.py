@@ -25,7 +25,7 @@ from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = [
@@ -132,21 +132,15 @@ def checkpoint(
 
 remat = checkpoint
 
-remat_p = Primitive("remat2")
-remat_p.multiple_results = True
 
-
-@remat_p.def_effectful_abstract_eval
 def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):
     return jaxpr.out_avals, jaxpr.effects
 
 
-@remat_p.def_reference
 def _remat_impl(*args, jaxpr, prevent_cse, differentiated, policy):
     return common.jaxpr_as_fun(jaxpr)(*args)
 
 
-@remat_p.def_jvp
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzeros = [not isinstance(t, Zero) for t in tangents]
     jvp_closed, out_nz = common.jvp_jaxpr(jaxpr, nonzeros, [False] * len(jaxpr.out_avals))
@@ -166,7 +160,6 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     ]
 
 
-@remat_p.def_batch
 def _remat_batch(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
     args = [
         x if d is None else bdim_at_front(x, d, axis_data.size)
@@ -341,13 +334,9 @@ def _remat_partial_eval(trace, args, params):
     return [next(staged_iter) if u else next(known_iter) for u in out_uk]
 
 
-partial_eval.partial_eval_rules[remat_p] = _remat_partial_eval
-
-
 # ----- transpose: a remat of the backward pass ----------------------------------------------
 
 
-@remat_p.def_transpose
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     # The transpose is itself a remat: its jaxpr first recomputes the non-linear equations
     # from the known operands, then runs the backward pass of the linear ones. Only nonzero
@@ -395,3 +384,14 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
         (Zero(a.aval) if next(zeros) else next(outs)) if lin else None
         for a, lin in zip(args, linear, strict=True)
     ]
+
+
+remat_p = define_higher_order_primitive(
+    "remat2",
+    abstract_eval=_remat_abstract_eval,
+    reference=_remat_impl,
+    jvp=_remat_jvp,
+    transpose=_remat_transpose,
+    batch=_remat_batch,
+    partial_eval=_remat_partial_eval,
+)

@@ -33,7 +33,13 @@ from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import (
+    NOT_BATCHED,
+    NOT_DIFFERENTIABLE,
+    NOT_LINEAR,
+    STAGED_WHOLE,
+    define_higher_order_primitive,
+)
 
 __all__ = [
     "CustomVJPPrimal",
@@ -313,14 +319,7 @@ def _batched_jaxpr(call_jaxpr, args, dims, axis_data):
 
 # ----- custom_jvp ---------------------------------------------------------------------------
 
-custom_jvp_call_p = Primitive("custom_jvp_call")
-custom_jvp_call_p.multiple_results = True
-custom_jvp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_jvp_call_p.def_reference(_call_jaxpr_impl)
-custom_jvp_call_p.print_params = _print_params
 
-
-@custom_jvp_call_p.def_jvp
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     args = primals[num_consts:]
     arg_tangents = _rule_tangents(args, tangents[num_consts:], symbolic_zeros)
@@ -391,7 +390,6 @@ def _unbatched(aval, dim):
     return aval if dim is None else aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1 :])
 
 
-@custom_jvp_call_p.def_batch
 def _custom_jvp_call_batch(
     axis_data, args, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name
 ):
@@ -524,27 +522,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
 # ----- custom_vjp ---------------------------------------------------------------------------
 
-custom_vjp_call_p = Primitive("custom_vjp_call")
-custom_vjp_call_p.multiple_results = True
-custom_vjp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_vjp_call_p.def_reference(_call_jaxpr_impl)
-custom_vjp_call_p.print_params = _print_params
 
-custom_lin_p = Primitive("custom_lin")
-custom_lin_p.multiple_results = True
-
-
-@custom_lin_p.def_abstract_eval
 def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals):
-    return list(out_avals)
+    return list(out_avals), set()
 
 
-@custom_lin_p.def_impl
 def _custom_lin_impl(*args, num_res, bwd, out_avals):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-@custom_lin_p.def_transpose
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     # zero cotangents reach `bwd` as `Zero`s: the user's rule sees them as symbolic zeros or
     # zero arrays (its `symbolic_zeros`), and its zero results come back as `Zero`s
@@ -552,7 +538,6 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     return [None] * num_res + list(cts_in)
 
 
-@custom_vjp_call_p.def_jvp
 def _custom_vjp_call_jvp(
     primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
@@ -569,7 +554,6 @@ def _custom_vjp_call_jvp(
     return outs, tangent_outs
 
 
-@custom_vjp_call_p.def_batch
 def _custom_vjp_call_batch(
     axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
@@ -777,3 +761,39 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             return flat
 
         return flat_bwd
+
+
+custom_jvp_call_p = define_higher_order_primitive(
+    "custom_jvp_call",
+    abstract_eval=_call_jaxpr_abstract_eval,
+    reference=_call_jaxpr_impl,
+    jvp=_custom_jvp_call_jvp,
+    transpose=NOT_LINEAR,
+    batch=_custom_jvp_call_batch,
+    partial_eval=STAGED_WHOLE,
+    print_params=_print_params,
+)
+
+
+custom_vjp_call_p = define_higher_order_primitive(
+    "custom_vjp_call",
+    abstract_eval=_call_jaxpr_abstract_eval,
+    reference=_call_jaxpr_impl,
+    jvp=_custom_vjp_call_jvp,
+    transpose=NOT_LINEAR,
+    batch=_custom_vjp_call_batch,
+    partial_eval=STAGED_WHOLE,
+    print_params=_print_params,
+)
+
+
+custom_lin_p = define_higher_order_primitive(
+    "custom_lin",
+    abstract_eval=_custom_lin_abstract_eval,
+    reference=_custom_lin_impl,
+    impl=_custom_lin_impl,
+    jvp=NOT_DIFFERENTIABLE,
+    transpose=_custom_lin_transpose,
+    batch=NOT_BATCHED,
+    partial_eval=STAGED_WHOLE,
+)

@@ -66,11 +66,15 @@ from laminax_core._primitive import ANY as ANY
 from laminax_core._primitive import FLOATING as FLOATING
 from laminax_core._primitive import INEXACT as INEXACT
 from laminax_core._primitive import NO_OPERANDS as NO_OPERANDS
+from laminax_core._primitive import NOT_BATCHED as NOT_BATCHED
+from laminax_core._primitive import NOT_DIFFERENTIABLE as NOT_DIFFERENTIABLE
 from laminax_core._primitive import NOT_LINEAR as NOT_LINEAR
 from laminax_core._primitive import NUMERIC as NUMERIC
+from laminax_core._primitive import STAGED_WHOLE as STAGED_WHOLE
 from laminax_core._primitive import ZERO_TANGENT as ZERO_TANGENT
 from laminax_core._primitive import Primitive as Primitive
 from laminax_core._primitive import batch_elementwise as batch_elementwise
+from laminax_core._primitive import define_higher_order_primitive as define_higher_order_primitive
 from laminax_core._primitive import define_primitive as define_primitive
 from laminax_core._primitive import jvp_from as jvp_from
 from laminax_core._primitive import linear as linear
@@ -119,6 +123,7 @@ __all__ = [
     "dce_closed_jaxpr",
     "dce_jaxpr",
     "default_fill_value",
+    "define_higher_order_primitive",
     "define_primitive",
     "describe",
     "DropVar",
@@ -149,6 +154,8 @@ __all__ = [
     "lowest",
     "no_effects",
     "NO_OPERANDS",
+    "NOT_BATCHED",
+    "NOT_DIFFERENTIABLE",
     "NOT_LINEAR",
     "not_mapped",
     "NUMERIC",
@@ -167,6 +174,7 @@ __all__ = [
     "set_current_trace",
     "set_eager_impl",
     "ShapedArray",
+    "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
     "trace_closed",

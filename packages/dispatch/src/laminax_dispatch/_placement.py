@@ -44,6 +44,7 @@ __all__ = [
     "place_inputs",
     "register_sharding_resolver",
     "replicated_sharding",
+    "sharding_key",
 ]
 
 

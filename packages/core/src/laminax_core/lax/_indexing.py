@@ -536,6 +536,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
 
 
 def _scatter_sub_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
+    # _elementwise is still loading when _indexing is (lax's family knot): bound at call time
     from laminax_core.lax._elementwise import neg
 
     cts = _scatter_add_transpose(ct, x, idx, upd, dimension_numbers, mode, **params)

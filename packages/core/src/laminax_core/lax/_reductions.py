@@ -223,6 +223,7 @@ def reduce_prod(operand, axes):
 
 def _reduced_axes_first(x, axes):
     """`x` with the reduced `axes` flattened into one leading axis."""
+    # _structural and _reductions define each other's rules: bound when the rule runs
     from laminax_core.lax._structural import reshape, transpose
 
     aval = get_aval(x)
@@ -254,6 +255,7 @@ def _reduce_prod_jvp(primals, tangents, axes):
         ta, tb = slice(ts, lo, mid), slice(ts, (half, *lo[1:]), hi)
         xs, ts = mul(a, b), add(mul(ta, b), mul(a, tb))
         shape = get_aval(xs).shape
+    # _structural and _reductions define each other's rules: bound when the rule runs
     from laminax_core.lax._structural import reshape
 
     return ans, reshape(ts, shape[1:])
@@ -469,6 +471,7 @@ def _reduce_jvp(primals, tangents, computation, jaxpr, dimensions):
 
 
 def _tree_reduce(ops, inits, jaxpr, dimensions):
+    # _structural and _reductions define each other's rules: bound when the rule runs
     from laminax_core.lax._structural import broadcast_in_dim, concatenate, reshape, slice
 
     step = _fold_body(jaxpr)
@@ -492,6 +495,7 @@ def _tree_reduce(ops, inits, jaxpr, dimensions):
 
 
 def _pairwise(step, lower, upper, half, width):
+    # _structural and _reductions define each other's rules: bound when the rule runs
     from laminax_core.lax._structural import reshape
 
     flat = lambda x: reshape(x, (half * width,))  # noqa: E731

@@ -20,7 +20,7 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Var
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -152,13 +152,6 @@ def _cond_impl(index, *args, branches):
     return common.jaxpr_as_fun(branches[i])(*args)
 
 
-cond_p = Primitive("cond")
-cond_p.multiple_results = True
-cond_p.def_effectful_abstract_eval(_cond_abstract_eval)
-cond_p.def_reference(_cond_impl)
-
-
-@cond_p.def_jvp
 def _cond_jvp(primals, tangents, *, branches):
     index, *args = primals
     nonzeros = [not isinstance(t, Zero) for t in tangents[1:]]
@@ -258,10 +251,6 @@ def _unknown_reading_slots(unknown: ClosedJaxpr, branch_slots, slot_avals):
     return closed
 
 
-partial_eval.partial_eval_rules[cond_p] = _cond_partial_eval
-
-
-@cond_p.def_transpose
 def _cond_transpose(cts, index, *args, branches):
     linear = [undefined(a) for a in args]
     known = [a for a in args if not undefined(a)]
@@ -294,7 +283,6 @@ def _cond_transpose(cts, index, *args, branches):
     return [None] + [next(out_iter) if lin else None for lin in linear]
 
 
-@cond_p.def_batch
 def _cond_batch(axis_data, args, dims, *, branches):
     index, *ops = args
     index_dim, op_dims = dims[0], dims[1:]
@@ -342,3 +330,14 @@ def _select_n_along(which, *cases):
     if len(shape) > 1:
         which = lax.broadcast_in_dim(which, shape, (0,))
     return lax.select_n(which, *cases)
+
+
+cond_p = define_higher_order_primitive(
+    "cond",
+    abstract_eval=_cond_abstract_eval,
+    reference=_cond_impl,
+    jvp=_cond_jvp,
+    transpose=_cond_transpose,
+    batch=_cond_batch,
+    partial_eval=_cond_partial_eval,
+)

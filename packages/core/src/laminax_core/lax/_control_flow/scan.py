@@ -16,7 +16,7 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = ["map", "scan", "scan_p"]
@@ -216,12 +216,6 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     return [*carry, *ys]
 
 
-scan_p = Primitive("scan")
-scan_p.multiple_results = True
-scan_p.def_effectful_abstract_eval(_scan_abstract_eval)
-scan_p.def_reference(_scan_impl)
-
-
 def _carry_fixpoint(step, carry_flags):
     """Grows the carry flags (nonzero, unknown, batched) until the body preserves them."""
     while True:
@@ -232,7 +226,6 @@ def _carry_fixpoint(step, carry_flags):
         carry_flags = grown
 
 
-@scan_p.def_jvp
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     nz = [not isinstance(t, Zero) for t in tangents]
     const_nz, carry_nz, xs_nz = _split(nz, num_consts, num_carry)
@@ -469,10 +462,6 @@ def _hoisted_loop(known_nf, k_consts, k_carry, k_xs, n_out, params):
     return hoisted, loop_outs
 
 
-partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
-
-
-@scan_p.def_transpose
 def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     # a carry is transposed as linear even when its initial value is a known constant: in a
@@ -557,7 +546,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
     )
 
 
-@scan_p.def_batch
 def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     c_dims, k_dims, x_dims = _split(dims, num_consts, num_carry)
@@ -592,3 +580,14 @@ def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_co
         num_carry=num_carry,
     )
     return outs, [0 if f else None for f in k_b] + [1 if f else None for f in y_b]
+
+
+scan_p = define_higher_order_primitive(
+    "scan",
+    abstract_eval=_scan_abstract_eval,
+    reference=_scan_impl,
+    jvp=_scan_jvp,
+    transpose=_scan_transpose,
+    batch=_scan_batch,
+    partial_eval=_scan_partial_eval,
+)

@@ -19,7 +19,7 @@ from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 from laminax_core.lax._control_flow.scan import _carry_fixpoint, _cut, scan
 
@@ -189,13 +189,6 @@ def _prefix(pred, shape):
     return pred.reshape(pred.shape + (1,) * (len(shape) - pred.ndim))
 
 
-while_p = Primitive("while")
-while_p.multiple_results = True
-while_p.def_effectful_abstract_eval(_while_abstract_eval)
-while_p.def_reference(_while_impl)
-
-
-@while_p.def_jvp
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     sizes = [cond_nconsts, body_nconsts, len(primals)]
     cond_consts, body_consts, carry = _cut(primals, sizes)
@@ -315,10 +308,6 @@ def _while_partial_eval(trace, args, params):
     return [s if f else next(known_iter) for s, f in zip(staged, carry_uk, strict=True)]
 
 
-partial_eval.partial_eval_rules[while_p] = _while_partial_eval
-
-
-@while_p.def_transpose
 def _while_transpose(cts, *args, **params):
     raise ValueError(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
@@ -327,7 +316,6 @@ def _while_transpose(cts, *args, **params):
     )
 
 
-@while_p.def_batch
 def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     sizes = [cond_nconsts, body_nconsts, len(args)]
     moved = [
@@ -367,3 +355,14 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         body_nconsts=body_nconsts,
     )
     return outs, k_dims
+
+
+while_p = define_higher_order_primitive(
+    "while",
+    abstract_eval=_while_abstract_eval,
+    reference=_while_impl,
+    jvp=_while_jvp,
+    transpose=_while_transpose,
+    batch=_while_batch,
+    partial_eval=_while_partial_eval,
+)
