@@ -7,7 +7,7 @@
   host, then waiting for every callback. JAX 0.10.2 no longer has `host_callback.id_tap`, so
   its side uses today's equivalent, `io_callback(ordered=True)`; laminax's uses the seed's
   `id_tap` (asynchronous), reached through the facade's `jax.experimental.host_callback`.
-- `scan_2000_steps` / `scan_2000_steps_tap_every_100`: a scan whose step is a small matmul,
+- `scan_2000_steps` / `scan_2000_steps_tap_every_100`: a scan whose step is a 64x64 matmul,
   without and with a tap every 100 steps (a `cond` per step), to read the tap's overhead
   within each library (the issue's target: at most 5% more than without).
 
@@ -68,7 +68,7 @@ def round_trip_cases(jax) -> dict:
 def scan_cases(jax) -> dict:
     lax, jnp = jax.lax, jax.numpy
     tap, wait = _tap_function(jax)
-    w = jax.device_put(np.eye(16, dtype=np.float32) * 0.5)
+    w = jax.device_put(np.eye(64, dtype=np.float32) * 0.5)
 
     def tap_every_step(c, _):
         return tap(c + 1), None
@@ -84,7 +84,7 @@ def scan_cases(jax) -> dict:
         return c, None
 
     steps = jnp.arange(2000)
-    c0 = jnp.ones((16, 16), jnp.float32)
+    c0 = jnp.ones((64, 64), jnp.float32)
     plain = jax.jit(lambda c: lax.scan(matmul_step, c, steps)[0])
     tapped = jax.jit(lambda c: lax.scan(matmul_step_tapped, c, steps)[0])
 

@@ -118,6 +118,37 @@ def run(fn):
                 if k in text]
 result = [run(bad_shape), run(bad_dtype)]
 """,
+    "exceptions_in_callbacks_reach_the_caller": """
+def boom(x):
+    raise ValueError("boom from the host")
+def run(fn):
+    try:
+        np.asarray(jax.jit(fn)(F32(1)))
+    except Exception as err:
+        return type(err).__name__, "ValueError: boom from the host" in str(err)
+result = [run(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), F32), x)),
+          run(lambda x: io_callback(boom, jax.ShapeDtypeStruct((), F32), x)),
+          run(lambda x: io_callback(boom, jax.ShapeDtypeStruct((), F32), x, ordered=True))]
+""",
+    "bad_arguments_raise_jax_error_types": """
+def kind(fn):
+    try:
+        fn()
+    except Exception as err:
+        return type(err).__name__
+    return None
+x = F32(1)
+result = [
+    kind(lambda: jax.pure_callback(np.sin, bad, x, vmap_method="sequential"))
+    for bad in (3, "f32", object(), [jax.ShapeDtypeStruct((), F32), 2.5], {"a": "b"})
+] + [
+    kind(lambda: io_callback(np.sin, bad, x)) for bad in (3, "f32", (object(),))
+] + [
+    kind(lambda: jax.debug.callback(bad)) for bad in (3, None if False else "s", [1])
+] + [
+    kind(lambda: jax.debug.print(fmt, 1)) for fmt in ("{} {}", "{x}", "{0} {2}")
+]
+""",
     "pure_callback_64bit_result_without_x64": """
 result = error_of(lambda: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), np.float64), F32(1)))
 """,

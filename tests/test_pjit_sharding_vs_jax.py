@@ -166,7 +166,8 @@ ARRAY_CASES = {
     + f"s = NamedSharding(mesh, {spec})\n"
     + "x = device_put(np.arange(128, dtype=np.float32).reshape(8, 16), s)\n"
     + "result = (repr(x.sharding), x.is_fully_replicated, np.asarray(x), "
-    + "sorted((sh.device.id, str(sh.index), sh.replica_id, sh.data.shape) for sh in x.addressable_shards))"
+    + "sorted((sh.device.id, str(sh.index), sh.replica_id, sh.data.shape) for sh in x.addressable_shards), "
+    + "sorted((sh.device.id, str(sh.index), sh.replica_id) for sh in x.global_shards), x.committed)"
     for spec in SPECS
 }
 ARRAY_CASES.update(

@@ -261,3 +261,27 @@ def test_device_put_src_matches_jax():
     assert text == expected[0]
     g = laminax.grad(lambda x: laminax.device_put(x, devices()[1], src=devices()[0]) * 3.0)(1.0)
     assert float(g) == float(expected[1])
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "jax.jit(lambda a: a * 2, in_shardings=s)(np.ones((7, 2), np.float32))",
+        "jax.jit(lambda a: a * 2, in_shardings=s)(np.ones((8,), np.float32))",
+        "jax.jit(lambda a: a.sum(), out_shardings=s)(np.ones((8, 2), np.float32))",
+        "jax.jit(lambda a: (a, a[0]), out_shardings=s)(np.ones((8, 2), np.float32))",
+    ],
+)
+def test_shardings_that_do_not_fit_raise_like_jax(case):
+    source = _jax_mesh((8,), "P('x', None)") + (
+        f"try:\n    {case}\n    result = None\n"
+        "except Exception as e:\n    result = (type(e).__name__, str(e).replace(str(s), 'S'))"
+    )
+    name, message = run_jax(source, devices=8)
+    s = gspmd((8, 1))
+    with pytest.raises(ValueError) as info:
+        eval(case.replace("jax.jit", "jit"), {"jit": jit, "s": s, "np": np})
+    got = str(info.value).replace(str(s), "S")
+    assert issubclass(type(info.value), ValueError) and name in ("ValueError", "IndivisibleError")
+    # the part before the sharding's own explanation is JAX's word for word
+    assert got.split(": S")[0].split(" of S")[0] == message.split(": S")[0].split(" of S")[0]

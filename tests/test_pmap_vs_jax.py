@@ -98,3 +98,15 @@ ERRORS = {
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors(name):
     _same(*run_both(ERRORS[name] + "\nresult = None"))
+
+
+@requires_jax
+@pytest.mark.parametrize("call", [
+    "jax.pmap(lambda x: jax.lax.psum(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), 'i')(x4)",
+    "jax.pmap(lambda x: jax.lax.pmean(x, 'i', axis_index_groups=[[0, 2], [1, 3]]), 'i')(x4)",
+    "jax.pmap(lambda x: jax.lax.pmax(x, 'i', axis_index_groups=[[3, 0], [1, 2]]), 'i')(x4)",
+    "jax.vmap(lambda x: jax.lax.psum(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), "
+    "axis_name='i')(x4)",
+])
+def test_axis_index_groups(call):
+    _same(*run_both(f"x4 = np.arange(4.0, dtype=np.float32) ** 2\nresult = np.asarray({call})"))

@@ -342,3 +342,28 @@ def test_two_axis_collectives(name):
         "result = [np.asarray(r), np.asarray(r).dtype.name, str(r.sharding.spec)]"
     )
     _assert_same(*run_both(source))
+
+
+SPEC_TREES = {
+    "list_specs": ("[P('x'), P()]", "P('x')"),
+    "dict_args": ("({'u': P('x'), 'v': P()},)", "P('x')"),
+    "too_many_specs": ("(P('x'), P(), P())", "P('x')"),
+    "out_tree_mismatch": ("(P('x'), P())", "(P('x'), P('x'))"),
+    "decorator_prefix": ("P('x')", "P('x')"),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(SPEC_TREES))
+def test_spec_trees(name):
+    in_spec, out_spec = SPEC_TREES[name]
+    if name == "dict_args":
+        call = "f({'u': x, 'v': np.float32(2)})"
+        body = "lambda d: d['u'] * d['v']"
+    else:
+        call = "f(x, np.float32(2))"
+        body = "lambda a, s: a * s"
+    source = (f"f = shard_map({body}, mesh=mesh, in_specs={in_spec}, out_specs={out_spec})\n"
+              "x = np.arange(16, dtype=np.float32).reshape(8, 2)\n"
+              f"result = np.asarray({call})")
+    _assert_same(*run_both(source))

@@ -10,7 +10,7 @@ import pytest
 from jaxlib import xla_client as xc
 from laminax_core.config import config
 from laminax_dispatch import GSPMDSharding, SingleDeviceSharding, device_put, devices, jit
-from laminax_dispatch.internal import Placement, compile_options, place_inputs
+from laminax_dispatch.internal import IndivisibleError, Placement, compile_options, place_inputs
 
 
 @pytest.fixture(scope="module")
@@ -365,3 +365,23 @@ def test_host_callback_sharding_picks_its_device(devs):
     jit(lambda a: on_third.bind(a) + 1)(device_put(X, tiled(devs, 8, 1)))
     effects_barrier()
     np.testing.assert_array_equal(_SEEN[0], X)
+
+
+@pytest.mark.parametrize("shape", [(7, 2), (9, 4), (1, 8), (12, 3)])
+def test_uneven_in_and_out_shardings_raise(devs, shape):
+    s = tiled(devs, 8, 1)
+    value = np.ones(shape, np.float32)
+    with pytest.raises(ValueError, match="axis 0 is partitioned 8 times"):
+        jit(lambda a: a, in_shardings=s)(value)
+    with pytest.raises(IndivisibleError, match="axis 0 is partitioned 8 times"):
+        jit(lambda a: a * 2, out_shardings=s)(value)
+
+
+@pytest.mark.parametrize("shape", [(), (8,), (8, 2, 2)])
+def test_sharding_of_another_rank_raises(devs, shape):
+    s = tiled(devs, 8, 1)
+    value = np.ones(shape, np.float32)
+    with pytest.raises(ValueError, match="is incompatible with its sharding annotation"):
+        jit(lambda a: a, in_shardings=s)(value)
+    with pytest.raises(ValueError, match=r"key path result\[1\] is incompatible"):
+        jit(lambda a: (X, a), out_shardings=s)(value)

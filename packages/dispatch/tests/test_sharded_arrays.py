@@ -103,7 +103,7 @@ def test_uneven_split_raises_value_error():
     for shape in [(7, 6), (9, 2), (3,)]:
         value = np.zeros(shape, np.float32)
         dims = [8] + [1] * (len(shape) - 1)
-        with pytest.raises(ValueError, match="unevenly"):
+        with pytest.raises(ValueError, match="partitioned 8 times"):
             device_put(value, tiled(*dims))
 
 

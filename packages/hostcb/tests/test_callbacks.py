@@ -86,3 +86,16 @@ def test_debug_print_and_callback_print_and_see_values():
     assert seen == [[0, 1]]
     with pytest.raises(ValueError, match="Unused keyword arguments"):
         debug_print("{x}", x=1, y=2)
+
+
+@pytest.mark.parametrize("bad", [3, "f32", object(), [ShapeDtypeStruct((), F32), 2.5]])
+def test_result_shapes_without_shape_and_dtype_are_refused_naming_the_leaf(bad):
+    with pytest.raises(AttributeError, match="must have 'shape' and 'dtype' attributes"):
+        pure_callback(np.sin, bad, F32(1))
+    with pytest.raises(AttributeError, match="must have 'shape' and 'dtype' attributes"):
+        io_callback(np.sin, bad, F32(1))
+
+
+def test_64_bit_result_dtypes_are_refused_without_x64():
+    with pytest.raises(ValueError, match="cannot specify 64-bit types"):
+        pure_callback(np.sin, ShapeDtypeStruct((), np.float64), F32(1))

@@ -471,3 +471,57 @@ def test_the_jaxpr_keeps_taps_whose_results_are_unused():
         return x + 1
 
     assert "outside_call" in str(make_jaxpr(f)(F32(1)))
+
+
+def test_callbacks_may_run_jitted_code_with_their_own_ordered_effects():
+    log = []
+    inner = jit(lambda v: hcb.id_tap(lambda a, tr: log.append(("inner tap", float(a))), v * 2))
+
+    def host(a):
+        log.append(("call", float(a)))
+        return np.asarray(inner(a)) + 1
+
+    f = jit(lambda x: hcb.call(host, x, result_shape=x))
+    assert float(f(F32(5))) == 11.0
+    assert float(f(F32(6))) == 13.0
+    hcb.barrier_wait()
+    assert log == [("call", 5.0), ("inner tap", 10.0), ("call", 6.0), ("inner tap", 12.0)]
+
+
+def test_stop_outfeed_receiver_waits_and_taps_keep_working():
+    seen = []
+    f = jit(lambda x: hcb.id_tap(lambda a, tr: seen.append(int(a)), x))
+    f(np.int32(1))
+    hcb.stop_outfeed_receiver()
+    assert seen == [1]
+    f(np.int32(2))
+    hcb.barrier_wait()
+    assert seen == [1, 2]
+
+
+def test_taps_still_pending_at_exit_run_before_the_interpreter_ends(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "tap_at_exit.py"
+    script.write_text(
+        "import time\n"
+        "import numpy as np\n"
+        "from laminax_dispatch import jit\n"
+        "from laminax_hostcb import host_callback as hcb\n"
+        "def slow(a, tr):\n"
+        "    time.sleep(0.05)\n"
+        "    print('tapped', int(a), flush=True)\n"
+        "f = jit(lambda x: hcb.id_tap(slow, x))\n"
+        "for i in range(5):\n"
+        "    f(np.int32(i))\n"
+        "print('main done', flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line for line in done.stdout.splitlines() if line]
+    assert lines[0] == "main done" or "main done" in lines
+    assert [line for line in lines if line.startswith("tapped")] == [
+        f"tapped {i}" for i in range(5)
+    ]

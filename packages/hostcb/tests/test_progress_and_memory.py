@@ -38,7 +38,30 @@ def test_scan_reports_and_returns_what_lax_scan_returns(total, every):
     np.testing.assert_allclose(ys, ref_ys)
 
 
-@pytest.mark.parametrize("every", [0, -1, 1.5, "2"])
+def test_scan_with_pytree_xs_reverse_and_no_xs():
+    seen = []
+    xs = {"a": np.arange(7, dtype=np.float32), "b": np.ones((7, 2), np.float32)}
+    step = lambda c, x: (c * 0.5 + x["a"], (x["b"] * c, c))  # noqa: E731
+    for reverse in (False, True):
+        seen.clear()
+        ours = progress.scan(step, np.float32(0), xs, report=seen.append, every=3, reverse=reverse)
+        ref = lax.scan(step, np.float32(0), xs, reverse=reverse)
+        barrier_wait()
+        assert seen == [3, 6, 7]
+        for a, b in zip(_leaves(ours), _leaves(ref), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    carry, ys = progress.scan(lambda c, _: (c + 1, None), 0, None, length=5, report=seen.append,
+                              every=2)
+    assert int(carry) == 5 and ys is None
+
+
+def _leaves(tree):
+    from laminax_pytree import tree_leaves
+
+    return tree_leaves(tree)
+
+
+@pytest.mark.parametrize("every", [0, -1, 1.5, "2", True])
 def test_bad_every_is_a_value_error(every):
     with pytest.raises(ValueError, match="every must be a positive integer"):
         progress.fori_loop(0, 3, lambda i, c: c, 0, report=print, every=every)

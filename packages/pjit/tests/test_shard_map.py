@@ -337,3 +337,51 @@ def test_gspmd_lowering(mesh42):
     assert "sdy." not in text
     np.testing.assert_allclose(np.asarray(out), a.reshape(8, 2, 2).sum(1))
     assert float(c) == 1.0
+
+
+def test_grad_with_scalar_and_forwarded_residuals(mesh42):
+    # cos(sum(b)) is a rank-0 per-device residual; w (a known input) is forwarded as one
+    def body(b, w):
+        return lax.sin(b.sum()) * b * w
+
+    f = shard_map(body, mesh=mesh42, in_specs=(P("x", "y"), P()), out_specs=P("x", "y"))
+    x = np.random.default_rng(4).standard_normal((8, 4)).astype(np.float32)
+    w = np.float32(1.5)
+
+    def plain(x):
+        blocks = x.reshape(4, 2, 2, 2).transpose(0, 2, 1, 3)  # (x, y, rows, cols)
+        sums = blocks.sum(axis=(2, 3), keepdims=True)
+        return (lc.numpy.sin(sums) * blocks * w).sum()
+
+    g = lc.grad(lambda x: f(x, w).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(lc.grad(plain)(x)), rtol=1e-5)
+    jaxpr = str(lc.make_jaxpr(lc.grad(lambda x: f(x, w).sum()))(x))
+    assert jaxpr.count("shard_map[") == 2  # the known part, then the transposed staged part
+
+
+def test_mesh_in_another_device_order():
+    mesh = Mesh(np.array(ld.devices()[::-1]).reshape(2, 4), ("a", "b"))
+    f = shard_map(lambda v: lax.psum(v, "b") + lax.convert_element_type(
+        lax.axis_index("a") * 10 + lax.axis_index("b"), np.float32),
+        mesh=mesh, in_specs=P("a", "b"), out_specs=P("a", "b"))
+    x = _f32(4, 8)
+    out = f(x)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(_reference(f, x)[0]))
+    first = [s for s in out.addressable_shards if s.index == (slice(0, 2), slice(0, 2))]
+    assert first[0].device == ld.devices()[7]
+
+
+def test_checkpoint_and_scan_around_shard_map(mesh8):
+    f = shard_map(lambda b: lax.psum(lax.sin(b), "i"), mesh=mesh8, in_specs=P("i"),
+                  out_specs=P())
+    x = _f32(16) / 7
+    expected = lc.grad(lambda x: f(x).sum())(x)
+    np.testing.assert_allclose(np.asarray(lc.grad(lambda x: lc.checkpoint(f)(x).sum())(x)),
+                               np.asarray(expected), rtol=1e-6)
+
+    def loop(x):
+        carry, _ = lax.scan(lambda c, _: (c + f(x).sum(), None), 0.0, None, length=3)
+        return carry
+
+    np.testing.assert_allclose(np.asarray(lc.grad(loop)(x)), 3 * np.asarray(expected),
+                               rtol=1e-5)

@@ -79,3 +79,15 @@ def test_jit_retraces_when_the_mesh_in_context_changes():
     assert first.sharding == NamedSharding(MESH, P("x"))
     assert second.sharding == NamedSharding(other, P("x"))
     np.testing.assert_allclose(np.asarray(second), X + 1)
+
+
+def test_vmap_of_an_xla_layout_adds_an_unsplit_dimension():
+    from laminax_dispatch import GSPMDSharding
+
+    gspmd = GSPMDSharding(tuple(devices()[:8]), S._to_xla_hlo_sharding(2))
+    batched = np.stack([X, X + 1])
+    f = jit(vmap(lambda a: with_sharding_constraint(a * 2, gspmd)))
+    jaxpr = make_jaxpr(vmap(lambda a: with_sharding_constraint(a, gspmd)))(batched)
+    layout = jaxpr.jaxpr.eqns[0].params["sharding"]
+    assert layout.is_equivalent_to(NamedSharding(MESH, P(None, "x")), 3)
+    np.testing.assert_allclose(np.asarray(f(batched)), batched * 2)

@@ -133,6 +133,9 @@ class ShapedArray(AbstractValue):
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    # laminax's avals carry no layout (placement travels in jit's params): JAX code reading
+    # `jax.typeof(x).sharding` to pass on as `out_sharding=` gets None, "unspecified".
+    sharding = property(lambda self: None)
 
     def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
         """A copy with the given fields replaced."""

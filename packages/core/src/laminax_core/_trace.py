@@ -21,11 +21,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
+import operator
 import sys
 import threading
 import types
 
-from laminax_core import config, errors
+import numpy as np
+
+from laminax_core import config, dtypes, errors
 from laminax_core._avals import ShapedArray
 
 __all__ = [
@@ -147,21 +150,47 @@ class Tracer:
             raise error_type(self) if not context else error_type(self, context)
         return value
 
+    # Shape and dtype are checked before concreteness, as in JAX: a non-scalar (or a float
+    # index) is a TypeError/ValueError whatever the tracer knows.
+    def _check_scalar(self):
+        if self.ndim > 0:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; got "
+                            f"arr.ndim={self.ndim}")
+
     def __bool__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                "that an array is not empty." if self.size == 0 else "The truth value of an "
+                "array with more than one element is ambiguous. Use a.any() or a.all()")
         return bool(self._concrete(errors.TracerBoolConversionError))
 
     def __int__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        self._check_scalar()
         return int(self._concrete(errors.ConcretizationTypeError, "The int() method was called"))
 
     def __float__(self):
+        self._check_scalar()
         value = self._concrete(errors.ConcretizationTypeError, "The float() method was called")
         return float(value)
 
     def __complex__(self):
+        self._check_scalar()
         value = self._concrete(errors.ConcretizationTypeError, "The complex() method was called")
         return complex(value)
 
     def __index__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return operator.index(value)
+        if self.shape != () or not dtypes.issubdtype(self.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._concrete(errors.TracerIntegerConversionError).__index__())
 
     def __array__(self, dtype=None, copy=None):

@@ -23,6 +23,7 @@ import pkgutil
 import threading
 from pathlib import Path
 
+from jaxlib import utils as jaxlib_utils
 from jaxlib import xla_client as xc
 from laminax_core.config import config
 
@@ -105,6 +106,17 @@ _frozen_options = {
 }
 
 
+def _quiet_runtime_logging() -> None:
+    """XLA's C++ logging at TF_CPP_MIN_LOG_LEVEL (default 1: warnings and up), set now: the
+    variable is read only when jaxlib loads, which may have happened before laminax set its
+    default, and at level 0 every client start prints pjrt_client.cc INFO lines."""
+    try:
+        level = int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1"))
+    except ValueError:
+        level = 1
+    jaxlib_utils.absl_set_min_log_level(level)
+
+
 def _make_cpu_client() -> xc.Client:
     count = num_cpu_devices.value
     return xc.make_cpu_client(
@@ -173,6 +185,7 @@ def _requested_platforms() -> list[str] | None:
 
 
 def _initialize() -> dict[str, xc.Client]:
+    _quiet_runtime_logging()
     requested = _requested_platforms()
     wanted = None if requested is None else {p for r in requested for p in _PLATFORM_ALIASES[r]}
     clients: dict[str, xc.Client] = {}

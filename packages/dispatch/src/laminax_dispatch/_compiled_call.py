@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from jaxlib import _jax
 from laminax_core import config as core_config
 from laminax_core.internal import ClosedJaxpr, dce_jaxpr, ordered_effects
+from laminax_pytree import keystr, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _debugging
 from laminax_dispatch._compile import Executable, compile_module, log_compiles
@@ -30,7 +31,7 @@ from laminax_dispatch._lowering._core import (
     lowering_module_name,
 )
 from laminax_dispatch._mlir import SourceInfo
-from laminax_dispatch._placement import Placement
+from laminax_dispatch._placement import Placement, check_shardings_fit
 from laminax_dispatch._tokens import shardable_ordered_effects
 
 __all__ = ["CompiledCall", "check_donations"]
@@ -71,6 +72,11 @@ class CompiledCall:
         self.donated = donated
         self.kept = kept
         self.placement = placement
+        check_shardings_fit(placement.in_shardings, closed.in_avals, arg_names, "pjit arguments")
+        if any(s is not None for s in placement.out_shardings):
+            check_shardings_fit(
+                placement.out_shardings, closed.out_avals, _out_names(out_tree, closed), "pjit outputs"
+            )
         self.device = placement.devices[0]
         self.committed = placement.committed
         self.log = log
@@ -287,3 +293,12 @@ def _check_nans(entry: CompiledCall, leaves, outs) -> None:
         f"invalid value ({kind}) encountered{where} (jit({entry.name}) was re-run op by op "
         f"because jax_debug_{kind}s is set, to find the first primitive that produced it)."
     )
+
+
+def _out_names(out_tree, closed) -> list[str]:
+    """``result``, ``result[0]``, ``result['a']`` ...: the outputs' names in messages."""
+    n = len(closed.out_avals)
+    if out_tree is None:
+        return ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
+    placeholders = tree_unflatten(out_tree, list(range(n)))
+    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(placeholders)[0]]

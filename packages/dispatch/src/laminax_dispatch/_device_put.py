@@ -106,6 +106,9 @@ def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray
 
 
 def _put_host(x: Any, device, weak_type: bool | None = None, copy: bool = False) -> ArrayImpl:
+    if getattr(x, "dtype", None) == dtypes.float0:
+        # float0 values hold no data and have no device form: a NumPy float0 array, as in JAX
+        return np.zeros(np.shape(x), dtypes.float0)
     sharding, committed = _target(device)
     aval, value = _host_value(x, weak_type)
     return _put_value(aval, value, sharding, committed, copy)

@@ -50,7 +50,12 @@ from laminax_dispatch._fast_path import (
 )
 from laminax_dispatch._compiled_call import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
-from laminax_dispatch._placement import Placement, committed_shardings, place_inputs
+from laminax_dispatch._placement import (
+    Placement,
+    committed_shardings,
+    jaxpr_shardings,
+    place_inputs,
+)
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
 
@@ -125,6 +130,13 @@ def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
     return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
 
 
+def _place(primitive, args, params) -> Placement:
+    # a higher-order primitive (cond, remat, ...) runs where the shardings and meshes its
+    # jaxprs name say (a shard_map inside runs on its mesh), as a jitted call would
+    inner = jaxpr_shardings(tuple(params.values())) if params else ()
+    return place_inputs(args, fun_name=primitive.name, inner_shardings=inner)
+
+
 def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
     placed = committed_shardings(args)
@@ -132,12 +144,12 @@ def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placemen
     try:
         entry = _cache.get(key)
     except TypeError:  # unhashable params: compile (the module cache still helps)
-        placement = place_inputs(args, fun_name=primitive.name)
+        placement = _place(primitive, args, params)
         return _compile_eager(primitive, avals, params, placement), placement
     if entry is not None:
         _stats["hits"] += 1
         return entry
-    placement = place_inputs(args, fun_name=primitive.name)
+    placement = _place(primitive, args, params)
     entry = (_compile_eager(primitive, avals, params, placement), placement)
     with _lock:
         _stats["misses"] += 1

@@ -28,8 +28,10 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from jaxlib import _jax
 from laminax_core import config as core_config
+from laminax_core import dtypes as core_dtypes
 # `_trace_context.trace is None`: no transformation is running
 from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
@@ -342,10 +344,18 @@ class JitFunction:
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
         closed, out_tree = self._trace(in_tree, avals, static)
+        if any(a.dtype == core_dtypes.float0 for a in closed.out_avals):
+            return _Float0Outputs.wrap(self, closed, out_tree, dyn_args, dyn_kwargs, leaves,
+                                       names, donated, in_tree)
+        return self._compiled_call(closed, out_tree, dyn_args, dyn_kwargs, leaves, names,
+                                   donated, in_tree)
+
+    def _compiled_call(self, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
+                       in_tree):
         placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
-            kept = list(range(len(avals)))
+            kept = list(range(len(closed.in_avals)))
         else:
             _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             kept = [i for i, u in enumerate(used) if u]
@@ -481,6 +491,41 @@ class JitFunction:
           ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)
         """
         return self.trace(*args, **kwargs).out_info
+
+
+class _Float0Outputs:
+    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`): they
+    hold no data, so the compiled program computes the other outputs and each float0 output
+    is a NumPy float0 array, as JAX returns them. Calls stay on the Python path."""
+
+    def __init__(self, call: CompiledCall, out_tree, out_avals):
+        self._call = call
+        self.out_tree = out_tree
+        self._avals = out_avals
+
+    @classmethod
+    def wrap(cls, jit_fun, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
+             in_tree):
+        jaxpr = closed.jaxpr
+        data = [v for v, a in zip(jaxpr.outvars, closed.out_avals, strict=True)
+                if a.dtype != core_dtypes.float0]
+        stripped = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns,
+                                     jaxpr.effects), closed.consts)
+        data_tree = tree_flatten([0] * len(data))[1]
+        call = jit_fun._compiled_call(stripped, data_tree, dyn_args, dyn_kwargs, leaves, names,
+                                      donated, in_tree)
+        return cls(call, out_tree, closed.out_avals)
+
+    def __call__(self, leaves) -> list:
+        data = iter(self._call(leaves))
+        return [np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
+                else next(data) for a in self._avals]
+
+    def fast_path_data(self, outs):
+        return None
+
+    def __getattr__(self, name):  # lower(), placement, closed ...: the data program's
+        return getattr(self._call, name)
 
 
 def _check_output(name: str, leaf) -> None:

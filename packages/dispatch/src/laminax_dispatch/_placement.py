@@ -32,6 +32,7 @@ from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
 __all__ = [
+    "check_shardings_fit",
     "Placement",
     "committed_sharding",
     "committed_shardings",
@@ -389,3 +390,31 @@ def _mesh_devices(value) -> tuple:
     except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
         return ()
     return devices if all(isinstance(d, xc.Device) for d in devices) else ()
+
+
+def check_shardings_fit(shardings, avals, names, what: str) -> None:
+    """Raises JAX's ValueError for a sharding that cannot lay out its value: a rank it does
+    not describe (the sharding's own `check_compatible_aval`), or a dimension it splits
+    unevenly (its `shard_shape`'s `IndivisibleError`).
+
+    Args:
+      shardings: one per value (None: unspecified, skipped).
+      avals: the values' avals; names: their names (``x``, ``result[0]``) for messages.
+      what: ``"pjit arguments"`` or ``"pjit outputs"`` (JAX's words).
+    """
+    for sharding, aval, name in zip(shardings, avals, names, strict=True):
+        if sharding is None:
+            continue
+        shape = tuple(aval.shape)
+        check = getattr(sharding, "check_compatible_aval", None)
+        if check is not None:
+            try:
+                check(shape)
+            except ValueError as err:
+                if type(err) is not ValueError:  # a sharding's own error class: JAX's as is
+                    raise
+                raise ValueError(
+                    f"One of {what} with pytree key path {name} is incompatible with its "
+                    f"sharding annotation {sharding}: {err}"
+                ) from None
+        sharding.shard_shape(shape)  # raises the sharding's IndivisibleError for uneven cuts

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaxlib import _jax
+from jaxlib import _hlo, _jax
 from jaxlib.mlir import ir
 from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_dispatch._mlir import module_to_string
+from laminax_dispatch._mlir import module_to_bytecode, module_to_string
 
 __all__ = ["Compiled", "Lowered", "Traced"]
 
@@ -78,16 +78,30 @@ class Lowered:
         return _shape_dtype_structs(self._entry)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module as StableHLO text (with source locations if `debug_info`)."""
-        if dialect not in (None, "stablehlo"):
-            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; use 'stablehlo'.")
-        return module_to_string(self._entry.lower().module, enable_debug_info=debug_info)
+        """The module as text: StableHLO (the default), or XLA's HLO with `dialect="hlo"`
+        (source metadata included if `debug_info`)."""
+        if dialect in (None, "stablehlo"):
+            return module_to_string(self._entry.lower().module, enable_debug_info=debug_info)
+        if dialect == "hlo":
+            options = _hlo.HloPrintOptions.short_parsable()
+            options.print_metadata = debug_info
+            return self._hlo().as_hlo_module().to_string(options)
+        raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'.")
 
-    def compiler_ir(self, dialect: str | None = None) -> ir.Module:
-        """The module as an MLIR `ir.Module` (StableHLO)."""
-        if dialect not in (None, "stablehlo"):
-            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}; use 'stablehlo'.")
-        return self._entry.lower().module
+    def compiler_ir(self, dialect: str | None = None):
+        """The module as an MLIR `ir.Module` (StableHLO, the default), or as XLA's
+        `XlaComputation` with `dialect="hlo"`."""
+        if dialect in (None, "stablehlo"):
+            return self._entry.lower().module
+        if dialect == "hlo":
+            return self._hlo()
+        raise ValueError(
+            f"Lowered.compiler_ir: unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'."
+        )
+
+    def _hlo(self):
+        bytecode = module_to_bytecode(self._entry.lower().module)
+        return _jax.mlir.mlir_module_to_xla_computation(bytecode, use_tuple_args=False)
 
     def compile(self) -> Compiled:
         """Compiles the module with XLA (or takes it from the caches)."""

@@ -51,6 +51,7 @@ from laminax_dispatch._mlir import make_ir_context as make_ir_context
 from laminax_dispatch._mlir import module_to_bytecode as module_to_bytecode
 from laminax_dispatch._mlir import module_to_string as module_to_string
 from laminax_dispatch._mlir import token_type as token_type
+from laminax_dispatch._sharding import IndivisibleError as IndivisibleError
 from laminax_dispatch._sharding import SdyDim as SdyDim
 from laminax_dispatch._sharding import SdyMesh as SdyMesh
 from laminax_dispatch._sharding import SdySharding as SdySharding

@@ -51,7 +51,8 @@ class FlatCallback:
 def result_avals_of(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
     """The flat result avals and their tree, from a pytree of objects with shape and dtype.
 
-    Raises ValueError, as JAX does, for a 64-bit dtype while `jax_enable_x64` is off.
+    Raises ValueError, as JAX does, for a 64-bit dtype while `jax_enable_x64` is off, and
+    AttributeError (JAX's type) for a leaf without ``shape`` and ``dtype``.
     """
     from laminax_pytree import tree_flatten
 
@@ -59,7 +60,8 @@ def result_avals_of(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
     avals = []
     for leaf in leaves:
         if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
-            raise TypeError(
+            # AttributeError, the type JAX raises here (it reads `leaf.dtype`)
+            raise AttributeError(
                 f"result_shape_dtypes leaves must have 'shape' and 'dtype' attributes (for "
                 f"example jax.ShapeDtypeStruct); got {leaf!r} of type {type(leaf).__name__}."
             )

@@ -2,11 +2,11 @@
 the host every `every` steps, through `host_callback.id_tap` (asynchronous: the loop does not
 wait for the report).
 
-Per step the loop pays one integer remainder, one comparison and one `cond` (a few nanoseconds
-on CPU); every `every`-th step, and after the last one, it also pays one tap: a copy of one
-int32 into the tap queue (microseconds), after which the report runs on the tap thread. So
-``every=100`` is essentially free, while ``every=1`` in a loop of tiny steps is dominated by
-the taps. Call `host_callback.barrier_wait()` to be sure every report has run.
+Cost: nothing per step. The loop is run as an outer loop over chunks of `every` steps (and a
+shorter last chunk), each chunk an inner loop of the user's body followed by one tap: a copy
+of one int32 into the tap queue (a few microseconds), after which `report` runs on the tap
+thread. So ``every=100`` adds a few microseconds per hundred steps, and ``every=1`` one tap per
+step. Call `host_callback.barrier_wait()` to be sure every report has run.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 from laminax_core import lax
+from laminax_pytree import tree_leaves, tree_map
 
 from laminax_hostcb.host_callback import id_tap
 
@@ -41,25 +42,23 @@ class _Reporter:
 def _check(every, report) -> None:
     if not callable(report):
         raise TypeError(f"report must be callable as report(steps_done); got {report!r}.")
-    if not isinstance(every, int | np.integer) or every < 1:
+    if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
         raise ValueError(
             f"every must be a positive integer (report every that many steps); got {every!r}."
         )
 
 
-def _maybe_report(done, total, every: int, reporter: _Reporter) -> None:
-    def tap(d):
-        id_tap(reporter, d)
-
-    due = (lax.rem(done, np.int32(every)) == 0) | (done == total)
-    lax.cond(due, tap, lambda d: None, done)
+def _chunks(total: int, every: int) -> tuple[int, int]:
+    """(number of whole chunks, length of the last, partial chunk)."""
+    return total // every, total % every
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, report, every: int = 1):
+def fori_loop(lower: int, upper: int, body_fun, init_val, *, report, every: int = 1):
     """`lax.fori_loop` that calls ``report(steps_done)`` on the host every `every` steps.
 
     Args:
-      lower, upper, body_fun, init_val: as for `lax.fori_loop`.
+      lower, upper: the loop bounds (Python integers: the chunking is decided when tracing).
+      body_fun, init_val: as for `lax.fori_loop`.
       report: a host function called with the number of steps done so far (an int).
       every: report after every `every`-th step, and after the last one.
 
@@ -75,24 +74,30 @@ def fori_loop(lower, upper, body_fun, init_val, *, report, every: int = 1):
       (45, [4, 8, 10])
     """
     _check(every, report)
+    lower, upper = int(lower), int(upper)
     reporter = _Reporter(report)
-    lower_i = lax.convert_element_type(lower, np.int32)
-    total = lax.convert_element_type(upper, np.int32) - lower_i
+    whole, rest = _chunks(max(upper - lower, 0), every)
 
-    def body(i, carry):
-        carry = body_fun(i, carry)
-        _maybe_report(lax.convert_element_type(i, np.int32) - lower_i + 1, total, every, reporter)
+    def chunk(start, size, carry):
+        carry = lax.fori_loop(start, start + size, body_fun, carry)
+        id_tap(reporter, start + size - np.int32(lower))
         return carry
 
-    return lax.fori_loop(lower, upper, body, init_val)
+    carry = init_val
+    if whole:
+        carry = lax.fori_loop(
+            0, whole, lambda c, carry: chunk(lower + c * np.int32(every), every, carry), carry
+        )
+    if rest:
+        carry = chunk(np.int32(lower + whole * every), rest, carry)
+    return carry
 
 
-def scan(f, init, xs=None, length=None, *, report, every: int = 1, **scan_kwargs):
+def scan(f, init, xs=None, length=None, *, report, every: int = 1, reverse=False, unroll=1):
     """`lax.scan` that calls ``report(steps_done)`` on the host every `every` steps.
 
     Args:
-      f, init, xs, length: as for `lax.scan` (other keywords, such as `reverse` and `unroll`,
-        are passed on).
+      f, init, xs, length, reverse, unroll: as for `lax.scan`.
       report: a host function called with the number of steps done so far (an int).
       every: report after every `every`-th step, and after the last one.
 
@@ -111,18 +116,43 @@ def scan(f, init, xs=None, length=None, *, report, every: int = 1, **scan_kwargs
     """
     _check(every, report)
     reporter = _Reporter(report)
-    if length is None:
-        from laminax_pytree import tree_leaves
+    leaves = tree_leaves(xs)
+    total = int(length if length is not None else np.shape(leaves[0])[0])
+    if total == 0:
+        return lax.scan(f, init, xs, length=0, reverse=reverse, unroll=unroll)
+    whole, rest = _chunks(total, every)
+    # steps in the order they run: reversed xs are consumed from the end
+    if reverse:
+        xs = tree_map(lambda x: lax.rev(x, (0,)), xs)
 
-        length = int(np.shape(tree_leaves(xs)[0])[0])
-    total = np.int32(length)
+    def inner(carry, chunk_xs, size, done_after):
+        carry, ys = lax.scan(f, carry, chunk_xs, length=size, unroll=unroll)
+        id_tap(reporter, done_after)
+        return carry, ys
 
-    def body(carry, x):
-        step, inner = carry
-        inner, y = f(inner, x)
-        done = step + 1
-        _maybe_report(done, total, every, reporter)
-        return (done, inner), y
+    def split(part, size):
+        return tree_map(lambda x: x.reshape((part, size, *x.shape[1:])), xs_part(0, part * size))
 
-    (_, carry), ys = lax.scan(body, (np.int32(0), init), xs, length=length, **scan_kwargs)
+    def xs_part(start, stop):
+        return tree_map(lambda x: x[start:stop], xs) if xs is not None else None
+
+    carry, pieces = init, []
+    if whole:
+        chunked = split(whole, every) if xs is not None else None
+
+        def outer(state, chunk_xs):
+            c, carry = state
+            carry, ys = inner(carry, chunk_xs, every, (c + 1) * np.int32(every))
+            return (c + 1, carry), ys
+
+        (_, carry), ys = lax.scan(outer, (np.int32(0), carry), chunked, length=whole)
+        pieces.append(tree_map(lambda y: y.reshape((whole * every, *y.shape[2:])), ys))
+    if rest:
+        carry, ys = inner(carry, xs_part(whole * every, total), rest, np.int32(total))
+        pieces.append(ys)
+    ys = pieces[0] if len(pieces) == 1 else tree_map(
+        lambda *p: lax.concatenate(p, 0), *pieces
+    )
+    if reverse:
+        ys = tree_map(lambda y: lax.rev(y, (0,)), ys)
     return carry, ys

@@ -22,7 +22,7 @@ from typing import Any
 
 from laminax_dispatch import Sharding, jit
 from laminax_dispatch.internal import register_sharding_resolver
-from laminax_pytree import tree_map
+from laminax_pytree import tree_leaves, tree_map
 
 from laminax_pjit._mesh import Mesh, empty_concrete_mesh, get_concrete_mesh, resource_mesh
 from laminax_pjit._named_sharding import NamedSharding, check_unique_axes
@@ -103,10 +103,10 @@ def _resolve(tree, mesh: Mesh, what: str):
     return tree_map(resolve, tree, is_leaf=_is_leaf)
 
 
-def _has_specs(tree) -> bool:
-    found = []
-    tree_map(lambda e: found.append(not isinstance(e, Sharding) and e is not UNSPECIFIED), tree, is_leaf=_is_leaf)
-    return any(found)
+def _needs_mesh(tree) -> bool:
+    """Whether an entry refers to the mesh in context (a PartitionSpec, or None: replicated)."""
+    leaves = tree_leaves(tree, is_leaf=_is_leaf)
+    return any(not isinstance(e, Sharding) and e is not UNSPECIFIED for e in leaves)
 
 
 class PjitFunction:
@@ -118,7 +118,7 @@ class PjitFunction:
         self._out_shardings = out_shardings
         self._jit_kwargs = jit_kwargs
         # shardings that name no mesh axes need no mesh: one jit serves every call
-        self._mesh_free = not (_has_specs(in_shardings) or _has_specs(out_shardings))
+        self._mesh_free = not (_needs_mesh(in_shardings) or _needs_mesh(out_shardings))
         self._jits: dict[Mesh, Any] = {}
         self._lock = threading.Lock()
         functools.update_wrapper(self, fun, updated=())

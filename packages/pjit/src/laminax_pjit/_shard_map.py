@@ -18,7 +18,7 @@ import math
 
 from laminax_core import config
 from laminax_core.internal import get_aval, trace_context
-from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from laminax_pytree import keystr, tree_flatten_with_path, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
 from laminax_pjit._shard_map_rules import (
@@ -359,5 +359,3 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
 class _OutRankError(Exception):
     pass
 
-
-del tree_flatten

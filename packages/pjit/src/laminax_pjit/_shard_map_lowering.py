@@ -225,13 +225,13 @@ def _reduction_lowering(primitive, combine):
         named = tuple(a for a in axes if not isinstance(a, int))
         if manual is None or not named:
             return one_device(ctx, *xs, axes=axes, axis_index_groups=axis_index_groups)
-        if axis_index_groups is not None:
-            raise ValueError(f"{primitive.name} with axis_index_groups is not supported in "
-                             "shard_map; use psum over a sub-mesh axis instead.")
         positional = tuple(a for a in axes if isinstance(a, int))
         if positional:
             xs = one_device(ctx, *xs, axes=positional, axis_index_groups=None)
         groups = replica_groups(manual, named)
+        if axis_index_groups is not None:  # each group of the axis splits into sub-groups
+            groups = np.array([[g[i] for i in sub] for g in groups for sub in axis_index_groups],
+                              np.int64)
         return [_all_reduce(x, aval, groups, combine) for x, aval in
                 zip(xs, ctx.avals_out, strict=True)]
 

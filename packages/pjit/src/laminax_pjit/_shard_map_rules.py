@@ -9,8 +9,10 @@ PartitionSpec per input and output, and the mesh axes the body is manual over. I
   named `vmap` over the blocks of the inputs, so collectives over mesh axes do what their vmap
   batching rules say (a psum over 'x' sums over x's blocks), and the outputs are reassembled
   from the blocks by out_specs. This is the oracle the XLA lowering is tested against;
-- jvp: one shard_map for the primal outputs and one for the tangents (under `grad` the first
-  stays known and the second is staged, as `jit_p` does);
+- jvp: one shard_map of the body's jvp (primals and tangents in and out, as JAX's);
+- partial evaluation (under `grad`/`linearize`): the known part of the body runs now as a
+  shard_map of its own that also returns the residuals (split over the manual axes), and the
+  rest is staged as a shard_map of the residuals and the unknown inputs;
 - transpose: a shard_map of the body's backward pass. A cotangent of an output replicated over
   some mesh axes is divided by their size before the backward pass (every device's copy
   carries a share), and the cotangent of an input replicated over some axes is psummed over
@@ -29,6 +31,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from laminax_core import dtypes as core_dtypes
 from laminax_core import lax
 from laminax_core import vmap as core_vmap
 from laminax_core.internal import (
@@ -41,7 +44,6 @@ from laminax_core.internal import (
     backward_pass,
     batch_jaxpr,
     current_trace,
-    dce_closed_jaxpr,
     dce_jaxpr,
     eval_jaxpr,
     jvp,
@@ -51,7 +53,6 @@ from laminax_core.internal import (
     set_current_trace,
     trace_closed,
 )
-from laminax_core import dtypes as core_dtypes
 
 __all__ = [
     "manual_axes",
@@ -216,6 +217,8 @@ class AxisNames(frozenset):
 
 
 def bind_shard_map(args, *, jaxpr, mesh, in_specs, out_specs, check_vma, axes) -> list:
+    if not out_specs and not jaxpr.effects:  # computes nothing anyone can see
+        return []
     return shard_map_p.bind(
         *args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs), out_specs=tuple(out_specs),
         check_vma=check_vma, newly_manual_axes=AxisNames(axes, tuple(mesh.axis_names)),
@@ -414,6 +417,8 @@ def _partial_eval(trace, args, params):
         else:
             residuals.append(known_args[f])
             res_specs.append(known_specs[f])
+    if not any(out_uk):  # nothing left to stage (the unknown inputs are unused)
+        return list(known_outs)
     unknown_args = [x for x, u in zip(args, in_uk, strict=True) if u]
     unknown_specs = [s for s, u in zip(in_specs, in_uk, strict=True) if u]
     staged = trace.stage(shard_map_p, [*residuals, *unknown_args], dict(

@@ -23,12 +23,12 @@ from laminax_core.internal import (
     same_shape,
 )
 from laminax_core.internal import trace_context
-from laminax_dispatch import Sharding, device_put
+from laminax_dispatch import GSPMDSharding, Sharding, device_put
 from laminax_dispatch.internal import emit_sharding_constraint, register_lowering
 from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
-from laminax_pjit._mesh import Mesh, get_abstract_mesh, get_concrete_mesh, resource_mesh
+from laminax_pjit._mesh import get_abstract_mesh, get_concrete_mesh, resource_mesh
 from laminax_pjit._named_sharding import NamedSharding
 from laminax_pjit._partition_spec import UNCONSTRAINED, PartitionSpec
 
@@ -92,13 +92,25 @@ def _batch(axis_data, args, dims, *, sharding, **params):
         entries += [None] * (d - len(entries))
         entries.insert(d, getattr(axis_data, "spmd_name", None))
         sharding = sharding.update(spec=sharding.spec.update(partitions=entries))
-    else:  # a sharding without named axes cannot say how the new dimension splits
-        sharding = NamedSharding(_replicated_mesh(sharding), PartitionSpec())
+    else:  # a layout in XLA's terms: the new dimension is not split
+        sharding = _with_unsplit_dim(sharding, d, np.ndim(x) - 1)
     return sharding_constraint_p.bind(x, sharding=sharding, **params), d
 
 
-def _replicated_mesh(sharding):
-    return Mesh(np.array(sharding._device_assignment, dtype=object), ("_batch",))
+def _with_unsplit_dim(sharding, d: int, ndim: int):
+    """`sharding` for an array with a new, unsplit dimension at `d`."""
+    hlo = sharding._to_xla_hlo_sharding(ndim)
+    if hlo.is_replicated() or not hlo.is_tiled():
+        return sharding
+    proto = hlo.to_proto()
+    dims = list(hlo.tile_assignment_dimensions())
+    proto.tile_assignment_devices = list(hlo.tile_assignment_devices())
+    proto.iota_reshape_dims = []
+    proto.iota_transpose_perm = []
+    proto.tile_assignment_dimensions = [*dims[:d], 1, *dims[d:]]
+    return GSPMDSharding(
+        tuple(sharding._device_assignment), proto, memory_kind=sharding.memory_kind
+    )
 
 
 sharding_constraint_p = define_primitive(
@@ -180,7 +192,8 @@ def with_sharding_constraint(x, shardings):
     outs = []
     for leaf, sharding in zip(leaves, flat, strict=True):
         try:
-            sharding.check_compatible_aval(np.shape(leaf))
+            if isinstance(sharding, NamedSharding):
+                sharding.check_compatible_aval(np.shape(leaf))
         except ValueError as err:
             raise ValueError(
                 f"One of with_sharding_constraint arguments is incompatible with its sharding "

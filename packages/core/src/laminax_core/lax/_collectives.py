@@ -67,6 +67,11 @@ def _reduce_batch(primitive, unmapped):
         names = [a for a in axes if not isinstance(a, int)]
         positional = [a for a in axes if isinstance(a, int)]
         mine = axis_data.name in names
+        if mine and axis_index_groups is not None:
+            raise NotImplementedError(
+                "axis_index_groups not supported in vmap collectives; reduce over groups under "
+                "shard_map or pmap, where they lower to XLA's replica groups."
+            )
         others = tuple(n for n in names if n != axis_data.name)
         outs, out_dims = [], []
         for x, d in zip(args, dims, strict=True):
@@ -156,37 +161,61 @@ pmin_p = _reduce_primitive("pmin", np.min, lambda x, size: x, _extremum_jvp("pmi
 _PRIMITIVES = {"pmax": pmax_p, "pmin": pmin_p}
 
 
-def _tree_collective(primitive, x, axis_name):
+def _index_groups(axis_index_groups, size: int):
+    """`axis_index_groups` as a tuple of tuples, checked to split range(size) into groups of
+    one size."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    flat = sorted(i for g in groups for i in g)
+    if flat != list(range(size)) or len({len(g) for g in groups}) != 1:
+        raise ValueError(
+            f"axis_index_groups must split the {size} positions of the axis into groups of one "
+            f"size, each position in exactly one group; got {axis_index_groups}."
+        )
+    return groups
+
+
+def _tree_collective(primitive, x, axis_name, axis_index_groups=None):
     leaves, tree = tree_flatten(x)
-    outs = primitive.bind(*leaves, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    names = _axis_tuple(axis_name)
+    groups = None
+    if axis_index_groups is not None:
+        if any(isinstance(a, int) for a in names):
+            raise ValueError("axis_index_groups can only be used with reductions over named "
+                             f"axes, but got: {names}")
+        groups = _index_groups(axis_index_groups, _axis_size(names))
+    outs = primitive.bind(*leaves, axes=names, axis_index_groups=groups)
     return tree_unflatten(tree, outs)
 
 
-def psum(x, axis_name):
+def psum(x, axis_name, *, axis_index_groups=None):
     """Sums `x` (a pytree of arrays) over the named axis (or tuple of axes) `axis_name`.
 
     Example:
       >>> vmap(lambda v: psum(v, "i"), axis_name="i")(np.arange(3.0, dtype=np.float32))
       array([3., 3., 3.], dtype=float32)
     """
-    return _tree_collective(psum_p, x, axis_name)
+    return _tree_collective(psum_p, x, axis_name, axis_index_groups)
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of `x` over the named axis `axis_name`."""
-    return _tree_collective(pmax_p, x, axis_name)
+    return _tree_collective(pmax_p, x, axis_name, axis_index_groups)
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of `x` over the named axis `axis_name`."""
-    return _tree_collective(pmin_p, x, axis_name)
+    return _tree_collective(pmin_p, x, axis_name, axis_index_groups)
 
 
-def pmean(x, axis_name):
+def pmean(x, axis_name, *, axis_index_groups=None):
     """The mean of `x` over the named axis `axis_name` (psum divided by the axis size; a true
     division, so integer inputs give the default float dtype, as in JAX)."""
     size = _axis_size(_axis_tuple(axis_name))
-    summed = psum(x, axis_name)
+    if axis_index_groups is not None:
+        size = len(next(iter(axis_index_groups)))
+    summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(summed)
 
     def mean(s):

@@ -4,6 +4,7 @@ dtype conversion. Each block holds the public wrapper, the rules, and the regist
 from __future__ import annotations
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval, weak_array
@@ -723,13 +724,17 @@ convert_element_type_p = define_primitive(
 
 
 def stop_gradient(x):
-    """The identity, with a zero derivative: gradients do not flow through it.
+    """The identity, with a zero derivative: gradients do not flow through it (applied to
+    each leaf when `x` is a pytree).
 
     Example:
       >>> stop_gradient(np.float32(3))
       array(3., dtype=float32)
     """
-    return stop_gradient_p.bind(x)
+    leaves, tree = tree_flatten(x)
+    if tree.num_leaves == 1 and tree.num_nodes == 1:  # one array
+        return stop_gradient_p.bind(x)
+    return tree_unflatten(tree, [stop_gradient_p.bind(leaf) for leaf in leaves])
 
 
 stop_gradient_p = define_primitive(

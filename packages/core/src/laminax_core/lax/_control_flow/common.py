@@ -33,6 +33,7 @@ __all__ = [
     "trace_user_fun",
     "is_differentiable",
     "out_batched",
+    "promote_weak_carry",
 ]
 
 
@@ -85,6 +86,21 @@ def move_inputs_to_front(closed: ClosedJaxpr, move: Sequence[bool]) -> ClosedJax
 def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
     """The closed jaxpr as a Python function of flat arguments returning a list."""
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def promote_weak_carry(carry: list, in_avals, out_avals) -> tuple[list, bool]:
+    """As JAX's loops: a weakly typed initial carry whose body output has another dtype is
+    converted to the type both promote to (`fori_loop(0, n, f, 1.0)` with a bfloat16 body runs
+    in bfloat16). Returns the new carry and whether anything changed (the body is retraced)."""
+    changed = False
+    carry = list(carry)
+    for i, (a, b) in enumerate(zip(in_avals, out_avals, strict=True)):
+        if a.weak_type and (a.shape, a.dtype) != (b.shape, b.dtype):
+            dtype = dtypes.result_type(carry[i], b.dtype)
+            if np.dtype(dtype) != a.dtype or a.shape != b.shape:
+                carry[i] = lax.convert_element_type(carry[i], dtype)
+                changed = True
+    return carry, changed
 
 
 def check_same_types(what: str, expected, found) -> None:

@@ -26,7 +26,10 @@ from laminax_core.lax._control_flow import common
 __all__ = ["cond", "cond_p", "switch"]
 
 
-def cond(pred, true_fun, false_fun, *operands):
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """Applies `true_fun(*operands)` if `pred` else `false_fun(*operands)`, as one primitive
     (both branches are traced; under vmap with a batched `pred` both run).
 
@@ -34,6 +37,13 @@ def cond(pred, true_fun, false_fun, *operands):
       >>> cond(np.float32(1) > 0, lambda x: x + 1.0, lambda x: x - 1.0, np.float32(2))
       array(3., dtype=float32)
     """
+    if operand is not _NO_OPERAND:  # JAX's older spelling: one operand, by keyword
+        if operands:
+            raise TypeError(
+                "if 'operand' keyword is passed then no positional operands can be passed, "
+                f"got operand={operand!r} and positional operands {operands}."
+            )
+        operands = (operand,)
     aval = get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")

@@ -66,6 +66,12 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         return [*new_leaves, *y_leaves]
 
     closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
+    carry, promoted = common.promote_weak_carry(
+        carry, carry_avals, closed.out_avals[: len(carry)]
+    )
+    if promoted:
+        carry_avals = [get_aval(c) for c in carry]
+        closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
     common.check_same_types(
         "scan body function carry input and carry output",
         carry_avals,

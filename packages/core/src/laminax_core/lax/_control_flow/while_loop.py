@@ -50,6 +50,16 @@ def while_loop(cond_fun, body_fun, init_val):
     body_closed, body_consts = common.trace_user_fun(
         body_fun, args_tree, avals, "while_loop", body_trees
     )
+    if body_trees[0] == tree:
+        carry, promoted = common.promote_weak_carry(carry, avals, body_closed.out_avals)
+        if promoted:
+            avals = [get_aval(c) for c in carry]
+            cond_closed, cond_consts = common.trace_user_fun(
+                cond_fun, args_tree, avals, "while_loop", cond_trees
+            )
+            body_closed, body_consts = common.trace_user_fun(
+                body_fun, args_tree, avals, "while_loop", body_trees
+            )
     if body_trees[0] != tree:
         raise TypeError(
             "body_fun output and input must have same type structure, got "
@@ -99,11 +109,11 @@ def _bind_forwarding(cond_closed, cond_consts, body_closed, body_consts, carry) 
     return [next(moved) if m else next(outs) for m in to_const]
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll: int | bool | None = None):
     """Repeats `val = body_fun(i, val)` for `i` from `lower` to `upper - 1`.
 
-    With concrete bounds it is a `scan` (reverse-differentiable); with traced bounds, a
-    `while_loop`.
+    With concrete bounds it is a `scan` (reverse-differentiable) that `unroll` steps are
+    unrolled into, as in `scan`; with traced bounds, a `while_loop` (no `unroll`).
 
     Example:
       >>> fori_loop(0, 3, lambda i, c: c * 2.0, np.float32(1))
@@ -120,8 +130,16 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (i + 1, body_fun(i, val)), ()
 
-        (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0))
+        (_, out), _ = scan(
+            step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+            unroll=1 if unroll is None else unroll,
+        )
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known: "
+            "pass Python ints (or concrete values) as lower and upper."
+        )
 
     def cond_fun(carry):
         return lax.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
