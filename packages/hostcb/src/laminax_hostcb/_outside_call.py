@@ -32,7 +32,7 @@ from laminax_core.internal import (
     partial_eval_rules,
     set_current_trace,
 )
-from laminax_dispatch import local_devices, register_lowering
+from laminax_dispatch import SingleDeviceSharding, local_devices, register_lowering
 from laminax_dispatch.internal import (
     SPMDAxisContext,
     apply_primitive,
@@ -252,19 +252,29 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
     axis_context = ctx.module_context.axis_context
     devices = tuple(getattr(axis_context, "devices", ()))
     manual = isinstance(axis_context, SPMDAxisContext)
+    device_index = params["device_index"]
+    sharding = None
     if manual:
         # inside pmap / shard_map every device calls back: pass which one it is (its position
         # in the program's device assignment)
         operands = [hlo.PartitionIdOp().result, *args]
     else:
-        # one device runs the call (pjit: the first of the program's devices)
+        # one device runs the call: the `device_index`-th of the program's devices (pjit)
         operands = list(args)
+        if not 0 <= device_index < max(len(devices), 1):
+            raise ValueError(
+                f"{'id_tap' if identity else 'call'}: device_index={device_index} is out of "
+                f"range for a program on {max(len(devices), 1)} device(s); give the position "
+                "of one of the program's devices."
+            )
+        if len(devices) > 1:
+            sharding = SingleDeviceSharding(devices[device_index])
     run = functools.partial(_run_callback, callback=callback, identity=identity, **params)
 
     def unpack(host_args):
         if manual:
             return _device_of(devices, host_args[0]), host_args[1:]
-        return _device_of(devices, 0), host_args
+        return _device_of(devices, device_index), host_args
 
     if identity:
 
@@ -300,6 +310,7 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
         effect=HOST_CALLBACK,
         has_side_effect=True,
         name=callback.__name__,
+        sharding=sharding,
     )
     return list(args) if identity else outs
 
