@@ -4,8 +4,19 @@ The data is scikit-learn's bundled 8x8 digits (1,797 images; no download). The p
 against JAX's API and runs on laminax through `import laminax as jax`:
 
     python examples/mlp_digits.py [--epochs 40] [--out examples/out]
+    python examples/mlp_digits.py --devices 8                    # data-parallel on 8 devices
+    python examples/mlp_digits.py --devices 8 --model-parallel   # hidden layers split over 8
 
-It prints the loss and accuracy of every epoch under a progress bar, the final test accuracy, and
+With ``--devices N`` (N > 1) the program runs on a mesh of N devices (N virtual CPU devices when
+the backend is the CPU): data-parallel by default (each batch split over the mesh, parameters
+replicated), or with ``--model-parallel`` the hidden layers' units split over the mesh (batches
+replicated). XLA partitions the same jitted epoch either way, so the losses match the one-device
+run to float rounding.
+
+Each epoch is one compiled program: a `lax.scan` over the epoch's batches. The progress bar
+advances from inside it: every step taps its loss to the host with `host_callback.id_tap`,
+whose tap function moves the bar on (asynchronously, so the device never waits for the
+terminal). It prints the loss and accuracy of every epoch, the final test accuracy, and
 saves the loss curve to `<out>/loss_curve.png`. It exits with status 1 if the test accuracy is
 below 95%, so a run that trains badly cannot pass for a good one.
 """
@@ -24,6 +35,7 @@ from tqdm import tqdm
 
 import laminax as jax
 import laminax.numpy as jnp
+from laminax.experimental import host_callback as hcb
 
 LAYER_SIZES = (64, 128, 128, 10)
 TARGET_ACCURACY = 0.95
@@ -79,9 +91,82 @@ def train_step(params, opt_state, x, y, learning_rate=1e-3):
     return params, {"m": m, "v": v, "step": step}, loss
 
 
+# How each step's batch is laid out (`--devices`: split over the mesh), set before the first
+# epoch is traced; None on one device. Sharded epochs tap the bar too: the tap runs once, on
+# the first device of the mesh, with the whole (replicated) loss.
+_batch_sharding = None
+
+# The bar that compiled epochs advance. The tap function is one module-level function, so that
+# `train_epoch` is traced and compiled once, not once per bar.
+_progress_bar = None
+
+
+def advance_progress_bar(loss, transforms):
+    """Tap function: runs on the host after each training step of the compiled epoch."""
+    if _progress_bar is not None:
+        _progress_bar.update(1)
+        _progress_bar.set_postfix(loss=f"{float(loss):.4f}", refresh=False)
+
+
+@jax.jit
+def train_epoch(params, opt_state, x, y, batch_indices):
+    """All of an epoch's steps in one program: a scan over the rows of `batch_indices`."""
+
+    def step(carry, idx):
+        params, opt_state = carry
+        batch = (x[idx], y[idx])
+        if _batch_sharding is not None:
+            batch = jax.lax.with_sharding_constraint(batch, _batch_sharding)
+        params, opt_state, loss = train_step(params, opt_state, *batch)
+        loss = hcb.id_tap(advance_progress_bar, loss)
+        return (params, opt_state), loss
+
+    (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), batch_indices)
+    return params, opt_state, losses
+
+
 @jax.jit
 def accuracy(params, x, y):
     return jnp.mean(jnp.argmax(predict(params, x), axis=-1) == y)
+
+
+def sharding_setup(devices: int, model_parallel: bool):
+    """Lays the program out on a mesh of `devices` devices: sets how batches are split and
+    returns the function that places parameters (and optimiser state) on the mesh."""
+    global _batch_sharding
+    if devices <= 1 and not model_parallel:
+        return lambda tree: tree
+    from laminax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    if len(jax.devices()) < devices:
+        raise SystemExit(f"--devices {devices}: only {len(jax.devices())} devices are available")
+    axis = "model" if model_parallel else "batch"
+    mesh = Mesh(np.array(jax.devices()[:devices]), (axis,))
+    replicated = NamedSharding(mesh, P())
+    if model_parallel:
+        # a hidden layer's units (the columns of w going in, the rows of w going out) are split
+        layers = [
+            {"w": NamedSharding(mesh, P(None, "model")), "b": NamedSharding(mesh, P("model"))},
+            {"w": NamedSharding(mesh, P("model", None)), "b": replicated},
+            {"w": replicated, "b": replicated},
+        ]
+        _batch_sharding = replicated
+    else:
+        layers = [{"w": replicated, "b": replicated}] * (len(LAYER_SIZES) - 1)
+        _batch_sharding = NamedSharding(mesh, P("batch"))
+
+    def place(tree):
+        if isinstance(tree, dict) and "step" in tree:  # optimiser state: m and v as the params
+            return {
+                "m": jax.device_put(tree["m"], layers),
+                "v": jax.device_put(tree["v"], layers),
+                "step": jax.device_put(tree["step"], replicated),
+            }
+        return jax.device_put(tree, layers)
+
+    kind = "model" if model_parallel else "data"
+    print(f"devices: {devices} ({kind}-parallel, mesh {dict(mesh.shape)})")
+    return place
 
 
 def save_loss_curve(losses: list[float], path: Path) -> None:
@@ -105,32 +190,42 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument("--devices", type=int, default=None, help="run on a mesh of N devices")
+    parser.add_argument(
+        "--model-parallel", action="store_true", help="split the hidden layers (default N: 8)"
+    )
     args = parser.parse_args(argv)
+    devices = args.devices or (8 if args.model_parallel else 1)
+    if devices > 1:  # virtual CPU devices, if the backend is the CPU (before it starts)
+        jax.config.update("jax_num_cpu_devices", devices)
 
     x_train, y_train, x_test, y_test = load_data(args.seed)
     key = jax.random.PRNGKey(args.seed)
-    params = init_params(key)
-    opt_state = adam_init(params)
+    place = sharding_setup(devices, args.model_parallel)
+    params = place(init_params(key))
+    opt_state = place(adam_init(params))
     shuffle = np.random.default_rng(args.seed)
     batches = len(x_train) // args.batch_size
     epoch_losses = []
 
+    global _progress_bar
     start = time.perf_counter()
-    progress = tqdm(range(1, args.epochs + 1), desc="training", unit="epoch", file=sys.stdout)
-    for epoch in progress:
-        order = shuffle.permutation(len(x_train))
-        total = 0.0
-        for b in range(batches):
-            idx = order[b * args.batch_size : (b + 1) * args.batch_size]
-            params, opt_state, loss = train_step(params, opt_state, x_train[idx], y_train[idx])
-            total += float(loss)
-        epoch_losses.append(total / batches)
+    progress = tqdm(total=args.epochs * batches, desc="training", unit="step", file=sys.stdout)
+    _progress_bar = progress
+    for epoch in range(1, args.epochs + 1):
+        order = shuffle.permutation(len(x_train))[: batches * args.batch_size]
+        batch_indices = order.reshape(batches, args.batch_size).astype(np.int32)
+        params, opt_state, losses = train_epoch(params, opt_state, x_train, y_train, batch_indices)
+        epoch_losses.append(float(np.sum(np.asarray(losses, np.float64))) / batches)
+        hcb.barrier_wait()  # every step's tap has moved the bar before the epoch's line
         train_acc = float(accuracy(params, x_train, y_train))
         test_acc = float(accuracy(params, x_test, y_test))
         progress.write(
             f"epoch {epoch:3d}  loss {epoch_losses[-1]:.4f}  "
             f"train acc {train_acc:.3f}  test acc {test_acc:.3f}"
         )
+    progress.close()
+    _progress_bar = None
     elapsed = time.perf_counter() - start
 
     plot_path = args.out / "loss_curve.png"

@@ -11,7 +11,7 @@ from jaxlib import xla_client as xc
 from jaxref import requires_jax, run_jax
 
 import laminax
-from laminax_dispatch import GSPMDSharding, devices, jit
+from laminax_dispatch import GSPMDSharding, SingleDeviceSharding, devices, jit
 from laminax_dispatch import device_put as dispatch_device_put
 
 pytestmark = [requires_jax, pytest.mark.jax]
@@ -179,3 +179,133 @@ def test_grad_of_device_put_onto_sharding_and_vjp():
 
 def test_dispatch_device_put_is_the_facade_one():
     assert laminax.device_put is dispatch_device_put
+
+
+def test_compiled_sharding_mismatch_error_matches_jax():
+    source = _jax_mesh((8,), "P('x', None)") + (
+        "c = jax.jit(lambda a: a * 2).lower(jax.device_put(x, s)).compile()\n"
+        "try:\n    c(jax.device_put(x, jax.devices()[0]))\n    result = None\n"
+        "except Exception as e:\n    result = (type(e).__name__, str(e).splitlines()[0])"
+    )
+    name, first_line = run_jax(source, devices=8, x=X)
+    compiled = jit(lambda a: a * 2).lower(laminax.device_put(X, gspmd((8, 1)))).compile()
+    with pytest.raises(ValueError) as info:
+        compiled(laminax.device_put(X, devices()[0]))
+    assert type(info.value).__name__ == name
+    assert str(info.value).splitlines()[0] == first_line
+
+
+def test_grad_of_jit_with_shardings_matches_jax():
+    source = _jax_mesh((4, 2), "P('x', 'y')") + (
+        "r = NamedSharding(mesh, P())\n"
+        "f = jax.jit(lambda a, b: jnp.sin(a * b).sum(), in_shardings=(s, r), out_shardings=r)\n"
+        "g = jax.jit(jax.grad(f, argnums=(0, 1)))\n"
+        "outs = g(x, x)\n"
+        "result = [(np.asarray(o), str(o.sharding._to_xla_hlo_sharding(2))) for o in outs]"
+    )
+    expected = run_jax(source, devices=8, x=X)
+    s, r = gspmd((4, 2)), GSPMDSharding.get_replicated(devices())
+    f = jit(lambda a, b: laminax.numpy.sin(a * b).sum(), in_shardings=(s, r), out_shardings=r)
+    outs = jit(laminax.grad(f, argnums=(0, 1)))(X, X)
+    for out, (value, hlo) in zip(outs, expected, strict=True):
+        np.testing.assert_allclose(np.asarray(out), value, rtol=2e-5, atol=1e-5)
+        assert str(out.sharding._to_xla_hlo_sharding(2)) == hlo
+    # the shardings travel through jvp and transpose in jit_p's params
+    text = str(laminax.make_jaxpr(laminax.grad(f))(X, X))
+    assert text.count("in_shardings=") >= 2 and text.count("out_shardings=") >= 2
+
+
+def test_vmap_of_jit_with_shardings_matches_jax():
+    source = _jax_mesh((8,), "P('x', None)") + (
+        "f = jax.jit(lambda a: a * 2 + 1, in_shardings=s, out_shardings=s)\n"
+        "y = jax.jit(jax.vmap(f, in_axes=1))(xs)\n"
+        "result = (np.asarray(y), str(y.sharding._to_xla_hlo_sharding(3)))"
+    )
+    xs = np.arange(8 * 3 * 4, dtype=np.float32).reshape(8, 3, 4)
+    value, hlo = run_jax(source, devices=8, xs=xs)
+    s = gspmd((8, 1))
+    y = jit(laminax.vmap(jit(lambda a: a * 2 + 1, in_shardings=s, out_shardings=s), in_axes=1))(xs)
+    np.testing.assert_array_equal(np.asarray(y), value)
+    assert str(y.sharding._to_xla_hlo_sharding(3)) == hlo
+
+
+def test_output_in_host_memory_matches_jax():
+    source = (
+        "d = jax.devices()[0]\n"
+        "s = jax.sharding.SingleDeviceSharding(d, memory_kind='pinned_host')\n"
+        "f = jax.jit(lambda a: a * 2, out_shardings=s)\n"
+        "text = f.lower(x).as_text()\n"
+        "y = f(x)\n"
+        "result = (np.asarray(y), y.sharding.memory_kind, 'annotate_device_placement' in text,"
+        " 'mhlo.memory_kind = \"pinned_host\"' in text)"
+    )
+    value, kind, annotated, attribute = run_jax(source, x=X)
+    s = SingleDeviceSharding(devices()[0], memory_kind="pinned_host")
+    f = jit(lambda a: a * 2, out_shardings=s)
+    text = f.lower(X).as_text()
+    y = f(X)
+    np.testing.assert_array_equal(np.asarray(y), value)
+    assert y.sharding.memory_kind == kind == s.memory_kind
+    assert ("annotate_device_placement" in text) == annotated
+    assert ('mhlo.memory_kind = "pinned_host"' in text) == attribute
+    assert f.lower(X).compile().runtime_executable().get_output_memory_kinds() == [["pinned_host"]]
+
+
+def test_device_put_src_matches_jax():
+    expected = run_jax(
+        "result = (str(jax.make_jaxpr(lambda x: jax.device_put(x, src=jax.devices()[0]))(1.)),"
+        " jax.grad(lambda x: jax.device_put(x, jax.devices()[1], src=jax.devices()[0]) * 3.)(1.))",
+        devices=8,
+    )
+    text = str(laminax.make_jaxpr(lambda x: laminax.device_put(x, src=devices()[0]))(1.0))
+    assert text == expected[0]
+    g = laminax.grad(lambda x: laminax.device_put(x, devices()[1], src=devices()[0]) * 3.0)(1.0)
+    assert float(g) == float(expected[1])
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "jax.jit(lambda a: a * 2, in_shardings=s)(np.ones((7, 2), np.float32))",
+        "jax.jit(lambda a: a * 2, in_shardings=s)(np.ones((8,), np.float32))",
+        "jax.jit(lambda a: a.sum(), out_shardings=s)(np.ones((8, 2), np.float32))",
+        "jax.jit(lambda a: (a, a[0]), out_shardings=s)(np.ones((8, 2), np.float32))",
+    ],
+)
+def test_shardings_that_do_not_fit_raise_like_jax(case):
+    source = _jax_mesh((8,), "P('x', None)") + (
+        f"try:\n    {case}\n    result = None\n"
+        "except Exception as e:\n    result = (type(e).__name__, str(e).replace(str(s), 'S'))"
+    )
+    name, message = run_jax(source, devices=8)
+    s = gspmd((8, 1))
+    with pytest.raises(ValueError) as info:
+        eval(case.replace("jax.jit", "jit"), {"jit": jit, "s": s, "np": np})
+    got = str(info.value).replace(str(s), "S")
+    assert issubclass(type(info.value), ValueError) and name in ("ValueError", "IndivisibleError")
+    # the part before the sharding's own explanation is JAX's word for word
+    assert got.split(": S")[0].split(" of S")[0] == message.split(": S")[0].split(" of S")[0]
+
+
+def test_device_put_inside_jit_places_like_jax():
+    source = (
+        "from jax.sharding import SingleDeviceSharding as S\n"
+        "a = jax.jit(lambda x: jax.device_put(x, jax.devices()[1]) * 2.)(1.)\n"
+        "b = jax.jit(lambda x: jax.device_put(x, S(jax.devices()[1])) * 2.)(1.)\n"
+        "try:\n"
+        "    jax.jit(lambda x: jax.device_put(x, S(jax.devices()[1])))(jax.device_put(1., jax.devices()[0]))\n"
+        "    err = None\n"
+        "except Exception as e:\n    err = (type(e).__name__, str(e))\n"
+        "result = ([d.id for d in a.devices()], a.committed, [d.id for d in b.devices()], b.committed, err)"
+    )
+    a_ids, a_committed, b_ids, b_committed, (name, message) = run_jax(source, devices=8)
+    a = jit(lambda x: laminax.device_put(x, devices()[1]) * 2.0)(1.0)
+    b = jit(lambda x: laminax.device_put(x, SingleDeviceSharding(devices()[1])) * 2.0)(1.0)
+    assert ([d.id for d in a.devices()], a.committed) == (a_ids, a_committed)
+    assert ([d.id for d in b.devices()], b.committed) == (b_ids, b_committed)
+    with pytest.raises(ValueError) as info:
+        jit(lambda x: laminax.device_put(x, SingleDeviceSharding(devices()[1])))(
+            laminax.device_put(1.0, devices()[0])
+        )
+    assert type(info.value).__name__ == name
+    assert str(info.value).startswith(message.split(" on platform")[0])

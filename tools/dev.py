@@ -7,6 +7,8 @@ run on a clean clone:
     python3 tools/dev.py test [ARGS]    the whole test suite (ARGS go to pytest)
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
+    python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
+                                        optax's and chex's own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
 
 The development environment is `.venv/` (every package editable); isolated environments live in
@@ -41,6 +43,8 @@ BELOW = {
 }
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
 EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
+# The example trains with optax, running on laminax through `laminax.install_as_jax()`.
+EXAMPLE_JAX_LIBRARIES = ["optax==0.2.8"]
 EXAMPLE = ROOT / "examples" / "mlp_digits.py"
 
 # pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
@@ -57,10 +61,19 @@ def _python(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
 
-def _ensure_venv(env_dir: Path, requirements: list[str], editable: list[str]) -> Path:
-    """Creates `env_dir` once and installs into it; a stamp file skips unchanged reinstalls."""
+def _ensure_venv(
+    env_dir: Path, requirements: list[str], editable: list[str], no_deps: list[str] = ()
+) -> Path:
+    """Creates `env_dir` once and installs into it; a stamp file skips unchanged reinstalls.
+
+    `no_deps` are installed without their dependencies: JAX libraries, whose `jax` requirement
+    laminax itself stands for.
+    """
     stamp = env_dir / ".laminax-stamp"
-    wanted = "\n".join(requirements + [f"-e {p}" for p in editable] + [_pyprojects_digest()])
+    wanted = "\n".join(
+        requirements + [f"--no-deps {r}" for r in no_deps] + [f"-e {p}" for p in editable]
+        + [_pyprojects_digest()]
+    )
     if stamp.exists() and stamp.read_text() == wanted:
         return _python(env_dir)
     if not _python(env_dir).exists():
@@ -71,6 +84,8 @@ def _ensure_venv(env_dir: Path, requirements: list[str], editable: list[str]) ->
     for package in editable:
         editable_args += ["-e", str(ROOT / "packages" / package)]
     _run([python, "-m", "pip", "install", "--quiet", *requirements, *editable_args])
+    if no_deps:
+        _run([python, "-m", "pip", "install", "--quiet", "--no-deps", *no_deps])
     stamp.write_text(wanted)
     return python
 
@@ -86,7 +101,7 @@ def _pyprojects_digest() -> str:
 
 
 def dev_python() -> Path:
-    return _ensure_venv(DEV_VENV, TEST_TOOLS + EXAMPLE_TOOLS, LAYERS)
+    return _ensure_venv(DEV_VENV, TEST_TOOLS + EXAMPLE_TOOLS, LAYERS, EXAMPLE_JAX_LIBRARIES)
 
 
 def _pytest(python: Path, args: list[str]) -> int:
@@ -124,9 +139,43 @@ def cmd_example() -> int:
     return subprocess.run([str(python), str(EXAMPLE)], cwd=ROOT).returncode
 
 
+def _clients_python() -> Path:
+    """The environment the client libraries' suites run in on laminax: every laminax package,
+    the libraries installed without their `jax` dependency, and their own dependencies."""
+    import clients
+
+    requirements = TEST_TOOLS + ["pytest-timeout>=2"] + clients.DEPENDENCIES
+    return _ensure_venv(ISOLATED_VENVS / "clients", requirements, LAYERS, clients.LIBRARIES)
+
+
+def _clients_jax_python() -> Path:
+    """The same libraries on real JAX, for the reference run."""
+    import clients
+
+    jax = [f"jax=={clients.JAX_VERSION}", f"jaxlib=={clients.JAX_VERSION}"]
+    requirements = TEST_TOOLS + ["pytest-timeout>=2"] + jax + clients.DEPENDENCIES
+    return _ensure_venv(ISOLATED_VENVS / "clients-jax", requirements + clients.LIBRARIES, [])
+
+
+def cmd_clients(args: list[str]) -> int:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import clients
+
+    names = [a for a in args if not a.startswith("--")] or list(clients.CLIENTS)
+    unknown = sorted(set(names) - set(clients.CLIENTS))
+    if unknown:
+        raise SystemExit(f"clients: unknown {unknown}; choose from {sorted(clients.CLIENTS)}.")
+    jax_python = _clients_jax_python() if "--reference" in args else None
+    workers = os.environ.get("LAMINAX_CLIENT_WORKERS", "2")
+    return clients.main(
+        _clients_python(), jax_python, names, workers, update_known="--update-known" in args
+    )
+
+
 def cmd_ci() -> int:
     steps = [("layers", cmd_layers), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
+    steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
     failed = []
     for name, step in steps:
         print(f"\n=== {name}", flush=True)
@@ -153,6 +202,8 @@ def main(argv: list[str]) -> int:
         return cmd_layers()
     if command == "example":
         return cmd_example()
+    if command == "clients":
+        return cmd_clients(rest)
     if command == "ci":
         return cmd_ci()
     if command == "setup":

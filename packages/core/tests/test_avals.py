@@ -52,7 +52,7 @@ def test_get_aval_rejects_non_arrays():
 def test_bad_shape_is_a_type_error():
     with pytest.raises(TypeError, match="negative dimension"):
         ShapedArray((-1,), np.float32)
-    with pytest.raises(TypeError, match="shapes must be sequences of integers"):
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values of integer type"):
         ShapedArray((1.5,), np.float32)
 
 

@@ -18,7 +18,7 @@ INDICES = [
     (IX, IX), (IX, slice(None), IX), (slice(None), IX, IX), (1, IX), (IX, 1), (slice(None), 1, IX),
     (1, slice(None), IX), (np.array([[0], [2]]), np.array([[1, 3]])), (Ellipsis, IX),
     (None, IX, None), (IX, None, IX), X[:, 0, 0] > 10, X[:, :, 0] > 12, (X[..., 0] > 20,),
-    (1, X[0, :, 0] > 1), (slice(None), [1, 3]), [0, 1], (True,), (False,), (),
+    (1, X[0, :, 0] > 1), (slice(None), [1, 3]), ([0, 1],), (True,), (False,), (),
     (slice(None, None, -1), IX), (slice(10, None),), (slice(-10, 2),),
 ]  # fmt: skip
 
@@ -51,8 +51,10 @@ def test_out_of_bounds_gathers_clamp_like_jax():
                                   [np.nan])
     np.testing.assert_array_equal(
         IndexUpdateHelper(x)[np.array([7, 1])].get(mode="fill", fill_value=-1.0), [-1, 1])
-    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 5"):
-        getitem(x, 5)
+    # static ints clamp too, as in JAX; only an empty axis has nothing to clamp to
+    assert getitem(x, 5) == 4.0 and getitem(x, -9) == 0.0
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 0 with size 0"):
+        getitem(x[:0], 0)
 
 
 def test_traced_scalar_index_uses_dynamic_slice_and_clamps():
@@ -77,6 +79,10 @@ def test_index_errors_are_clear():
         getitem(X, 1.5)
     with pytest.raises(IndexError, match="dtype float32 is not supported"):
         getitem(X, np.array([1.0], np.float32))
+    with pytest.raises(TypeError, match="non-tuple sequence"):
+        getitem(X, [0, 1])
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        getitem(X, np.array([True, False]))
 
 
 UPDATES = [

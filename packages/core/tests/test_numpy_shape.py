@@ -131,11 +131,11 @@ def test_broadcast_arrays_and_shapes():
 
 
 def test_shape_errors_name_the_function():
-    with pytest.raises(ValueError, match="cannot reshape an array of size 24 into shape"):
+    with pytest.raises(TypeError, match="cannot reshape an array of size 24 into shape"):
         jnp.reshape(X, (5, -1))
     with pytest.raises(TypeError, match="the sizes differ"):
         jnp.reshape(X, (5, 5))
-    with pytest.raises(ValueError, match="only specify one unknown dimension"):
+    with pytest.raises(TypeError, match="only specify one unknown dimension"):
         jnp.reshape(X, (-1, -1))
     with pytest.raises(TypeError, match="not a permutation"):
         jnp.transpose(X, (0, 0, 1))
@@ -247,7 +247,7 @@ def test_array_of_traced_values_stacks():
 
 
 def test_creation_errors():
-    with pytest.raises(TypeError, match="jnp.zeros: shapes must be sequences of integers"):
+    with pytest.raises(TypeError, match="jnp.zeros: Shapes must be 1D sequences of concrete values of integer type"):
         jnp.zeros((2.5,))
     with pytest.raises(ValueError, match="the list is ragged"):
         jnp.array([[1, 2], [3]])

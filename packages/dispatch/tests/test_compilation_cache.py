@@ -114,12 +114,38 @@ def test_in_process_disk_hit_after_clearing_memory(disk_cache):
     assert cache_info()["disk_hits"] == 1
 
 
-def test_entry_format_has_a_checksum_of_the_payload(disk_cache):
+def test_entry_format_has_its_key_and_a_checksum_of_the_payload(disk_cache):
     compile_module(_module(12), ld.devices()[:1])
     (entry,) = disk_cache.glob("*.lmxexec")
-    magic, checksum, payload = entry.read_bytes().split(b"\n", 2)
-    assert magic == b"laminax-executable-v1"
+    magic, key, checksum, payload = entry.read_bytes().split(b"\n", 3)
+    assert magic == b"laminax-executable-v2"
+    assert key.decode() == entry.stem
     assert checksum.decode() == hashlib.sha256(payload).hexdigest()
+
+
+def test_entries_are_readable_by_the_group_and_others_as_in_jax(disk_cache):
+    compile_module(_module(14), ld.devices()[:1])
+    (entry,) = disk_cache.glob("*.lmxexec")
+    assert entry.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_renamed_or_swapped_entry_is_a_logged_miss_not_another_program(disk_cache, caplog):
+    # two programs computing different things; each entry renamed to the other's key
+    compile_module(_module(15), ld.devices()[:1])
+    compile_module(_module(16), ld.devices()[:1])
+    first, second = sorted(disk_cache.glob("*.lmxexec"), key=lambda p: p.stat().st_mtime)
+    data_first, data_second = first.read_bytes(), second.read_bytes()
+    first.write_bytes(data_second)
+    second.write_bytes(data_first)
+    clear_caches()
+    with caplog.at_level(logging.WARNING, logger="laminax_dispatch"):
+        compile_module(_module(15), ld.devices()[:1])
+    assert cache_info()["disk_hits"] == 0
+    assert any("renamed or swapped" in r.getMessage() for r in caplog.records)
+    # the recompiled entry is rewritten under its own key, and then hits
+    clear_caches()
+    compile_module(_module(15), ld.devices()[:1])
+    assert cache_info()["disk_hits"] == 1
 
 
 def test_garbage_payload_with_a_valid_checksum_is_a_logged_miss(disk_cache, caplog):
@@ -127,7 +153,8 @@ def test_garbage_payload_with_a_valid_checksum_is_a_logged_miss(disk_cache, capl
     (entry,) = disk_cache.glob("*.lmxexec")
     payload = b"not an executable" * 10
     entry.write_bytes(
-        b"laminax-executable-v1\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+        b"laminax-executable-v2\n" + entry.stem.encode() + b"\n"
+        + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
     )
     clear_caches()
     with caplog.at_level(logging.WARNING, logger="laminax_dispatch"):

@@ -103,7 +103,7 @@ def test_uneven_split_raises_value_error():
     for shape in [(7, 6), (9, 2), (3,)]:
         value = np.zeros(shape, np.float32)
         dims = [8] + [1] * (len(shape) - 1)
-        with pytest.raises(ValueError, match="unevenly"):
+        with pytest.raises(ValueError, match="partitioned 8 times"):
             device_put(value, tiled(*dims))
 
 
@@ -191,3 +191,12 @@ def test_sharding_with_wrong_device_count_raises():
 def test_single_device_sharding_still_default():
     y = device_put(X)
     assert y.sharding == SingleDeviceSharding(devices()[0]) and not y.committed
+
+
+@pytest.mark.parametrize("name", sorted(SHARDINGS))
+def test_iterating_a_sharded_array_gives_its_rows(name):
+    y = device_put(X, SHARDINGS[name]())
+    rows = list(y)
+    assert len(rows) == 8
+    for row, expected in zip(rows, X, strict=True):
+        np.testing.assert_array_equal(np.asarray(row), expected)

@@ -38,8 +38,8 @@ def test_lowered_text_with_debug_info_has_locations():
 
 
 def test_unknown_dialect_raises():
-    with pytest.raises(ValueError, match="unknown dialect 'hlo'"):
-        jit(f).lower(np.ones(3, F32), np.ones(3, F32)).as_text("hlo")
+    with pytest.raises(ValueError, match="unknown dialect 'tosa'"):
+        jit(f).lower(np.ones(3, F32), np.ones(3, F32)).as_text("tosa")
 
 
 def test_compiled_runs_and_reports():

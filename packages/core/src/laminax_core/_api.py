@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -123,6 +123,45 @@ def _check_args(name: str, leaves) -> None:
                 "type. Pass arrays or scalars, or make the argument static "
                 "(static_argnums) or close over it."
             )
+
+
+def check_argnums(name: str, argnums) -> tuple[int, ...]:
+    """An `*_argnums` argument (None, an int, or a sequence of ints) as a tuple of ints.
+
+    Raises:
+      TypeError: naming `name` (e.g. "jit static_argnums") and the value, for anything else.
+    """
+    if argnums is None:
+        return ()
+    given = argnums
+    if isinstance(argnums, str) or not isinstance(argnums, Iterable):
+        argnums = (argnums,)
+    out = []
+    for a in argnums:
+        try:
+            out.append(operator.index(a))
+        except TypeError:
+            raise TypeError(
+                f"{name} must be an int or a sequence of ints (argument positions), got "
+                f"{given!r}" + (f" ({a!r} is a {type(a).__name__})." if a is not given else ".")
+            ) from None
+    return tuple(out)
+
+
+def check_argnames(name: str, argnames) -> tuple[str, ...]:
+    """An `*_argnames` argument (None, a str, or a sequence of strs) as a tuple of strs.
+
+    Raises:
+      TypeError: naming `name` and the value, for anything else.
+    """
+    if argnames is None:
+        return ()
+    if isinstance(argnames, str):
+        return (argnames,)
+    if not isinstance(argnames, Iterable) or not all(isinstance(a, str) for a in argnames):
+        raise TypeError(f"{name} must be a str or a sequence of strs (argument names), got "
+                        f"{argnames!r}.")
+    return tuple(argnames)
 
 
 def _normalize_argnums(name: str, argnums, nargs: int) -> tuple[int, ...]:
@@ -579,6 +618,21 @@ def _argument_names(fun, args) -> list[str]:
     return names
 
 
+def _check_axis_spec(name: str, spec) -> None:
+    """vmap's `in_axes`/`out_axes`: an int, None, or a container of them (in_axes at the top
+    level an int, None or a tuple); anything else is a TypeError here, not a puzzle later."""
+    if name == "in_axes" and not (spec is None or type(spec) in (int, tuple)):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {spec!r}."
+        )
+    bad = [leaf for leaf in tree_flatten(spec)[0] if type(leaf) is not int]
+    if bad:
+        raise TypeError(f"vmap {name} must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {spec!r} (the entry {bad[0]!r} is a "
+                        f"{type(bad[0]).__name__}).")
+
+
 def vmap(
     fun: Callable,
     in_axes: Any = 0,
@@ -604,9 +658,10 @@ def vmap(
       >>> vmap(lambda x: x.sum())(np.ones((3, 2), np.float32))
       array([2., 2., 2.], dtype=float32)
     """
-    del spmd_axis_name  # sharding of the mapped axis belongs to pjit; accepted for compatibility
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # a top-level list means one entry per argument, as in JAX
+    _check_axis_spec("in_axes", in_axes)
+    _check_axis_spec("out_axes", out_axes)
 
     @functools.wraps(fun)
     def vmap_fun(*args, **kwargs):
@@ -636,7 +691,7 @@ def vmap(
             flat,
             leaves,
             dims,
-            batching.AxisData(axis_name, size),
+            batching.AxisData(axis_name, size, spmd_axis_name),
             lambda: flatten_axes("vmap out_axes", out_trees[0], out_axes),
         )
         return tree_unflatten(out_trees[0], outs)

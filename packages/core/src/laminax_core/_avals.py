@@ -7,6 +7,7 @@ upper layer registers in `pytype_aval_mappings`) to its `ShapedArray`.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 from laminax_core import dtypes
 
 __all__ = [
+    "AbstractValue",
     "ShapeDtypeStruct",
     "ShapedArray",
     "canonicalize_shape",
@@ -50,27 +52,62 @@ def short_dtype_name(dtype) -> str:
     return name
 
 
-def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
-    """Turns a shape-like value into a tuple of non-negative Python ints, or raises TypeError."""
+# XLA counts elements in an int64: a larger shape aborts the process inside jaxlib
+_MAX_ELEMENTS = 2**63 - 1
+
+
+def canonicalize_shape(shape, context: str = "", *, allow_unknown: bool = False) -> tuple[int, ...]:
+    """Turns a shape-like value into a tuple of non-negative Python ints.
+
+    The one check every shape passes (avals, `reshape`, `zeros`, `iota` ...).
+
+    Args:
+      shape: an int or a sequence of ints (NumPy ints too).
+      context: the function's name, for errors.
+      allow_unknown: allow -1 entries (reshape's unknown dimension), left for the caller.
+
+    Raises:
+      TypeError: an entry is not an integer (a float, None, a traced value), or negative.
+      ValueError: the element count does not fit in int64 (XLA's limit).
+    """
     if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):
+        if len(shape) > 1 and math.prod(shape) > _MAX_ELEMENTS:
+            _too_many_elements(shape, context)
         return shape  # already canonical: most shapes come from another aval
+    where = f"{context}: " if context else ""
     if isinstance(shape, int | np.integer):
         shape = (shape,)
     try:
         result = tuple(operator.index(d) for d in shape)
     except TypeError as err:
-        where = f"{context}: " if context else ""
         raise TypeError(
-            f"{where}shapes must be sequences of integers, got {shape!r}. If a dimension is a "
-            "traced value, make it static (for example with static_argnums)."
+            f"{where}Shapes must be 1D sequences of concrete values of integer type, got "
+            f"{shape!r}. If a dimension is a traced value, make it static (for example with "
+            "static_argnums)."
         ) from err
-    if any(d < 0 for d in result):
-        where = f"{context}: " if context else ""
+    if any(d < (-1 if allow_unknown else 0) for d in result):
         raise TypeError(f"{where}shape {result} has a negative dimension.")
+    if len(result) > 1 and math.prod(d for d in result if d > 0) > _MAX_ELEMENTS:
+        _too_many_elements(result, context)
     return result
 
 
-class ShapedArray:
+def _too_many_elements(shape, context: str):
+    where = f"{context}: " if context else ""
+    raise ValueError(
+        f"{where}the shape {shape} has {math.prod(shape)} elements, more than an array can hold "
+        f"({_MAX_ELEMENTS}, the largest int64); check the dimensions."
+    )
+
+
+class AbstractValue:
+    """The base class of abstract values (JAX's `jax.core.AbstractValue`): what a tracer knows
+    of the value it stands for. `ShapedArray` is the one kind laminax has."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and weak type.
 
     Args:
@@ -94,6 +131,9 @@ class ShapedArray:
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    # laminax's avals carry no layout (placement travels in jit's params): JAX code reading
+    # `jax.typeof(x).sharding` to pass on as `out_sharding=` gets None, "unspecified".
+    sharding = property(lambda self: None)
 
     def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
         """A copy with the given fields replaced."""
@@ -143,44 +183,63 @@ class ShapeDtypeStruct:
       shape: a tuple of ints.
       dtype: a NumPy dtype.
       weak_type: whether the value is weakly typed.
+      sharding: how the array it stands for is laid out (a dispatch `Sharding`), or None;
+        `jit(f).lower(...)` places the program as for a committed array of that sharding.
 
     Example:
       >>> ShapeDtypeStruct((2, 3), np.float32)
       ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *, sharding=None):
         self.shape = canonicalize_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape,
+            self.dtype,
+            self.weak_type,
+            self.sharding,
+        ) == (other.shape, other.dtype, other.weak_type, other.sharding)
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = "" if self.sharding is None else f", sharding={self.sharding}"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
 def _python_scalar_aval(x) -> ShapedArray:
+    dtypes.check_python_int(x)
     dtype = dtypes.result_type(x)
     return ShapedArray((), dtype, weak_type=type(x) is not bool)
 
 
 def _numpy_aval(x) -> ShapedArray:
-    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), weak_type=False)
+    if type(x) is not np.ndarray and isinstance(x, np.ma.MaskedArray):
+        raise ValueError(
+            "NumPy masked arrays cannot be laminax arrays: the mask would be dropped. Convert "
+            "with x.filled(fill_value) (or x.data) first."
+        )
+    dtype = dtypes.canonicalize_dtype(x.dtype)
+    if dtype not in dtypes.array_dtypes:
+        kind = "array" if isinstance(x, np.ndarray) else "scalar"
+        raise TypeError(
+            f"A NumPy {kind} of dtype {x.dtype} is not a valid JAX array type: laminax arrays "
+            "hold booleans, integers, floats and complex numbers (complex64/complex128). "
+            "Convert it first (for example x.astype(np.float32))."
+        )
+    return ShapedArray(np.shape(x), dtype, weak_type=False)
 
 
 def get_aval(x) -> ShapedArray:
@@ -241,7 +300,9 @@ class WeakTypedArray(np.ndarray):
 
 
 def weak_array(value, dtype) -> WeakTypedArray:
-    """`value` as a weakly typed NumPy constant of `dtype`."""
+    """`value` as a weakly typed NumPy constant of `dtype` (a Python int must fit the dtype of
+    Python ints first, else OverflowError; it then wraps into `dtype` as in JAX)."""
+    dtypes.check_python_int(value)
     return np.asarray(value, dtype=dtype).view(WeakTypedArray)
 
 

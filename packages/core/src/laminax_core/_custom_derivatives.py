@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
+from laminax_pytree.internal import flatten_axes
 
-from laminax_core import dtypes
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -167,6 +168,23 @@ class _Rule:
 
 def _name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _outside_transformations(leaves) -> bool:
+    """True when no transformation is running and no argument is a tracer: the function then
+    runs as plain Python on its arguments (its rules are never needed), as in JAX, so Python
+    control flow on values works and the results are what the function returns."""
+    if _trace._context.trace is not None or any(isinstance(x, _trace.Tracer) for x in leaves):
+        return False
+    for x in leaves:
+        get_aval(x)  # arguments must still be arrays or scalars (TypeError otherwise)
+    return True
+
+
+def _canonical(leaves) -> list:
+    # NumPy values take their canonical dtype (int64 -> int32 with x64 off), as JAX passes them
+    return [np.asarray(x, dtype) if isinstance(x, np.ndarray | np.generic) and
+            x.dtype != (dtype := dtypes.canonicalize_dtype(x.dtype)) else x for x in leaves]
 
 
 def _resolve_args(fun, args, kwargs):
@@ -431,6 +449,8 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
+        if _outside_transformations(leaves):
+            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
         out_trees: list = []
         closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
         out_tree = out_trees[0]
@@ -624,6 +644,8 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(dyn)
+        if _outside_transformations(leaves):
+            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
         out_trees: list = []
         closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
         out_tree = out_trees[0]
@@ -665,10 +687,34 @@ class custom_vjp:  # noqa: N801 (JAX's name)
 
         return flat_fwd
 
+    def _checked_ct(self, ct, zero: Zero, position: int):
+        """A bwd output leaf checked against its input's cotangent type: None and
+        `SymbolicZero` become the internal zero; an array must have the input's shape (and
+        dtype, unless the input is inexact), else the gradient would be silently wrong."""
+        if ct is None or zero.aval.dtype == dtypes.float0:
+            return zero
+        if isinstance(ct, SymbolicZero):
+            return self._checked_zero(ct, zero)
+        try:
+            got = get_aval(ct)
+        except TypeError:
+            raise TypeError(
+                f"Custom VJP bwd rule {_name(self.bwd)} produced a {type(ct).__name__} as the "
+                f"cotangent of argument {position}; cotangents must be arrays or None."
+            ) from None
+        want = zero.aval
+        if got.shape != want.shape or (got.dtype != want.dtype and not dtypes.issubdtype(
+                want.dtype, np.inexact)):
+            raise ValueError(
+                f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with the same "
+                f"type as the args tuple of the primal function, but for argument {position} "
+                f"it produced an output of type {got.str_short()} corresponding to an input of "
+                f"type {want.str_short()}."
+            )
+        return ct
+
     def _checked_zero(self, ct, zero: Zero):
-        """A bwd output leaf, a `SymbolicZero` made the internal zero (if its type fits)."""
-        if not isinstance(ct, SymbolicZero):
-            return ct
+        """A `SymbolicZero` from bwd made the internal zero (if its type fits)."""
         if (ct.aval.shape, ct.aval.dtype) != (zero.aval.shape, zero.aval.dtype):
             raise ValueError(
                 f"Custom VJP bwd rule {_name(self.bwd)} produced a SymbolicZero of type "
@@ -691,24 +737,26 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             ct = tree_unflatten(out_tree, ct_leaves)
             nondiff_vals = [nondiff[i] for i in sorted(nondiff)]
             cts = self.bwd(*nondiff_vals, res, ct)
-            if not isinstance(cts, tuple | list) or len(cts) != len(arg_trees):
+            if isinstance(cts, list):
+                cts = tuple(cts)
+            if not isinstance(cts, tuple) or len(cts) != len(arg_trees):
                 raise TypeError(
                     f"Custom VJP bwd rule {_name(self.bwd)} must produce a tuple of length "
                     f"equal to the number of primal inputs ({len(arg_trees)}), got {cts!r}."
                 )
             flat = []
-            for ct_arg, tree, zeros in zip(cts, arg_trees, zero_cts, strict=True):
-                if ct_arg is None:
-                    flat += zeros
-                    continue
-                leaves, found = tree_flatten(ct_arg)
-                if found != tree:
+            for i, (ct_arg, tree, zeros) in enumerate(zip(cts, arg_trees, zero_cts, strict=True)):
+                try:  # a prefix of the argument's structure; None stands for zeros
+                    leaves = flatten_axes("custom_vjp bwd output", tree, ct_arg)
+                except (ValueError, TypeError):
                     raise TypeError(
                         f"Custom VJP bwd rule {_name(self.bwd)} must produce an output with "
                         f"the same container (pytree) structure as the args tuple of the "
-                        f"primal function; got {found} for an argument of structure {tree}."
-                    )
-                flat += [self._checked_zero(leaf, z) for leaf, z in zip(leaves, zeros, strict=True)]
+                        f"primal function; got {tree_flatten(ct_arg)[1]} for argument {i} of "
+                        f"structure {tree}."
+                    ) from None
+                flat += [self._checked_ct(leaf, z, i) for leaf, z in zip(leaves, zeros,
+                                                                         strict=True)]
             return flat
 
         return flat_bwd

@@ -21,11 +21,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
+import operator
 import sys
 import threading
 import types
 
-from laminax_core import config, errors
+import numpy as np
+
+from laminax_core import config, dtypes, errors
 
 __all__ = [
     "Trace",
@@ -145,26 +148,62 @@ class Tracer:
             raise error_type(self) if not context else error_type(self, context)
         return value
 
+    # Shape and dtype are checked before concreteness, as in JAX: a non-scalar (or a float
+    # index) is a TypeError/ValueError whatever the tracer knows.
+    def _check_scalar(self):
+        if self.ndim > 0:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; got "
+                            f"arr.ndim={self.ndim}")
+
     def __bool__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                "that an array is not empty." if self.size == 0 else "The truth value of an "
+                "array with more than one element is ambiguous. Use a.any() or a.all()")
         return bool(self._concrete(errors.TracerBoolConversionError))
 
     def __int__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        self._check_scalar()
         return int(self._concrete(errors.ConcretizationTypeError, "The int() method was called"))
 
     def __float__(self):
+        self._check_scalar()
         value = self._concrete(errors.ConcretizationTypeError, "The float() method was called")
         return float(value)
 
     def __complex__(self):
+        self._check_scalar()
         value = self._concrete(errors.ConcretizationTypeError, "The complex() method was called")
         return complex(value)
 
     def __index__(self):
+        value = self.to_concrete_value()
+        if value is not None:
+            return operator.index(value)
+        if self.shape != () or not dtypes.issubdtype(self.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._concrete(errors.TracerIntegerConversionError).__index__())
 
     def __array__(self, dtype=None, copy=None):
         value = self._concrete(errors.TracerArrayConversionError)
         return value if dtype is None else value.astype(dtype)
+
+    # Methods and properties of a materialized Array: a tracer has no value (or buffer) to
+    # give, so each raises ConcretizationTypeError naming itself (installed below the class).
+    _ARRAY_ONLY_METHODS = (
+        "tolist", "tobytes", "__dlpack__", "addressable_data", "delete", "devices",
+        "is_deleted", "on_device_size_in_bytes", "unsafe_buffer_pointer",
+    )
+    _ARRAY_ONLY_PROPERTIES = (
+        "global_shards", "is_fully_addressable", "is_fully_replicated", "traceback",
+    )
 
     def __len__(self):
         if not self.shape:
@@ -176,6 +215,13 @@ class Tracer:
             raise TypeError("iteration over a 0-d array (a traced scalar)")
         return (self[i] for i in range(self.shape[0]))
 
+    def _is_traced_array(self) -> bool:
+        # jaxlib's `isinstance(x, Array)` asks the registered tracer class (dispatch registers
+        # this one) whether the tracer stands for an array.
+        from laminax_core._avals import ShapedArray
+
+        return isinstance(self.aval, ShapedArray)
+
     def __hash__(self):
         raise TypeError(
             f"unhashable type: {type(self).__name__}. Traced arrays cannot be dict keys or set "
@@ -184,6 +230,25 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+
+
+def _array_only(name: str, kind: str):
+    def raise_concretization(self, *args, **kwargs):
+        raise errors.ConcretizationTypeError(
+            self, f"The {name}{'()' if kind == 'method' else ''} {kind} was called on a traced "
+            f"array ({self.aval.str_short()}); it needs a concrete value. Call it outside the "
+            "transformation (for example on the jitted function's result)."
+        )
+
+    raise_concretization.__name__ = name
+    return raise_concretization
+
+
+for _name in Tracer._ARRAY_ONLY_METHODS:
+    setattr(Tracer, _name, _array_only(_name, "method"))
+for _name in Tracer._ARRAY_ONLY_PROPERTIES:
+    setattr(Tracer, _name, property(_array_only(_name, "property")))
+del _name
 
 
 class _Context(threading.local):

@@ -34,6 +34,8 @@ __all__ = [
     "bool_dtypes",
     "can_cast",
     "canonicalize_dtype",
+    "check_python_int",
+    "array_dtypes",
     "check_and_canonicalize_user_dtype",
     "check_user_dtype_supported",
     "coerce_to_array",
@@ -179,6 +181,8 @@ numeric_dtypes: frozenset[np.dtype] = integer_dtypes | inexact_dtypes
 _valid_dtypes: frozenset[np.dtype] = frozenset(
     {float0, np.dtypes.StringDType(), *bool_dtypes, *numeric_dtypes}
 )
+array_dtypes: frozenset[np.dtype] = _valid_dtypes
+"""Every dtype an array may hold: booleans, numbers, float0 and NumPy's StringDType."""
 _custom_scalar_types = frozenset(d.type for d in (*_custom_float_dtypes, *_intn_dtypes))
 
 _TO_32BIT = {
@@ -232,6 +236,22 @@ def default_complex_dtype() -> np.dtype:
 
 
 _SCALAR_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+
+
+def check_python_int(value: Any) -> None:
+    """Raises OverflowError if the Python int `value` does not fit the dtype of weakly typed
+    Python ints (int32, or int64 with x64 on), as JAX does wherever a Python int becomes an
+    operand: wrapping it silently would give a wrong answer. Other values pass."""
+    if type(value) is not int:
+        return
+    dtype = _DEFAULTS["i"][_enable_x64.value]
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise OverflowError(
+            f"Python int {value} too large to convert to {dtype.name}, the dtype of Python "
+            f"ints (jax_enable_x64 is {'on' if _enable_x64.value else 'off'}). Pass it as an "
+            "array of an explicit dtype (for example np.uint32 or np.float32), or enable x64."
+        )
 
 
 class _PythonScalarDtypes(Mapping):

@@ -7,6 +7,9 @@ internal needs, without deprecation.
 
 from __future__ import annotations
 
+from laminax_core._api import check_argnames as check_argnames
+from laminax_core._api import check_argnums as check_argnums
+from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
@@ -30,6 +33,7 @@ from laminax_core._interpreters.batching import BatchTrace as BatchTrace
 from laminax_core._interpreters.batching import batch_rules as batch_rules
 from laminax_core._interpreters.batching import not_mapped as not_mapped
 from laminax_core._interpreters.eval import eval_jaxpr as eval_jaxpr
+from laminax_core._interpreters.eval import eval_trace as eval_trace
 from laminax_core._interpreters.eval import get_eager_impl as get_eager_impl
 from laminax_core._interpreters.eval import reference_rules as reference_rules
 from laminax_core._interpreters.eval import run_reference as run_reference
@@ -38,6 +42,7 @@ from laminax_core._interpreters.jvp import JVPTrace as JVPTrace
 from laminax_core._interpreters.jvp import Zero as Zero
 from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
 from laminax_core._interpreters.partial_eval import JaxprTrace as JaxprTrace
+from laminax_core._interpreters.partial_eval import JaxprTracer as JaxprTracer
 from laminax_core._interpreters.partial_eval import linearize_flat as linearize_flat
 from laminax_core._interpreters.partial_eval import partial_eval_jaxpr as partial_eval_jaxpr
 from laminax_core._interpreters.partial_eval import partial_eval_rules as partial_eval_rules
@@ -88,6 +93,9 @@ from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_na
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
+    "check_argnames",
+    "check_argnums",
+    "AbstractValue",
     "all_primitives",
     "empty2_p",
     "special_programs",
@@ -114,6 +122,7 @@ __all__ = [
     "Effect",
     "EffectTypeSet",
     "eval_jaxpr",
+    "eval_trace",
     "FLOATING",
     "get_aval",
     "get_eager_impl",
@@ -124,6 +133,7 @@ __all__ = [
     "jaxpr_as_fun",
     "JaxprEqn",
     "JaxprTrace",
+    "JaxprTracer",
     "jvp_from",
     "jvp_jaxpr",
     "jvp_rules",

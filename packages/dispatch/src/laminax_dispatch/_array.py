@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
-from laminax_core.internal import ShapedArray, pytype_aval_mappings
+from laminax_core.internal import ShapedArray, Tracer, pytype_aval_mappings
 
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding, on_cpp_class
 
@@ -305,6 +305,9 @@ class ArrayImpl:
         # Host iteration until core's indexing exists; each row goes back onto the device.
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
+        if len(self._sharding.device_set) > 1:
+            # rows of a sharded array are sliced where the data lives
+            return (self[i] for i in range(self.shape[0]))
         from laminax_dispatch._device_put import device_put
 
         device = self.device if self._committed else None
@@ -362,6 +365,11 @@ class Array:
       >>> isinstance(device_put(1.0), Array)
       True
     """
+
+
+# `isinstance(tracer, Array)` is true under tracing, as in JAX: jaxlib's Array type asks
+# instances of the registered tracer class `_is_traced_array()`.
+_jax.set_tracer_class(Tracer)
 
 
 def _unpickle_array(value: np.ndarray, weak_type: bool):

@@ -23,6 +23,7 @@ import pkgutil
 import threading
 from pathlib import Path
 
+from jaxlib import utils as jaxlib_utils
 from jaxlib import xla_client as xc
 from laminax_core.config import config
 
@@ -104,6 +105,17 @@ _frozen_options = {
 }
 
 
+def _quiet_runtime_logging() -> None:
+    """XLA's C++ logging at TF_CPP_MIN_LOG_LEVEL (default 1: warnings and up), set now: the
+    variable is read only when jaxlib loads, which may have happened before laminax set its
+    default, and at level 0 every client start prints pjrt_client.cc INFO lines."""
+    try:
+        level = int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1"))
+    except ValueError:
+        level = 1
+    jaxlib_utils.absl_set_min_log_level(level)
+
+
 def _make_cpu_client() -> xc.Client:
     count = num_cpu_devices.value
     return xc.make_cpu_client(
@@ -172,6 +184,7 @@ def _requested_platforms() -> list[str] | None:
 
 
 def _initialize() -> dict[str, xc.Client]:
+    _quiet_runtime_logging()
     requested = _requested_platforms()
     wanted = None if requested is None else {p for r in requested for p in _PLATFORM_ALIASES[r]}
     clients: dict[str, xc.Client] = {}
@@ -222,9 +235,30 @@ def backends() -> dict[str, xc.Client]:
 _default_device_cache: list = []
 
 
+def _check_default_device(value) -> None:
+    if value is not None and not isinstance(value, (str, xc.Device)):
+        raise ValueError(f"jax_default_device must be a Device, a platform name or None, got "
+                         f"{value!r}.")
+
+
+default_device_option = config.define_string_or_object_state(
+    "jax_default_device",
+    None,
+    "The device uncommitted computations and device_put use (a Device, or a platform name "
+    "for that platform's first device); None: the default backend's first device.",
+    validator=_check_default_device,
+    include_in_jit_key=True,  # jaxlib's fast path must not reuse another device's entry
+    include_in_trace_context=True,
+)
+
+
 def default_device() -> xc.Device:
-    """The default backend's first device (fixed once the backends are initialized, since the
-    platform options are frozen then)."""
+    """The device uncommitted work goes to: ``jax_default_device`` if set (globally or by the
+    ``default_device(...)`` context), else the default backend's first device (fixed once the
+    backends are initialized, since the platform options are frozen then)."""
+    chosen = default_device_option.value
+    if chosen is not None:
+        return chosen if isinstance(chosen, xc.Device) else get_backend(chosen).local_devices()[0]
     if _default_device_cache:
         return _default_device_cache[0]
     device = get_backend().local_devices()[0]

@@ -247,6 +247,20 @@ def _read_back(reported, devices, template):
     return sharding_from_hlo(devices, hlo)
 
 
+def _output_memory_kinds(executable, n: int) -> list:
+    try:
+        kinds = executable.get_output_memory_kinds()[0]
+    except _jax.JaxRuntimeError:  # a backend without memory spaces
+        return [None] * n
+    return list(kinds[-n:]) if n else []
+
+
+def _with_kind(sharding, kind):
+    if kind is None or sharding.memory_kind == kind:
+        return sharding
+    return sharding.with_memory_kind(kind)
+
+
 class Executable:
     """A compiled module on its devices, callable on Arrays and host values.
 
@@ -289,6 +303,9 @@ class Executable:
         self.device = self.devices[0]
         self._sharding = SingleDeviceSharding(self.device)
         self.in_shardings, self.out_shardings = self._shardings(placement)
+        self._token_handler = _jax.array_result_handler(
+            ShapedArray((0,), np.bool_), self._sharding, True, True
+        )
         # result handlers depend only on the avals, shardings and `committed`: made once
         self._handlers = {
             flag: [
@@ -302,7 +319,7 @@ class Executable:
         devices = placement.devices
         ins = tuple(placement.in_shardings) or (None,) * len(self.in_avals)
         outs = tuple(placement.out_shardings) or (None,) * len(self.out_avals)
-        template = next((s for s in (*ins, *outs) if s is not None), None)
+        template = next((s for s in (*ins, *outs) if s is not None), placement.template)
         if None in ins:
             n_tokens = len(self.ordered_effects)
             reported = self.xla_executable.get_parameter_shardings() or [None] * (
@@ -316,9 +333,10 @@ class Executable:
         if None in outs:
             reported = self.xla_executable.get_output_shardings() or [None] * len(outs)
             reported = reported[-len(outs) :] if outs else []
+            kinds = _output_memory_kinds(self.xla_executable, len(outs))
             outs = tuple(
-                s if s is not None else _read_back(r, devices, template)
-                for s, r in zip(outs, reported, strict=True)
+                s if s is not None else _with_kind(_read_back(r, devices, template), k)
+                for s, r, k in zip(outs, reported, kinds, strict=True)
             )
         return ins, outs
 
@@ -357,10 +375,21 @@ class Executable:
         return self._call_with_tokens(inputs, handlers)
 
     def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
-        tokens = [runtime_tokens.get_token_input(e, self.device) for e in self.ordered_effects]
+        where = self.device if len(self.devices) == 1 else tuple(self.devices)
+        tokens = [runtime_tokens.get_token_input(e, where) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
+        done = results.consume_token()
+        for i, device in enumerate(self.devices):
+            runtime_tokens.set_output_runtime_token(device, done.get_token(i))
+        if len(self.devices) == 1:
+            # C++ result handlers for the tokens too: Python handlers (strict=False) make
+            # jaxlib try `import jax` on every call, which costs hundreds of microseconds
+            n = len(tokens)
+            outs = results.consume_with_handlers([self._token_handler] * n + handlers)
+            for effect, token in zip(self.ordered_effects, outs[:n], strict=True):
+                runtime_tokens.set_token_result(effect, token)
+            return outs[n:]
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
-        runtime_tokens.set_output_runtime_token(self.device, results.consume_token().get_token(0))
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
             runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
         return results.consume_with_handlers(handlers)

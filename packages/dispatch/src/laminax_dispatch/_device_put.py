@@ -28,6 +28,7 @@ from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._backends import default_device
+from laminax_dispatch import _placement
 from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
 
@@ -98,6 +99,9 @@ def _host_value(x: Any, weak_type: bool | None) -> tuple[ShapedArray, np.ndarray
 
 
 def _put_host(x: Any, device, weak_type: bool | None = None, copy: bool = False) -> ArrayImpl:
+    if getattr(x, "dtype", None) == dtypes.float0:
+        # float0 values hold no data and have no device form: a NumPy float0 array, as in JAX
+        return np.zeros(np.shape(x), dtypes.float0)
     sharding, committed = _target(device)
     aval, value = _host_value(x, weak_type)
     return _put_value(aval, value, sharding, committed, copy)
@@ -149,8 +153,37 @@ def _put_array(x: ArrayImpl, device, may_alias: bool | None, donate: bool) -> Ar
         if moved._committed == committed:
             return moved
         return _jax.ArrayImpl(x.aval, sharding, moved._arrays, committed, True)
-    # Another layout or another backend: through the host (gathered, then split anew).
+    if len(sharding.device_set) > 1 and source_on_same_devices(x, sharding):
+        # another layout on the same devices: XLA moves the pieces between devices
+        return _reshard_on_devices(x, sharding)
+    # Other devices or another backend: through the host (gathered, then split anew).
     return _put_value(x.aval, np.asarray(x), sharding, committed)
+
+
+def source_on_same_devices(x: ArrayImpl, sharding: Sharding) -> bool:
+    """Whether `x` lives on exactly `sharding`'s devices, all of this process."""
+    return (
+        x._committed
+        and x._sharding.device_set == sharding.device_set
+        and x._sharding.is_fully_addressable
+        and sharding.is_fully_addressable
+    )
+
+
+def _reshard_on_devices(x: ArrayImpl, sharding: Sharding) -> ArrayImpl:
+    return _identity_for(sharding)(x)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity_for(sharding: Sharding):
+    # one compiled copy program per target layout (and, inside jit's cache, per aval)
+    from laminax_dispatch._jit import jit
+
+    return jit(_copy, out_shardings=sharding)
+
+
+def _copy(value):
+    return value
 
 
 def device_put(
@@ -203,6 +236,9 @@ def device_put(
 
     if device is None or isinstance(device, xc.Device | Sharding):
         return tree_map(lambda leaf: put(leaf, device), x)
+    device = _resolve_sharding_likes(device)
+    if isinstance(device, Sharding):
+        return tree_map(lambda leaf: put(leaf, device), x)
     leaves, treedef = tree_flatten(x)
     try:
         leaf_devices = broadcast_prefix(device, x, is_leaf=_is_placement)
@@ -212,6 +248,27 @@ def device_put(
             f"prefix of x made of those. {err}"
         ) from err
     return tree_unflatten(treedef, [put(*pair) for pair in zip(leaves, leaf_devices, strict=True)])
+
+
+def _resolve_sharding_likes(device):
+    """`device` (a placement or a pytree of them) with sharding-like values the layers above
+    registered (laminax_pjit's PartitionSpec, naming axes of `set_mesh`'s mesh) resolved."""
+    kinds = tuple(_placement._resolvers)
+    if not kinds:
+        return device
+
+    def resolve(node):
+        if not isinstance(node, kinds):
+            return node
+        try:
+            return _placement._resolve(node, "device")
+        except RuntimeError as err:
+            raise ValueError(
+                "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
+                f"device_put (got {node!r}), or pass a NamedSharding."
+            ) from err
+
+    return tree_map(resolve, device, is_leaf=lambda n: _is_placement(n) or isinstance(n, kinds))
 
 
 def _is_placement(node: Any) -> bool:

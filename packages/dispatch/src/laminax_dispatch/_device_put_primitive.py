@@ -8,8 +8,8 @@ leaves, printed as JAX prints it::
 
 Its rules: the value is unchanged, so it is linear (jvp: the tangents go through the same
 placement; transpose: the cotangents go back to ``srcs``, where the values came from), batched
-as is under `vmap` (a sharding that splits dimensions is dropped there: the batched value has
-one more dimension, and its layout is left to the compiler), and under `jit` a placement onto a
+under `vmap` with the batch dimension added to a splitting sharding unsplit
+(`_jit_primitive.batched_sharding`), and under `jit` a placement onto a
 `Sharding` of a many-device program lowers to a sharding constraint (a resharding inside the
 program); onto a device, or in a one-device program, it lowers to nothing.
 """
@@ -34,6 +34,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch import _device_put
+from laminax_dispatch._jit_primitive import batched_sharding
 from laminax_dispatch._lowering._core import register_lowering
 from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._sharding import Sharding
@@ -123,20 +124,21 @@ device_put_p.def_jvp(_jvp)
 device_put_p.def_transpose(_transpose)
 
 
-def _batched_placement(device):
-    if isinstance(device, Sharding) and not device.is_fully_replicated:
-        return None
-    return device
-
-
 def _batch(axis_data, args, dims, *, devices, srcs, copy_semantics):
+    ndims = [get_aval(x).ndim - (d is not None) for x, d in zip(args, dims, strict=True)]
     outs = _bind(
         args,
-        [_batched_placement(d) for d in devices],
-        [_batched_placement(s) for s in srcs],
+        [_batched(p, d, n) for p, d, n in zip(devices, dims, ndims, strict=True)],
+        [_batched(p, d, n) for p, d, n in zip(srcs, dims, ndims, strict=True)],
         copy_semantics,
     )
     return outs, list(dims)
+
+
+def _batched(placement, axis, ndim):
+    if isinstance(placement, Sharding):
+        return batched_sharding(placement, axis, ndim)
+    return placement
 
 
 device_put_p.def_batch(_batch)
@@ -172,6 +174,7 @@ def device_put(
     x: Any,
     device: xc.Device | Sharding | None = None,
     *,
+    src: xc.Device | Sharding | None = None,
     may_alias: bool | None = None,
     donate: bool = False,
 ) -> Any:
@@ -186,6 +189,8 @@ def device_put(
       device: a `Device` or any `Sharding` to commit the result to (an Array laid out
         otherwise is resharded), None to put it on the default device uncommitted (Arrays are
         then returned unchanged), or a pytree prefix of `x` of these.
+      src: where `x` comes from (a placement or prefix of them, like `device`): under
+        differentiation the cotangents go back there. Default: nowhere in particular.
       may_alias: False to always copy; True or None (the default) let the result share the
         input's memory.
       donate: True to hand the input Array's buffer over to the result.
@@ -204,6 +209,7 @@ def device_put(
       Array(1., dtype=float32, weak_type=True)
     """
     if current_trace() is _EVAL_TRACE:
+        # placed at once; `src` only matters to differentiation
         return _device_put.device_put(x, device, may_alias=may_alias, donate=donate)
     if may_alias and donate:
         raise ValueError(
@@ -215,19 +221,24 @@ def device_put(
         return x
     for leaf in leaves:
         _check_leaf(leaf)
-    if _is_placement(device):
-        devices = [device] * len(leaves)
-    else:
-        try:
-            devices = broadcast_prefix(device, x, is_leaf=_is_placement)
-        except ValueError as err:
-            raise ValueError(
-                "device_put: the device argument must be a Device, a Sharding, None, or a "
-                f"pytree prefix of x made of those. {err}"
-            ) from err
-        for d in devices:
-            if not _is_placement(d):
-                _device_put._target(d)  # raises the TypeError naming it
+    devices = _per_leaf(device, x, len(leaves), "device")
+    srcs = _per_leaf(src, x, len(leaves), "src")
     semantics = _DONATE if donate else _COPY if may_alias is False else _REUSE
-    outs = _bind(leaves, devices, [None] * len(leaves), [semantics] * len(leaves))
+    outs = _bind(leaves, devices, srcs, [semantics] * len(leaves))
     return tree_unflatten(treedef, outs)
+
+
+def _per_leaf(placement, x, n: int, what: str) -> list:
+    if _is_placement(placement):
+        return [placement] * n
+    try:
+        flat = broadcast_prefix(placement, x, is_leaf=_is_placement)
+    except ValueError as err:
+        raise ValueError(
+            f"device_put: the {what} argument must be a Device, a Sharding, None, or a pytree "
+            f"prefix of x made of those. {err}"
+        ) from err
+    for p in flat:
+        if not _is_placement(p):
+            _device_put._target(p)  # raises the TypeError naming it
+    return flat

@@ -33,7 +33,6 @@ from laminax_core.internal import (
     JaxprEqn,
     Var,
     get_aval,
-    ordered_effects,
     run_reference,
     set_eager_impl,
 )
@@ -49,9 +48,15 @@ from laminax_dispatch._fast_path import (
     new_cache,
     raise_if_deleted,
 )
-from laminax_dispatch._jit import CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall
 from laminax_dispatch._lowering import _core as lowering
-from laminax_dispatch._placement import Placement, place_inputs
+from laminax_dispatch._placement import (
+    Placement,
+    committed_shardings,
+    context_sharding,
+    jaxpr_shardings,
+    place_inputs,
+)
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
 
@@ -126,21 +131,27 @@ def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
     return _EagerComputation(executable, None, out_avals, primitive.multiple_results, name)
 
 
+def _place(primitive, args, params) -> Placement:
+    # a higher-order primitive (cond, remat, ...) runs where the shardings and meshes its
+    # jaxprs name say (a shard_map inside runs on its mesh), as a jitted call would
+    inner = jaxpr_shardings(tuple(params.values())) if params else ()
+    return place_inputs(args, fun_name=primitive.name, inner_shardings=inner)
+
+
 def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
-    placed = tuple(
-        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
-    )
-    key = (primitive, tuple(params.items()), tuple(avals), placed)
+    placed = committed_shardings(args)
+    # the context (set_mesh's mesh) decides the devices of uncommitted arguments too
+    key = (primitive, tuple(params.items()), tuple(avals), placed, context_sharding())
     try:
         entry = _cache.get(key)
     except TypeError:  # unhashable params: compile (the module cache still helps)
-        placement = place_inputs(args, fun_name=primitive.name)
+        placement = _place(primitive, args, params)
         return _compile_eager(primitive, avals, params, placement), placement
     if entry is not None:
         _stats["hits"] += 1
         return entry
-    placement = place_inputs(args, fun_name=primitive.name)
+    placement = _place(primitive, args, params)
     entry = (_compile_eager(primitive, avals, params, placement), placement)
     with _lock:
         _stats["misses"] += 1

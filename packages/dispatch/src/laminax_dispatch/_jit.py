@@ -26,71 +26,58 @@ import inspect
 import logging
 import threading
 import time
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from jaxlib import _jax
 from laminax_core import config as core_config
+from laminax_core import dtypes as core_dtypes
 # `_trace_context.trace is None`: no transformation is running
 from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
     Tracer,
+    check_argnames,
+    check_argnums,
     current_trace,
     dce_jaxpr,
     eval_interpreter,
     eval_jaxpr,
     get_aval,
-    ordered_effects,
     trace_to_jaxpr,
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
-from laminax_dispatch import _debugging
-from laminax_dispatch._compile import Executable, compile_module, log_compiles
-from laminax_dispatch._device_put import device_put
-from laminax_dispatch._fast_path import (
-    cpp_function,
-    fast_path_data,
-    new_cache,
-    raise_if_deleted,
-)
+from laminax_dispatch._compile import log_compiles
+from laminax_dispatch._compiled_call import CompiledCall, check_donations
+from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
-from laminax_dispatch._lowering._core import (
-    LoweringResult,
-    is_embedded_constant,
-    lower_jaxpr,
-    lowering_module_name,
-)
-from laminax_dispatch._mlir import SourceInfo
+from laminax_dispatch._sharding import SingleDeviceSharding
 from laminax_dispatch._placement import (
     Placement,
+    committed_shardings,
     explicit_shardings,
     flat_in_shardings,
     flat_out_shardings,
     freeze_shardings,
     jaxpr_shardings,
+    context_sharding,
     place_inputs,
+    sharding_key,
 )
 
-__all__ = ["CompiledCall", "JitFunction", "jit"]
+__all__ = ["JitFunction", "clear_caches", "jit"]
 
-logger = logging.getLogger("laminax_dispatch.jit")
 
 _CACHE_SIZE = 4096  # entries per function
 _cpp_cache = new_cache(8192)  # (function, options) -> the C++ entries of its signatures
 _lock = threading.Lock()
+# the logger compilations are logged on, so one handler sees tracing and compiling
+_logger = logging.getLogger("laminax_dispatch.jit")
 _fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-_UNUSABLE_DONATION = (
-    "Some donated buffers were not usable: {avals}.\nDonation reuses an input buffer for an "
-    "output of the same shape and dtype; these inputs have no such output, so they were left "
-    "alone. Donate only arguments whose buffers an output can take over."
-)
-
 
 def _fun_name(fun) -> str:
     return getattr(fun, "__name__", type(fun).__name__)
@@ -99,18 +86,10 @@ def _fun_name(fun) -> str:
 # ----- argument bookkeeping -----------------------------------------------------------------
 
 
-def _as_tuple(x, kind) -> tuple:
-    if x is None:
-        return ()
-    if isinstance(x, kind):
-        return (x,)
-    return tuple(x)
-
-
 def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Completes positional indices from names and names from indices, via the signature."""
-    nums = _as_tuple(argnums, int)
-    names = _as_tuple(argnames, str)
+    nums = check_argnums(f"jit {what}_argnums", argnums)
+    names = check_argnames(f"jit {what}_argnames", argnames)
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
@@ -201,8 +180,8 @@ class _Options:
             device,
             backend,
             self.inline,
-            self.in_shardings,
-            self.out_shardings,
+            sharding_key(self.in_shardings),
+            sharding_key(self.out_shardings),
         )
 
     def split(self, args, kwargs):
@@ -252,243 +231,6 @@ class _Options:
                 names.append(key + keystr(path))
                 donated.append(flag)
         return names, donated
-
-
-# ----- one cache entry ----------------------------------------------------------------------
-
-
-class CompiledCall:
-    """Everything one signature of a jitted function needs, computed once.
-
-    Attributes:
-      closed: the traced jaxpr (all dynamic leaves as inputs).
-      in_tree, out_tree: the trees of the dynamic arguments and of the result.
-      arg_names: a name per input leaf; donated: whether each leaf is donated.
-      kept: the indices of the leaves the compiled program takes (unused ones pruned).
-      placement: the devices, the input and output shardings (one per leaf), and whether
-        outputs are committed (`_placement.Placement`).
-      log: whether compiling it is logged as a jit compilation (eager ops are not).
-    """
-
-    def __init__(
-        self, name, closed, in_tree, out_tree, arg_names, donated, kept, placement, log=True
-    ):
-        self.name = name
-        self.closed = closed
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-        self.arg_names = arg_names
-        self.donated = donated
-        self.kept = kept
-        self.placement = placement
-        self.device = placement.devices[0]
-        self.committed = placement.committed
-        self.log = log
-        self.ordered = [e for e in closed.effects if ordered_effects.contains(e)]
-        self._lowering: LoweringResult | None = None
-        self._executable: Executable | None = None
-        self._const_args: list = []
-        self._donated_kept = [i for i in kept if donated[i]]
-        self._lock = threading.Lock()
-
-    in_avals = property(lambda self: self.closed.in_avals)
-    out_avals = property(lambda self: self.closed.out_avals)
-
-    def _pruned(self) -> ClosedJaxpr:
-        """The jaxpr without dead equations, taking only the kept inputs."""
-        jaxpr = self.closed.jaxpr
-        keep = [i in set(self.kept) for i in range(len(jaxpr.invars))]
-        pruned, _ = dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars), instantiate=keep)
-        live = {id(v) for v in pruned.constvars}
-        consts = [
-            c for v, c in zip(jaxpr.constvars, self.closed.consts, strict=True) if id(v) in live
-        ]
-        return ClosedJaxpr(pruned, consts)
-
-    def _aliases(self) -> dict[int, int]:
-        """Donated kept input -> output of the same shape and dtype (first free one)."""
-        aliases, taken, unusable = {}, set(), []
-        in_avals = self.in_avals
-        for position, leaf in enumerate(self.kept):
-            if not self.donated[leaf]:
-                continue
-            aval = in_avals[leaf]
-            match = next(
-                (
-                    o
-                    for o, out in enumerate(self.out_avals)
-                    if o not in taken and (out.shape, out.dtype) == (aval.shape, aval.dtype)
-                ),
-                None,
-            )
-            if match is None:
-                unusable.append(aval.str_short())
-                continue
-            aliases[position] = match
-            taken.add(match)
-        unused_donations = [
-            in_avals[i].str_short() for i, d in enumerate(self.donated) if d and i not in self.kept
-        ]
-        if unusable or unused_donations:
-            text = ", ".join(_long_aval(s) for s in unusable + unused_donations)
-            warnings.warn(_UNUSABLE_DONATION.format(avals=text), UserWarning, stacklevel=5)
-        return aliases
-
-    def _main_in_shardings(self, n_hoisted: int) -> list:
-        placement = self.placement
-        consts = [placement.replicated()] * n_hoisted
-        return consts + [placement.in_shardings[i] for i in self.kept]
-
-    def lower(self) -> LoweringResult:
-        """The StableHLO module (built once)."""
-        with self._lock:
-            if self._lowering is None:
-                pruned = self._pruned()
-                n_hoisted = sum(1 for c in pruned.consts if not is_embedded_constant(c))
-                self._lowering = lower_jaxpr(
-                    pruned,
-                    name=lowering_module_name(self.name),
-                    fun_name=self.name,
-                    ordered=self.ordered,
-                    aliases=self._aliases(),
-                    source=SourceInfo.from_caller(self.name),
-                    devices=self.placement.devices,
-                    in_shardings=self._main_in_shardings(n_hoisted),
-                    out_shardings=self.placement.out_shardings,
-                )
-            return self._lowering
-
-    def executable(self) -> Executable:
-        """The compiled program on its devices (compiled once; logged with jax_log_compiles)."""
-        lowering = self.lower()
-        with self._lock:
-            if self._executable is None:
-                placement = self.placement
-                start = time.perf_counter()
-                compiled = compile_module(
-                    lowering.module,
-                    placement.devices,
-                    in_avals=lowering.in_avals,
-                    host_callbacks=lowering.host_callbacks,
-                )
-                if self.log:
-                    _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
-                main_placement = Placement(
-                    placement.devices,
-                    tuple(self._main_in_shardings(len(lowering.hoisted_consts))),
-                    placement.out_shardings,
-                    placement.committed,
-                )
-                self._executable = Executable(
-                    compiled,
-                    lowering.name,
-                    lowering.in_avals,
-                    lowering.out_avals,
-                    ordered_effects=self.ordered,
-                    has_host_callbacks=bool(lowering.host_callbacks),
-                    placement=main_placement,
-                )
-                const_shardings = self._executable.in_shardings[: len(lowering.hoisted_consts)]
-                self._const_args = [
-                    device_put(c, s)
-                    for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
-                ]
-            return self._executable
-
-    def input_shardings(self) -> list:
-        """One sharding per input leaf, as the compiled program takes them."""
-        executable = self.executable()
-        n_consts = len(self._const_args)
-        taken = dict(zip(self.kept, executable.in_shardings[n_consts:], strict=True))
-        return [
-            taken.get(i) or s or self.placement.replicated()
-            for i, s in enumerate(self.placement.in_shardings)
-        ]
-
-    def output_shardings(self) -> list:
-        """One sharding per output leaf, as the compiled program reports them."""
-        return list(self.executable().out_shardings)
-
-    def fast_path_data(self, outs):
-        """What jaxlib's C++ needs to run this signature without Python (`outs`: the flat
-        outputs of a call), or None when a call needs Python: ordered or host-callback effects
-        (runtime tokens), a jaxpr with effects. Donation stays on the fast path (XLA deletes
-        the donated Arrays; a buffer passed twice is refused by XLA, and `JitFunction` then
-        raises the Python path's error)."""
-        executable = self._executable
-        if (
-            executable is None
-            or self.closed.effects
-            or executable.ordered_effects
-            or executable.has_host_callbacks
-        ):
-            return None
-        kept = set(self.kept)
-        bits = [i in kept for i in range(len(self.donated))]
-        return fast_path_data(executable, self.out_tree, outs, bits, self._const_args)
-
-    def __call__(self, leaves: Sequence) -> list:
-        executable = self._executable or self.executable()
-        args = leaves if len(self.kept) == len(leaves) else [leaves[i] for i in self.kept]
-        if self._donated_kept:
-            _check_donations(self, leaves)
-        outs = executable(*self._const_args, *args, committed=self.committed, check_types=False)
-        if core_config.debug_nans.value or core_config.debug_infs.value:
-            _check_nans(self, leaves, outs)
-        return outs
-
-
-def _long_aval(short: str) -> str:
-    # 'f32[3]' -> 'float32[3]', the form JAX's donation warning uses
-    for short_name, long_name in (
-        ("bf", "bfloat"),
-        ("f", "float"),
-        ("i", "int"),
-        ("u", "uint"),
-        ("c", "complex"),
-    ):
-        if short.startswith(short_name) and short[len(short_name)].isdigit():
-            return long_name + short[len(short_name) :]
-    return short
-
-
-def _log_compile(name, in_avals, seconds) -> None:
-    level = logging.WARNING if log_compiles.value else logging.DEBUG
-    avals = ", ".join(a.str_short() for a in in_avals)
-    logger.log(level, "Compiling jit(%s) with argument avals [%s]: %.6f sec", name, avals, seconds)
-
-
-def _check_donations(entry: CompiledCall, leaves) -> None:
-    seen: dict[int, int] = {}
-    for i in entry.kept:
-        x = leaves[i]
-        if not isinstance(x, _jax.ArrayImpl) or x.is_deleted():
-            continue
-        pointer = x._arrays[0].unsafe_buffer_pointer()  # the first shard names the buffer
-        if pointer in seen and (entry.donated[i] or entry.donated[seen[pointer]]):
-            first, second = entry.arg_names[seen[pointer]], entry.arg_names[i]
-            raise RuntimeError(
-                f"jit({entry.name}): arguments {first} and {second} are the same buffer, and "
-                "it is donated: a donated buffer can be passed only once per call. Pass a copy "
-                "(x.copy()) as one of them, or do not donate it."
-            )
-        seen[pointer] = i
-
-
-def _check_nans(entry: CompiledCall, leaves, outs) -> None:
-    kind = _debugging.has_bad_values(outs)
-    if kind is None:
-        return
-    args = [leaves[i] for i in range(len(leaves))]
-    eqn, found = _debugging.find_first_bad_equation(entry.closed.jaxpr, entry.closed.consts, args)
-    where = ""
-    if eqn is not None:
-        kind = found
-        where = f" in {eqn.primitive.name}, from {eqn.source_info or 'an unknown line'}"
-    raise FloatingPointError(
-        f"invalid value ({kind}) encountered{where} (jit({entry.name}) was re-run op by op "
-        f"because jax_debug_{kind}s is set, to find the first primitive that produced it)."
-    )
 
 
 # ----- the jitted function ------------------------------------------------------------------
@@ -565,7 +307,11 @@ class JitFunction:
             out_trees.append(out_tree)
             return out_leaves
 
+        start = time.perf_counter()
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        _logger.log(logging.WARNING if log_compiles.value else logging.DEBUG,
+                    "Finished tracing + transforming %s for pjit in %.6f sec", name,
+                    time.perf_counter() - start)
         return closed, out_trees[0]
 
     def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
@@ -594,9 +340,7 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
         # what placement depends on besides the options: the committed arguments' shardings
-        placed = tuple(
-            x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in leaves
-        )
+        placed = committed_shardings(leaves)
         key = (self._options.key, in_tree, avals, static, placed, core_config.trace_context())
         cache = self._cache()
         entry = cache.get(key)
@@ -610,10 +354,18 @@ class JitFunction:
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
         closed, out_tree = self._trace(in_tree, avals, static)
+        if any(a.dtype == core_dtypes.float0 for a in closed.out_avals):
+            return _Float0Outputs.wrap(self, closed, out_tree, dyn_args, dyn_kwargs, leaves,
+                                       names, donated, in_tree)
+        return self._compiled_call(closed, out_tree, dyn_args, dyn_kwargs, leaves, names,
+                                   donated, in_tree)
+
+    def _compiled_call(self, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
+                       in_tree):
         placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
         placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
         if self._options.keep_unused:
-            kept = list(range(len(avals)))
+            kept = list(range(len(closed.in_avals)))
         else:
             _, used = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             kept = [i for i, u in enumerate(used) if u]
@@ -655,7 +407,7 @@ class JitFunction:
             self._options.split(args, kwargs)  # raises, naming the argument
         elif "donat" in message:  # a donated buffer passed twice, or a deleted one
             entry, leaves = self._entry(args, kwargs)
-            _check_donations(entry, leaves)
+            check_donations(entry, leaves)
         raise_if_deleted(err, args, kwargs)
 
     def _cache_miss(self, *args, **kwargs):
@@ -695,6 +447,11 @@ class JitFunction:
                 in_shardings = (None,) * len(extra) + tuple(flat)
             if options.out_shardings is not None:
                 out_shardings = tuple(flat_out_shardings(options.out_shardings, out_tree, self._name))
+            if options.device is not None:
+                # jit(device=d): every input and output on d, kept through transformations
+                single = SingleDeviceSharding(options.device)
+                in_shardings = in_shardings or (None,) * len(extra) + (single,) * len(leaves)
+                out_shardings = out_shardings or (single,) * out_tree.num_leaves
             outs = call_jaxpr(
                 closed,
                 [*extra, *leaves],
@@ -746,6 +503,57 @@ class JitFunction:
         return self.trace(*args, **kwargs).out_info
 
 
+class _Float0Outputs:
+    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`): they
+    hold no data, so the compiled program computes the other outputs and each float0 output
+    is a NumPy float0 array, as JAX returns them. Calls stay on the Python path."""
+
+    def __init__(self, call: CompiledCall, out_tree, out_avals):
+        self._call = call
+        self.out_tree = out_tree
+        self._avals = out_avals
+
+    @classmethod
+    def wrap(cls, jit_fun, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
+             in_tree):
+        jaxpr = closed.jaxpr
+        data = [v for v, a in zip(jaxpr.outvars, closed.out_avals, strict=True)
+                if a.dtype != core_dtypes.float0]
+        stripped = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns,
+                                     jaxpr.effects), closed.consts)
+        data_tree = tree_flatten([0] * len(data))[1]
+        call = jit_fun._compiled_call(stripped, data_tree, dyn_args, dyn_kwargs, leaves, names,
+                                      donated, in_tree)
+        return cls(call, out_tree, closed.out_avals)
+
+    def __call__(self, leaves) -> list:
+        data = iter(self._call(leaves))
+        return [np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
+                else next(data) for a in self._avals]
+
+    def fast_path_data(self, outs):
+        return None
+
+    def __getattr__(self, name):  # lower(), placement, closed ...: the data program's
+        return getattr(self._call, name)
+
+
+def clear_caches() -> None:
+    """Forgets every traced and compiled computation: each jitted function's signatures (the
+    Python and C++ caches), derived jaxprs, the eager op caches and the in-memory executable
+    cache (the persistent cache on disk stays). JAX's `jax.clear_caches`."""
+    from laminax_dispatch import _compile, _eager, _jit_primitive
+
+    with _lock:
+        for cache in list(_fun_caches.values()):
+            cache.clear()
+        _cpp_cache.clear()
+    with _jit_primitive._lock:
+        _jit_primitive._derived.clear()
+    _eager.clear_eager_cache()
+    _compile.clear_caches()
+
+
 def _check_output(name: str, leaf) -> None:
     try:
         get_aval(leaf)
@@ -776,10 +584,16 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
-    placed = tuple(
-        x._sharding if type(x) is _jax.ArrayImpl and x._committed else None for x in args
+    placed = committed_shardings(args)
+    key = (
+        "impl",
+        jaxpr,
+        tuple(get_aval(x) for x in args),
+        placed,
+        in_shardings,
+        out_shardings,
+        context_sharding(),
     )
-    key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
 
     def make():
         names = [f"args[{i}]" for i in range(len(args))]

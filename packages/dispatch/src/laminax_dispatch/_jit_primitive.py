@@ -14,8 +14,7 @@ JAX prints it: `jit[jaxpr={ lambda ... } name=f]`. Its rules:
 Placement travels in the params: ``in_shardings`` and ``out_shardings`` hold one sharding
 (or None: unspecified) per input and output, so the jvp, transpose and batching rules hand
 them on to the calls they make, and the impl and lowering lay data out with them. Under vmap
-a sharding that splits data is dropped (the batched array has one more dimension; the
-compiler then chooses), replicated ones are kept.
+a sharding that splits data gets an unsplit batch dimension (`batched_sharding`).
 """
 
 from __future__ import annotations
@@ -271,12 +270,14 @@ def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data) -> ClosedJaxpr:
     return traced
 
 
-def _unbatched_sharding(sharding):
-    # a replicated layout holds for any rank; one that splits dimensions would need the new
-    # batch dimension inserted, which is left to the compiler (unspecified)
-    if sharding is None or sharding.is_fully_replicated:
+def batched_sharding(sharding, axis, ndim: int):
+    """`sharding` of an `ndim`-dimensional value, for the value batched at `axis` (None: not
+    batched): a replicated layout holds for any rank; a splitting one gets an unsplit
+    dimension through the protocol's optional `_with_new_dim`, else is left to the compiler."""
+    if sharding is None or axis is None or sharding.is_fully_replicated:
         return sharding
-    return None
+    with_new_dim = getattr(sharding, "_with_new_dim", None)
+    return None if with_new_dim is None else with_new_dim(axis, ndim)
 
 
 def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_shardings, **params):
@@ -289,8 +290,11 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
         name,
         params.get("inline", False),
         (),
-        tuple(map(_unbatched_sharding, in_shardings)),
-        tuple(map(_unbatched_sharding, out_shardings)),
+        tuple(
+            batched_sharding(s, d, a.ndim)
+            for s, d, a in zip(in_shardings, dims, jaxpr.in_avals, strict=True)
+        ),
+        tuple(batched_sharding(s, 0, a.ndim) for s, a in zip(out_shardings, jaxpr.out_avals, strict=True)),
     )
     return outs, [0] * len(outs)
 

@@ -73,6 +73,9 @@ def make_ir_context() -> ir.Context:
 
 _SIGNLESS_INTS = {np.dtype(f"int{n}"): n for n in (8, 16, 32, 64)}
 _UNSIGNED_INTS = {np.dtype(f"uint{n}"): n for n in (8, 16, 32, 64)}
+# the narrow integers of ml_dtypes (i2/i4 and ui2/ui4 in StableHLO)
+_SIGNLESS_INTS.update({np.dtype(ml_dtypes.int2): 2, np.dtype(ml_dtypes.int4): 4})
+_UNSIGNED_INTS.update({np.dtype(ml_dtypes.uint2): 2, np.dtype(ml_dtypes.uint4): 4})
 # Element types of the floating dtypes, by NumPy dtype; built lazily (needs a live context).
 _FLOAT_TYPES: dict[np.dtype, Callable[[], ir.Type]] = {
     np.dtype(np.float16): ir.F16Type.get,

@@ -26,12 +26,16 @@ from typing import Any
 
 from jaxlib import _jax
 from jaxlib import xla_client as xc
+from laminax_core import ShapeDtypeStruct
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
 
 __all__ = [
+    "check_shardings_fit",
     "Placement",
+    "committed_sharding",
+    "committed_shardings",
     "describe_array",
     "jaxpr_shardings",
     "place_inputs",
@@ -49,12 +53,16 @@ class Placement:
       in_shardings: one per input leaf (None: unspecified, XLA chooses).
       out_shardings: one per output leaf (None: unspecified, XLA chooses).
       committed: whether the outputs are committed to their devices.
+      template: a sharding used inside the computation (a sharding constraint's), whose
+        kind reports layouts the compiler chose when no input or output sharding is given
+        (JAX reports a constrained program's outputs as NamedShardings on its mesh).
     """
 
     devices: tuple[xc.Device, ...]
     in_shardings: tuple[Sharding | None, ...]
     out_shardings: tuple[Sharding | None, ...] = ()
     committed: bool = False
+    template: Sharding | None = None
 
     @property
     def num_partitions(self) -> int:
@@ -80,6 +88,21 @@ def replicated_sharding(devices: Sequence[xc.Device]) -> Sharding:
     if len(devices) == 1:
         return SingleDeviceSharding(devices[0])
     return GSPMDSharding.get_replicated(tuple(devices))
+
+
+def committed_sharding(x) -> Sharding | None:
+    """The sharding an argument pins its computation to: a committed Array's, or the one a
+    `ShapeDtypeStruct` given to `lower` carries; None for anything else."""
+    if type(x) is _jax.ArrayImpl:
+        return x._sharding if x._committed else None
+    if type(x) is ShapeDtypeStruct:
+        return x.sharding
+    return None
+
+
+def committed_shardings(leaves) -> tuple:
+    """`committed_sharding` of each leaf: what a cache key of placement depends on."""
+    return tuple(map(committed_sharding, leaves))
 
 
 def describe_array(x) -> str:
@@ -128,7 +151,7 @@ def place_inputs(
     backend: str | None = None,
     arg_names: Sequence[str] | None = None,
     fun_name: str = "<unnamed>",
-    inner_shardings: Sequence[Sharding] = (),
+    inner_shardings: Sequence[Sharding] | dict[Sharding, str] = (),
 ) -> Placement:
     """Decides a computation's placement from its arguments and what `jit` was given.
 
@@ -141,7 +164,8 @@ def place_inputs(
       arg_names: a name per leaf for messages (default ``args[i]``).
       fun_name: the function's name for messages.
       inner_shardings: shardings used inside the computation (`jaxpr_shardings`: sharding
-        constraints, device_put targets, nested jit shardings); they fix the devices too.
+        constraints, device_put targets, nested jit shardings; a dict names the primitive of
+        each for messages); they fix the devices too.
 
     Returns:
       A `Placement` with `in_shardings` set (explicit, else a committed argument's own
@@ -178,10 +202,10 @@ def place_inputs(
 
     committed_args = False
     for i, x in enumerate(leaves):
-        if type(x) is not _jax.ArrayImpl or not x._committed:
+        sharding = committed_sharding(x)
+        if sharding is None:
             continue
         committed_args = True
-        sharding = x._sharding
         if explicit[i] is None:
             chosen[i] = sharding
             check(f"argument {name(i)} of {fun_name} {describe_array(x)}", sharding)
@@ -196,18 +220,48 @@ def place_inputs(
     if device is not None:
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
     for sharding in inner_shardings:
-        check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
+        where = "a sharding"
+        if isinstance(inner_shardings, dict):
+            where = inner_shardings[sharding]
+        check(f"{where} inside jit {_describe_sharding(sharding)}", sharding)
+    context = None if device is not None or backend is not None else context_sharding()
+    if context is not None:
+        check(f"jit's context mesh {_describe_sharding(context)}", context)
     if first is not None:
         devices = first[2]
         committed = True
     elif backend is not None:
-        devices, committed = (get_backend(backend).local_devices()[0],), committed_args
+        # committed, as the seed's jit does: backend= stands for a device_put by the user
+        devices, committed = (get_backend(backend).local_devices()[0],), True
     else:
         devices, committed = (default_device(),), False
     if len(devices) == 1:
         single = SingleDeviceSharding(devices[0])
         chosen = [single if s is None else s for s in chosen]
-    return Placement(tuple(devices), tuple(chosen), (), committed)
+    template = next(iter(inner_shardings), context)
+    return Placement(tuple(devices), tuple(chosen), (), committed, template)
+
+
+# () -> Sharding or None, asked in order: where a computation runs when the context says so
+# (laminax_pjit: replicated over the mesh of `set_mesh`, or of the `with mesh:` a pjit call
+# runs under), as JAX's jit runs on its context mesh.
+_context_providers: list = []
+
+
+def register_context_sharding(provider) -> None:
+    """Registers ``provider() -> Sharding | None``: the devices the context puts every
+    computation on (its devices join the placement's device check, and its kind reports the
+    layouts the compiler chooses)."""
+    _context_providers.append(provider)
+
+
+def context_sharding() -> Sharding | None:
+    """The first sharding a registered context provider gives, or None."""
+    for provider in _context_providers:
+        sharding = provider()
+        if sharding is not None:
+            return sharding
+    return None
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
@@ -247,6 +301,15 @@ def freeze_shardings(value):
     if isinstance(value, list) or (type(value) is tuple and not _is_sharding_leaf(value)):
         return tuple(freeze_shardings(v) for v in value)
     return value
+
+
+def sharding_key(value):
+    """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
+    and leaves."""
+    from laminax_pytree import tree_flatten
+
+    leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
+    return tree, tuple(leaves)
 
 
 def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_name: str) -> list:
@@ -314,30 +377,70 @@ def explicit_shardings(value) -> list:
     ]
 
 
-def jaxpr_shardings(closed) -> list[Sharding]:
-    """The shardings a jaxpr's equations name (in their params, nested jaxprs included):
-    where a program without committed arguments must run. A device becomes its
-    `SingleDeviceSharding`."""
+def jaxpr_shardings(closed) -> dict[Sharding, str]:
+    """The shardings a jaxpr's equations name (in their params, nested jaxprs included), each
+    with the name of the first primitive naming it: where a program without committed
+    arguments must run. A bare device (`device_put(x, device)` under jit) does not count, as
+    in JAX; a shard_map mesh counts as all its devices."""
     from laminax_core.internal import ClosedJaxpr, Jaxpr
 
-    found: dict[Any, None] = {}
+    found: dict[Any, str] = {}
     seen: set[int] = set()
 
-    def visit(value) -> None:
+    def visit(value, where: str) -> None:
         if isinstance(value, Sharding):
-            found.setdefault(value)
+            found.setdefault(value, where)
         elif isinstance(value, xc.Device):
-            found.setdefault(SingleDeviceSharding(value))
+            return
+        elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
+            found.setdefault(replicated_sharding(_mesh_devices(value)), where)
         elif isinstance(value, tuple | list):
             for v in value:
-                visit(v)
+                visit(v, where)
         elif isinstance(value, ClosedJaxpr):
-            visit(value.jaxpr)
+            visit(value.jaxpr, where)
         elif isinstance(value, Jaxpr) and id(value) not in seen:
             seen.add(id(value))
             for eqn in value.eqns:
                 for v in eqn.params.values():
-                    visit(v)
+                    visit(v, eqn.primitive.name)
 
-    visit(closed)
-    return list(found)
+    visit(closed, "jit")
+    return found
+
+
+def _mesh_devices(value) -> tuple:
+    """The devices of a concrete mesh (laminax_pjit's `Mesh`), or () for anything else."""
+    try:
+        devices = tuple(getattr(value, "_flat_devices_tuple", ()))
+    except (TypeError, ValueError, RuntimeError):  # an abstract mesh has no devices
+        return ()
+    return devices if all(isinstance(d, xc.Device) for d in devices) else ()
+
+
+def check_shardings_fit(shardings, avals, names, what: str) -> None:
+    """Raises JAX's ValueError for a sharding that cannot lay out its value: a rank it does
+    not describe (the sharding's own `check_compatible_aval`), or a dimension it splits
+    unevenly (its `shard_shape`'s `IndivisibleError`).
+
+    Args:
+      shardings: one per value (None: unspecified, skipped).
+      avals: the values' avals; names: their names (``x``, ``result[0]``) for messages.
+      what: ``"pjit arguments"`` or ``"pjit outputs"`` (JAX's words).
+    """
+    for sharding, aval, name in zip(shardings, avals, names, strict=True):
+        if sharding is None:
+            continue
+        shape = tuple(aval.shape)
+        check = getattr(sharding, "check_compatible_aval", None)
+        if check is not None:
+            try:
+                check(shape)
+            except ValueError as err:
+                if type(err) is not ValueError:  # a sharding's own error class: JAX's as is
+                    raise
+                raise ValueError(
+                    f"One of {what} with pytree key path {name} is incompatible with its "
+                    f"sharding annotation {sharding}: {err}"
+                ) from None
+        sharding.shard_shape(shape)  # raises the sharding's IndivisibleError for uneven cuts

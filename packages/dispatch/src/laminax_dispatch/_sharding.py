@@ -21,6 +21,11 @@ sharding. A new kind of sharding (laminax_pjit's `NamedSharding`) provides:
 - ``_from_xla_hlo_sharding(hlo)`` (optional): a sharding of the same kind and devices with
   the layout XLA chose (how an executable's output shardings are reported); without it
   dispatch reports a `GSPMDSharding`;
+- ``check_compatible_aval(shape)`` (optional): raises ValueError when the sharding cannot
+  lay out an array of `shape` (a rank it does not describe);
+- ``_with_new_dim(axis, ndim)`` (optional): the layout of the array with a new, unsplit
+  dimension at `axis` (vmap keeps shardings through it; without it a splitting sharding is
+  left to the compiler under vmap);
 - ``__eq__`` and ``__hash__``: shardings that place data identically compare equal (jaxlib's
   fast path compares an argument's sharding with the compiled one).
 
@@ -40,6 +45,8 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 
 __all__ = [
+    "IndivisibleError",
+    "num_ways_split",
     "GSPMDSharding",
     "SdyDim",
     "SdyMesh",
@@ -54,6 +61,11 @@ __all__ = [
 _CLASS_BOOKKEEPING = frozenset({"__module__", "__dict__", "__doc__", "__qualname__", "__weakref__"})
 
 _REPLICATED = xc.HloSharding.replicate()
+
+
+class IndivisibleError(ValueError):
+    """An array dimension is not divisible by the number of pieces a sharding cuts it into
+    (JAX: `jax._src.sharding.IndivisibleError`)."""
 
 
 def on_cpp_class(cpp_class: type) -> Callable[[type], type]:
@@ -118,11 +130,26 @@ class Sharding:
         return {d: i for d, i in self.devices_indices_map(global_shape).items() if d in local}
 
     def shard_shape(self, global_shape) -> tuple[int, ...]:
-        """The shape of each device's piece of an array of `global_shape`."""
-        index = next(iter(self.devices_indices_map(global_shape).values()))
-        return tuple(
-            len(range(*s.indices(n))) for s, n in zip(index, tuple(global_shape), strict=True)
-        )
+        """The shape of each device's piece of an array of `global_shape`.
+
+        Raises:
+          IndivisibleError: a dimension is not divisible by the number of pieces it is cut
+            into.
+        """
+        global_shape = tuple(global_shape)
+        hlo = self._to_xla_hlo_sharding(len(global_shape))
+        partitions = num_ways_split(hlo, len(global_shape))
+        out = []
+        for dim, (size, ways) in enumerate(zip(global_shape, partitions, strict=False)):
+            quotient, remainder = divmod(size, ways)
+            if remainder:
+                raise IndivisibleError(
+                    f"Sharding {self} implies that array axis {dim} is partitioned {ways} "
+                    f"times, but the dimension size is {size} (full shape: {global_shape}, "
+                    f"per-dimension tiling factors: {partitions} should evenly divide the shape)"
+                )
+            out.append(quotient)
+        return tuple(out) + global_shape[len(out) :]
 
     def _from_xla_hlo_sharding(self, hlo: xc.HloSharding) -> Sharding:
         # how an executable's output with layout `hlo` on these devices is reported
@@ -272,6 +299,14 @@ def _data_tile_dims(hlo: xc.HloSharding) -> tuple[list[int], int]:
     dims = list(hlo.tile_assignment_dimensions())
     trailing = len(hlo.subgroup_types()) + (1 if hlo.replicate_on_last_tile_dim() else 0)
     return dims, len(dims) - trailing
+
+
+def num_ways_split(hlo: xc.HloSharding, ndim: int) -> list[int]:
+    """How many pieces `hlo` cuts each of an `ndim`-dimensional array's dimensions into."""
+    if hlo.is_replicated() or not hlo.is_tiled():
+        return [1] * ndim
+    dims, n_data = _data_tile_dims(hlo)
+    return dims[:n_data]
 
 
 def hlo_sharding_indices(hlo: xc.HloSharding, shape: Sequence[int], num_devices: int):
@@ -424,8 +459,32 @@ class GSPMDSharding(Sharding):
     def _to_xla_hlo_sharding(self, num_dimensions: int) -> xc.HloSharding:
         return self._hlo_sharding
 
+    def check_compatible_aval(self, aval_shape) -> None:
+        """Raises ValueError if the sharding tiles a different number of dimensions than an
+        array of `aval_shape` has."""
+        hlo = self._hlo_sharding
+        if hlo.is_replicated() or not hlo.is_tiled():
+            return
+        _, n_data = _data_tile_dims(hlo)
+        if len(aval_shape) != n_data:
+            raise ValueError(
+                f"Sharding {self} is only valid for values of rank {n_data}, but was applied "
+                f"to a value of rank {len(aval_shape)}."
+            )
+
     def _to_sdy_sharding(self, num_dimensions: int) -> SdySharding:
         return _hlo_to_sdy(self._hlo_sharding, num_dimensions, len(self._devices))
+
+    def _with_new_dim(self, axis: int, ndim: int) -> GSPMDSharding:
+        """The layout of an array with one more dimension, inserted unsplit at `axis` (how
+        vmap keeps a sharding of the unbatched value)."""
+        hlo = self._hlo_sharding
+        if hlo.is_replicated() or not hlo.is_tiled():
+            return self
+        proto = hlo.to_proto()
+        dims = list(proto.tile_assignment_dimensions)
+        proto.tile_assignment_dimensions = dims[:axis] + [1] + dims[axis:]
+        return GSPMDSharding(self._devices, proto, memory_kind=self._memory_kind)
 
     @classmethod
     def get_replicated(cls, devices, *, memory_kind: str | None = None) -> GSPMDSharding:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from jaxlib import _hlo, _jax
 from jaxlib.mlir import ir
 from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_dispatch._mlir import module_to_string
+from laminax_dispatch._mlir import module_to_bytecode, module_to_string
 
 __all__ = ["Compiled", "Lowered", "Traced"]
 
@@ -77,16 +78,30 @@ class Lowered:
         return _shape_dtype_structs(self._entry)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module as StableHLO text (with source locations if `debug_info`)."""
-        if dialect not in (None, "stablehlo"):
-            raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; use 'stablehlo'.")
-        return module_to_string(self._entry.lower().module, enable_debug_info=debug_info)
+        """The module as text: StableHLO (the default), or XLA's HLO with `dialect="hlo"`
+        (source metadata included if `debug_info`)."""
+        if dialect in (None, "stablehlo"):
+            return module_to_string(self._entry.lower().module, enable_debug_info=debug_info)
+        if dialect == "hlo":
+            options = _hlo.HloPrintOptions.short_parsable()
+            options.print_metadata = debug_info
+            return self._hlo().as_hlo_module().to_string(options)
+        raise ValueError(f"Lowered.as_text: unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'.")
 
-    def compiler_ir(self, dialect: str | None = None) -> ir.Module:
-        """The module as an MLIR `ir.Module` (StableHLO)."""
-        if dialect not in (None, "stablehlo"):
-            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}; use 'stablehlo'.")
-        return self._entry.lower().module
+    def compiler_ir(self, dialect: str | None = None):
+        """The module as an MLIR `ir.Module` (StableHLO, the default), or as XLA's
+        `XlaComputation` with `dialect="hlo"`."""
+        if dialect in (None, "stablehlo"):
+            return self._entry.lower().module
+        if dialect == "hlo":
+            return self._hlo()
+        raise ValueError(
+            f"Lowered.compiler_ir: unknown dialect {dialect!r}; use 'stablehlo' or 'hlo'."
+        )
+
+    def _hlo(self):
+        bytecode = module_to_bytecode(self._entry.lower().module)
+        return _jax.mlir.mlir_module_to_xla_computation(bytecode, use_tuple_args=False)
 
     def compile(self) -> Compiled:
         """Compiles the module with XLA (or takes it from the caches)."""
@@ -121,7 +136,31 @@ class Compiled:
                 "arguments it was lowered with (static arguments are already fixed)."
             )
         self._check_types(leaves)
+        self._check_shardings(leaves)
         return tree_unflatten(self._entry.out_tree, self._entry(leaves))
+
+    def _check_shardings(self, leaves) -> None:
+        # committed arguments must come laid out as compiled (uncommitted ones are moved)
+        mismatches = []
+        required = None
+        for i, x in enumerate(leaves):
+            if type(x) is not _jax.ArrayImpl or not x._committed:
+                continue
+            if required is None:
+                required = self._entry.input_shardings()
+            want = required[i]
+            if x._sharding != want and not _equivalent(x._sharding, want, x.ndim):
+                mismatches.append(
+                    f"Argument {self._entry.arg_names[i]} with shape {_long(x.aval)}:\n"
+                    f"  Passed sharding: {x._sharding}\n  Required sharding: {want}"
+                )
+        if mismatches:
+            raise ValueError(
+                "Computation was compiled for input shardings that disagree with the shardings "
+                f"of arguments passed to it. Here are the {len(mismatches)} mismatches:\n"
+                + "\n".join(mismatches)
+                + "\ndevice_put the arguments onto the required shardings, or lower again."
+            )
 
     def _check_types(self, leaves) -> None:
         mismatches = []
@@ -168,6 +207,13 @@ class Compiled:
         """One sharding per output leaf, in the output's tree, as the compiled program
         reports them."""
         return tree_unflatten(self._entry.out_tree, self._entry.output_shardings())
+
+
+def _equivalent(a, b, ndim: int) -> bool:
+    try:
+        return a.is_equivalent_to(b, ndim)
+    except (AttributeError, ValueError):
+        return False
 
 
 def _long(aval: ShapedArray) -> str:

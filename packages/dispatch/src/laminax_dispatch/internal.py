@@ -11,6 +11,7 @@ axis contexts, the Shardy descriptions `SdyMesh`/`SdyDim`/`SdySharding` a shardi
 `on_cpp_class` for jaxlib's C++ classes, and runtime tokens for ordered effects.
 """
 
+from laminax_dispatch._backends import backends_are_initialized as backends_are_initialized
 from laminax_dispatch._compilation_cache import cache_key as cache_key
 from laminax_dispatch._compile import Executable as Executable
 from laminax_dispatch._compile import cache_info as cache_info
@@ -20,7 +21,7 @@ from laminax_dispatch._compile import compile_options as compile_options
 from laminax_dispatch._device_put import devices_for_args as devices_for_args
 from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
-from laminax_dispatch._jit import CompiledCall as CompiledCall
+from laminax_dispatch._compiled_call import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import LoweringResult as LoweringResult
@@ -42,6 +43,7 @@ from laminax_dispatch._lowering._shardings import use_shardy_partitioner as use_
 from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._placement import Placement as Placement
 from laminax_dispatch._placement import place_inputs as place_inputs
+from laminax_dispatch._placement import register_context_sharding as register_context_sharding
 from laminax_dispatch._placement import register_sharding_resolver as register_sharding_resolver
 from laminax_dispatch._placement import replicated_sharding as replicated_sharding
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
@@ -50,6 +52,7 @@ from laminax_dispatch._mlir import make_ir_context as make_ir_context
 from laminax_dispatch._mlir import module_to_bytecode as module_to_bytecode
 from laminax_dispatch._mlir import module_to_string as module_to_string
 from laminax_dispatch._mlir import token_type as token_type
+from laminax_dispatch._sharding import IndivisibleError as IndivisibleError
 from laminax_dispatch._sharding import SdyDim as SdyDim
 from laminax_dispatch._sharding import SdyMesh as SdyMesh
 from laminax_dispatch._sharding import SdySharding as SdySharding
@@ -59,8 +62,11 @@ from laminax_dispatch._sharding import sharding_from_hlo as sharding_from_hlo
 from laminax_dispatch._tokens import RuntimeTokenSet as RuntimeTokenSet
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
 from laminax_dispatch._tokens import runtime_tokens as runtime_tokens
+from laminax_dispatch._tokens import shardable_ordered_effects as shardable_ordered_effects
+from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
+    "backends_are_initialized",
     "AxisContext",
     "JitFunction",
     "Placement",
@@ -72,6 +78,7 @@ __all__ = [
     "emit_sharding_constraint",
     "hlo_sharding_indices",
     "place_inputs",
+    "register_context_sharding",
     "register_sharding_resolver",
     "replicated_sharding",
     "sharding_from_hlo",
@@ -108,5 +115,7 @@ __all__ = [
     "module_to_string",
     "on_cpp_class",
     "runtime_tokens",
+    "shardable_ordered_effects",
+    "wait_for_all_threads",
     "token_type",
 ]

@@ -9,7 +9,13 @@ pytrees in `laminax_pytree`. The facade defines nothing of its own.
 Differences from JAX: `laminax.config` is laminax's configuration object (same option names);
 names of JAX's that no layer implements yet are absent rather than stubbed (see
 `packages/laminax/tests/test_facade.py` for the recorded list).
+
+Running unmodified `import jax` programs and libraries: `laminax.install_as_jax()` before
+anything imports jax, `python -m laminax run script.py [args]`, or, for a library's test suite,
+`pytest -p laminax.pytest_plugin` (see `laminax/_jax_alias.py`).
 """
+
+from importlib import metadata as _metadata
 
 # Importing dispatch plugs XLA execution into core: from here on, eager operations return
 # device Arrays instead of running on core's NumPy reference interpreter.
@@ -56,6 +62,9 @@ from laminax_core.config import softmax_custom_jvp as softmax_custom_jvp
 from laminax_core.config import threefry_partitionable as threefry_partitionable
 from laminax_dispatch import Array as Array
 from laminax_dispatch import block_until_ready as block_until_ready
+from laminax_dispatch import clear_caches as clear_caches
+from laminax_dispatch import default_device as default_device
+from laminax_dispatch import log_compiles as log_compiles
 from laminax_dispatch import default_backend as default_backend
 from laminax_dispatch import device_count as device_count
 from laminax_dispatch import device_get as device_get
@@ -69,28 +78,50 @@ from laminax_dispatch import local_devices as local_devices
 from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
+from laminax_pjit import NamedSharding as NamedSharding
+from laminax_pjit import P as P
+from laminax_pjit import make_array_from_callback as make_array_from_callback
+from laminax_pjit import make_array_from_process_local_data as make_array_from_process_local_data
+from laminax_pjit import make_array_from_single_device_arrays as make_array_from_single_device_arrays
+from laminax_pjit import make_mesh as make_mesh
+from laminax_pjit import set_mesh as set_mesh
+from laminax_hostcb import pure_callback as pure_callback
+from laminax_pjit import pmap as pmap
+from laminax_pjit import shard_map as shard_map
 
+from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
+from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import extend as extend
 from laminax import flatten_util as flatten_util
+from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import nn as nn
 from laminax import numpy as numpy
 from laminax import random as random
 from laminax import scipy as scipy
+from laminax import sharding as sharding
 from laminax import stages as stages
 from laminax import test_util as test_util
 from laminax import tree as tree
 from laminax import tree_util as tree_util
 from laminax import typing as typing
 
+from laminax._jax_alias import install_as_jax as install_as_jax
+
+__version__ = _metadata.version("laminax")
+
 # JAX's `jacobian` is its reverse-mode Jacobian.
 jacobian = jacrev
 
-del _dispatch
+del _dispatch, _metadata
 
 __all__ = [
+    "clear_caches",
+    "default_device",
+    "log_compiles",
     "Array",
     "block_until_ready",
     "check_tracer_leaks",
@@ -99,10 +130,12 @@ __all__ = [
     "checkpoint_policies",
     "closure_convert",
     "config",
+    "core",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
@@ -120,11 +153,14 @@ __all__ = [
     "enable_x64",
     "ensure_compile_time_eval",
     "errors",
+    "extend",
     "eval_shape",
     "flatten_util",
     "float0",
     "grad",
     "hessian",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -136,7 +172,13 @@ __all__ = [
     "live_arrays",
     "local_device_count",
     "local_devices",
+    "make_array_from_callback",
+    "make_array_from_process_local_data",
+    "make_array_from_single_device_arrays",
     "make_jaxpr",
+    "make_mesh",
+    "pmap",
+    "shard_map",
     "named_call",
     "named_scope",
     "nn",
@@ -145,11 +187,16 @@ __all__ = [
     "numpy_rank_promotion",
     "process_count",
     "process_index",
+    "pure_callback",
     "random",
     "remat",
     "scipy",
     "ShapeDtypeStruct",
     "Shard",
+    "NamedSharding",
+    "P",
+    "set_mesh",
+    "sharding",
     "softmax_custom_jvp",
     "stages",
     "test_util",

@@ -37,10 +37,13 @@ collective_axis_names: dict[object, Callable[[dict], tuple]] = {}
 
 @dataclasses.dataclass(frozen=True)
 class AxisData:
-    """The mapped axis of one vmap: its `size` and its `name` (None if unnamed)."""
+    """The mapped axis of one vmap: its `size`, its `name` (None if unnamed), and the mesh
+    axis (or axes) that split it (`spmd_name`, vmap's ``spmd_axis_name``; read by sharding
+    constraints in laminax_pjit)."""
 
     name: Hashable
     size: int
+    spmd_name: Hashable = None
 
 
 def move_bdim(x, src: int | None, dst: int):
@@ -189,5 +192,10 @@ def batch_flat(fun: Callable, args, in_dims, axis_data: AxisData, out_dims_fn: C
             continue
         if bdim is None:
             val, bdim = bdim_at_front(val, None, axis_data.size), 0
-        results.append(move_bdim(val, bdim, want % get_aval(val).ndim))
+        ndim = get_aval(val).ndim
+        if not -ndim <= want < ndim:
+            raise ValueError(f"axis {want} is out of bounds for array of dimension {ndim}: "
+                             f"vmap out_axes={want} for an output of rank {ndim - 1} (rank "
+                             f"{ndim} with the mapped axis).")
+        results.append(move_bdim(val, bdim, want % ndim))
     return results

@@ -65,6 +65,11 @@ def _reduce_batch(primitive, unmapped):
         names = [a for a in axes if not isinstance(a, int)]
         positional = [a for a in axes if isinstance(a, int)]
         mine = axis_data.name in names
+        if mine and axis_index_groups is not None:
+            raise NotImplementedError(
+                "axis_index_groups not supported in vmap collectives; reduce over groups under "
+                "shard_map or pmap, where they lower to XLA's replica groups."
+            )
         others = tuple(n for n in names if n != axis_data.name)
         outs, out_dims = [], []
         for x, d in zip(args, dims, strict=True):
@@ -159,40 +164,72 @@ pmin_p = _reduce_primitive("pmin", np.min, lambda x, size: x, _extremum_jvp("pmi
 _PRIMITIVES = {"pmax": pmax_p, "pmin": pmin_p}
 
 
-def _tree_collective(primitive, x, axis_name):
+def _index_groups(axis_index_groups, size: int):
+    """`axis_index_groups` as a tuple of tuples, checked to split range(size) into groups of
+    one size."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    flat = sorted(i for g in groups for i in g)
+    if flat != list(range(size)) or len({len(g) for g in groups}) != 1:
+        raise ValueError(
+            f"axis_index_groups must split the {size} positions of the axis into groups of one "
+            f"size, each position in exactly one group; got {axis_index_groups}."
+        )
+    return groups
+
+
+def _tree_collective(primitive, x, axis_name, axis_index_groups=None):
     leaves, tree = tree_flatten(x)
-    outs = primitive.bind(*leaves, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    names = _axis_tuple(axis_name)
+    groups = None
+    if axis_index_groups is not None:
+        if any(isinstance(a, int) for a in names):
+            raise ValueError("axis_index_groups can only be used with reductions over named "
+                             f"axes, but got: {names}")
+        groups = _index_groups(axis_index_groups, _axis_size(names))
+    outs = primitive.bind(*leaves, axes=names, axis_index_groups=groups)
     return tree_unflatten(tree, outs)
 
 
-def psum(x, axis_name):
+def psum(x, axis_name, *, axis_index_groups=None):
     """Sums `x` (a pytree of arrays) over the named axis (or tuple of axes) `axis_name`.
 
     Example:
       >>> vmap(lambda v: psum(v, "i"), axis_name="i")(np.arange(3.0, dtype=np.float32))
       array([3., 3., 3.], dtype=float32)
     """
-    return _tree_collective(psum_p, x, axis_name)
+    return _tree_collective(psum_p, x, axis_name, axis_index_groups)
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of `x` over the named axis `axis_name`."""
-    return _tree_collective(pmax_p, x, axis_name)
+    return _tree_collective(pmax_p, x, axis_name, axis_index_groups)
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of `x` over the named axis `axis_name`."""
-    return _tree_collective(pmin_p, x, axis_name)
+    return _tree_collective(pmin_p, x, axis_name, axis_index_groups)
 
 
-def pmean(x, axis_name):
-    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size)."""
-    from laminax_core.lax._elementwise import div
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """The mean of `x` over the named axis `axis_name` (psum divided by the axis size; a true
+    division, so integer inputs give the default float dtype, as in JAX)."""
+    from laminax_core import dtypes
+    from laminax_core.lax._elementwise import convert_element_type, div
 
     size = _axis_size(_axis_tuple(axis_name))
-    summed = psum(x, axis_name)
+    if axis_index_groups is not None:
+        size = len(next(iter(axis_index_groups)))
+    summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(summed)
-    return tree_unflatten(tree, [div(s, np.asarray(size, get_aval(s).dtype)) for s in leaves])
+
+    def mean(s):
+        if not dtypes.issubdtype(get_aval(s).dtype, np.inexact):
+            s = convert_element_type(s, dtypes.canonicalize_dtype(np.float64))
+        return div(s, np.asarray(size, get_aval(s).dtype))
+
+    return tree_unflatten(tree, [mean(s) for s in leaves])
 
 
 # ----- all_gather -------------------------------------------------------------------------
@@ -211,7 +248,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
             all_gather_p.bind(
                 leaf,
                 all_gather_dimension=dim,
-                axis_name=axis_name,
+                axis_name=_axis_tuple(axis_name),
                 axis_index_groups=None,
                 axis_size=size,
                 tiled=tiled,
@@ -242,12 +279,20 @@ def _all_gather_batch(
 ):
     from laminax_core.lax._structural import reshape
 
-    if _axis_tuple(axis_name) != (axis_data.name,):
-        raise NotImplementedError(
-            "all_gather over several named axes at once is not supported; "
-            "gather over one axis at a time."
-        )
     (x,), (d,) = args, dims
+    names = _axis_tuple(axis_name)
+    if axis_data.name not in names:  # another axis's gather: this one's dim rides along
+        params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                      axis_size=axis_size, tiled=tiled)
+        if d is None:
+            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), None
+        x = move_bdim(x, d, 0)
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+    if names != (axis_data.name,):
+        raise NotImplementedError(
+            "all_gather over several named axes at once is not supported under vmap; "
+            "gather over one axis at a time (shard_map lowers it to one XLA all-gather)."
+        )
     x = bdim_at_front(x, d, axis_data.size)
     out = move_bdim(x, 0, all_gather_dimension)
     if tiled:
@@ -293,8 +338,17 @@ batching.collective_axis_names[all_gather_p] = lambda params: _axis_tuple(params
 
 
 def axis_index(axis_name):
-    """The position (int32) along the named axis `axis_name` of the current value."""
-    return axis_index_p.bind(axis_name=axis_name)
+    """The position (int32) along the named axis `axis_name` of the current value; for a
+    tuple of names, the position along their flattened product (the first name major)."""
+    if not isinstance(axis_name, tuple | list):
+        return axis_index_p.bind(axis_name=axis_name)
+    from laminax_core.lax._elementwise import add, mul
+
+    index, stride = np.int32(0), 1
+    for name in reversed(axis_name):
+        index = add(index, mul(axis_index_p.bind(axis_name=name), np.int32(stride)))
+        stride *= _trace.find_axis_data(name).size
+    return index
 
 
 def _axis_index_abstract_eval(axis_name):

@@ -121,6 +121,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     lhs_dilation = tuple(lhs_dilation) if lhs_dilation is not None else ones
     rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else ones
     strides = tuple(operator.index(s) for s in window_strides)
+    if any(s < 1 for s in strides):
+        raise ValueError(f"conv_general_dilated: window_strides must be positive, got "
+                         f"{strides}; a stride of 1 visits every window position.")
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
             raise ValueError("String padding is not implemented for transposed convolution "
@@ -129,6 +132,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         in_spatial = [lhs_shape[d] for d in dnums.lhs_spec[2:]]
         kernel = dilate_shape([rhs_shape[d] for d in dnums.rhs_spec[2:]], rhs_dilation)
         padding = padtype_to_pads(in_spatial, kernel, strides, padding)
+    if any(operator.index(d) < 1 for d in (*lhs_dilation, *rhs_dilation)):
+        raise TypeError(f"All dilations must be positive, got lhs_dilation={lhs_dilation}, "
+                        f"rhs_dilation={rhs_dilation}.")
     padding = tuple(tuple(operator.index(v) for v in pair) for pair in padding)
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,

@@ -416,8 +416,32 @@ pow_p = define_primitive(
 
 
 def integer_pow(x, y: int):
-    """Elementwise `x ** y` for a static Python int `y`."""
+    """Elementwise `x ** y` for a static Python int `y`.
+
+    Raises:
+      TypeError: `y` is not an integer (a float exponent is `lax.pow`'s), or `x` is an
+        integer array and `y` is negative.
+    """
+    # an integral float (2.0) is accepted, as in JAX; 1.5 would silently become 1
+    integral = isinstance(y, (int, np.integer)) or (
+        isinstance(y, (float, np.floating)) and float(y).is_integer())
+    if isinstance(y, (bool, np.bool_)) or not integral:
+        raise TypeError(f"lax.integer_pow: the exponent must be an integer, got {y!r} of "
+                        f"type {type(y).__name__}; use lax.pow for other exponents.")
     return integer_pow_p.bind(x, y=int(y))
+
+
+_integer_pow_shape = same_shape(dtypes=NUMERIC)
+_integer_pow_shape.primitive_name = "integer_pow"
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    out = _integer_pow_shape(x, y=y)
+    if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.str_short()}, {y}); convert the base to a float "
+                        "dtype first.")
+    return out
 
 
 def _integer_pow_reference(x, y):
@@ -437,7 +461,7 @@ def _integer_pow_jvp(t, ans, x, y):
 
 integer_pow_p = define_primitive(
     "integer_pow",
-    abstract_eval=same_shape(dtypes=NUMERIC),
+    abstract_eval=_integer_pow_abstract_eval,
     reference=_integer_pow_reference,
     jvp=jvp_from(_integer_pow_jvp),
     transpose=NOT_LINEAR,
@@ -704,13 +728,19 @@ convert_element_type_p = define_primitive(
 
 
 def stop_gradient(x):
-    """The identity, with a zero derivative: gradients do not flow through it.
+    """The identity, with a zero derivative: gradients do not flow through it (applied to
+    each leaf when `x` is a pytree).
 
     Example:
       >>> stop_gradient(np.float32(3))
       array(3., dtype=float32)
     """
-    return stop_gradient_p.bind(x)
+    from laminax_pytree import tree_flatten, tree_unflatten
+
+    leaves, tree = tree_flatten(x)
+    if tree.num_leaves == 1 and tree.num_nodes == 1:  # one array
+        return stop_gradient_p.bind(x)
+    return tree_unflatten(tree, [stop_gradient_p.bind(leaf) for leaf in leaves])
 
 
 stop_gradient_p = define_primitive(

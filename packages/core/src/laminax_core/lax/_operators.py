@@ -23,6 +23,7 @@ __all__ = ["getitem", "install", "promote_args"]
 
 def _convert(x, dtype, weak: bool):
     if is_python_scalar(x):
+        dtypes.check_python_int(x)
         return weak_array(x, dtype) if weak else np.asarray(x, dtype)
     aval = get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak:

@@ -716,7 +716,8 @@ def iota(dtype, size: int):
       array([0, 1, 2], dtype=int32)
     """
     dtype = dtypes.canonicalize_dtype(dtype)
-    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0, sharding=None)
+    shape = canonicalize_shape(size, "lax.iota")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=0, sharding=None)
 
 
 def _iota_reference(dtype, shape, dimension, sharding):

@@ -67,6 +67,9 @@ def _window_params(x_shape, window_dimensions, window_strides, padding, base_dil
         if len(value) != ndim:
             raise TypeError(f"{name}: {what} {value} must have one entry per dimension of the "
                             f"operand shape {tuple(x_shape)}.")
+        if any(operator.index(v) < 1 for v in value):
+            raise TypeError(f"{name} {what} must have every element be strictly positive, got "
+                            f"{value}.")
     pads = padtype_to_pads(dilate_shape(x_shape, base), dilate_shape(dims, wdil), strides,
                            padding)
     return dict(window_dimensions=dims, window_strides=strides,

@@ -96,6 +96,15 @@ def _reflected(fn):
     return lambda x, y: fn(y, x)
 
 
+def _builtin_round(x, ndigits=None):
+    """Python's `round(x[, ndigits])`: as `round(float)`, no `ndigits` gives an integer array."""
+    from laminax_core.numpy import asarray, round as round_
+
+    out = round_(x, decimals=ndigits or 0)
+    # asarray: eagerly, a 0-d conversion gives a NumPy value; round(Array) is an Array in JAX
+    return asarray(out.astype(int)) if ndigits is None else out
+
+
 OPERATORS = {
     "__add__": _ufuncs.add, "__radd__": _reflected(_ufuncs.add),
     "__sub__": _ufuncs.subtract, "__rsub__": _reflected(_ufuncs.subtract),
@@ -115,6 +124,7 @@ OPERATORS = {
     "__le__": _logic.less_equal, "__gt__": _logic.greater, "__ge__": _logic.greater_equal,
     "__neg__": _ufuncs.negative, "__pos__": _ufuncs.positive, "__abs__": _ufuncs.absolute,
     "__invert__": _logic.invert, "__getitem__": _indexing.getitem,
+    "__round__": _builtin_round,
 }  # fmt: skip
 
 PROPERTIES = {
@@ -152,7 +162,7 @@ def install(cls=_trace.Tracer) -> None:
     """Puts the numpy-backed methods, operators and properties on `cls`."""
     for name, fn in METHODS.items():
         setattr(cls, name, fn)
-    unary = {"__neg__", "__pos__", "__abs__", "__invert__", "__getitem__"}
+    unary = {"__neg__", "__pos__", "__abs__", "__invert__", "__getitem__", "__round__"}
     for name, fn in OPERATORS.items():
         setattr(cls, name, fn if name in unary else _returns_not_implemented(fn))
     for name, fn in PROPERTIES.items():

@@ -83,6 +83,13 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
     dtype = _user_dtype(dtype, "array")
+    if isinstance(object, np.ma.MaskedArray):
+        object = object.data  # noqa: A001 (jnp.array copies the data, as JAX's does)
+    if isinstance(object, range):
+        object = list(object)  # noqa: A001
+    elif isinstance(object, (memoryview, bytearray)):
+        object = np.frombuffer(object, np.uint8) if isinstance(object, bytearray) else (  # noqa: A001
+            np.asarray(object))
     if isinstance(object, (list, tuple)) and _has_traced_leaf(object):
         out = _stack_nested(object)
     elif isinstance(object, (list, tuple)):
@@ -96,8 +103,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
                              "nested lists must be rectangular and numeric.")
     elif hasattr(object, "__jax_array__"):
         out = as_array(object.__jax_array__())
+    elif dtype is not None and type(object) in (int, float, complex, bool):
+        out = object  # converted to `dtype` below, not to the default dtype of its type
     else:
         if not is_arraylike(object):
+            get_aval(object)  # an array of an unsupported dtype says so (TypeError)
             raise TypeError(f"jnp.array: cannot convert a {type(object).__name__} to an array; "
                             "pass an array, a scalar, or a nested list of them.")
         out = as_array(object)
@@ -151,6 +161,8 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
       >>> asarray(3, dtype=np.float32)
       array(3., dtype=float32)
     """
+    if isinstance(a, np.ma.MaskedArray):
+        get_aval(a)  # ValueError: the mask would be dropped
     return array(a, dtype=dtype, copy=bool(copy), order=order)
 
 
@@ -449,8 +461,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
-    N = operator.index(N)  # noqa: N806
-    M = N if M is None else operator.index(M)  # noqa: N806
+    N, M = _shape((N, N if M is None else M), "eye")  # noqa: N806
     if N < 0 or M < 0:
         raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()

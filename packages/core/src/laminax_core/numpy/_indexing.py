@@ -19,6 +19,7 @@ out-of-bounds updates are dropped as in JAX.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -69,6 +70,17 @@ def _index_error(message):
 
 def _canonical_entries(idx):
     """The index as a list of entries (lists made arrays, scalar bools made masks)."""
+    if not isinstance(idx, tuple) and isinstance(idx, Sequence) and not isinstance(
+            idx, (str, np.ndarray)) and not _is_array(idx):
+        # NumPy guesses whether x[[0, 1]] means x[(0, 1)] or x[np.array([0, 1])]; as JAX
+        # does, refuse to guess
+        if any(isinstance(i, (Sequence, slice)) or i is None or i is Ellipsis
+               or (_is_array(i) and get_aval(i).ndim) for i in idx):
+            fix = "`arr[tuple(seq)]`"
+        else:
+            fix = "`arr[array(seq)]`"
+        raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                        f"allowed; use {fix} instead of `arr[seq]`.")
     entries = list(idx) if isinstance(idx, tuple) else [idx]
     out = []
     for i in entries:
@@ -91,21 +103,49 @@ def _canonical_entries(idx):
     return out
 
 
-def _expand_masks(entries):
-    """Concrete boolean masks replaced by their nonzero index arrays (one per masked axis)."""
+def _is_mask(i) -> bool:
+    return _is_array(i) and dtypes.issubdtype(get_aval(i).dtype, np.bool_)
+
+
+def _axes_consumed(i) -> int:
+    if i is None or i is Ellipsis:
+        return 0
+    return get_aval(i).ndim if _is_mask(i) else 1
+
+
+def _expand_masks(entries, shape):
+    """Concrete boolean masks replaced by their nonzero index arrays (one per masked axis).
+
+    Every mask must have the shape of the axes it indexes (a size-0 mask axis also passes, as
+    in JAX): a shorter or longer mask would otherwise select the wrong elements silently."""
     out = []
-    for i in entries:
-        if _is_array(i) and dtypes.issubdtype(get_aval(i).dtype, np.bool_):
+    axis = 0
+    ellipsis_axes = len(shape) - sum(_axes_consumed(i) for i in entries)
+    for position, i in enumerate(entries):
+        if i is Ellipsis:
+            axis += max(ellipsis_axes, 0)
+        elif _is_mask(i):
             if not is_concrete(i):
                 raise errors.NonConcreteBooleanIndexError(i)
             mask = np.asarray(i.to_concrete_value() if isinstance(i, _trace.Tracer) else i)
+            expected = list(shape[axis:axis + mask.ndim])
+            if mask.ndim and (len(expected) < mask.ndim or not all(
+                    m in (0, s) for m, s in zip(mask.shape, expected, strict=True))):
+                raise IndexError(
+                    f"boolean index did not match shape of indexed array in index {position}: "
+                    f"got {mask.shape}, expected {expected}. A mask must have the shape of the "
+                    "axes it selects from."
+                )
+            axis += mask.ndim
             if mask.ndim == 0:
                 out.append(("scalar_bool", bool(mask)))
             else:
                 out.extend(n.astype(np.int32) for n in np.nonzero(mask))
                 out.append(("mask_end", mask.ndim))
+            continue
         else:
-            out.append(i)
+            axis += _axes_consumed(i)
+        out.append(i)
     return out
 
 
@@ -161,9 +201,10 @@ def _apply_slices(x, entries, squeeze_static_ints: bool):
             out.append(slice(None))
         elif squeeze_static_ints and isinstance(i, int | np.integer):
             k = operator.index(i)
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}")
-            k %= size
+            if size == 0:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
+            # out of bounds clamps, as XLA's dynamic_slice and JAX's indexing do
+            k = min(max(k + size if k < 0 else k, 0), size - 1)
             start.append(k)
             limit.append(k + 1)
             strides.append(1)
@@ -223,6 +264,14 @@ def _gather(x, entries, mode, fill_value, normalize):
     advanced = [d for d, i in enumerate(entries) if not isinstance(i, slice)]
     index_shape = np.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
     dtype = _index_dtype([as_array(entries[d]) for d in advanced])
+    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
+    kept_sizes = tuple(shape[d] for d in range(len(shape)) if d not in advanced)
+    if 0 in index_shape or 0 in kept_sizes:
+        # nothing to gather (an empty index, or empty slices): the empty result directly, as
+        # JAX does; a gather of size-1 slices could not even be stated on an empty axis
+        lead = advanced[0] if contiguous else 0
+        out_shape = (*kept_sizes[:lead], *index_shape, *kept_sizes[lead:])
+        return lax.broadcast_in_dim(np.zeros((), get_aval(x).dtype), out_shape, ())
     columns = []
     for d in advanced:
         i = _normalize_index(entries[d], shape[d]) if normalize else as_array(entries[d])
@@ -230,7 +279,6 @@ def _gather(x, entries, mode, fill_value, normalize):
         i = broadcast_to_shape(i, index_shape)
         columns.append(lax.expand_dims(i, (len(index_shape),)))
     indices = columns[0] if len(columns) == 1 else lax.concatenate(columns, len(index_shape))
-    contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
     kept = [d for d in range(len(shape)) if d not in advanced]
     # NumPy's layout: the index dims replace adjacent indexed axes, else they go first
     offset_dims = tuple(n if contiguous and d < advanced[0] else n + len(index_shape)
@@ -270,7 +318,7 @@ def _basic_new_axes(entries):
 
 def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     x = as_array(x)
-    entries = _expand_masks(_canonical_entries(idx))
+    entries = _expand_masks(_canonical_entries(idx), get_aval(x).shape)
     entries = _expand_ellipsis(entries, get_aval(x).ndim)
     has_arrays = any(_is_array(i) and get_aval(i).ndim > 0 for i in entries
                      if not isinstance(i, tuple))
@@ -303,7 +351,9 @@ def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
       The indexed array.
 
     Raises:
-      IndexError: a static int is out of bounds, or the index has too many entries.
+      IndexError: a static int indexes an empty axis (other out-of-bounds ints clamp, as in
+        JAX), a boolean mask does not match its axes, or the index has too many entries.
+      TypeError: the index is a list or other non-tuple sequence.
       NonConcreteBooleanIndexError: a boolean mask is a traced value.
 
     Example:

@@ -250,6 +250,12 @@ def iscomplexobj(x) -> bool:
       >>> iscomplexobj(np.ones(1, np.complex64))
       True
     """
+    if x is None:
+        return False
+    # JAX's scalar types (jnp.float32 ...) carry a `.dtype`; NumPy's classes and dtypes do not
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return bool(dtypes.issubdtype(dtype, np.complexfloating))
     return _is(as_array(x), np.complexfloating)
 
 

@@ -89,7 +89,9 @@ def convert_dtype(x, dtype, weak_type: bool = False):
     # types under tracing and prints JAX's convert_element_type
     if type(x) in _SCALARS or isinstance(x, np.generic) or (
             isinstance(x, np.ndarray) and x.ndim == 0):
-        # Python ints out of the target's range wrap, as lax's conversion does (JAX: u8 + -1)
+        # Python ints out of the target's range wrap, as lax's conversion does (JAX: u8 + -1),
+        # once they fit the dtype of Python ints
+        dtypes.check_python_int(x)
         if weak_type:
             return weak_array(np.asarray(x).astype(dtype), dtype)
         value = np.asarray(x).astype(dtype)

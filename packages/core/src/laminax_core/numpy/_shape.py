@@ -65,16 +65,16 @@ def size(a, axis: int | None = None) -> int:
 
 
 def _resolve_shape(name, size_, newshape):
-    newshape = (newshape,) if isinstance(newshape, int | np.integer) else tuple(newshape)
-    unknown = [i for i, d in enumerate(newshape) if operator.index(d) == -1]
+    newshape = canonicalize_shape(newshape, f"jnp.{name}", allow_unknown=True)
+    unknown = [i for i, d in enumerate(newshape) if d == -1]
     if len(unknown) > 1:
-        raise ValueError(f"jnp.{name}: can only specify one unknown dimension (-1), got "
-                         f"{newshape}.")
+        raise TypeError(f"jnp.{name}: can only specify one unknown dimension (-1), got "
+                        f"{newshape}.")
     if unknown:
         known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
         if known == 0 or size_ % known:
-            raise ValueError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
-                             f"{newshape}.")
+            raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
+                            f"{newshape}.")
         newshape = tuple(size_ // known if d == -1 else d for d in newshape)
     newshape = canonicalize_shape(newshape, f"jnp.{name}")
     if int(np.prod(newshape, dtype=np.int64)) != size_:
@@ -101,11 +101,15 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):  # no
       (2, 3)
     """
     del copy
-    a = _array("reshape", a)
     if shape is None:
         shape = newshape
     if shape is None:
         raise TypeError("jnp.reshape: the shape argument is required.")
+    if type(a) is np.ndarray and order in ("C", "F", "A"):
+        # JAX hands a NumPy array to its own reshape method, so a bad size raises NumPy's
+        # ValueError there; checked on a zero-stride view (no memory)
+        np.broadcast_to(np.zeros((), np.bool_), a.shape).reshape(shape, order=order)
+    a = _array("reshape", a)
     aval = get_aval(a)
     new = _resolve_shape("reshape", aval.size, shape)
     if order == "F":

@@ -95,7 +95,25 @@ maximum = _binary("maximum", "max", "Elementwise maximum, propagating NaNs.")
 minimum = _binary("minimum", "min", "Elementwise minimum, propagating NaNs.")
 arctan2 = _binary("arctan2", "atan2", "Elementwise arc tangent of `x1 / x2`, by quadrant.",
                   inexact=True)
-fmod = _binary("fmod", "rem", "Elementwise remainder of truncating division (sign of `x1`).")
+
+
+def _rem(x1, x2):
+    """`lax.rem` with JAX's answer for integer division by zero: 0 (XLA's own is unspecified,
+    and differs between backends), by dividing by 1 instead. `x1`, `x2` are promoted."""
+    if _is(x2, np.integer):
+        x2 = select(lax.eq(x2, _const(x2, 0)), x2, lax.full_like(x2, 1))
+    return lax.rem(x1, x2)
+
+
+def fmod(x1, x2, /):
+    """Elementwise remainder of truncating division (sign of `x1`); integer `x % 0` is 0.
+
+    Example:
+      >>> fmod(np.int32(-7), 3)
+      array(-1, dtype=int32)
+    """
+    return _rem(*promote_args("fmod", x1, x2))
+
 nextafter = _binary("nextafter", "nextafter", "The next representable value after `x1` towards "
                     "`x2`.", inexact=True)
 
@@ -394,8 +412,8 @@ def remainder(x1, x2, /):
     """
     x1, x2 = promote_args("remainder", x1, x2)
     if _is(x1, np.unsignedinteger) or _is(x1, np.bool_):
-        return lax.rem(x1, x2)
-    trunc_mod = lax.rem(x1, x2)
+        return _rem(x1, x2)
+    trunc_mod = _rem(x1, x2)
     zero = _const(trunc_mod, 0)
     fix_sign = lax.bitwise_and(lax.ne(trunc_mod, zero),
                                lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, _const(x2, 0))))

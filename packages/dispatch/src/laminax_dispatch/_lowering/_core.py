@@ -14,6 +14,7 @@ of the name stack (`jit(f)/sin`) and the user's source line that staged the equa
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
@@ -36,7 +37,14 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
-from laminax_dispatch._lowering._shardings import MeshTable, ShardingContext, sharding_attribute
+from laminax_dispatch._lowering._shardings import (
+    MeshTable,
+    ShardingContext,
+    memory_kind_of,
+    place_in_memory,
+    register_meshes,
+    sharding_attribute,
+)
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
 
 __all__ = [
@@ -146,6 +154,16 @@ class ModuleContext:
         # Python functions the module calls on the host; compiled in, kept alive by the executable
         self.host_callbacks: list[Callable] = []
 
+    @contextlib.contextmanager
+    def using_axis_context(self, axis_context):
+        """Lowers what runs inside the `with` block under `axis_context` (shard_map's body
+        under its `SPMDAxisContext`), restoring the previous one after."""
+        previous, self.axis_context = self.axis_context, axis_context
+        try:
+            yield axis_context
+        finally:
+            self.axis_context = previous
+
     def add_host_callback(self, callback: Callable) -> int:
         """Registers a host callback; returns its index (the custom call's `index` attribute)."""
         self.host_callbacks.append(callback)
@@ -181,6 +199,12 @@ class LoweringRuleContext:
     tokens_in: dict
     name_stack: str
     tokens_out: dict | None = None
+
+    @property
+    def axis_context(self):
+        """The devices being lowered for (`ShardingContext`, or `SPMDAxisContext` inside a
+        manual region): what collectives over named mesh axes read."""
+        return self.module_context.axis_context
 
 
 # ----- constants and broadcasting -----------------------------------------------------------
@@ -266,7 +290,7 @@ def _lower_eqn(mctx: ModuleContext, eqn, name_stack: str, tokens: dict, operands
         eqn.primitive,
         [a.aval for a in eqn.invars],
         [v.aval for v in eqn.outvars],
-        {e: tokens[e] for e in effects},
+        {e: tokens[e] for e in effects if e in tokens},  # none inside a manual region
         name_stack,
     )
     with _location(eqn.source_info, f"{name_stack}/{eqn.primitive.name}"):
@@ -386,9 +410,15 @@ def _set_main_attributes(
         if sharded and sharding is not None:
             name, attribute = sharding_attribute(mctx.meshes, sharding, aval.ndim, devices)
             entries[name] = attribute
+        kind = memory_kind_of(sharding)
+        if kind is not None:
+            entries["mhlo.memory_kind"] = ir.StringAttr.get(kind)
 
     in_shardings = in_shardings or [None] * len(in_avals)
     out_shardings = out_shardings or [None] * len(out_avals)
+    register_meshes(
+        mctx.meshes, [*in_shardings, *out_shardings], [*in_avals, *out_avals], devices
+    )
     arg_attrs = [ir.DictAttr.get({}) for _ in range(num_tokens)]
     for i, (aval, sharding) in enumerate(zip(in_avals, in_shardings, strict=True)):
         entries = {}
@@ -469,6 +499,8 @@ def lower_jaxpr(
         ]
         tokens = dict(zip(ordered, token_args, strict=True))
         outs, tokens = jaxpr_subcomp(mctx, jaxpr, name_stack, tokens, consts, *args[len(hoisted) :])
+        if out_shardings:
+            outs = [place_in_memory(x, s) for x, s in zip(outs, out_shardings, strict=True)]
         return [tokens[e] for e in ordered], outs
 
     module = build_module(

@@ -6,6 +6,11 @@ A lowering rule that needs the host (an effect that prints, a `pure_callback`, a
 module passes `LoweringResult.host_callbacks` to the compiler, which keeps the functions alive
 as long as the executable. On CPU the target is `xla_ffi_python_cpu_callback`; the callback
 receives NumPy arrays and must return a tuple of arrays of the result avals.
+
+In a program over several devices the call gets a maximal sharding on the first device of the
+device assignment (JAX's rule for whole-array callbacks): XLA runs it once, with the whole
+operands gathered there. Inside a manual region (shard_map's `SPMDAxisContext`) the region's
+lowering decides instead.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import ShapedArray
 
+from laminax_dispatch._lowering._shardings import set_maximal_sharding
 from laminax_dispatch._mlir import aval_to_ir_type, token_type
 
 __all__ = ["emit_python_callback"]
@@ -49,6 +55,23 @@ def _checked(callback: Callable, result_avals: Sequence[ShapedArray], name: str)
     return run
 
 
+def _device_index(sharding, devices) -> int:
+    if sharding is None:
+        return 0
+    if len(sharding.device_set) != 1:
+        raise ValueError(
+            f"a host callback runs on one device, but its sharding {sharding} spans "
+            f"{len(sharding.device_set)}; give a SingleDeviceSharding."
+        )
+    (device,) = sharding.device_set
+    if device not in devices:
+        raise ValueError(
+            f"the host callback's sharding names {device}, which is not among the program's "
+            f"devices {[d.id for d in devices]}; pick one of those."
+        )
+    return list(devices).index(device)
+
+
 def emit_python_callback(
     ctx,
     callback: Callable,
@@ -58,6 +81,7 @@ def emit_python_callback(
     token: ir.Value | None = None,
     has_side_effect: bool = True,
     name: str | None = None,
+    sharding=None,
 ) -> tuple[list[ir.Value], ir.Value | None]:
     """Emits a custom call that runs `callback(*operands)` on the host.
 
@@ -71,6 +95,8 @@ def emit_python_callback(
         every operation that produced the token, and the new token after the call.
       has_side_effect: keep the call even when its results are unused.
       name: how errors name the callback (defaults to its `__name__`).
+      sharding: in a program over several devices, a `SingleDeviceSharding` naming the device
+        the call runs on (default: the first of the device assignment).
 
     Returns:
       The result values, and the new token (None when no token was given).
@@ -102,6 +128,10 @@ def emit_python_callback(
             {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
         ),
     )
+    devices = ctx.module_context.axis_context.devices
+    if len(devices) > 1:
+        # a whole-array callback in an SPMD program runs once, on one device
+        set_maximal_sharding(ctx, op, len(result_types), _device_index(sharding, devices))
     results = list(op.results)
     if token is not None:
         return results[1:], results[0]

@@ -21,6 +21,7 @@ The axis context (`ModuleContext.axis_context`) tells rules what the devices are
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,10 @@ from laminax_core.config import config
 from laminax_dispatch._sharding import SdyMesh, SdySharding
 
 __all__ = [
+    "register_meshes",
+    "memory_kind_of",
+    "place_in_memory",
+    "set_maximal_sharding",
     "AxisContext",
     "MeshTable",
     "SPMDAxisContext",
@@ -69,15 +74,42 @@ class ShardingContext(AxisContext):
 
 @dataclasses.dataclass(frozen=True)
 class SPMDAxisContext(AxisContext):
-    """Inside a manual region (`shard_map`): `mesh` (an object with ``axis_names`` and
-    ``shape``, laminax_pjit's `Mesh`) and the axes the body sees per device."""
+    """Inside a manual region (`shard_map`) of a program over `devices`: the mesh's named
+    axes, and which of them the region's body sees per device (`manual_axes`).
 
-    mesh: Any
+    Attributes:
+      devices: the program's device assignment (partition order).
+      axis_names, axis_sizes: the mesh axes, major to minor.
+      device_ids: the logical device ids (positions in `devices`) in mesh order, row major.
+      manual_axes: the axes the body is written per device for.
+    """
+
+    devices: tuple[Any, ...]
+    axis_names: tuple[str, ...]
+    axis_sizes: tuple[int, ...]
+    device_ids: tuple[int, ...]
     manual_axes: frozenset = frozenset()
 
-    @property
-    def devices(self) -> tuple[Any, ...]:
-        return tuple(self.mesh._flat_devices_tuple)
+    def axis_size(self, name: str) -> int:
+        """The size of mesh axis `name`."""
+        try:
+            return self.axis_sizes[self.axis_names.index(name)]
+        except ValueError:
+            raise NameError(
+                f"unbound axis name: {name}; the mesh has axes {self.axis_names}."
+            ) from None
+
+    def axis_groups(self, names: Sequence[str]) -> list[list[int]]:
+        """The groups of logical device ids that a collective over mesh axes `names` combines
+        (its ``replica_groups``): devices that agree on every other axis, ordered along
+        `names`."""
+        import numpy as np
+
+        ids = np.asarray(self.device_ids).reshape(self.axis_sizes)
+        positions = [self.axis_names.index(n) for n in names]  # raises for unknown names
+        rest = [i for i in range(len(self.axis_names)) if i not in positions]
+        grouped = ids.transpose(rest + positions).reshape(-1, int(np.prod([ids.shape[p] for p in positions], dtype=int)))
+        return grouped.tolist()
 
 
 class MeshTable:
@@ -88,12 +120,24 @@ class MeshTable:
         self._symbols: dict[SdyMesh, str] = {}
 
     def symbol(self, mesh: SdyMesh) -> str:
-        """The symbol of `mesh`, allocating one on first use."""
+        """The symbol of `mesh`, allocating one on first use (``maximal_mesh_<i>`` for the
+        axis-less mesh of one device, as JAX names it)."""
         symbol = self._symbols.get(mesh)
         if symbol is None:
-            n = len(self._symbols)
-            symbol = self._symbols[mesh] = "mesh" if n == 0 else f"mesh_{n - 1}"
+            if not mesh.axis_names and mesh.device_ids is not None and len(mesh.device_ids) == 1:
+                symbol = f"maximal_mesh_{mesh.device_ids[0]}"
+            else:
+                n = sum(1 for s in self._symbols.values() if not s.startswith("maximal"))
+                symbol = "mesh" if n == 0 else f"mesh_{n - 1}"
+            self._symbols[mesh] = symbol
         return symbol
+
+    def symbol_of_size(self, n: int) -> str | None:
+        """The symbol of a mesh already in use with `n` devices (not a maximal one)."""
+        for mesh, symbol in self._symbols.items():
+            if mesh.axis_names and math.prod(mesh.axis_sizes) == n:
+                return symbol
+        return None
 
     def __bool__(self) -> bool:
         return bool(self._symbols)
@@ -160,7 +204,26 @@ def _sdy_attribute(meshes: MeshTable, described: SdySharding) -> ir.Attribute:
     mesh = described.mesh
     if not mesh.axis_sizes:  # a one-device sharding in a many-device program: replicated
         described = dataclasses.replace(described, mesh=SdyMesh((), ()))
+    if not described.replicated_axes and not any(d.axes for d in described.dims):
+        # a replicated value names no axis: any mesh of as many devices serves, so the
+        # module keeps one mesh where it can
+        symbol = meshes.symbol_of_size(math.prod(described.mesh.axis_sizes))
+        if symbol is not None:
+            return ir.Attribute.parse("#sdy.sharding" + described.text(symbol))
     return ir.Attribute.parse("#sdy.sharding" + described.text(meshes.symbol(described.mesh)))
+
+
+def register_meshes(meshes: MeshTable, shardings, avals, devices: Sequence) -> None:
+    """Gives the meshes of the shardings that split data their symbols first, so replicated
+    values then share one of them (`_sdy_attribute`) whatever their order."""
+    if not use_shardy_partitioner.value or len(devices) <= 1:
+        return
+    for sharding, aval in zip(shardings, avals, strict=True):
+        if sharding is None or sharding.is_fully_replicated:
+            continue
+        described = sdy_sharding(sharding, aval.ndim, devices)
+        if any(d.axes for d in described.dims):
+            meshes.symbol(described.mesh)
 
 
 def sharding_attribute(
@@ -193,4 +256,49 @@ def emit_sharding_constraint(ctx, x: ir.Value, aval, sharding) -> ir.Value:
         return sdy.ShardingConstraintOp(x, attribute).result
     op = hlo.CustomCallOp([x.type], [x], call_target_name="Sharding")
     op.attributes["mhlo.sharding"] = attribute
+    return op.result
+
+
+def set_maximal_sharding(ctx, op, num_results: int, device_index: int = 0) -> None:
+    """Pins operation `op` (with `num_results` results) to one device of the program, the
+    `device_index`-th of its device assignment: how a side-effecting call (a host callback)
+    runs once in an SPMD program."""
+    if use_shardy_partitioner.value:
+        symbol = ctx.module_context.meshes.symbol(SdyMesh((), (), (device_index,)))
+        per_value = ", ".join([f"<@{symbol}, []>"] * max(1, num_results))
+        op.attributes["sdy.sharding"] = ir.Attribute.parse(
+            f"#sdy.sharding_per_value<[{per_value}]>"
+        )
+    else:
+        op.attributes["mhlo.sharding"] = ir.StringAttr.get(f"{{maximal device={device_index}}}")
+
+
+def memory_kind_of(sharding) -> str | None:
+    """`sharding`'s memory kind when it is not its devices' default (None otherwise): what a
+    module writes as ``mhlo.memory_kind`` (``pinned_host`` ...)."""
+    if sharding is None:
+        return None
+    kind = sharding.memory_kind
+    if kind is None:
+        return None
+    default = sharding._internal_device_list.default_memory_kind
+    return None if kind == default else kind
+
+
+def place_in_memory(x: ir.Value, sharding) -> ir.Value:
+    """`x` annotated to live in `sharding`'s memory kind (XLA's ``annotate_device_placement``
+    custom call, as JAX emits it for a result in host memory); `x` itself in default memory."""
+    kind = memory_kind_of(sharding)
+    if kind is None:
+        return x
+    op = hlo.CustomCallOp(
+        [x.type],
+        [x],
+        call_target_name="annotate_device_placement",
+        has_side_effect=ir.BoolAttr.get(True),
+        backend_config=ir.StringAttr.get(""),
+    )
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"_xla_buffer_placement": ir.StringAttr.get(kind)}
+    )
     return op.result

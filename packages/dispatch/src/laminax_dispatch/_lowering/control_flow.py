@@ -68,6 +68,10 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
     # A batched predicate (vmap) is reduced with `or` for the loop test, and in the body each
     # carry keeps its old value where its example is done, as JAX lowers it.
     effects = _ordered(cond_jaxpr, body_jaxpr)
+    if _ordered(cond_jaxpr):
+        return _while_with_effectful_cond(
+            ctx, args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, effects
+        )
     n_consts = cond_nconsts + body_nconsts
     operands = [ctx.tokens_in[e] for e in effects] + list(args)
     types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_in]
@@ -123,6 +127,66 @@ def _while_lower(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
     return results[n_tok + n_consts :]
 
 
+def _while_with_effectful_cond(ctx, args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts,
+                               effects):
+    # stablehlo.while's condition region cannot pass tokens on, so (as JAX does) the predicate
+    # is computed once before the loop and then at the end of each body, and carried along.
+    n_consts, n_tok = cond_nconsts + body_nconsts, len(effects)
+    pred_aval = cond_jaxpr.out_avals[0]
+
+    def predicate(tokens, cond_consts, carry, name):
+        (pred,), tokens = jaxpr_subcomp(
+            ctx.module_context,
+            cond_jaxpr.jaxpr,
+            f"{ctx.name_stack}/while/{name}",
+            tokens,
+            _consts(cond_jaxpr),
+            *cond_consts,
+            *carry,
+        )
+        return pred, tokens
+
+    tokens = {e: ctx.tokens_in[e] for e in effects}
+    pred, tokens = predicate(tokens, args[:cond_nconsts], args[n_consts:], "cond_before")
+    operands = [*(tokens[e] for e in effects), pred, *args]
+    types = [token_type()] * n_tok + [aval_to_ir_type(pred_aval)]
+    types += [aval_to_ir_type(a) for a in ctx.avals_in]
+    loop = hlo.WhileOp(types, operands)
+
+    cond_block = loop.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond_block):
+        pred = cond_block.arguments[n_tok]
+        hlo.return_([_reduce_or(pred, pred_aval) if pred_aval.shape else pred])
+
+    body_block = loop.body.blocks.append(*types)
+    with ir.InsertionPoint(body_block):
+        block_args = list(body_block.arguments)
+        tokens = dict(zip(effects, block_args[:n_tok], strict=True))
+        pred, values = block_args[n_tok], block_args[n_tok + 1 :]
+        cond_consts, body_consts = values[:cond_nconsts], values[cond_nconsts:n_consts]
+        carry = values[n_consts:]
+        new_carry, tokens = jaxpr_subcomp(
+            ctx.module_context,
+            body_jaxpr.jaxpr,
+            f"{ctx.name_stack}/while/body",
+            tokens,
+            _consts(body_jaxpr),
+            *body_consts,
+            *carry,
+        )
+        if pred_aval.shape:
+            new_carry = [
+                _select_where(pred, pred_aval, new, old, aval)
+                for new, old, aval in zip(new_carry, carry, body_jaxpr.out_avals, strict=True)
+            ]
+        new_pred, tokens = predicate(tokens, cond_consts, new_carry, "cond")
+        hlo.return_([*(tokens[e] for e in effects), new_pred, *values[:n_consts], *new_carry])
+
+    results = list(loop.results)
+    ctx.tokens_out = dict(zip(effects, results[:n_tok], strict=True))
+    return results[n_tok + 1 + n_consts :]
+
+
 def _reduce_or(pred, pred_aval):
     # stablehlo.reduce with `or` over every dimension of the batched predicate
     scalar = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
@@ -162,6 +226,8 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
     xs = list(args[num_consts + num_carry :])
     ys_avals = jaxpr.out_avals[num_carry:]
     ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), ()) for a in ys_avals]
+    if length == 0:  # no step runs (and the body could not even index an empty xs)
+        return [*carry, *ys]
 
     def cond_fun(state):
         return lax.lt(state[0], np.int32(length))

@@ -27,6 +27,8 @@ def _cumulative(combine, identity):
     def rule(ctx, x, axis, reverse):
         (aval,) = ctx.avals_in
         n = aval.shape[axis]
+        if n == 0:  # an empty running reduction is the (empty) operand; a 0-wide window is not
+            return x
         window = [n if d == axis else 1 for d in range(aval.ndim)]
         pads = [
             ((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)

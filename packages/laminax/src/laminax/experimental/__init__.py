@@ -1,5 +1,7 @@
 """laminax.experimental: JAX's `jax.experimental` namespace, filled by the layers that own each
-submodule (pjit, maps and mesh_utils by laminax-pjit, host_callback by laminax-hostcb, export by
-laminax-export, and the rest of the public library by laminax-core)."""
+submodule (pjit, maps and mesh_utils by laminax-pjit, host_callback and io_callback by
+laminax-hostcb, export by laminax-export, and the rest of the public library by laminax-core)."""
 
-__all__: list[str] = []
+from laminax_hostcb import io_callback as io_callback
+
+__all__: list[str] = ["io_callback"]

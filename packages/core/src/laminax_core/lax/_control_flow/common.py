@@ -101,6 +101,23 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
+def promote_weak_carry(carry: list, in_avals, out_avals) -> tuple[list, bool]:
+    """As JAX's loops: a weakly typed initial carry whose body output has another dtype is
+    converted to the type both promote to (`fori_loop(0, n, f, 1.0)` with a bfloat16 body runs
+    in bfloat16). Returns the new carry and whether anything changed (the body is retraced)."""
+    from laminax_core import lax
+
+    changed = False
+    carry = list(carry)
+    for i, (a, b) in enumerate(zip(in_avals, out_avals, strict=True)):
+        if a.weak_type and (a.shape, a.dtype) != (b.shape, b.dtype):
+            dtype = dtypes.result_type(carry[i], b.dtype)
+            if np.dtype(dtype) != a.dtype or a.shape != b.shape:
+                carry[i] = lax.convert_element_type(carry[i], dtype)
+                changed = True
+    return carry, changed
+
+
 def check_same_types(what: str, expected, found) -> None:
     """Raises TypeError unless two lists of avals agree in shape and dtype."""
     mismatch = [

@@ -26,7 +26,10 @@ from laminax_core.lax._control_flow import common
 __all__ = ["cond", "cond_p", "switch"]
 
 
-def cond(pred, true_fun, false_fun, *operands):
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """Applies `true_fun(*operands)` if `pred` else `false_fun(*operands)`, as one primitive
     (both branches are traced; under vmap with a batched `pred` both run).
 
@@ -36,6 +39,13 @@ def cond(pred, true_fun, false_fun, *operands):
     """
     from laminax_core import lax
 
+    if operand is not _NO_OPERAND:  # JAX's older spelling: one operand, by keyword
+        if operands:
+            raise TypeError(
+                "if 'operand' keyword is passed then no positional operands can be passed, "
+                f"got operand={operand!r} and positional operands {operands}."
+            )
+        operands = (operand,)
     aval = get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
@@ -44,7 +54,9 @@ def cond(pred, true_fun, false_fun, *operands):
     if aval.dtype != np.bool_:
         pred = lax.ne(pred, np.zeros((), aval.dtype))
     index = lax.convert_element_type(pred, np.int32)
-    return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output")
+    # the primitive's branch order is (false, true); errors list them as the user wrote them
+    return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output",
+                      shown=(1, 0))
 
 
 def switch(index, branches, *operands):
@@ -72,7 +84,7 @@ def switch(index, branches, *operands):
     return _bind_cond(index, branches, operands, "branch outputs")
 
 
-def _bind_cond(index, funs, operands, what):
+def _bind_cond(index, funs, operands, what, shown=None):
     leaves, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in leaves]
     traced, out_trees = [], []
@@ -80,12 +92,13 @@ def _bind_cond(index, funs, operands, what):
         trees: list = []
         traced.append(common.trace_user_fun(fun, in_tree, avals, "cond", trees))
         out_trees.append(trees[0])
+    order = shown or range(len(funs))
     if any(t != out_trees[0] for t in out_trees):
-        raise TypeError(
-            f"{what} must have same type structure, got {' and '.join(map(str, out_trees))}."
-        )
-    for closed, _ in traced[1:]:
-        common.check_same_types(what, traced[0][0].out_avals, closed.out_avals)
+        trees = [str(out_trees[i]) for i in order]
+        raise TypeError(f"{what} must have same type structure, got {' and '.join(trees)}.")
+    first, *rest = order
+    for i in rest:
+        common.check_same_types(what, traced[first][0].out_avals, traced[i][0].out_avals)
     branches, consts = _join_consts(traced)
     inputs = [*consts, *leaves]
     forwarded = _forwarded_inputs(branches, inputs)

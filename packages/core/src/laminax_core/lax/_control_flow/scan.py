@@ -65,6 +65,12 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
         return [*new_leaves, *y_leaves]
 
     closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
+    carry, promoted = common.promote_weak_carry(
+        carry, carry_avals, closed.out_avals[: len(carry)]
+    )
+    if promoted:
+        carry_avals = [get_aval(c) for c in carry]
+        closed, consts = common.trace_closed(body, [*carry_avals, *x_avals], "scan")
     common.check_same_types(
         "scan body function carry input and carry output",
         carry_avals,
@@ -107,8 +113,9 @@ def _bind_forwarding(closed, consts, carry, xs, params) -> list:
 
 
 def _fresh(x):
-    # a forwarded NumPy x comes back as a new array (JAX puts it on the device)
-    return x if isinstance(x, _trace.Tracer) else np.array(x)
+    # a forwarded NumPy x comes back as a new array (JAX puts it on the device); tracers and
+    # device arrays are immutable and come back as they are
+    return np.array(x) if isinstance(x, np.ndarray) else x
 
 
 def _scan_length(xs_leaves, length):
@@ -127,15 +134,49 @@ def _scan_length(xs_leaves, length):
     return sizes.pop()
 
 
-def map(f, xs):  # noqa: A001 (JAX's name)
+def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 (JAX's name)
     """Applies `f` to each slice of `xs` along the leading axis (a scan with no carry).
+
+    Args:
+      f: the function of one slice.
+      xs: a pytree of arrays with a common leading axis.
+      batch_size: if given, `f` is vmapped over batches of this many slices and the scan runs
+        over the batches (a remainder that does not fill a batch is one more vmapped call).
 
     Example:
       >>> map(lambda x: x * 2.0, np.arange(3, dtype=np.float32))
       array([0., 2., 4.], dtype=float32)
     """
-    _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
-    return ys
+    if batch_size is None:
+        _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
+        return ys
+    return _batched_map(f, xs, batch_size)
+
+
+def _batched_map(f, xs, batch_size):
+    from laminax_core import lax
+    from laminax_core._api import vmap
+
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size < 1:
+        raise ValueError(f"lax.map: batch_size must be a positive int, got {batch_size!r}.")
+    leaves, tree = tree_flatten(xs)
+    n = _scan_length(leaves, None)
+    batch_size = min(int(batch_size), n) or 1
+    n_full, rest = divmod(n, batch_size)
+    full = [lax.reshape(lax.slice_in_dim(x, 0, n_full * batch_size, axis=0),
+                        (n_full, batch_size, *get_aval(x).shape[1:])) for x in leaves]
+    batched = vmap(f)
+    _, ys = scan(lambda carry, x: ((), batched(x)), (), tree_unflatten(tree, full))
+    ys_leaves, ys_tree = tree_flatten(ys)
+    ys_leaves = [lax.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:])) for y in ys_leaves]
+    if rest:
+        tail = tree_unflatten(tree, [lax.slice_in_dim(x, n_full * batch_size, n, axis=0)
+                                     for x in leaves])
+        tail_leaves = tree_flatten(batched(tail))[0]
+        ys_leaves = [lax.concatenate([y, t], 0) for y, t in zip(ys_leaves, tail_leaves,
+                                                                 strict=True)]
+    return tree_unflatten(ys_tree, ys_leaves)
 
 
 # ----- the primitive and its rules --------------------------------------------------------

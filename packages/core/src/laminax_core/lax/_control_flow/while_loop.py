@@ -50,6 +50,16 @@ def while_loop(cond_fun, body_fun, init_val):
     body_closed, body_consts = common.trace_user_fun(
         body_fun, args_tree, avals, "while_loop", body_trees
     )
+    if body_trees[0] == tree:
+        carry, promoted = common.promote_weak_carry(carry, avals, body_closed.out_avals)
+        if promoted:
+            avals = [get_aval(c) for c in carry]
+            cond_closed, cond_consts = common.trace_user_fun(
+                cond_fun, args_tree, avals, "while_loop", cond_trees
+            )
+            body_closed, body_consts = common.trace_user_fun(
+                body_fun, args_tree, avals, "while_loop", body_trees
+            )
     if body_trees[0] != tree:
         raise TypeError(
             "body_fun output and input must have same type structure, got "
@@ -99,16 +109,17 @@ def _bind_forwarding(cond_closed, cond_consts, body_closed, body_consts, carry) 
     return [next(moved) if m else next(outs) for m in to_const]
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll: int | bool | None = None):
     """Repeats `val = body_fun(i, val)` for `i` from `lower` to `upper - 1`.
 
-    With concrete bounds it is a `scan` (reverse-differentiable); with traced bounds, a
-    `while_loop`.
+    With concrete bounds it is a `scan` (reverse-differentiable) that `unroll` steps are
+    unrolled into, as in `scan`; with traced bounds, a `while_loop` (no `unroll`).
 
     Example:
       >>> fori_loop(0, 3, lambda i, c: c * 2.0, np.float32(1))
       array(8., dtype=float32)
     """
+    _check_fori_bounds(lower, upper, body_fun)
     try:
         lo, hi = operator.index(lower), operator.index(upper)
     except TypeError:
@@ -119,8 +130,16 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (i + 1, body_fun(i, val)), ()
 
-        (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0))
+        (_, out), _ = scan(
+            step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+            unroll=1 if unroll is None else unroll,
+        )
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known: "
+            "pass Python ints (or concrete values) as lower and upper."
+        )
 
     from laminax_core import lax
 
@@ -134,6 +153,25 @@ def fori_loop(lower, upper, body_fun, init_val):
     dtype = dtypes.result_type(lower, upper)
     _, _, out = while_loop(cond_fun, body, (_as(lower, dtype), _as(upper, dtype), init_val))
     return out
+
+
+def _check_fori_bounds(lower, upper, body_fun) -> None:
+    """The loop bounds must share a dtype (a weakly typed signed int may join a signed int of
+    another width), as in JAX: promoting them silently could change the loop's count."""
+    if not callable(body_fun):
+        raise TypeError(f"lax.fori_loop: body_fun must be callable, got {type(body_fun)}.")
+    lo, hi = get_aval(lower), get_aval(upper)
+    if lo.dtype == hi.dtype:
+        return
+    signed = dtypes.issubdtype(lo.dtype, np.signedinteger) and dtypes.issubdtype(
+        hi.dtype, np.signedinteger)
+    if signed and lo.weak_type != hi.weak_type:
+        return
+    raise TypeError(
+        "lower and upper arguments to fori_loop must have equal types, got "
+        f"{lo.dtype.name} and {hi.dtype.name}; convert one of them (for example "
+        "jnp.int32(upper))."
+    )
 
 
 def _as(x, dtype):
