@@ -22,6 +22,9 @@ PROGRAMS = {
     "all_to_all_same": "jax.vmap(lambda v: jax.lax.all_to_all(v, 'i', 0, 0, tiled=True), "
                        "axis_name='i')(x)",
     "axis_size": "jax.vmap(lambda v: v * jax.lax.axis_size('i'), axis_name='i')(x)",
+    "pshuffle": "jax.vmap(lambda v: jax.lax.pshuffle(v, 'i', [2, 0, 3, 1]), axis_name='i')(x)",
+    "pswapaxes": "jax.vmap(lambda v: jax.lax.pswapaxes(v.reshape(4, 2), 'i', 0), "
+                 "axis_name='i')(x)",
     "axis_index_pair": "jax.vmap(jax.vmap(lambda v: v + jax.lax.axis_index(('i', 'j')), "
                        "axis_name='j'), axis_name='i')(x.reshape(4, 2, 4))",
     "nested_other_axis": "jax.vmap(jax.vmap(lambda v: jax.lax.ppermute(v, 'i', [(0, 1), (1, 0)]"
@@ -53,6 +56,7 @@ def test_values_match_jax(name):
 @pytest.mark.parametrize("call", [
     "jax.vmap(lambda v: jax.lax.all_to_all(v, 'i', 0, 0), axis_name='i')(x)",
     "jax.vmap(lambda v: jax.lax.all_to_all(v[:6], 'i', 0, 0, tiled=True), axis_name='i')(x)",
+    "jax.vmap(lambda v: jax.lax.pshuffle(v, 'i', [0, 0, 1, 2]), axis_name='i')(x)",
 ])
 def test_errors_match_jax(call):
     x = np.zeros((4, 8), np.float32)

@@ -206,6 +206,18 @@ CASES = {
     + "with set_mesh(mesh):\n    y = jit(lambda a: a + 1, in_shardings=P('x'), out_shardings=P('y'))(x)\n"
     + "result = (repr(y.sharding), np.asarray(y))",
     "error_device_put_spec_without_set_mesh": MESH + "with mesh:\n    device_put(x, P('x'))",
+    # computations run on the context mesh: set_mesh's for jit and eager ops, the `with mesh:`
+    # one for pjit (plain jit ignores `with mesh:`)
+    "context_mesh_jit": MESH
+    + "with set_mesh(mesh):\n    a = jit(lambda a: a * 2)(x)\n    b = jit(lambda a: a.sum())(x)\n"
+    + "result = (repr(a.sharding), repr(b.sharding), np.asarray(a), np.asarray(b))",
+    "context_mesh_eager": MESH
+    + "with set_mesh(mesh):\n    " + out("jnp.ones(4) * 2").replace("\n", "\n    ", 1),
+    "context_mesh_pjit": MESH
+    + "with mesh:\n    a = pjit(lambda a: a * 2)(x)\n    b = jit(lambda a: a * 2)(x)\n"
+    + "result = (repr(a.sharding), repr(b.sharding))",
+    "error_context_mesh_committed_elsewhere": MESH
+    + "y = device_put(x, devices()[3])\nwith mesh:\n    pjit(lambda a: a * 2)(y)",
     # the jit equation a pjit call becomes: its shardings and inner jaxpr (laminax prints the
     # equation's params in another order and without JAX's ctx_mesh, so they are compared
     # one by one)
@@ -273,3 +285,26 @@ def test_old_names_warn_once_and_both_names_clash():
         lp.pjit(lambda a: a, out_axis_resources=None)
     with pytest.raises(ValueError, match="not both"):
         lp.pjit(lambda a: a, in_shardings=None, in_axis_resources=None)
+
+
+@requires_jax
+def test_gspmd_constraint_lowering_matches_jax():
+    source = (
+        "jax.config.update('jax_use_shardy_partitioner', False)\n"
+        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+        "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n"
+        "s = NamedSharding(mesh, P('y', 'x'))\n"
+        "text = jax.jit(lambda a: jax.lax.with_sharding_constraint(a * 2, s)).lower(np.ones((8, 8), np.float32)).as_text()\n"
+        "result = [l.split('=', 1)[1].strip() for l in text.splitlines() if '@Sharding' in l]"
+    )
+    expected = run_jax(source, devices=8, fresh=True)
+    from laminax_dispatch.internal import use_shardy_partitioner
+
+    mesh = lp.Mesh(np.array(ld.devices()).reshape(4, 2), ("x", "y"))
+    s = lp.NamedSharding(mesh, lp.P("y", "x"))
+    with use_shardy_partitioner(False):
+        text = ld.jit(lambda a: lp.with_sharding_constraint(a * 2, s)).lower(
+            np.ones((8, 8), np.float32)
+        ).as_text()
+    actual = [l.split("=", 1)[1].strip() for l in text.splitlines() if "@Sharding" in l]
+    assert expected and actual == expected

@@ -385,3 +385,10 @@ def test_sharding_of_another_rank_raises(devs, shape):
         jit(lambda a: a, in_shardings=s)(value)
     with pytest.raises(ValueError, match=r"key path result\[1\] is incompatible"):
         jit(lambda a: (X, a), out_shardings=s)(value)
+
+
+def test_replicated_values_share_the_modules_mesh(devs):
+    s, r = tiled(devs, 4, 2), replicated(devs)
+    text = jit(lambda a, b: (a, b), in_shardings=(r, s), out_shardings=(r, s)).lower(X, X).as_text()
+    assert text.count("sdy.mesh @") == 1
+    assert text.count('#sdy.sharding<@mesh, [{}, {}]>') == 2

@@ -111,3 +111,37 @@ def test_unordered_callbacks_run_per_device_inside_shard_map():
     jit(f)(np.arange(4, dtype=F32))
     effects_barrier()
     assert sorted(seen) == [[0.0], [1.0], [2.0], [3.0]]
+
+
+def test_device_index_picks_the_device_that_taps_under_pjit(sharded_x):
+    seen = []
+    tap = lambda a, tr, *, device: seen.append((a.shape, device))  # noqa: E731
+    jit(lambda x: hcb.id_tap(tap, x, tap_with_device=True, device_index=3))(sharded_x)
+    out = jit(lambda x: hcb.call(lambda a: np.asarray(a) + 1, x, result_shape=x,
+                                 device_index=5))(sharded_x)
+    hcb.barrier_wait()
+    assert seen == [((16,), devices()[3])]
+    np.testing.assert_array_equal(out, np.arange(16) + 1.0)
+
+
+@pytest.mark.parametrize("index", [8, 11, -1])
+def test_device_index_outside_the_program_is_a_value_error(sharded_x, index):
+    with pytest.raises(ValueError, match=f"device_index={index} is out of range"):
+        jit(lambda x: hcb.id_tap(lambda a, tr: None, x, device_index=index))(sharded_x)
+
+
+def test_callback_sharding_picks_a_device_and_is_refused_inside_shard_map(sharded_x):
+    from laminax_dispatch import SingleDeviceSharding
+
+    spec = ShapeDtypeStruct((16,), np.float32)
+    on_2 = SingleDeviceSharding(devices()[2])
+    out = jit(lambda x: pure_callback(lambda a: np.asarray(a) * 3, spec, x, sharding=on_2))(
+        sharded_x
+    )
+    np.testing.assert_array_equal(out, np.arange(16) * 3.0)
+    mesh = Mesh(np.array(devices()[:4]), ("d",))
+    f = shard_map(lambda v: pure_callback(lambda a: a, ShapeDtypeStruct((1,), np.float32), v,
+                                          sharding=on_2),
+                  mesh=mesh, in_specs=P("d"), out_specs=P("d"))
+    with pytest.raises(NotImplementedError, match="sharding inside spmd computations"):
+        jit(f)(np.arange(4, dtype=F32))

@@ -11,6 +11,7 @@ from laminax_dispatch._array import ArrayImpl as ArrayImpl
 from laminax_dispatch._array import Shard as Shard
 from laminax_dispatch._array import make_array as make_array
 from laminax_dispatch._backends import backends as backends
+from laminax_dispatch._backends import default_device_option as default_device
 from laminax_dispatch._backends import default_backend as default_backend
 from laminax_dispatch._backends import device_count as device_count
 from laminax_dispatch._backends import devices as devices
@@ -24,6 +25,8 @@ from laminax_dispatch._device_put import block_until_ready as block_until_ready
 from laminax_dispatch._device_put import device_get as device_get
 from laminax_dispatch._device_put_primitive import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
+from laminax_dispatch._jit import clear_caches as clear_caches
+from laminax_dispatch._compile import log_compiles as log_compiles
 from laminax_dispatch._jit import jit as jit
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
@@ -42,6 +45,9 @@ _array_methods.install_array_methods()
 _eager.install()
 
 __all__ = [
+    "log_compiles",
+    "default_device",
+    "clear_caches",
     "Array",
     "GSPMDSharding",
     "ArrayImpl",

@@ -236,9 +236,30 @@ def backends() -> dict[str, xc.Client]:
 _default_device_cache: list = []
 
 
+def _check_default_device(value) -> None:
+    if value is not None and not isinstance(value, (str, xc.Device)):
+        raise ValueError(f"jax_default_device must be a Device, a platform name or None, got "
+                         f"{value!r}.")
+
+
+default_device_option = config.define_string_or_object_state(
+    "jax_default_device",
+    None,
+    "The device uncommitted computations and device_put use (a Device, or a platform name "
+    "for that platform's first device); None: the default backend's first device.",
+    validator=_check_default_device,
+    include_in_jit_key=True,  # jaxlib's fast path must not reuse another device's entry
+    include_in_trace_context=True,
+)
+
+
 def default_device() -> xc.Device:
-    """The default backend's first device (fixed once the backends are initialized, since the
-    platform options are frozen then)."""
+    """The device uncommitted work goes to: ``jax_default_device`` if set (globally or by the
+    ``default_device(...)`` context), else the default backend's first device (fixed once the
+    backends are initialized, since the platform options are frozen then)."""
+    chosen = default_device_option.value
+    if chosen is not None:
+        return chosen if isinstance(chosen, xc.Device) else get_backend(chosen).local_devices()[0]
     if _default_device_cache:
         return _default_device_cache[0]
     device = get_backend().local_devices()[0]

@@ -53,6 +53,7 @@ from laminax_dispatch._lowering import _core as lowering
 from laminax_dispatch._placement import (
     Placement,
     committed_shardings,
+    context_sharding,
     jaxpr_shardings,
     place_inputs,
 )
@@ -140,7 +141,8 @@ def _place(primitive, args, params) -> Placement:
 def _lookup(primitive, avals, params, args) -> tuple[_EagerComputation, Placement]:
     # params in bind order: the same call site always gives the same key
     placed = committed_shardings(args)
-    key = (primitive, tuple(params.items()), tuple(avals), placed)
+    # the context (set_mesh's mesh) decides the devices of uncommitted arguments too
+    key = (primitive, tuple(params.items()), tuple(avals), placed, context_sharding())
     try:
         entry = _cache.get(key)
     except TypeError:  # unhashable params: compile (the module cache still helps)

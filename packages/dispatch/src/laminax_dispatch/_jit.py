@@ -23,7 +23,9 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -49,6 +51,7 @@ from laminax_core.internal import (
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
+from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
@@ -61,16 +64,19 @@ from laminax_dispatch._placement import (
     flat_out_shardings,
     freeze_shardings,
     jaxpr_shardings,
+    context_sharding,
     place_inputs,
     sharding_key,
 )
 
-__all__ = ["JitFunction", "jit"]
+__all__ = ["JitFunction", "clear_caches", "jit"]
 
 
 _CACHE_SIZE = 4096  # entries per function
 _cpp_cache = new_cache(8192)  # (function, options) -> the C++ entries of its signatures
 _lock = threading.Lock()
+# the logger compilations are logged on, so one handler sees tracing and compiling
+_logger = logging.getLogger("laminax_dispatch.jit")
 _fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _fun_name(fun) -> str:
@@ -301,7 +307,11 @@ class JitFunction:
             out_trees.append(out_tree)
             return out_leaves
 
+        start = time.perf_counter()
         closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        _logger.log(logging.WARNING if log_compiles.value else logging.DEBUG,
+                    "Finished tracing + transforming %s for pjit in %.6f sec", name,
+                    time.perf_counter() - start)
         return closed, out_trees[0]
 
     def _place(self, dyn_args, dyn_kwargs, leaves, names, closed) -> Placement:
@@ -528,6 +538,22 @@ class _Float0Outputs:
         return getattr(self._call, name)
 
 
+def clear_caches() -> None:
+    """Forgets every traced and compiled computation: each jitted function's signatures (the
+    Python and C++ caches), derived jaxprs, the eager op caches and the in-memory executable
+    cache (the persistent cache on disk stays). JAX's `jax.clear_caches`."""
+    from laminax_dispatch import _compile, _eager, _jit_primitive
+
+    with _lock:
+        for cache in list(_fun_caches.values()):
+            cache.clear()
+        _cpp_cache.clear()
+    with _jit_primitive._lock:
+        _jit_primitive._derived.clear()
+    _eager.clear_eager_cache()
+    _compile.clear_caches()
+
+
 def _check_output(name: str, leaf) -> None:
     try:
         get_aval(leaf)
@@ -559,7 +585,15 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
     placed = committed_shardings(args)
-    key = ("impl", jaxpr, tuple(get_aval(x) for x in args), placed, in_shardings, out_shardings)
+    key = (
+        "impl",
+        jaxpr,
+        tuple(get_aval(x) for x in args),
+        placed,
+        in_shardings,
+        out_shardings,
+        context_sharding(),
+    )
 
     def make():
         names = [f"args[{i}]" for i in range(len(args))]

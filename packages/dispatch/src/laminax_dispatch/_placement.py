@@ -156,7 +156,7 @@ def place_inputs(
     backend: str | None = None,
     arg_names: Sequence[str] | None = None,
     fun_name: str = "<unnamed>",
-    inner_shardings: Sequence[Sharding] = (),
+    inner_shardings: Sequence[Sharding] | dict[Sharding, str] = (),
 ) -> Placement:
     """Decides a computation's placement from its arguments and what `jit` was given.
 
@@ -169,7 +169,8 @@ def place_inputs(
       arg_names: a name per leaf for messages (default ``args[i]``).
       fun_name: the function's name for messages.
       inner_shardings: shardings used inside the computation (`jaxpr_shardings`: sharding
-        constraints, device_put targets, nested jit shardings); they fix the devices too.
+        constraints, device_put targets, nested jit shardings; a dict names the primitive of
+        each for messages); they fix the devices too.
 
     Returns:
       A `Placement` with `in_shardings` set (explicit, else a committed argument's own
@@ -224,19 +225,48 @@ def place_inputs(
     if device is not None:
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
     for sharding in inner_shardings:
-        check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
+        where = "a sharding"
+        if isinstance(inner_shardings, dict):
+            where = inner_shardings[sharding]
+        check(f"{where} inside jit {_describe_sharding(sharding)}", sharding)
+    context = None if device is not None or backend is not None else context_sharding()
+    if context is not None:
+        check(f"jit's context mesh {_describe_sharding(context)}", context)
     if first is not None:
         devices = first[2]
         committed = True
     elif backend is not None:
-        devices, committed = (get_backend(backend).local_devices()[0],), committed_args
+        # committed, as the seed's jit does: backend= stands for a device_put by the user
+        devices, committed = (get_backend(backend).local_devices()[0],), True
     else:
         devices, committed = (default_device(),), False
     if len(devices) == 1:
         single = SingleDeviceSharding(devices[0])
         chosen = [single if s is None else s for s in chosen]
-    template = next(iter(inner_shardings), None)
+    template = next(iter(inner_shardings), context)
     return Placement(tuple(devices), tuple(chosen), (), committed, template)
+
+
+# () -> Sharding or None, asked in order: where a computation runs when the context says so
+# (laminax_pjit: replicated over the mesh of `set_mesh`, or of the `with mesh:` a pjit call
+# runs under), as JAX's jit runs on its context mesh.
+_context_providers: list = []
+
+
+def register_context_sharding(provider) -> None:
+    """Registers ``provider() -> Sharding | None``: the devices the context puts every
+    computation on (its devices join the placement's device check, and its kind reports the
+    layouts the compiler chooses)."""
+    _context_providers.append(provider)
+
+
+def context_sharding() -> Sharding | None:
+    """The first sharding a registered context provider gives, or None."""
+    for provider in _context_providers:
+        sharding = provider()
+        if sharding is not None:
+            return sharding
+    return None
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
@@ -352,35 +382,36 @@ def explicit_shardings(value) -> list:
     ]
 
 
-def jaxpr_shardings(closed) -> list[Sharding]:
-    """The shardings a jaxpr's equations name (in their params, nested jaxprs included):
-    where a program without committed arguments must run. A device becomes its
-    `SingleDeviceSharding`."""
+def jaxpr_shardings(closed) -> dict[Sharding, str]:
+    """The shardings a jaxpr's equations name (in their params, nested jaxprs included), each
+    with the name of the first primitive naming it: where a program without committed
+    arguments must run. A bare device (`device_put(x, device)` under jit) does not count, as
+    in JAX; a shard_map mesh counts as all its devices."""
     from laminax_core.internal import ClosedJaxpr, Jaxpr
 
-    found: dict[Any, None] = {}
+    found: dict[Any, str] = {}
     seen: set[int] = set()
 
-    def visit(value) -> None:
+    def visit(value, where: str) -> None:
         if isinstance(value, Sharding):
-            found.setdefault(value)
+            found.setdefault(value, where)
         elif isinstance(value, xc.Device):
-            found.setdefault(SingleDeviceSharding(value))
+            return
         elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
-            found.setdefault(replicated_sharding(_mesh_devices(value)))
+            found.setdefault(replicated_sharding(_mesh_devices(value)), where)
         elif isinstance(value, tuple | list):
             for v in value:
-                visit(v)
+                visit(v, where)
         elif isinstance(value, ClosedJaxpr):
-            visit(value.jaxpr)
+            visit(value.jaxpr, where)
         elif isinstance(value, Jaxpr) and id(value) not in seen:
             seen.add(id(value))
             for eqn in value.eqns:
                 for v in eqn.params.values():
-                    visit(v)
+                    visit(v, eqn.primitive.name)
 
-    visit(closed)
-    return list(found)
+    visit(closed, "jit")
+    return found
 
 
 def _mesh_devices(value) -> tuple:

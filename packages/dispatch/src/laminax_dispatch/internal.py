@@ -43,6 +43,7 @@ from laminax_dispatch._lowering._shardings import use_shardy_partitioner as use_
 from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._placement import Placement as Placement
 from laminax_dispatch._placement import place_inputs as place_inputs
+from laminax_dispatch._placement import register_context_sharding as register_context_sharding
 from laminax_dispatch._placement import register_sharding_resolver as register_sharding_resolver
 from laminax_dispatch._placement import replicated_sharding as replicated_sharding
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
@@ -77,6 +78,7 @@ __all__ = [
     "emit_sharding_constraint",
     "hlo_sharding_indices",
     "place_inputs",
+    "register_context_sharding",
     "register_sharding_resolver",
     "replicated_sharding",
     "sharding_from_hlo",

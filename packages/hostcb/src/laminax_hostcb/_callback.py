@@ -10,6 +10,7 @@ path, as in JAX.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +53,26 @@ VMAP_METHODS = (
     "legacy_vectorized",
     None,
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class CallbackPlacement:
+    """The single-device sharding a callback was given: where the call runs, not where the
+    program runs, so it is kept out of sight of placement (which fixes a program's devices
+    from the shardings its equations carry)."""
+
+    sharding: Any
+
+    def __repr__(self) -> str:
+        return repr(self.sharding)
+
+
+def _placement_param(sharding):
+    return None if sharding is None else CallbackPlacement(sharding)
+
+
+def _sharding_of(param):
+    return None if param is None else param.sharding
 
 
 def _host_function(callback: FlatCallback, result_avals, api_name: str) -> Callable:
@@ -154,7 +175,13 @@ def _pure_callback_batch(axis_data, args, dims, *, vmap_method, result_avals, **
 def _pure_callback_lower(ctx, *args, callback, result_avals, sharding, vmap_method):
     host_fn = _host_function(callback, result_avals, "jax.pure_callback")
     return emit_host_call(
-        ctx, host_fn, args, result_avals, has_side_effect=False, name=str(callback)
+        ctx,
+        host_fn,
+        args,
+        result_avals,
+        has_side_effect=False,
+        name=str(callback),
+        sharding=_sharding_of(sharding),
     )
 
 
@@ -180,7 +207,8 @@ def pure_callback(
       result_shape_dtypes: a pytree of objects with ``shape`` and ``dtype`` (for example
         `ShapeDtypeStruct`) describing what `callback` returns.
       *args: the arguments (pytrees of arrays).
-      sharding: accepted for JAX compatibility; the call runs on the computation's first device.
+      sharding: a single-device sharding naming the device that calls, in a program over
+        several devices (default: the program's first device).
       vmap_method: how `vmap` treats the call: ``"sequential"`` (a loop of calls),
         ``"sequential_unrolled"``, ``"expand_dims"`` (one call; unbatched arguments get a
         leading axis of size 1), ``"broadcast_all"`` (one call; every argument is broadcast to
@@ -213,7 +241,7 @@ def pure_callback(
         *flat_args,
         callback=FlatCallback(callback, in_tree),
         result_avals=tuple(result_avals),
-        sharding=sharding,
+        sharding=_placement_param(sharding),
         vmap_method=vmap_method,
     )
     return tree_unflatten(out_tree, outs)
@@ -284,6 +312,7 @@ def _io_callback_lower(ctx, *args, callback, result_avals, sharding, ordered):
         effect=_ORDERED_IO if ordered else None,
         has_side_effect=True,
         name=str(callback),
+        sharding=_sharding_of(sharding),
     )
 
 
@@ -305,7 +334,8 @@ def io_callback(
         CPU; it returns a pytree of arrays matching `result_shape_dtypes`.
       result_shape_dtypes: a pytree of objects with ``shape`` and ``dtype``.
       *args: the arguments (pytrees of arrays).
-      sharding: accepted for JAX compatibility; the call runs on the computation's first device.
+      sharding: a single-device sharding naming the device that calls, in a program over
+        several devices (default: the program's first device).
       ordered: calls happen in program order, also across jitted calls and inside loops
         (such a call cannot be `vmap`-ped).
       **kwargs: keyword arguments passed to `callback`.
@@ -326,7 +356,7 @@ def io_callback(
         *flat_args,
         callback=FlatCallback(callback, in_tree),
         result_avals=tuple(result_avals),
-        sharding=sharding,
+        sharding=_placement_param(sharding),
         ordered=ordered,
     )
     return tree_unflatten(out_tree, outs)

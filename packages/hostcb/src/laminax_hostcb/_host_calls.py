@@ -19,7 +19,12 @@ from jaxlib.mlir import ir
 from laminax_core import dtypes
 from laminax_core.internal import ShapedArray
 from laminax_dispatch import device_put, local_devices
-from laminax_dispatch.internal import emit_python_callback
+from laminax_dispatch import GSPMDSharding
+from laminax_dispatch.internal import (
+    SPMDAxisContext,
+    emit_python_callback,
+    emit_sharding_constraint,
+)
 from laminax_pytree import PyTreeDef, tree_leaves, tree_unflatten
 
 __all__ = [
@@ -118,12 +123,20 @@ def emit_host_call(
     effect=None,
     has_side_effect: bool,
     name: str,
+    sharding=None,
 ) -> list[ir.Value]:
     """Lowers one host call: `host_fn(*numpy operands) -> tuple of result arrays`.
 
     `effect`, when given and ordered, threads its runtime token through the call, so the calls
     of that effect happen in program order (and across executions, in dispatch order).
+    `sharding` (a single-device sharding) picks the device that calls in a program over several
+    devices (default: the first); inside a manual region every device calls, so none may be
+    given (JAX's rule).
     """
+    if sharding is not None and isinstance(ctx.module_context.axis_context, SPMDAxisContext):
+        raise NotImplementedError(
+            "callbacks do not support specifying sharding inside spmd computations"
+        )
     token = ctx.tokens_in.get(effect) if effect is not None else None
     outs, new_token = emit_python_callback(
         ctx,
@@ -133,8 +146,18 @@ def emit_host_call(
         token=token,
         has_side_effect=has_side_effect,
         name=name,
+        sharding=sharding,
     )
     if new_token is not None:
         ctx.tokens_out = {**ctx.tokens_in, effect: new_token}
+    devices = tuple(ctx.module_context.axis_context.devices)
+    if sharding is not None and len(devices) > 1 and outs:
+        # Shardy leaves results pinned to a device other than the first where they are (the
+        # program then reads zeros, in JAX too); saying they are replicated makes XLA send them
+        replicated = GSPMDSharding.get_replicated(devices)
+        outs = [
+            emit_sharding_constraint(ctx, out, aval, replicated)
+            for out, aval in zip(outs, result_avals, strict=True)
+        ]
     return outs
 

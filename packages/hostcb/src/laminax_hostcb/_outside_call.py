@@ -32,7 +32,7 @@ from laminax_core.internal import (
     partial_eval_rules,
     set_current_trace,
 )
-from laminax_dispatch import local_devices, register_lowering
+from laminax_dispatch import SingleDeviceSharding, local_devices, register_lowering
 from laminax_dispatch.internal import (
     SPMDAxisContext,
     apply_primitive,
@@ -108,7 +108,9 @@ def _run_callback(arrays, device, *, callback, arg_treedef, identity, transforms
     result = callback(arg, device, unpack_transforms(transforms))
     if identity:
         return ()
-    return _checked_call_results(callback, result, params["result_treedef"], params["flat_results_aval"])
+    return _checked_call_results(
+        callback, result, params["result_treedef"], params["flat_results_aval"]
+    )
 
 
 def _checked_call_results(callback, result, result_treedef, flat_results_aval) -> tuple:
@@ -163,7 +165,8 @@ def _outside_call_impl(*args, **params):
 
 def _unsupported(transformation: str, params) -> NotImplementedError:
     return NotImplementedError(
-        f"host_callback.call({params['callback'].__name__}, ...) does not support {transformation}: "
+        f"host_callback.call({params['callback'].__name__}, ...) does not support "
+        f"{transformation}: "
         "the host function's result has no derivative or batching rule. Use id_tap for "
         "side effects, pure_callback with a vmap_method for batching, or wrap the call in "
         "custom_jvp / custom_vjp to differentiate it."
@@ -252,19 +255,29 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
     axis_context = ctx.module_context.axis_context
     devices = tuple(getattr(axis_context, "devices", ()))
     manual = isinstance(axis_context, SPMDAxisContext)
+    device_index = params["device_index"]
+    sharding = None
     if manual:
         # inside pmap / shard_map every device calls back: pass which one it is (its position
         # in the program's device assignment)
         operands = [hlo.PartitionIdOp().result, *args]
     else:
-        # one device runs the call (pjit: the first of the program's devices)
+        # one device runs the call: the `device_index`-th of the program's devices (pjit)
         operands = list(args)
+        if not 0 <= device_index < max(len(devices), 1):
+            raise ValueError(
+                f"{'id_tap' if identity else 'call'}: device_index={device_index} is out of "
+                f"range for a program on {max(len(devices), 1)} device(s); give the position "
+                "of one of the program's devices."
+            )
+        if len(devices) > 1:
+            sharding = SingleDeviceSharding(devices[device_index])
     run = functools.partial(_run_callback, callback=callback, identity=identity, **params)
 
     def unpack(host_args):
         if manual:
             return _device_of(devices, host_args[0]), host_args[1:]
-        return _device_of(devices, 0), host_args
+        return _device_of(devices, device_index), host_args
 
     if identity:
 
@@ -300,6 +313,7 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
         effect=HOST_CALLBACK,
         has_side_effect=True,
         name=callback.__name__,
+        sharding=sharding,
     )
     return list(args) if identity else outs
 

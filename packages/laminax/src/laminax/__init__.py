@@ -62,6 +62,9 @@ from laminax_core.config import softmax_custom_jvp as softmax_custom_jvp
 from laminax_core.config import threefry_partitionable as threefry_partitionable
 from laminax_dispatch import Array as Array
 from laminax_dispatch import block_until_ready as block_until_ready
+from laminax_dispatch import clear_caches as clear_caches
+from laminax_dispatch import default_device as default_device
+from laminax_dispatch import log_compiles as log_compiles
 from laminax_dispatch import default_backend as default_backend
 from laminax_dispatch import device_count as device_count
 from laminax_dispatch import device_get as device_get
@@ -116,6 +119,9 @@ jacobian = jacrev
 del _dispatch, _metadata
 
 __all__ = [
+    "clear_caches",
+    "default_device",
+    "log_compiles",
     "Array",
     "block_until_ready",
     "check_tracer_leaks",

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from laminax_dispatch import Sharding, jit
-from laminax_dispatch.internal import register_sharding_resolver
+from laminax_dispatch.internal import register_context_sharding, register_sharding_resolver
 from laminax_pytree import tree_leaves, tree_map
 
 from laminax_pjit._mesh import Mesh, empty_concrete_mesh, get_concrete_mesh, resource_mesh
@@ -109,6 +109,42 @@ def _needs_mesh(tree) -> bool:
     return any(not isinstance(e, Sharding) and e is not UNSPECIFIED for e in leaves)
 
 
+# the mesh of the `with mesh:` block a pjit call runs under (read by placement on a cache miss)
+_call = threading.local()
+
+
+@functools.lru_cache(maxsize=64)
+def _replicated_on(mesh: Mesh) -> NamedSharding:
+    return NamedSharding(mesh, PartitionSpec())
+
+
+def _context_sharding() -> NamedSharding | None:
+    """Where computations run by context, as JAX's jit runs on its context mesh: a pjit call's
+    ``with mesh:`` mesh, else `set_mesh`'s."""
+    mesh = getattr(_call, "mesh", None)
+    if mesh is None:
+        mesh = get_concrete_mesh()
+        if mesh.empty:
+            return None
+    return _replicated_on(mesh)
+
+
+class _under_mesh:
+    """Marks a pjit call's mesh for placement while the call runs."""
+
+    __slots__ = ("mesh", "prev")
+
+    def __init__(self, mesh: Mesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        self.prev = getattr(_call, "mesh", None)
+        _call.mesh = None if self.mesh.empty else self.mesh
+
+    def __exit__(self, *exc):
+        _call.mesh = self.prev
+
+
 class PjitFunction:
     """What `pjit` returns: called like `fun`; `.lower`, `.trace`, `.eval_shape` as jit's."""
 
@@ -123,6 +159,14 @@ class PjitFunction:
         self._lock = threading.Lock()
         functools.update_wrapper(self, fun, updated=())
 
+        # pjit's compiled entries must not serve `jit(fun)`, which runs elsewhere under the same
+        # `with mesh:` (JAX's jit ignores the resource environment): its own function object
+        @functools.wraps(fun)
+        def pjit_fun(*args, **kwargs):
+            return fun(*args, **kwargs)
+
+        self._traced_fun = pjit_fun
+
     def _jit_for(self, mesh: Mesh):
         if self._mesh_free:
             mesh = empty_concrete_mesh
@@ -132,7 +176,7 @@ class PjitFunction:
                 jitted = self._jits.get(mesh)
                 if jitted is None:
                     jitted = jit(
-                        self._fun,
+                        self._traced_fun,
                         in_shardings=_resolve(self._in_shardings, mesh, "in_shardings"),
                         out_shardings=_resolve(self._out_shardings, mesh, "out_shardings"),
                         **self._jit_kwargs,
@@ -141,19 +185,29 @@ class PjitFunction:
         return jitted
 
     def __call__(self, *args, **kwargs):
-        return self._jit_for(resource_mesh())(*args, **kwargs)
+        mesh = resource_mesh()
+        jitted = self._jit_for(mesh)
+        if mesh.empty:
+            return jitted(*args, **kwargs)
+        with _under_mesh(mesh):
+            return jitted(*args, **kwargs)
+
+    def _stage(self, stage: str, args, kwargs):
+        mesh = resource_mesh()
+        with _under_mesh(mesh):
+            return getattr(self._jit_for(mesh), stage)(*args, **kwargs)
 
     def lower(self, *args, **kwargs):
         """Traces and lowers for these arguments under the mesh in context: a `Lowered`."""
-        return self._jit_for(resource_mesh()).lower(*args, **kwargs)
+        return self._stage("lower", args, kwargs)
 
     def trace(self, *args, **kwargs):
         """Traces for these arguments under the mesh in context: a `Traced`."""
-        return self._jit_for(resource_mesh()).trace(*args, **kwargs)
+        return self._stage("trace", args, kwargs)
 
     def eval_shape(self, *args, **kwargs):
         """The outputs' shapes and dtypes, without running anything."""
-        return self._jit_for(resource_mesh()).eval_shape(*args, **kwargs)
+        return self._stage("eval_shape", args, kwargs)
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -268,3 +322,4 @@ def _resolve_for_jit(spec: PartitionSpec):
 
 
 register_sharding_resolver(PartitionSpec, _resolve_for_jit)
+register_context_sharding(_context_sharding)

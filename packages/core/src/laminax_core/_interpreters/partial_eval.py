@@ -63,6 +63,14 @@ class JaxprTracer(_trace.Tracer):
         return self._var.aval
 
 
+def _canonical_value(x, aval: ShapedArray):
+    """A NumPy constant in its aval's dtype (float64 data becomes float32 without x64), so
+    that what the jaxpr holds is what its types say."""
+    if isinstance(x, np.ndarray | np.generic) and x.dtype != aval.dtype:
+        return np.asarray(x, aval.dtype)
+    return x
+
+
 def _is_literal(x) -> bool:
     if isinstance(x, _LITERAL_TYPES):
         return True
@@ -86,6 +94,7 @@ class JaxprTrace(_trace.Trace):
         self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
         self._consts: dict[int, tuple[Var, object]] = {}
+        self._const_sources: list = []
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         """A new jaxpr input of abstract value `aval`."""
@@ -99,17 +108,15 @@ class JaxprTrace(_trace.Trace):
             return x._var
         if _is_literal(x):
             aval = get_aval(x)
-            return Literal(x, aval)
+            return Literal(_canonical_value(x, aval), aval)
         entry = self._consts.get(id(x))
         if entry is None:
-            entry = (
-                Var(
-                    get_aval(x).strip_weak_type()
-                    if not isinstance(x, _trace.Tracer)
-                    else get_aval(x)
-                ),
-                x,
-            )
+            if isinstance(x, _trace.Tracer):
+                entry = (Var(get_aval(x)), x)
+            else:
+                aval = get_aval(x)
+                entry = (Var(aval.strip_weak_type()), _canonical_value(x, aval))
+                self._const_sources.append(x)  # keeps id(x) from being reused while tracing
             self._consts[id(x)] = entry
         return entry[0]
 

@@ -26,7 +26,9 @@ from laminax_core.lax._collectives_exchange import (
     pbroadcast_p as pbroadcast_p,
     ppermute as ppermute,
     ppermute_p as ppermute_p,
+    pshuffle as pshuffle,
     psum_scatter as psum_scatter,
+    pswapaxes as pswapaxes,
     reduce_scatter_p as reduce_scatter_p,
 )
 from laminax_core.lax._control_flow import (
@@ -399,7 +401,7 @@ lax_ops.install(
 __all__ = [
     "abs", "abs_p", "add", "add_any", "add_any_p", "add_p", "all_gather", "all_gather_p",
     "all_to_all", "all_to_all_p", "axis_size", "pbroadcast", "pbroadcast_p", "ppermute",
-    "ppermute_p", "psum_scatter", "reduce_scatter_p",
+    "ppermute_p", "pshuffle", "psum_scatter", "pswapaxes", "reduce_scatter_p",
     "argmax", "argmax_p", "axis_index", "axis_index_p", "broadcast_in_dim",
     "broadcast_in_dim_p", "concatenate", "concatenate_p", "convert_element_type",
     "convert_element_type_p", "copy_p", "cos", "cos_p", "div", "div_p", "dot_general",

@@ -40,7 +40,9 @@ __all__ = [
     "pbroadcast_p",
     "ppermute",
     "ppermute_p",
+    "pshuffle",
     "psum_scatter",
+    "pswapaxes",
     "reduce_scatter_p",
 ]
 
@@ -107,6 +109,14 @@ def ppermute(x, axis_name, perm):
             f"ppermute perm {perm} names positions outside the axis {axis_name!r} of size {size}."
         )
     return tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=_names(axis_name), perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """`ppermute` with the permutation given by sources: position `i` receives position
+    `perm[i]`'s value; `perm` must be a permutation of range(axis size)."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
 
 
 def _ppermute_abstract_eval(x, axis_name, perm):
@@ -323,6 +333,12 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         return out
 
     return tree_map(bind, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swaps the named axis with positional axis `axis` (whose size must be the named
+    axis's): `all_to_all(x, axis_name, axis, axis)`."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def _all_to_all_abstract_eval(x, split_axis, concat_axis, axis_name, axis_index_groups, tiled):

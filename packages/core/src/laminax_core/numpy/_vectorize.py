@@ -103,7 +103,7 @@ def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
     arr = as_array(arr)
     ndim = get_aval(arr).ndim
     axis = canonicalize_axis(axis, ndim, "jnp.apply_along_axis")
-    fn = functools.partial(func1d, *args, **kwargs) if (args or kwargs) else func1d
+    fn = (lambda slice_: func1d(slice_, *args, **kwargs)) if (args or kwargs) else func1d
     for _ in range(axis + 1, ndim):
         fn = _api.vmap(fn, in_axes=-1, out_axes=-1)
     for _ in range(axis):

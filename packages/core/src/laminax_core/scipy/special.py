@@ -274,7 +274,7 @@ def _log_ndtr_lower(x, series_order):
     log_scale = lax.sub(lax.sub(lax.mul(_c(x, -0.5), x_2), lax.log(lax.neg(x))),
                         _c(x, 0.5 * np.log(2 * np.pi)))
     series = _c(x, 1)
-    even = odd = lax.mul(x, _c(x, 0))
+    even = odd = lax.full_like(x, 0)  # not x * 0: NaN at x = -inf
     x_2n = x_2
     for n in range(1, series_order + 1):
         term = lax.div(_c(x, float(np.prod(np.arange(2 * n - 1, 1, -2)))), x_2n)

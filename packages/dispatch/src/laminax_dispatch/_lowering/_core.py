@@ -42,6 +42,7 @@ from laminax_dispatch._lowering._shardings import (
     ShardingContext,
     memory_kind_of,
     place_in_memory,
+    register_meshes,
     sharding_attribute,
 )
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
@@ -421,6 +422,9 @@ def _set_main_attributes(
 
     in_shardings = in_shardings or [None] * len(in_avals)
     out_shardings = out_shardings or [None] * len(out_avals)
+    register_meshes(
+        mctx.meshes, [*in_shardings, *out_shardings], [*in_avals, *out_avals], devices
+    )
     arg_attrs = [ir.DictAttr.get({}) for _ in range(num_tokens)]
     for i, (aval, sharding) in enumerate(zip(in_avals, in_shardings, strict=True)):
         entries = {}

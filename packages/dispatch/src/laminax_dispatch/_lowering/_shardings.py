@@ -21,6 +21,7 @@ The axis context (`ModuleContext.axis_context`) tells rules what the devices are
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from laminax_core.config import config
 from laminax_dispatch._sharding import SdyMesh, SdySharding
 
 __all__ = [
+    "register_meshes",
     "memory_kind_of",
     "place_in_memory",
     "set_maximal_sharding",
@@ -132,6 +134,13 @@ class MeshTable:
             self._symbols[mesh] = symbol
         return symbol
 
+    def symbol_of_size(self, n: int) -> str | None:
+        """The symbol of a mesh already in use with `n` devices (not a maximal one)."""
+        for mesh, symbol in self._symbols.items():
+            if mesh.axis_names and math.prod(mesh.axis_sizes) == n:
+                return symbol
+        return None
+
     def __bool__(self) -> bool:
         return bool(self._symbols)
 
@@ -197,7 +206,26 @@ def _sdy_attribute(meshes: MeshTable, described: SdySharding) -> ir.Attribute:
     mesh = described.mesh
     if not mesh.axis_sizes:  # a one-device sharding in a many-device program: replicated
         described = dataclasses.replace(described, mesh=SdyMesh((), ()))
+    if not described.replicated_axes and not any(d.axes for d in described.dims):
+        # a replicated value names no axis: any mesh of as many devices serves, so the
+        # module keeps one mesh where it can
+        symbol = meshes.symbol_of_size(math.prod(described.mesh.axis_sizes))
+        if symbol is not None:
+            return ir.Attribute.parse("#sdy.sharding" + described.text(symbol))
     return ir.Attribute.parse("#sdy.sharding" + described.text(meshes.symbol(described.mesh)))
+
+
+def register_meshes(meshes: MeshTable, shardings, avals, devices: Sequence) -> None:
+    """Gives the meshes of the shardings that split data their symbols first, so replicated
+    values then share one of them (`_sdy_attribute`) whatever their order."""
+    if not use_shardy_partitioner.value or len(devices) <= 1:
+        return
+    for sharding, aval in zip(shardings, avals, strict=True):
+        if sharding is None or sharding.is_fully_replicated:
+            continue
+        described = sdy_sharding(sharding, aval.ndim, devices)
+        if any(d.axes for d in described.dims):
+            meshes.symbol(described.mesh)
 
 
 def sharding_attribute(
@@ -229,6 +257,7 @@ def emit_sharding_constraint(ctx, x: ir.Value, aval, sharding) -> ir.Value:
     if name == "sdy.sharding":
         return sdy.ShardingConstraintOp(x, attribute).result
     op = hlo.CustomCallOp([x.type], [x], call_target_name="Sharding")
+    op.attributes["backend_config"] = ir.StringAttr.get("")  # as JAX 0.10.2 writes it
     op.attributes["mhlo.sharding"] = attribute
     return op.result
 

@@ -1,0 +1,74 @@
+"""jax_default_device and its context, log_compiles as a context with the tracing-time line,
+clear_caches, jit(backend=) committing its outputs (the seed dispatch.py's behaviour)."""
+
+import logging
+
+import laminax_dispatch as ld
+import numpy as np
+from laminax_core.config import config
+
+X = np.ones(3, np.float32)
+
+
+def test_default_device_context_moves_uncommitted_work_and_jit_follows_it():
+    devices = ld.devices()
+    assert len(devices) >= 3
+    f = ld.jit(lambda x: x * 2)
+    assert f(X).devices() == {devices[0]}
+    for target in (devices[2], devices[1]):
+        with ld.default_device(target):
+            out = f(X)  # the fast path must not reuse the entry placed on device 0
+            assert out.devices() == {target} and not out.committed
+            assert ld.device_put(1.0).devices() == {target}
+    assert f(X).devices() == {devices[0]}
+
+
+def test_default_device_config_option_and_platform_names():
+    devices = ld.devices()
+    config.update("jax_default_device", devices[1])
+    try:
+        assert ld.device_put(X).devices() == {devices[1]}
+    finally:
+        config.update("jax_default_device", None)
+    with ld.default_device("cpu"):
+        assert ld.device_put(X).devices() == {devices[0]}
+    assert ld.device_put(X).devices() == {devices[0]}
+
+
+def test_default_device_refuses_other_values():
+    import pytest
+
+    with pytest.raises(ValueError, match="jax_default_device must be a Device"):
+        config.update("jax_default_device", 3)
+
+
+def test_log_compiles_context_logs_tracing_and_compiling(caplog):
+    with caplog.at_level(logging.WARNING), ld.log_compiles():
+        ld.jit(lambda x: x - 7)(X)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("Finished tracing + transforming <lambda> for pjit in") for m in
+               messages), messages
+    assert any(m.startswith("Compiling jit(<lambda>) with argument avals [f32[3]]") for m in
+               messages), messages
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        ld.jit(lambda x: x - 8)(X)  # off again outside the context
+    assert not caplog.records
+
+
+def test_clear_caches_forgets_compiled_signatures():
+    from laminax_dispatch.internal import cache_info
+
+    f = ld.jit(lambda x: x + 41)
+    f(X)
+    assert f._cache_size() == 1
+    ld.clear_caches()
+    assert f._cache_size() == 0 and cache_info()["size"] == 0
+    np.testing.assert_array_equal(f(X), X + 41)  # and it still works, recompiled
+    assert f._cache_size() == 1
+
+
+def test_jit_backend_commits_its_outputs_as_the_seed_does():
+    out = ld.jit(lambda x: x + 1, backend="cpu")(X)
+    assert out.committed and out.devices() == {ld.devices()[0]}
+    assert not ld.jit(lambda x: x + 1)(X).committed
