@@ -15,6 +15,7 @@ import time
 import warnings
 from collections.abc import Sequence
 
+import numpy as np
 from jaxlib import _jax
 from laminax_core import config as core_config
 from laminax_core.internal import ClosedJaxpr, dce_jaxpr, ordered_effects
@@ -193,8 +194,10 @@ class CompiledCall:
                     placement=main_placement,
                 )
                 const_shardings = self._executable.in_shardings[: len(lowering.hoisted_consts)]
+                # copies: a captured Array the user deletes later must not take this
+                # compiled function's constant with it (JAX keeps working then)
                 self._const_args = [
-                    device_put(c, s)
+                    device_put(c, s, may_alias=False)
                     for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
                 ]
             return self._executable
@@ -236,8 +239,14 @@ class CompiledCall:
         args = leaves if len(self.kept) == len(leaves) else [leaves[i] for i in self.kept]
         if self._donated_kept:
             check_donations(self, leaves)
+        checking = core_config.debug_nans.value or core_config.debug_infs.value
+        if checking and self._donated_kept:
+            # the call consumes donated inputs; the op-by-op re-run that looks for the first
+            # NaN needs them, so it gets host copies taken before
+            leaves = [np.asarray(x) if i in self._donated_kept else x
+                      for i, x in enumerate(leaves)]
         outs = executable(*self._const_args, *args, committed=self.committed, check_types=False)
-        if core_config.debug_nans.value or core_config.debug_infs.value:
+        if checking:
             _check_nans(self, leaves, outs)
         return outs
 
@@ -285,13 +294,21 @@ def _check_nans(entry: CompiledCall, leaves, outs) -> None:
         return
     args = [leaves[i] for i in range(len(leaves))]
     eqn, found = _debugging.find_first_bad_equation(entry.closed.jaxpr, entry.closed.consts, args)
-    where = ""
-    if eqn is not None:
-        kind = found
-        where = f" in {eqn.primitive.name}, from {eqn.source_info or 'an unknown line'}"
+    if eqn is None:
+        # as the seed's dispatch says: the de-optimized re-run did not reproduce it
+        raise FloatingPointError(
+            f"An invalid value ({kind}) was encountered in the output of the jit-decorated "
+            f"function {entry.name}. Because jax_debug_{kind}s is set, the de-optimized "
+            "function (as if the jit decorator were removed, run op by op) was called to find "
+            "the primitive that produced it, but it produced no invalid value. jit's "
+            "optimizations can cause that, as can nan/inf constants returned as outputs "
+            f"(jit(lambda: jnp.nan)). Removing the jit decorator may avoid the {kind}, at the "
+            "cost of its optimizations."
+        )
+    where = f" in {eqn.primitive.name}, from {eqn.source_info or 'an unknown line'}"
     raise FloatingPointError(
-        f"invalid value ({kind}) encountered{where} (jit({entry.name}) was re-run op by op "
-        f"because jax_debug_{kind}s is set, to find the first primitive that produced it)."
+        f"invalid value ({found}) encountered{where} (jit({entry.name}) was re-run op by op "
+        f"because jax_debug_{found}s is set, to find the first primitive that produced it)."
     )
 
 

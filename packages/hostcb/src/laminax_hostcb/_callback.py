@@ -42,6 +42,7 @@ __all__ = [
     "io_callback_p",
     "pure_callback",
     "pure_callback_p",
+    "vmap_by_method",
 ]
 
 VMAP_METHODS = (

@@ -79,7 +79,9 @@ def _check_args(flat_args, api_name: str) -> None:
             ) from err
 
 
-def id_tap(tap_func: Callable, arg, *, result=None, tap_with_device=False, device_index=0, **kwargs):
+def id_tap(
+    tap_func: Callable, arg, *, result=None, tap_with_device=False, device_index=0, **kwargs
+):
     """Identity function that calls ``tap_func(arg, transforms)`` on the host.
 
     Args:

@@ -39,7 +39,7 @@ from laminax_dispatch.internal import (
 
 from laminax_pjit._shard_map_rules import manual_axes, shard_map_p, spec_names
 
-__all__: list[str] = []
+__all__: list[str] = ["replica_groups", "spec_sharding"]
 
 _CHANNEL_ID = 1  # JAX's COLLECTIVE_CHANNEL_ID
 _DEVICE_TO_DEVICE = 1

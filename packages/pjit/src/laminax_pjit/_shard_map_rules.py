@@ -60,6 +60,15 @@ __all__ = [
     "shard_map_p",
     "spec_names",
     "unshard_aval",
+    "spec_entries",
+    "mentioned",
+    "with_leading_dim",
+    "manual_abstract_mesh",
+    "trace_body",
+    "AxisNames",
+    "bind_shard_map",
+    "body_context",
+    "local_avals",
 ]
 
 shard_map_p = Primitive("shard_map")

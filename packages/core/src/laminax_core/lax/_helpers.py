@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval, weak_array
 
-__all__ = ["as_operands", "broadcast_to_shape", "is_python_scalar", "unbroadcast"]
+__all__ = [
+    "as_operands", "broadcast_to_shape", "highest", "is_python_scalar", "lowest", "unbroadcast",
+    "is_tracer",
+]  # fmt: skip
 
 _KINDS = {bool: np.bool_, int: np.integer, float: np.floating, complex: np.complexfloating}
 
@@ -45,8 +48,6 @@ def as_operands(*args):
 
 def broadcast_to_shape(x, shape):
     """`x` broadcast (numpy-style: rank-0 or size-1 dims) to `shape` with broadcast_in_dim."""
-    from laminax_core import lax
-
     aval = get_aval(x)
     if aval.shape == tuple(shape):
         return x
@@ -63,8 +64,6 @@ def broadcast_to_shape(x, shape):
 
 def unbroadcast(aval, ct):
     """The cotangent of an operand of shape `aval.shape` that was broadcast to `ct`'s shape."""
-    from laminax_core import lax
-
     ct_shape = get_aval(ct).shape
     if ct_shape == aval.shape:
         return ct
@@ -77,3 +76,19 @@ def unbroadcast(aval, ct):
 
 def is_tracer(x) -> bool:
     return isinstance(x, _trace.Tracer)
+
+
+def lowest(dtype):
+    """The smallest value of `dtype` (-inf for inexact types): the identity of `max`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return -np.inf
+    return False if dtype == np.bool_ else np.iinfo(dtype).min
+
+
+def highest(dtype):
+    """The largest value of `dtype` (inf for inexact types): the identity of `min`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.inf
+    return True if dtype == np.bool_ else np.iinfo(dtype).max

@@ -78,6 +78,7 @@ def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
 
 
 def _broadcast_in_dim_transpose(ct, x, shape, broadcast_dimensions, sharding):
+    # _structural and the families below it define each other's rules: bound at call time
     from laminax_core.lax._reductions import reduce_sum
 
     dims = broadcast_dimensions
@@ -326,6 +327,7 @@ def _start_operand(i, size: int, allow_negative: bool):
         raise TypeError(f"dynamic slice indices must be integer scalars, got {aval}.")
     if not allow_negative or dtypes.issubdtype(aval.dtype, np.unsignedinteger):
         return i
+    # _structural and the families below it define each other's rules: bound at call time
     from laminax_core.lax._elementwise import add, lt, select_n
 
     end = np.asarray(size, aval.dtype)
@@ -666,6 +668,7 @@ def _pad_reference(x, padding_value, padding_config):
 
 
 def _pad_transpose(ct, x, padding_value, padding_config):
+    # _structural and the families below it define each other's rules: bound at call time
     from laminax_core.lax._elementwise import sub
     from laminax_core.lax._reductions import reduce_sum
 
@@ -682,6 +685,7 @@ def _pad_transpose(ct, x, padding_value, padding_config):
 
 
 def _pad_batch(axis_data, args, dims, padding_config):
+    # _structural and the families below it define each other's rules: bound at call time
     from laminax_core.lax._elementwise import select_n
 
     x = bdim_at_front(args[0], dims[0], axis_data.size)
@@ -802,6 +806,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal
         value = np.asarray(value, dtypes.canonicalize_dtype(dtype))
     elif dtype is not None and get_aval(value).dtype != dtypes.canonicalize_dtype(dtype):
+        # _structural and the families below it define each other's rules: bound at call time
         from laminax_core.lax._elementwise import convert_element_type
 
         value = convert_element_type(value, dtype)
