@@ -4,7 +4,8 @@
 how to rebuild its arguments from flat arrays), so two traces of the same call compare equal and
 share a compiled executable. `emit_host_call` is the lowering: XLA's FFI Python callback custom
 call (dispatch's `emit_python_callback`), threaded through a runtime token when the effect is
-ordered.
+ordered, and run by one device of a program over several (the first, or the one a
+single-device `sharding` names).
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from laminax_core import dtypes
 from laminax_core.internal import ShapedArray
-from laminax_dispatch import device_put, local_devices
-from laminax_dispatch import GSPMDSharding
+from laminax_dispatch import GSPMDSharding, device_put, local_devices
 from laminax_dispatch.internal import (
     SPMDAxisContext,
     emit_python_callback,
     emit_sharding_constraint,
 )
-from laminax_pytree import PyTreeDef, tree_leaves, tree_unflatten
+from laminax_pytree import PyTreeDef, tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = [
     "FlatCallback",
@@ -59,8 +59,6 @@ def result_avals_of(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
     Raises ValueError, as JAX does, for a 64-bit dtype while `jax_enable_x64` is off, and
     AttributeError (JAX's type) for a leaf without ``shape`` and ``dtype``.
     """
-    from laminax_pytree import tree_flatten
-
     leaves, tree = tree_flatten(result_shape_dtypes)
     avals = []
     for leaf in leaves:
