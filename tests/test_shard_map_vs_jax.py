@@ -397,3 +397,29 @@ def test_spec_trees(name):
               "x = np.arange(16, dtype=np.float32).reshape(8, 2)\n"
               f"result = np.asarray({call})")
     _assert_same(*run_both(source))
+
+
+EXPLICIT = {
+    "inferred_from_sharding": "shard_map(lambda b: b * 2, mesh=em, out_specs=P('x', 'y'))(xs)",
+    "matching_in_specs": "shard_map(lambda b: b * 2, mesh=em, in_specs=P('x', 'y'), "
+                         "out_specs=P('x', 'y'))(xs)",
+    "host_value_needs_replicated_spec": "shard_map(lambda b: b * 2, mesh=em, "
+                                        "in_specs=P('x', 'y'), out_specs=P('x', 'y'))(x)",
+    "host_value_inferred_replicated": "shard_map(lambda b: b * 2, mesh=em, out_specs=P())(x)",
+    "mismatched_sharding": "shard_map(lambda b: b, mesh=em, in_specs=P('x'), "
+                           "out_specs=P('x'))(jax.device_put(x, NamedSharding(em, P(None, 'x'))))",
+    "auto_mesh_needs_in_specs": "shard_map(lambda b: b, mesh=mesh, out_specs=P())(x)",
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(EXPLICIT))
+def test_explicit_mesh_in_specs(name):
+    source = (
+        "em = jax.make_mesh((4, 2), ('x', 'y'))\n"
+        "x = np.arange(32.0, dtype=np.float32).reshape(8, 4)\n"
+        "xs = jax.device_put(x, NamedSharding(em, P('x', 'y')))\n"
+        f"r = {EXPLICIT[name]}\n"
+        "result = [np.asarray(r), str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both(source))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "cpu_arrays",
     "emit_host_call",
     "result_avals_of",
+    "running_host_callback",
 ]
 
 logger = logging.getLogger("laminax_hostcb")
@@ -112,6 +114,26 @@ def check_results(outs, result_avals: Sequence[ShapedArray]) -> tuple:
     return tuple(checked)
 
 
+_inside = threading.local()
+
+
+def running_host_callback() -> bool:
+    """Whether the calling thread is running a host callback of a computation right now."""
+    return getattr(_inside, "depth", 0) > 0
+
+
+def _marked(host_fn: Callable) -> Callable:
+    def run(*args):
+        _inside.depth = getattr(_inside, "depth", 0) + 1
+        try:
+            return host_fn(*args)
+        finally:
+            _inside.depth -= 1
+
+    run.__name__ = getattr(host_fn, "__name__", "host_callback")
+    return run
+
+
 def emit_host_call(
     ctx,
     host_fn: Callable,
@@ -138,7 +160,7 @@ def emit_host_call(
     token = ctx.tokens_in.get(effect) if effect is not None else None
     outs, new_token = emit_python_callback(
         ctx,
-        host_fn,
+        _marked(host_fn),
         list(operands),
         list(result_avals),
         token=token,
