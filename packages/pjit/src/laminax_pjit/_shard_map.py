@@ -31,7 +31,7 @@ from laminax_pjit._shard_map_rules import (
 )
 from laminax_pjit._shard_map_vma import infer_varying
 
-__all__ = ["shard_map"]
+__all__ = ["shard_map", "smap"]
 
 
 class _InferSpecs:
@@ -72,6 +72,52 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """`shard_map` over the one mesh axis `axis_name` of the context mesh (`set_mesh`), with
+    `vmap`-style axes: argument axis `in_axes` (an int, None, or a tuple per positional
+    argument) is split over the mesh axis, outputs are assembled along `out_axes`. The body
+    sees blocks (the mapped axis is not removed). Omitted in_axes are inferred from the
+    arguments' shardings on an Explicit axis.
+
+    Example:
+      >>> with set_mesh(make_mesh((4,), ("i",))):
+      ...     f = smap(lambda b: b * 2, in_axes=0, out_axes=0, axis_name="i")
+    """
+    kwargs = dict(in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if f is None:
+        return lambda g: _smap(g, **kwargs)
+    return _smap(f, **kwargs)
+
+
+def _axes_to_spec(axis_name, axis):
+    spec_class = _partition_spec_class()
+    return spec_class() if axis is None else spec_class(*[None] * axis, axis_name)
+
+
+def _smap(f, *, in_axes, out_axes, axis_name):
+    from laminax_pytree import tree_leaves, tree_map
+
+    if isinstance(axis_name, list | tuple):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, int | tuple):
+        raise TypeError(
+            "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
+            "corresponding to the positional arguments passed to the function, but got "
+            f"{in_axes}.")
+    if in_axes is not Infer and not all(isinstance(a, int) for a in tree_leaves(in_axes)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                        f"container with those types as leaves, but got {in_axes}.")
+    if not all(isinstance(a, int) for a in tree_leaves(out_axes)):
+        raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {out_axes}.")
+    as_spec = functools.partial(_axes_to_spec, axis_name)
+    in_specs = Infer if in_axes is Infer else tree_map(as_spec, in_axes,
+                                                        is_leaf=lambda x: x is None)
+    out_specs = tree_map(as_spec, out_axes, is_leaf=lambda x: x is None)
+    return _shard_map(f, mesh=None, in_specs=in_specs, out_specs=out_specs,
+                      axis_names={axis_name}, check_vma=True)
 
 
 def _partition_spec_class():
