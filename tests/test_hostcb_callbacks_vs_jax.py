@@ -267,6 +267,22 @@ out.append(error_of(lambda: jax.debug.print("{x}", x=1, y=2)))
 out.append(error_of(lambda: jax.debug.print(ordered=True)("a", ordered=False)))
 result = out
 """,
+    "debug_log_hands_info_records_to_logging": """
+import logging
+records = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        records.append((record.levelname, record.getMessage(), record.lineno > 0))
+handler = Keep()
+logging.getLogger().addHandler(handler)
+try:
+    jax.jit(lambda x: jax.debug.log("logged {x}", x=x))(np.arange(3))
+    jax.debug.log("eager {}", 2)
+    jax.effects_barrier()
+finally:
+    logging.getLogger().removeHandler(handler)
+result = records
+""",
     "debug_print_uses_numpy_print_options": """
 x = np.linspace(0, 1, 3, dtype=F32)
 def run():

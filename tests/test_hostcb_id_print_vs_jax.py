@@ -62,6 +62,24 @@ def _canonical(value):
 VALUES = [_canonical(v) for v in VALUES]
 
 
+def _random_value(rng, depth=0):
+    kind = rng.integers(0, 5) if depth < 3 else 4
+    if kind == 0:
+        return tuple(_random_value(rng, depth + 1) for _ in range(rng.integers(1, 4)))
+    if kind == 1:
+        return [_random_value(rng, depth + 1) for _ in range(rng.integers(1, 4))]
+    if kind == 2:
+        keys = rng.choice(list("abcdefgh"), size=rng.integers(1, 4), replace=False)
+        return {str(k): _random_value(rng, depth + 1) for k in keys}
+    size = int(rng.integers(0, 14))
+    if rng.integers(0, 2):
+        return np.arange(size, dtype=np.int32) * int(rng.integers(1, 1000))
+    return (rng.standard_normal(size) * 10).astype(np.float32)
+
+
+RANDOM_VALUES = [_random_value(np.random.default_rng(seed)) for seed in range(60)]
+
+
 def laminax_text(value) -> str:
     stream = io.StringIO()
     hcb.id_print(value, output_stream=stream)
@@ -79,3 +97,10 @@ def test_id_print_lays_out_values_as_the_seeds_pretty_printer():
 @pytest.mark.parametrize("value", VALUES[:2])
 def test_short_values_stay_on_one_line(value):
     assert "\n" not in laminax_text(value)
+
+
+@requires_jax
+def test_random_nested_values_lay_out_as_the_seeds_pretty_printer():
+    expected = run_jax(SEED_LAYOUT, values=RANDOM_VALUES)
+    for value, text in zip(RANDOM_VALUES, expected, strict=True):
+        assert laminax_text(value) == text, f"{value!r}"

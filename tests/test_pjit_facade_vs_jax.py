@@ -53,3 +53,13 @@ def test_facade_names_are_the_layer_objects():
     assert laminax.lax.with_sharding_constraint is laminax_pjit.with_sharding_constraint
     assert mesh_utils.create_device_mesh((8,)).shape == (8,)
     assert laminax.debug.visualize_array_sharding is laminax_pjit.visualize_array_sharding
+
+
+def test_seed_maps_mesh_is_the_resource_environment():
+    import laminax
+    from laminax.experimental import maps
+
+    assert maps.thread_resources.env.physical_mesh.empty
+    with maps.mesh(laminax.devices(), ("d",)) as physical:
+        assert maps.thread_resources.env.physical_mesh is physical
+    assert maps.thread_resources.env.physical_mesh.empty

@@ -285,3 +285,26 @@ def test_old_names_warn_once_and_both_names_clash():
         lp.pjit(lambda a: a, out_axis_resources=None)
     with pytest.raises(ValueError, match="not both"):
         lp.pjit(lambda a: a, in_shardings=None, in_axis_resources=None)
+
+
+@requires_jax
+def test_gspmd_constraint_lowering_matches_jax():
+    source = (
+        "jax.config.update('jax_use_shardy_partitioner', False)\n"
+        "from jax.sharding import Mesh, NamedSharding, PartitionSpec as P\n"
+        "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n"
+        "s = NamedSharding(mesh, P('y', 'x'))\n"
+        "text = jax.jit(lambda a: jax.lax.with_sharding_constraint(a * 2, s)).lower(np.ones((8, 8), np.float32)).as_text()\n"
+        "result = [l.split('=', 1)[1].strip() for l in text.splitlines() if '@Sharding' in l]"
+    )
+    expected = run_jax(source, devices=8, fresh=True)
+    from laminax_dispatch.internal import use_shardy_partitioner
+
+    mesh = lp.Mesh(np.array(ld.devices()).reshape(4, 2), ("x", "y"))
+    s = lp.NamedSharding(mesh, lp.P("y", "x"))
+    with use_shardy_partitioner(False):
+        text = ld.jit(lambda a: lp.with_sharding_constraint(a * 2, s)).lower(
+            np.ones((8, 8), np.float32)
+        ).as_text()
+    actual = [l.split("=", 1)[1].strip() for l in text.splitlines() if "@Sharding" in l]
+    assert expected and actual == expected

@@ -285,3 +285,27 @@ def test_shardings_that_do_not_fit_raise_like_jax(case):
     assert issubclass(type(info.value), ValueError) and name in ("ValueError", "IndivisibleError")
     # the part before the sharding's own explanation is JAX's word for word
     assert got.split(": S")[0].split(" of S")[0] == message.split(": S")[0].split(" of S")[0]
+
+
+def test_device_put_inside_jit_places_like_jax():
+    source = (
+        "from jax.sharding import SingleDeviceSharding as S\n"
+        "a = jax.jit(lambda x: jax.device_put(x, jax.devices()[1]) * 2.)(1.)\n"
+        "b = jax.jit(lambda x: jax.device_put(x, S(jax.devices()[1])) * 2.)(1.)\n"
+        "try:\n"
+        "    jax.jit(lambda x: jax.device_put(x, S(jax.devices()[1])))(jax.device_put(1., jax.devices()[0]))\n"
+        "    err = None\n"
+        "except Exception as e:\n    err = (type(e).__name__, str(e))\n"
+        "result = ([d.id for d in a.devices()], a.committed, [d.id for d in b.devices()], b.committed, err)"
+    )
+    a_ids, a_committed, b_ids, b_committed, (name, message) = run_jax(source, devices=8)
+    a = jit(lambda x: laminax.device_put(x, devices()[1]) * 2.0)(1.0)
+    b = jit(lambda x: laminax.device_put(x, SingleDeviceSharding(devices()[1])) * 2.0)(1.0)
+    assert ([d.id for d in a.devices()], a.committed) == (a_ids, a_committed)
+    assert ([d.id for d in b.devices()], b.committed) == (b_ids, b_committed)
+    with pytest.raises(ValueError) as info:
+        jit(lambda x: laminax.device_put(x, SingleDeviceSharding(devices()[1])))(
+            laminax.device_put(1.0, devices()[0])
+        )
+    assert type(info.value).__name__ == name
+    assert str(info.value).startswith(message.split(" on platform")[0])

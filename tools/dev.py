@@ -7,6 +7,7 @@ run on a clean clone:
     python3 tools/dev.py test [ARGS]    the whole test suite (ARGS go to pytest)
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
+    python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
     python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
                                         optax's and chex's own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
@@ -134,6 +135,12 @@ def cmd_layers() -> int:
     return subprocess.run([str(lint_imports)], cwd=ROOT).returncode
 
 
+def cmd_loc() -> int:
+    """Fails when a package's code lines pass its budget in tools/loc_budget.toml."""
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "loc.py"), "--check"],
+                          cwd=ROOT).returncode
+
+
 def cmd_example() -> int:
     python = dev_python()
     return subprocess.run([str(python), str(EXAMPLE)], cwd=ROOT).returncode
@@ -173,7 +180,7 @@ def cmd_clients(args: list[str]) -> int:
 
 
 def cmd_ci() -> int:
-    steps = [("layers", cmd_layers), ("test", lambda: cmd_test([]))]
+    steps = [("layers", cmd_layers), ("line budget", cmd_loc), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
     steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
     failed = []
@@ -200,6 +207,8 @@ def main(argv: list[str]) -> int:
         return cmd_isolated(rest[0])
     if command == "layers":
         return cmd_layers()
+    if command == "loc":
+        return cmd_loc()
     if command == "example":
         return cmd_example()
     if command == "clients":

@@ -525,3 +525,44 @@ def test_taps_still_pending_at_exit_run_before_the_interpreter_ends(tmp_path):
     assert [line for line in lines if line.startswith("tapped")] == [
         f"tapped {i}" for i in range(5)
     ]
+
+
+def test_flags_come_from_the_environment_under_jax_and_laminax_names():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from laminax_core.config import config\n"
+        "import laminax_hostcb\n"
+        "print(config.jax_host_callback_inline, config.jax_host_callback_max_queue_byte_size,"
+        " config.jax_host_callback_outfeed, config.jax_host_callback_ad_transforms)\n"
+    )
+    env = dict(os.environ, JAX_HOST_CALLBACK_INLINE="1",
+               LAMINAX_HOST_CALLBACK_MAX_QUEUE_BYTE_SIZE="1234",
+               JAX_HOST_CALLBACK_OUTFEED="true", JAX_HOST_CALLBACK_AD_TRANSFORMS="0")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "1234", "True", "False"]
+
+
+def test_barrier_wait_inside_a_call_is_refused_instead_of_deadlocking():
+    def host(a):
+        hcb.barrier_wait()
+        return a
+
+    with pytest.raises(Exception, match="barrier_wait\\(\\) was called from a host callback"):
+        np.asarray(jit(lambda x: hcb.call(host, x, result_shape=x))(F32(1)))
+
+
+def test_barrier_wait_inside_a_tap_function_returns():
+    seen = []
+
+    def tap(a, tr):
+        hcb.barrier_wait()
+        seen.append(int(a))
+
+    jit(lambda x: hcb.id_tap(tap, x))(np.int32(3))
+    hcb.barrier_wait()
+    assert seen == [3]

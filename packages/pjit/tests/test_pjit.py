@@ -93,3 +93,15 @@ def test_donated_sharded_argument_is_deleted():
 def test_bad_pjit_calls_raise(make, error):
     with pytest.raises(error):
         make()
+
+
+def test_jit_options_pass_through():
+    with MESH:
+        inlined = pjit(lambda a: a * 2, in_shardings=P("x"), inline=True)
+        assert "jit[" not in str(make_jaxpr(lambda a: inlined(a) + 1)(X))
+        kept = pjit(lambda a, unused: a * 2, in_shardings=P("x"), keep_unused=True)
+        assert len(kept.lower(X, X).compile().input_shardings[0]) == 2
+        named = pjit(lambda a, n: a * n, static_argnames="n", in_shardings=P("x"))
+        np.testing.assert_array_equal(np.asarray(named(X, n=3)), X * 3)
+    on_device = pjit(lambda a: a + 1, device=devices()[2])(X)
+    assert on_device.sharding.device_set == {devices()[2]}

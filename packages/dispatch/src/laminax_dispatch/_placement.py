@@ -37,10 +37,17 @@ __all__ = [
     "committed_sharding",
     "committed_shardings",
     "describe_array",
+    "explicit_shardings",
+    "flat_in_shardings",
+    "flat_out_shardings",
+    "freeze_shardings",
     "jaxpr_shardings",
     "place_inputs",
     "register_sharding_resolver",
     "replicated_sharding",
+    "sharding_key",
+    "register_context_sharding",
+    "context_sharding",
 ]
 
 
@@ -151,7 +158,7 @@ def place_inputs(
     backend: str | None = None,
     arg_names: Sequence[str] | None = None,
     fun_name: str = "<unnamed>",
-    inner_shardings: Sequence[Sharding] = (),
+    inner_shardings: Sequence[Sharding] | dict[Sharding, str] = (),
 ) -> Placement:
     """Decides a computation's placement from its arguments and what `jit` was given.
 
@@ -164,7 +171,8 @@ def place_inputs(
       arg_names: a name per leaf for messages (default ``args[i]``).
       fun_name: the function's name for messages.
       inner_shardings: shardings used inside the computation (`jaxpr_shardings`: sharding
-        constraints, device_put targets, nested jit shardings); they fix the devices too.
+        constraints, device_put targets, nested jit shardings; a dict names the primitive of
+        each for messages); they fix the devices too.
 
     Returns:
       A `Placement` with `in_shardings` set (explicit, else a committed argument's own
@@ -219,7 +227,10 @@ def place_inputs(
     if device is not None:
         check(f"explicit device {device!r} of {fun_name}", SingleDeviceSharding(device))
     for sharding in inner_shardings:
-        check(f"a sharding inside {fun_name} {_describe_sharding(sharding)}", sharding)
+        where = "a sharding"
+        if isinstance(inner_shardings, dict):
+            where = inner_shardings[sharding]
+        check(f"{where} inside jit {_describe_sharding(sharding)}", sharding)
     context = None if device is not None or backend is not None else context_sharding()
     if context is not None:
         check(f"jit's context mesh {_describe_sharding(context)}", context)
@@ -373,35 +384,36 @@ def explicit_shardings(value) -> list:
     ]
 
 
-def jaxpr_shardings(closed) -> list[Sharding]:
-    """The shardings a jaxpr's equations name (in their params, nested jaxprs included):
-    where a program without committed arguments must run. A device becomes its
-    `SingleDeviceSharding`."""
+def jaxpr_shardings(closed) -> dict[Sharding, str]:
+    """The shardings a jaxpr's equations name (in their params, nested jaxprs included), each
+    with the name of the first primitive naming it: where a program without committed
+    arguments must run. A bare device (`device_put(x, device)` under jit) does not count, as
+    in JAX; a shard_map mesh counts as all its devices."""
     from laminax_core.internal import ClosedJaxpr, Jaxpr
 
-    found: dict[Any, None] = {}
+    found: dict[Any, str] = {}
     seen: set[int] = set()
 
-    def visit(value) -> None:
+    def visit(value, where: str) -> None:
         if isinstance(value, Sharding):
-            found.setdefault(value)
+            found.setdefault(value, where)
         elif isinstance(value, xc.Device):
-            found.setdefault(SingleDeviceSharding(value))
+            return
         elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it
-            found.setdefault(replicated_sharding(_mesh_devices(value)))
+            found.setdefault(replicated_sharding(_mesh_devices(value)), where)
         elif isinstance(value, tuple | list):
             for v in value:
-                visit(v)
+                visit(v, where)
         elif isinstance(value, ClosedJaxpr):
-            visit(value.jaxpr)
+            visit(value.jaxpr, where)
         elif isinstance(value, Jaxpr) and id(value) not in seen:
             seen.add(id(value))
             for eqn in value.eqns:
                 for v in eqn.params.values():
-                    visit(v)
+                    visit(v, eqn.primitive.name)
 
-    visit(closed)
-    return list(found)
+    visit(closed, "jit")
+    return found
 
 
 def _mesh_devices(value) -> tuple:

@@ -17,6 +17,7 @@ from laminax_hostcb._callback import pure_callback as pure_callback
 from laminax_hostcb._debugging import DebugEffect as DebugEffect
 from laminax_hostcb._debugging import OrderedDebugEffect as OrderedDebugEffect
 from laminax_hostcb._debugging import debug_callback as debug_callback
+from laminax_hostcb._debugging import debug_log as debug_log
 from laminax_hostcb._debugging import debug_print as debug_print
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "OrderedDebugEffect",
     "OrderedIOEffect",
     "debug_callback",
+    "debug_log",
     "debug_print",
     "effects_barrier",
     "host_callback",

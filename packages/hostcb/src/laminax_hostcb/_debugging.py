@@ -8,6 +8,8 @@ callback runs right away on the caller's thread, as in JAX.
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import string
 import sys
 from collections.abc import Callable
@@ -33,6 +35,7 @@ __all__ = [
     "OrderedDebugEffect",
     "debug_callback",
     "debug_callback_p",
+    "debug_log",
     "debug_print",
     "debug_print_p",
 ]
@@ -257,27 +260,52 @@ class _FormatChecker(string.Formatter):
 _format_checker = _FormatChecker()
 
 
-def _format_and_write(fmt, np_printoptions, has_placeholders, *args, **kwargs) -> None:
+@dataclasses.dataclass(frozen=True)
+class _LogSite:
+    """Where a `debug.log` call was written: its record names that file and line."""
+
+    file: str
+    line: int
+
+
+_debug_logger = logging.getLogger("laminax_hostcb.debugging")
+
+
+def _format_and_write(fmt, np_printoptions, has_placeholders, log_site, *args, **kwargs) -> None:
     if has_placeholders:
         with np.printoptions(**dict(np_printoptions)):
             message = fmt.format(*args, **kwargs)
     else:
         message = " ".join((fmt, *(str(a) for a in args)))
-    sys.stdout.write(message + "\n")
+    if log_site is None:
+        sys.stdout.write(message + "\n")
+    else:
+        # handed to the handlers directly, as JAX does: the record is INFO whatever the level
+        _debug_logger.handle(
+            _debug_logger.makeRecord(
+                _debug_logger.name, logging.INFO, log_site.file, log_site.line, message, (), None
+            )
+        )
 
 
 def _print_callback(params) -> _StaticArgsCallback:
-    printer = _Printer(params["fmt"], params["np_printoptions"], params["has_placeholders"])
+    printer = _Printer(
+        params["fmt"], params["np_printoptions"], params["has_placeholders"],
+        params["logging_record"],
+    )
     return _StaticArgsCallback(printer, params["in_tree"], dict(params["static_args"]))
 
 
 class _Printer:
-    def __init__(self, fmt, np_printoptions, has_placeholders):
-        self.fmt, self.np_printoptions, self.has_placeholders = fmt, np_printoptions, has_placeholders
+    def __init__(self, fmt, np_printoptions, has_placeholders, log_site):
+        self.fmt, self.np_printoptions = fmt, np_printoptions
+        self.has_placeholders, self.log_site = has_placeholders, log_site
         self.__name__ = "debug_print"
 
     def __call__(self, *args, **kwargs):
-        _format_and_write(self.fmt, self.np_printoptions, self.has_placeholders, *args, **kwargs)
+        _format_and_write(
+            self.fmt, self.np_printoptions, self.has_placeholders, self.log_site, *args, **kwargs
+        )
 
 
 debug_print_p = Primitive("debug_print")
@@ -315,6 +343,7 @@ def debug_print(
     ordered: bool = False,
     partitioned: bool = False,
     skip_format_check: bool = False,
+    _use_logging: bool = False,
     **kwargs,
 ):
     """Prints values from traced and compiled code, formatted when the values exist.
@@ -358,7 +387,7 @@ def debug_print(
             static_args=tuple(static.items()),
             np_printoptions=tuple(np.get_printoptions().items()),
             has_placeholders=has_placeholders,
-            logging_record=None,
+            logging_record=_caller_site() if _use_logging else None,
         )
 
     if fmt is not None:
@@ -369,3 +398,39 @@ def debug_print(
             f"debug_print received unexpected arguments in the two-call form: {args=} {kwargs=}"
         )
     return call
+
+
+def _caller_site() -> _LogSite:
+    # the first frame outside this module: the user's debug.log call
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is None:
+        return _LogSite("(unknown file)", 0)
+    return _LogSite(frame.f_code.co_filename, frame.f_lineno)
+
+
+def debug_log(
+    fmt: str | None = None,
+    *args,
+    ordered: bool = False,
+    partitioned: bool = False,
+    skip_format_check: bool = False,
+    **kwargs,
+):
+    """Like `debug_print`, but the text goes to logging (logger ``laminax_hostcb.debugging``)
+    as an INFO record naming the file and line of the call, handed to the handlers whatever
+    the logger's level (as `jax.debug.log` does).
+
+    Example:
+      >>> debug_log("x = {}", 2)  # a log record, nothing printed
+    """
+    return debug_print(
+        fmt,
+        *args,
+        ordered=ordered,
+        partitioned=partitioned,
+        skip_format_check=skip_format_check,
+        _use_logging=True,
+        **kwargs,
+    )

@@ -44,7 +44,7 @@ from laminax_hostcb import _config
 from laminax_hostcb._host_calls import emit_host_call
 from laminax_hostcb._tap_queue import TAPS
 
-__all__ = ["CallbackWrapper", "HostCallbackEffect", "outside_call_p"]
+__all__ = ["CallbackWrapper", "HostCallbackEffect", "outside_call_p", "unpack_transforms"]
 
 logger = logging.getLogger("laminax_hostcb")
 
@@ -108,7 +108,9 @@ def _run_callback(arrays, device, *, callback, arg_treedef, identity, transforms
     result = callback(arg, device, unpack_transforms(transforms))
     if identity:
         return ()
-    return _checked_call_results(callback, result, params["result_treedef"], params["flat_results_aval"])
+    return _checked_call_results(
+        callback, result, params["result_treedef"], params["flat_results_aval"]
+    )
 
 
 def _checked_call_results(callback, result, result_treedef, flat_results_aval) -> tuple:
@@ -163,7 +165,8 @@ def _outside_call_impl(*args, **params):
 
 def _unsupported(transformation: str, params) -> NotImplementedError:
     return NotImplementedError(
-        f"host_callback.call({params['callback'].__name__}, ...) does not support {transformation}: "
+        f"host_callback.call({params['callback'].__name__}, ...) does not support "
+        f"{transformation}: "
         "the host function's result has no derivative or batching rule. Use id_tap for "
         "side effects, pure_callback with a vmap_method for batching, or wrap the call in "
         "custom_jvp / custom_vjp to differentiate it."

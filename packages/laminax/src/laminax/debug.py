@@ -2,6 +2,7 @@
 laminax-pjit)."""
 
 from laminax_hostcb import debug_callback as callback
+from laminax_hostcb import debug_log as log
 from laminax_hostcb import debug_print as print
 from laminax_hostcb import DebugEffect as DebugEffect
 from laminax_hostcb import OrderedDebugEffect as OrderedDebugEffect
@@ -12,6 +13,7 @@ __all__ = [
     "DebugEffect",
     "OrderedDebugEffect",
     "callback",
+    "log",
     "print",
     "visualize_array_sharding",
     "visualize_sharding",

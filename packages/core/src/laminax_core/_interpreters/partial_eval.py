@@ -17,7 +17,7 @@ import numpy as np
 from laminax_core import _trace, config, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
-from laminax_core._interpreters.eval import EvalTrace
+from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -30,6 +30,7 @@ from laminax_core._jaxpr import (
 
 __all__ = [
     "JaxprTrace",
+    "hoist_tracer_consts",
     "JaxprTracer",
     "linearize_flat",
     "partial_eval_jaxpr",
@@ -62,6 +63,14 @@ class JaxprTracer(_trace.Tracer):
         return self._var.aval
 
 
+def _canonical_value(x, aval: ShapedArray):
+    """A NumPy constant in its aval's dtype (float64 data becomes float32 without x64), so
+    that what the jaxpr holds is what its types say."""
+    if isinstance(x, np.ndarray | np.generic) and x.dtype != aval.dtype:
+        return np.asarray(x, aval.dtype)
+    return x
+
+
 def _is_literal(x) -> bool:
     if isinstance(x, _LITERAL_TYPES):
         return True
@@ -85,6 +94,7 @@ class JaxprTrace(_trace.Trace):
         self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
         self._consts: dict[int, tuple[Var, object]] = {}
+        self._const_sources: list = []
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         """A new jaxpr input of abstract value `aval`."""
@@ -98,17 +108,15 @@ class JaxprTrace(_trace.Trace):
             return x._var
         if _is_literal(x):
             aval = get_aval(x)
-            return Literal(x, aval)
+            return Literal(_canonical_value(x, aval), aval)
         entry = self._consts.get(id(x))
         if entry is None:
-            entry = (
-                Var(
-                    get_aval(x).strip_weak_type()
-                    if not isinstance(x, _trace.Tracer)
-                    else get_aval(x)
-                ),
-                x,
-            )
+            if isinstance(x, _trace.Tracer):
+                entry = (Var(get_aval(x)), x)
+            else:
+                aval = get_aval(x)
+                entry = (Var(aval.strip_weak_type()), _canonical_value(x, aval))
+                self._const_sources.append(x)  # keeps id(x) from being reused while tracing
             self._consts[id(x)] = entry
         return entry[0]
 
@@ -218,8 +226,6 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
       known outputs followed by residuals; `unknown` maps the residuals followed by the unknown
       inputs to the unknown outputs.
     """
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     found: dict = {}
     known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
     unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
@@ -254,3 +260,20 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
     del unknown_avals
     return known, ClosedJaxpr(unknown, []), found["out_unknowns"], found["res_avals"]
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Moves the constants that are tracers of outer traces to leading invars (so the outer
+    traces see them as operands); NumPy constants stay in the closed jaxpr."""
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
+    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
+    jaxpr = closed.jaxpr
+    new = Jaxpr(
+        [v for v, _ in keep],
+        [v for v, _ in hoist] + jaxpr.invars,
+        jaxpr.outvars,
+        jaxpr.eqns,
+        jaxpr.effects,
+    )
+    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]

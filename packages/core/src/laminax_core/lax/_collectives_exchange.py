@@ -18,6 +18,12 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._primitive import define_primitive, linear
+from laminax_core.lax._collectives import all_gather_p, axis_index, psum_p
+from laminax_core.lax._elementwise import eq, mul, select_n
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._reductions import reduce_sum
+from laminax_core.lax._slicing import index_in_dim, slice_in_dim
+from laminax_core.lax._structural import expand_dims, full, reshape, squeeze, transpose
 
 __all__ = [
     "all_to_all",
@@ -112,8 +118,6 @@ def _ppermute_abstract_eval(x, axis_name, perm):
 
 
 def _ppermute_batch(axis_data, args, dims, axis_name, perm):
-    from laminax_core.lax._structural import concatenate, full, slice_in_dim
-
     (x,), (d,) = args, dims
     if not _only_mine("ppermute", axis_data, axis_name):
         return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
@@ -163,8 +167,6 @@ def _pbroadcast_abstract_eval(x, axis_name, source):
 
 
 def _pbroadcast_batch(axis_data, args, dims, axis_name, source):
-    from laminax_core.lax._structural import index_in_dim
-
     (x,), (d,) = args, dims
     if not _only_mine("pbroadcast", axis_data, axis_name):
         return pbroadcast_p.bind(x, axis_name=axis_name, source=source), d
@@ -175,9 +177,6 @@ def _pbroadcast_batch(axis_data, args, dims, axis_name, source):
 
 def _pbroadcast_transpose(ct, x, axis_name, source):
     # every position's output reads position `source`: the cotangents sum there
-    from laminax_core.lax._collectives import axis_index, psum_p
-    from laminax_core.lax._elementwise import eq, select_n
-    from laminax_core.lax._structural import full
 
     aval = get_aval(ct)
     (total,) = psum_p.bind(ct, axes=_names(axis_name), axis_index_groups=None)
@@ -245,10 +244,6 @@ def _reduce_scatter_abstract_eval(x, scatter_dimension, axis_name, axis_index_gr
 
 def _reduce_scatter_batch(axis_data, args, dims, scatter_dimension, axis_name, axis_index_groups,
                           axis_size, tiled):
-    from laminax_core.lax._elementwise import mul
-    from laminax_core.lax._reductions import reduce_sum
-    from laminax_core.lax._structural import reshape
-
     (x,), (d,) = args, dims
     params = dict(scatter_dimension=scatter_dimension, axis_name=axis_name,
                   axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled)
@@ -271,8 +266,6 @@ def _reduce_scatter_batch(axis_data, args, dims, scatter_dimension, axis_name, a
 
 def _reduce_scatter_transpose(ct, x, scatter_dimension, axis_name, axis_index_groups, axis_size,
                               tiled):
-    from laminax_core.lax._collectives import all_gather_p
-
     return [all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name,
                               axis_index_groups=axis_index_groups, axis_size=axis_size,
                               tiled=tiled)]
@@ -305,8 +298,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     size = axis_size(axis_name)
 
     def bind(leaf, split_axis=split_axis, concat_axis=concat_axis):
-        from laminax_core.lax._structural import expand_dims, squeeze
-
         shape = get_aval(leaf).shape
         if tiled:
             if shape[split_axis] % size:
@@ -354,8 +345,6 @@ def _all_to_all_abstract_eval(x, split_axis, concat_axis, axis_name, axis_index_
 
 def _all_to_all_batch(axis_data, args, dims, split_axis, concat_axis, axis_name,
                       axis_index_groups, tiled):
-    from laminax_core.lax._structural import reshape, transpose
-
     (x,), (d,) = args, dims
     params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
     if not _only_mine("all_to_all", axis_data, axis_name):

@@ -45,6 +45,8 @@ __all__ = [
     "emit_sharding_constraint",
     "sharding_attribute",
     "use_shardy_partitioner",
+    "sdy_sharding",
+    "hlo_sharding",
 ]
 
 use_shardy_partitioner = config.define_bool_state(
@@ -255,6 +257,7 @@ def emit_sharding_constraint(ctx, x: ir.Value, aval, sharding) -> ir.Value:
     if name == "sdy.sharding":
         return sdy.ShardingConstraintOp(x, attribute).result
     op = hlo.CustomCallOp([x.type], [x], call_target_name="Sharding")
+    op.attributes["backend_config"] = ir.StringAttr.get("")  # as JAX 0.10.2 writes it
     op.attributes["mhlo.sharding"] = attribute
     return op.result
 

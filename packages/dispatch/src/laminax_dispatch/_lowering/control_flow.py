@@ -5,7 +5,9 @@
 enclosing function); `while` becomes `stablehlo.while`, carrying the constants of both bodies
 along with the loop state, as JAX does; `scan` becomes a while loop over an iteration counter
 that slices each `xs` and updates each `ys` in place (JAX's CPU lowering). Ordered effects
-thread their tokens through every region.
+thread their tokens through every region; a while whose condition has ordered effects (a tap
+in the condition) computes its predicate before the loop and at the end of each body and
+carries it, since the condition region cannot pass a token on.
 """
 
 from __future__ import annotations

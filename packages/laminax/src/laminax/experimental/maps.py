@@ -1,11 +1,13 @@
 """laminax.experimental.maps: the seed-era home of `Mesh` and the `mesh(devices, axis_names)`
-context manager (the resource environment `pjit` reads), for code written against it."""
+context manager (the resource environment `pjit` reads, `thread_resources.env.physical_mesh`),
+for code written against it."""
 
 import contextlib
 import warnings
 
 import numpy as np
 from laminax_pjit import Mesh as Mesh
+from laminax_pjit.internal import thread_resources as thread_resources
 
 
 @contextlib.contextmanager
@@ -22,4 +24,4 @@ def mesh(devices, axis_names):
         physical.__exit__(None, None, None)
 
 
-__all__ = ["Mesh", "mesh"]
+__all__ = ["Mesh", "mesh", "thread_resources"]

@@ -1,5 +1,6 @@
-"""`laminax.scipy`: SciPy-style functions (today `laminax.scipy.special`)."""
+"""`laminax.scipy`: SciPy-style functions (`special`, `stats`, ...)."""
 
 from laminax.scipy import special as special
+from laminax.scipy import stats as stats
 
-__all__ = ["special"]
+__all__ = ["special", "stats"]

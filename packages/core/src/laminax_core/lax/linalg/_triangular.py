@@ -14,6 +14,7 @@ from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NOT_LINEAR, check_same_dtypes, define_primitive
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax import _structural as st
 from laminax_core.lax._math import conj
 from laminax_core.lax.linalg._matrix import (
     H,
@@ -129,10 +130,19 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
       array([[1.],
              [2.]], dtype=float32)
     """
-    return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
-                                   transpose_a=bool(transpose_a),
-                                   conjugate_a=bool(conjugate_a),
-                                   unit_diagonal=bool(unit_diagonal))
+    # a `b` with one dimension fewer than `a` is one vector per matrix (a column if
+    # `left_side`, else a row)
+    singleton = get_aval(b).ndim == get_aval(a).ndim - 1
+    if singleton:
+        b_shape = get_aval(b).shape
+        b = st.reshape(b, (*b_shape, 1) if left_side else (*b_shape[:-1], 1, b_shape[-1]))
+    out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                  transpose_a=bool(transpose_a),
+                                  conjugate_a=bool(conjugate_a),
+                                  unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        out = st.reshape(out, b_shape)
+    return out
 
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
