@@ -37,7 +37,7 @@ def _abstract_eval(*avals, exported: Exported):
         for d, (w, g) in enumerate(zip(want.shape, got.shape)):
             if w != g:
                 raise ValueError(
-                    f"Shape mismatch for {where[:-1]}.shape[{d}]' (expected same constant): "
+                    f"Shape mismatch for {where}.shape[{d}] (expected same constant): "
                     f"expected {want.shape} and called with {got.shape}")
     return [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
 
@@ -54,8 +54,8 @@ def _arg_descriptor(exported: Exported, i: int) -> str:
     if i < len(paths) and paths[i]:
         (args_or_kwargs, *rest) = paths[i]
         head = "args" if getattr(args_or_kwargs, "idx", 1) == 0 else "kwargs"
-        return f"'{head}{keystr(tuple(rest))}'"
-    return f"'args[{i}]'"
+        return f"{head}{keystr(tuple(rest))}"
+    return f"args[{i}]"
 
 
 def _check_platform(exported: Exported) -> None:
