@@ -11,6 +11,7 @@ from laminax_export._export import default_export_platform as default_export_pla
 from laminax_export._export import export as export
 from laminax_export._exported import DisabledSafetyCheck as DisabledSafetyCheck
 from laminax_export._exported import Exported as Exported
+from laminax_export._exported import is_symbolic_dim as is_symbolic_dim
 from laminax_export._exported import (
     maximum_supported_calling_convention_version as maximum_supported_calling_convention_version,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "default_export_platform",
     "deserialize",
     "export",
+    "is_symbolic_dim",
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
     "register_namedtuple_serialization",

@@ -18,6 +18,7 @@ from laminax_dispatch.internal import make_ir_context
 __all__ = [
     "DisabledSafetyCheck",
     "Exported",
+    "is_symbolic_dim",
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
 ]
@@ -26,6 +27,13 @@ __all__ = [
 # (9: ordered effects' tokens are real `!stablehlo.token`s; 10: `jax.uses_shape_polymorphism`).
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
+
+
+def is_symbolic_dim(p) -> bool:
+    """Whether `p` is a symbolic dimension. laminax has no symbolic dimensions yet (shape
+    polymorphism is not implemented), so no value is one."""
+    del p
+    return False
 
 
 class DisabledSafetyCheck:

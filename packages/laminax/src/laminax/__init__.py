@@ -95,6 +95,7 @@ from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import export as export
 from laminax import extend as extend
 from laminax import flatten_util as flatten_util
 from laminax import interpreters as interpreters
@@ -138,6 +139,7 @@ __all__ = [
     "custom_vjp",
     "debug",
     "debug_infs",
+    "export",
     "debug_key_reuse",
     "debug_nans",
     "default_backend",
