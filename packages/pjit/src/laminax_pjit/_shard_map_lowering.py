@@ -301,8 +301,12 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
         shape = list(aval.shape)
         shape.insert(all_gather_dimension, 1)
         x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(shape))), x)
+    groups = replica_groups(manual, _names(axis_name))
+    if axis_index_groups is not None:
+        groups = np.array([[g[i] for i in sub] for g in groups for sub in axis_index_groups],
+                          np.int64)
     op = hlo.AllGatherOp([aval_to_ir_type(out)], [x], all_gather_dimension,
-                         _groups_attr(replica_groups(manual, _names(axis_name))),
+                         _groups_attr(groups),
                          channel_handle=_channel(), use_global_device_ids=True)
     return op.results[0]
 
