@@ -14,7 +14,8 @@ from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
 from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
-from laminax_core.lax._structural import broadcast_in_dim, dynamic_slice, iota, reshape, squeeze
+from laminax_core.lax._slicing import dynamic_slice
+from laminax_core.lax._structural import broadcast_in_dim, iota, reshape, squeeze
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
 
