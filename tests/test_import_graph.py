@@ -31,6 +31,7 @@ KNOWN_CYCLES = {
     "laminax_dispatch._compile": "dispatch", "laminax_dispatch._compiled_call": "dispatch",
     "laminax_dispatch._device_put": "dispatch", "laminax_dispatch._fast_path": "dispatch",
     "laminax_dispatch._jit": "dispatch", "laminax_dispatch._tokens": "dispatch",
+    "laminax_dispatch._eager": "dispatch",
     "laminax._jax_alias": "the facade's alias module imports the facade",
 }  # fmt: skip
 MAX_FUNCTION_LEVEL_IMPORTS_IN_CORE = 30

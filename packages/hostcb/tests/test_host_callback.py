@@ -545,3 +545,24 @@ def test_flags_come_from_the_environment_under_jax_and_laminax_names():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "1234", "True", "False"]
+
+
+def test_barrier_wait_inside_a_call_is_refused_instead_of_deadlocking():
+    def host(a):
+        hcb.barrier_wait()
+        return a
+
+    with pytest.raises(Exception, match="barrier_wait\\(\\) was called from a host callback"):
+        np.asarray(jit(lambda x: hcb.call(host, x, result_shape=x))(F32(1)))
+
+
+def test_barrier_wait_inside_a_tap_function_returns():
+    seen = []
+
+    def tap(a, tr):
+        hcb.barrier_wait()
+        seen.append(int(a))
+
+    jit(lambda x: hcb.id_tap(tap, x))(np.int32(3))
+    hcb.barrier_wait()
+    assert seen == [3]

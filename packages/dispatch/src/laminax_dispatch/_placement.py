@@ -46,6 +46,8 @@ __all__ = [
     "register_sharding_resolver",
     "replicated_sharding",
     "sharding_key",
+    "register_context_sharding",
+    "context_sharding",
 ]
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "pure_callback",
     "pure_callback_p",
     "vmap_by_method",
+    "CallbackPlacement",
 ]
 
 VMAP_METHODS = (

@@ -89,6 +89,7 @@ from laminax_pjit import set_mesh as set_mesh
 from laminax_hostcb import pure_callback as pure_callback
 from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
+from laminax_pjit import smap as smap
 
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
@@ -181,6 +182,7 @@ __all__ = [
     "make_mesh",
     "pmap",
     "shard_map",
+    "smap",
     "named_call",
     "named_scope",
     "nn",

@@ -37,7 +37,7 @@ from laminax_dispatch.internal import (
     use_shardy_partitioner,
 )
 
-from laminax_pjit._shard_map_rules import manual_axes, shard_map_p, spec_names
+from laminax_pjit._shard_map_rules import manual_axes, shard_map_p, spec_entries, spec_names
 
 __all__: list[str] = ["replica_groups", "spec_sharding"]
 
@@ -301,8 +301,12 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
         shape = list(aval.shape)
         shape.insert(all_gather_dimension, 1)
         x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(shape))), x)
+    groups = replica_groups(manual, _names(axis_name))
+    if axis_index_groups is not None:
+        groups = np.array([[g[i] for i in sub] for g in groups for sub in axis_index_groups],
+                          np.int64)
     op = hlo.AllGatherOp([aval_to_ir_type(out)], [x], all_gather_dimension,
-                         _groups_attr(replica_groups(manual, _names(axis_name))),
+                         _groups_attr(groups),
                          channel_handle=_channel(), use_global_device_ids=True)
     return op.results[0]
 
@@ -376,11 +380,14 @@ register_lowering(lax.pbroadcast_p, _pbroadcast_lowering)
 # ----- eager execution --------------------------------------------------------------------
 
 
-def spec_sharding(mesh, spec, ndim: int):
-    """The sharding of a global value that `spec` lays out over `mesh`."""
+def spec_sharding(mesh, spec, ndim: int, typed: bool = False):
+    """The sharding of a global value that `spec` lays out over `mesh` (`typed`: written out
+    to the value's rank, as JAX's explicit-sharding types are)."""
     from laminax_pjit._named_sharding import NamedSharding
 
-    del ndim
+    if typed:
+        entries = spec_entries(spec)
+        spec = type(spec)(*entries, *[None] * (ndim - len(entries)))
     return NamedSharding(mesh, spec)
 
 
@@ -399,7 +406,9 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
                              zip(in_specs, [_global_in(mesh, s, a) for s, a in
                                             zip(in_specs, jaxpr.in_avals, strict=True)],
                                  strict=True))
-        out_shardings = tuple(spec_sharding(mesh, s, a.ndim) for s, a in
+        # outputs of a region manual over only some Explicit axes get JAX's typed specs
+        typed = mesh._any_axis_explicit and set(newly_manual_axes) != set(mesh.axis_names)
+        out_shardings = tuple(spec_sharding(mesh, s, a.ndim, typed) for s, a in
                               zip(out_specs, jaxpr.out_avals, strict=True))
 
         def run(*xs):

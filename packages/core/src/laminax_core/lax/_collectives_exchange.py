@@ -20,17 +20,10 @@ from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._primitive import define_primitive, linear
 from laminax_core.lax._collectives import all_gather_p, axis_index, psum_p
 from laminax_core.lax._elementwise import eq, mul, select_n
+from laminax_core.lax._joining import concatenate
 from laminax_core.lax._reductions import reduce_sum
-from laminax_core.lax._structural import (
-    concatenate,
-    expand_dims,
-    full,
-    index_in_dim,
-    reshape,
-    slice_in_dim,
-    squeeze,
-    transpose,
-)
+from laminax_core.lax._slicing import index_in_dim, slice_in_dim
+from laminax_core.lax._structural import expand_dims, full, reshape, squeeze, transpose
 
 __all__ = [
     "all_to_all",
