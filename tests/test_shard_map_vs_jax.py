@@ -397,3 +397,70 @@ def test_spec_trees(name):
               "x = np.arange(16, dtype=np.float32).reshape(8, 2)\n"
               f"result = np.asarray({call})")
     _assert_same(*run_both(source))
+
+
+EXPLICIT = {
+    "inferred_from_sharding": "shard_map(lambda b: b * 2, mesh=em, out_specs=P('x', 'y'))(xs)",
+    "matching_in_specs": "shard_map(lambda b: b * 2, mesh=em, in_specs=P('x', 'y'), "
+                         "out_specs=P('x', 'y'))(xs)",
+    "host_value_needs_replicated_spec": "shard_map(lambda b: b * 2, mesh=em, "
+                                        "in_specs=P('x', 'y'), out_specs=P('x', 'y'))(x)",
+    "host_value_inferred_replicated": "shard_map(lambda b: b * 2, mesh=em, out_specs=P())(x)",
+    "mismatched_sharding": "shard_map(lambda b: b, mesh=em, in_specs=P('x'), "
+                           "out_specs=P('x'))(jax.device_put(x, NamedSharding(em, P(None, 'x'))))",
+    "auto_mesh_needs_in_specs": "shard_map(lambda b: b, mesh=mesh, out_specs=P())(x)",
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(EXPLICIT))
+def test_explicit_mesh_in_specs(name):
+    source = (
+        "em = jax.make_mesh((4, 2), ('x', 'y'))\n"
+        "x = np.arange(32.0, dtype=np.float32).reshape(8, 4)\n"
+        "xs = jax.device_put(x, NamedSharding(em, P('x', 'y')))\n"
+        f"r = {EXPLICIT[name]}\n"
+        "result = [np.asarray(r), str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both(source))
+
+
+SMAP = {
+    "in_out_axes": "smap(lambda b: b * 2 + lax.axis_index('x'), in_axes=0, out_axes=0, "
+                   "axis_name='x')(xs)",
+    "inferred_psum": "smap(lambda b: lax.psum(b, 'x'), out_axes=None, axis_name='x')(xs)",
+    "host_value_on_one_axis": "smap(lambda b: b + 1, in_axes=1, out_axes=1, axis_name='y')(x)",
+    "bad_axis_name": "smap(lambda b: b, in_axes=0, out_axes=0, axis_name=('x',))(xs)",
+    "bad_in_axes": "smap(lambda b: b, in_axes=[0], out_axes=0, axis_name='x')(xs)",
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(SMAP))
+def test_smap(name):
+    source = (
+        "em = jax.make_mesh((4, 2), ('x', 'y'))\n"
+        "x = np.arange(32.0, dtype=np.float32).reshape(8, 4)\n"
+        "with set_mesh(em):\n"
+        "    xs = jax.device_put(x, NamedSharding(em, P('x')))\n"
+        f"    r = {SMAP[name]}\n"
+        "result = [np.asarray(r), str(r.sharding.spec)]"
+    )
+    _assert_same(*run_both_smap(source))
+
+
+def run_both_smap(source):
+    try:
+        expected = run_jax(PRELUDE + "set_mesh, smap = jax.set_mesh, jax.smap\n" + source,
+                       devices=8)
+    except JaxReferenceError as err:
+        expected = ("error", err.type_name)
+    from laminax_pjit import set_mesh, smap
+
+    scope = {**_laminax_scope(), "set_mesh": set_mesh, "smap": smap}
+    try:
+        exec(source, scope)
+        got = scope["result"]
+    except Exception as err:  # noqa: BLE001 (compared with JAX's exception type)
+        got = ("error", type(err).__name__)
+    return got, expected

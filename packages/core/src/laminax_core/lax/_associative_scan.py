@@ -19,7 +19,9 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core._avals import get_aval
 from laminax_core.lax._bitwise import bitwise_or
 from laminax_core.lax._elementwise import add
-from laminax_core.lax._structural import concatenate, pad, rev, slice_in_dim
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._slicing import pad, slice_in_dim
+from laminax_core.lax._structural import rev
 
 __all__ = ["associative_scan"]
 

@@ -22,15 +22,9 @@ from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
 from laminax_core.lax._elementwise import convert_element_type
-from laminax_core.lax._structural import (
-    concatenate,
-    expand_dims,
-    reshape,
-    rev,
-    slice,
-    squeeze,
-    transpose,
-)
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._slicing import slice
+from laminax_core.lax._structural import expand_dims, reshape, rev, squeeze, transpose
 from laminax_core.lax._windowed import (
     conv_general_vjp_lhs_padding,
     dilate_shape,

@@ -27,7 +27,7 @@ from laminax_core._primitive import (
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._math import log1p
-from laminax_core.lax._structural import pad
+from laminax_core.lax._slicing import pad
 
 __all__ = ["cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum"]
 

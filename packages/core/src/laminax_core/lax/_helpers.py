@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval, weak_array
 
 __all__ = [
-    "as_operands", "broadcast_to_shape", "highest", "is_python_scalar", "lowest", "unbroadcast",
-    "is_tracer",
+    "as_operands", "broadcast_to_shape", "checked_axis", "highest", "is_python_scalar",
+    "is_tracer", "lowest", "unbroadcast",
 ]  # fmt: skip
 
 _KINDS = {bool: np.bool_, int: np.integer, float: np.floating, complex: np.complexfloating}
@@ -92,3 +94,12 @@ def highest(dtype):
     if dtypes.issubdtype(dtype, np.inexact):
         return np.inf
     return True if dtype == np.bool_ else np.iinfo(dtype).max
+
+
+def checked_axis(axis: int, ndim: int, name: str) -> int:
+    """`axis` as a non-negative index into `ndim` dimensions; ValueError naming `name` if it is
+    out of bounds."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}.")
+    return axis % ndim if ndim else 0

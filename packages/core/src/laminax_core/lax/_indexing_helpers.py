@@ -11,9 +11,10 @@ from laminax_core._avals import get_aval
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._control_flow import while_loop
 from laminax_core.lax._indexing import GatherDimensionNumbers, gather, scatter_add
+from laminax_core.lax._joining import concatenate
 from laminax_core.lax._math import rem
 from laminax_core.lax._reductions import reduce_max
-from laminax_core.lax._structural import broadcast_in_dim, concatenate, reshape
+from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = ["apply_counted", "index_take", "scatter_apply"]
 

@@ -24,10 +24,11 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
-from laminax_core.lax import _bitwise, _elementwise
+from laminax_core.lax import _bitwise, _elementwise, _slicing
 from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
 from laminax_core.lax._helpers import highest, lowest
-from laminax_core.lax._structural import broadcast_in_dim, reshape
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._structural import broadcast_in_dim, reshape, transpose
 
 __all__ = [
     "argmax", "argmin", "reduce", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
@@ -223,9 +224,6 @@ def reduce_prod(operand, axes):
 
 def _reduced_axes_first(x, axes):
     """`x` with the reduced `axes` flattened into one leading axis."""
-    # _structural and _reductions define each other's rules: bound when the rule runs
-    from laminax_core.lax._structural import reshape, transpose
-
     aval = get_aval(x)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
@@ -236,8 +234,6 @@ def _reduced_axes_first(x, axes):
 def _reduce_prod_jvp(primals, tangents, axes):
     # a pairwise product tree, differentiated by the product rule at each level (exact with
     # zeros in the operand, unlike prod / x)
-    from laminax_core.lax._structural import concatenate, slice
-
     (x,), (t,) = primals, tangents
     ans = reduce_prod(x, axes)
     xs, ts = _reduced_axes_first(x, axes), _reduced_axes_first(t, axes)
@@ -251,13 +247,10 @@ def _reduce_prod_jvp(primals, tangents, axes):
             ts = concatenate([ts, np.zeros(pad_shape, get_aval(ts).dtype)], 0)
         half = (shape[0] + 1) // 2
         lo, mid, hi = (0,) * len(shape), (half, *shape[1:]), (2 * half, *shape[1:])
-        a, b = slice(xs, lo, mid), slice(xs, (half, *lo[1:]), hi)
-        ta, tb = slice(ts, lo, mid), slice(ts, (half, *lo[1:]), hi)
+        a, b = _slicing.slice(xs, lo, mid), _slicing.slice(xs, (half, *lo[1:]), hi)
+        ta, tb = _slicing.slice(ts, lo, mid), _slicing.slice(ts, (half, *lo[1:]), hi)
         xs, ts = mul(a, b), add(mul(ta, b), mul(a, tb))
         shape = get_aval(xs).shape
-    # _structural and _reductions define each other's rules: bound when the rule runs
-    from laminax_core.lax._structural import reshape
-
     return ans, reshape(ts, shape[1:])
 
 
@@ -471,9 +464,6 @@ def _reduce_jvp(primals, tangents, computation, jaxpr, dimensions):
 
 
 def _tree_reduce(ops, inits, jaxpr, dimensions):
-    # _structural and _reductions define each other's rules: bound when the rule runs
-    from laminax_core.lax._structural import broadcast_in_dim, concatenate, reshape, slice
-
     step = _fold_body(jaxpr)
     xs = [_reduced_axes_first(x, dimensions) for x in ops]
     shape = get_aval(xs[0]).shape
@@ -485,8 +475,8 @@ def _tree_reduce(ops, inits, jaxpr, dimensions):
         if count % 2:
             xs = [concatenate([x, f], 0) for x, f in zip(xs, fill, strict=True)]
         half = (count + 1) // 2
-        lower = [slice(x, (0, 0), (half, width)) for x in xs]
-        upper = [slice(x, (half, 0), (2 * half, width)) for x in xs]
+        lower = [_slicing.slice(x, (0, 0), (half, width)) for x in xs]
+        upper = [_slicing.slice(x, (half, 0), (2 * half, width)) for x in xs]
         xs = [reshape(o, (half, width)) for o in _pairwise(step, lower, upper, half, width)]
     accs = [broadcast_in_dim(v, (width,), ()) for v in inits]
     if shape[0]:
@@ -495,9 +485,6 @@ def _tree_reduce(ops, inits, jaxpr, dimensions):
 
 
 def _pairwise(step, lower, upper, half, width):
-    # _structural and _reductions define each other's rules: bound when the rule runs
-    from laminax_core.lax._structural import reshape
-
     flat = lambda x: reshape(x, (half * width,))  # noqa: E731
     return step(*map(flat, lower), *map(flat, upper))
 

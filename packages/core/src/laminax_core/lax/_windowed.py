@@ -22,7 +22,7 @@ from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import NOT_LINEAR, NUMERIC, check_dtype, define_primitive, linear
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
-from laminax_core.lax._structural import pad
+from laminax_core.lax._slicing import pad
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
