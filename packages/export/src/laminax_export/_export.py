@@ -130,6 +130,12 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
             )
         finally:
             config.update("jax_embedded_constants_max_bytes", previous)
+    if lowering.host_callbacks:
+        # JAX's error type and words: a module calling Python functions of this process
+        raise NotImplementedError(
+            "serialization of host_callbacks is not yet implemented: "
+            f"{name} calls Python on the host (pure_callback, io_callback, debug.print ...), "
+            "which an artifact cannot carry. Export the function without its callbacks.")
     module = lowering.module
     _annotate(module, out_tree, len(ordered))
     if check_custom_calls:
