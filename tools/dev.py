@@ -7,6 +7,7 @@ run on a clean clone:
     python3 tools/dev.py test [ARGS]    the whole test suite (ARGS go to pytest)
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
+    python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
     python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
                                         optax's and chex's own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
@@ -42,9 +43,14 @@ BELOW = {
     "laminax": ["pytree", "core", "dispatch", "pjit", "hostcb", "export"],
 }
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
-EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
-# The example trains with optax, running on laminax through `laminax.install_as_jax()`.
-EXAMPLE_JAX_LIBRARIES = ["optax==0.2.8"]
+EXAMPLE_TOOLS = [
+    "scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7",
+    "jaxtyping==0.3.11", "wadler_lindig==0.1.8", "typing_extensions>=4.5",
+]
+# JAX libraries run on laminax through `laminax.install_as_jax()`: the example trains with
+# optax; tests/test_clients_training_vs_jax.py also trains an equinox model. Installed without
+# their `jax` dependency (laminax stands for it); jaxtyping is equinox's own dependency.
+EXAMPLE_JAX_LIBRARIES = ["optax==0.2.8", "equinox==0.13.8"]
 EXAMPLE = ROOT / "examples" / "mlp_digits.py"
 
 # pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
@@ -134,6 +140,12 @@ def cmd_layers() -> int:
     return subprocess.run([str(lint_imports)], cwd=ROOT).returncode
 
 
+def cmd_loc() -> int:
+    """Fails when a package's code lines pass its budget in tools/loc_budget.toml."""
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "loc.py"), "--check"],
+                          cwd=ROOT).returncode
+
+
 def cmd_example() -> int:
     python = dev_python()
     return subprocess.run([str(python), str(EXAMPLE)], cwd=ROOT).returncode
@@ -173,9 +185,13 @@ def cmd_clients(args: list[str]) -> int:
 
 
 def cmd_ci() -> int:
-    steps = [("layers", cmd_layers), ("test", lambda: cmd_test([]))]
+    steps = [("layers", cmd_layers), ("line budget", cmd_loc), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
-    steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
+    # The client libraries' suites are a marked, opt-in job (LAMINAX_CI_CLIENTS=1): until the
+    # record of their known failures is complete (tests/clients/KNOWN.md), a CI run only
+    # measures, and it costs up to SUITE_TIMEOUT_S per library.
+    if os.environ.get("LAMINAX_CI_CLIENTS") == "1":
+        steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
     failed = []
     for name, step in steps:
         print(f"\n=== {name}", flush=True)
@@ -200,6 +216,8 @@ def main(argv: list[str]) -> int:
         return cmd_isolated(rest[0])
     if command == "layers":
         return cmd_layers()
+    if command == "loc":
+        return cmd_loc()
     if command == "example":
         return cmd_example()
     if command == "clients":

@@ -112,3 +112,29 @@ def test_abstract_eval_returns_avals():
         ShapedArray((2,), np.float32), ShapedArray((2,), np.float32)
     )
     assert out == ShapedArray((2,), np.float32) and effects == frozenset()
+
+
+# ----- higher-order primitives: every rule given, or said not to apply ----------------------
+
+
+def _higher_order_primitives():
+    from laminax_core import internal, lax
+
+    return [lax.cond_p, lax.scan_p, lax.while_p, internal.remat_p, internal.custom_jvp_call_p,
+            internal.custom_vjp_call_p, internal.custom_lin_p]
+
+
+@pytest.mark.parametrize("primitive", _higher_order_primitives(), ids=str)
+def test_higher_order_primitives_register_every_rule(primitive):
+    kinds = {"abstract_eval", "reference", "jvp", "transpose", "batch", "partial_eval"}
+    assert kinds <= set(primitive.registered_at), primitive.registered_at
+
+
+def test_a_higher_order_primitive_without_a_rule_is_refused():
+    from laminax_core._primitive import STAGED_WHOLE, define_higher_order_primitive
+
+    with pytest.raises(TypeError, match="batch"):
+        define_higher_order_primitive(
+            "incomplete", abstract_eval=lambda: ([], set()), reference=lambda: [],
+            jvp=lambda p, t: (p, t), transpose=lambda ct: ct, partial_eval=STAGED_WHOLE,
+        )

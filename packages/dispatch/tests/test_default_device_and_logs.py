@@ -72,3 +72,21 @@ def test_jit_backend_commits_its_outputs_as_the_seed_does():
     out = ld.jit(lambda x: x + 1, backend="cpu")(X)
     assert out.committed and out.devices() == {ld.devices()[0]}
     assert not ld.jit(lambda x: x + 1)(X).committed
+
+
+def test_trivial_computations_are_not_compiled_and_return_fresh_buffers():
+    from laminax_dispatch.internal import cache_info
+
+    x = ld.device_put(X)
+    ld.clear_caches()
+    forward = ld.jit(lambda a, b: (b, a, 2.0, a))
+    outs = forward(x, 3)
+    assert cache_info()["misses"] == 0  # nothing compiled
+    np.testing.assert_array_equal(outs[1], X)
+    assert outs[0].weak_type and outs[2].weak_type and outs[1].dtype == np.float32
+    # fresh buffers, as a compiled program's outputs: deleting one leaves the input alone
+    outs[1].delete()
+    np.testing.assert_array_equal(x, X)
+    assert outs[3] is not x
+    # the AOT stages still compile it on demand
+    np.testing.assert_array_equal(forward.lower(x, 3).compile()(x, 3)[1], X)

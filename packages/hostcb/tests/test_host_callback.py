@@ -545,3 +545,42 @@ def test_flags_come_from_the_environment_under_jax_and_laminax_names():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "1234", "True", "False"]
+
+
+def test_barrier_wait_inside_a_call_is_refused_instead_of_deadlocking():
+    def host(a):
+        hcb.barrier_wait()
+        return a
+
+    with pytest.raises(Exception, match="barrier_wait\\(\\) was called from a host callback"):
+        np.asarray(jit(lambda x: hcb.call(host, x, result_shape=x))(F32(1)))
+
+
+def test_barrier_wait_inside_a_tap_function_returns():
+    seen = []
+
+    def tap(a, tr):
+        hcb.barrier_wait()
+        seen.append(int(a))
+
+    jit(lambda x: hcb.id_tap(tap, x))(np.int32(3))
+    hcb.barrier_wait()
+    assert seen == [3]
+
+
+def test_inline_mode_runs_eager_calls_on_the_calling_thread():
+    threads = []
+
+    def host(a):
+        threads.append(threading.current_thread())
+        return np.asarray(a) * 2
+
+    with _config.inline(True):
+        out = hcb.call(host, F32(4), result_shape=F32(0))
+    assert float(out) == 8.0 and threads == [threading.current_thread()]
+
+
+def test_id_print_without_a_stream_prints_to_stdout(capsys):
+    jit(lambda x: hcb.id_print(x, what="stdout"))(np.arange(3))
+    hcb.barrier_wait()
+    assert capsys.readouterr().out == "what: stdout\n[0 1 2]\n"

@@ -53,6 +53,10 @@ from laminax_core.errors import TracerIntegerConversionError as TracerIntegerCon
 from laminax_core.errors import UnexpectedTracerError as UnexpectedTracerError
 from laminax_core.lax import stop_gradient as stop_gradient
 
+# numpy puts jnp's methods and operators on tracers (x + 1, x[i], x.sum() ...) and gives lax the
+# few jnp functions it needs; import it with the package so they are always there
+from laminax_core import numpy as _numpy  # noqa: E402, F401  isort: skip
+
 __all__ = [
     "closure_convert",
     "custom_gradient",

@@ -32,6 +32,8 @@ __all__ = [
     "value_and_grad",
     "vjp",
     "vmap",
+    "check_argnums",
+    "check_argnames",
 ]
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "pytype_aval_mappings",
     "short_dtype_name",
     "to_numpy",
+    "WeakTypedArray",
+    "weak_array",
 ]
 
 _PYTHON_SCALARS = (bool, int, float, complex)

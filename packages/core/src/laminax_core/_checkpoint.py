@@ -16,18 +16,26 @@ from collections.abc import Callable
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
+from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
-__all__ = ["checkpoint", "checkpoint_policies", "remat"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_policies",
+    "remat",
+    "nothing_saveable",
+    "everything_saveable",
+    "DotsSaveable",
+]
 
 
 def nothing_saveable(primitive, *avals, **params) -> bool:
@@ -124,21 +132,15 @@ def checkpoint(
 
 remat = checkpoint
 
-remat_p = Primitive("remat2")
-remat_p.multiple_results = True
 
-
-@remat_p.def_effectful_abstract_eval
 def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):
     return jaxpr.out_avals, jaxpr.effects
 
 
-@remat_p.def_reference
 def _remat_impl(*args, jaxpr, prevent_cse, differentiated, policy):
     return common.jaxpr_as_fun(jaxpr)(*args)
 
 
-@remat_p.def_jvp
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzeros = [not isinstance(t, Zero) for t in tangents]
     jvp_closed, out_nz = common.jvp_jaxpr(jaxpr, nonzeros, [False] * len(jaxpr.out_avals))
@@ -158,10 +160,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     ]
 
 
-@remat_p.def_batch
 def _remat_batch(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, policy):
-    from laminax_core._interpreters.batching import bdim_at_front
-
     args = [
         x if d is None else bdim_at_front(x, d, axis_data.size)
         for x, d in zip(args, dims, strict=True)
@@ -283,8 +282,6 @@ def _reduce_residual_precision(jaxpr: Jaxpr, n_res: int) -> Jaxpr:
     right where it is produced (a `reduce_precision` to the dtype's exponent and mantissa bits),
     so that XLA's excess precision cannot make the forward and backward passes disagree, as
     JAX does."""
-    from laminax_core import lax
-
     read = {id(v) for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     eqns = list(jaxpr.eqns)
     for var in jaxpr.outvars[len(jaxpr.outvars) - n_res :]:
@@ -337,13 +334,9 @@ def _remat_partial_eval(trace, args, params):
     return [next(staged_iter) if u else next(known_iter) for u in out_uk]
 
 
-partial_eval.partial_eval_rules[remat_p] = _remat_partial_eval
-
-
 # ----- transpose: a remat of the backward pass ----------------------------------------------
 
 
-@remat_p.def_transpose
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     # The transpose is itself a remat: its jaxpr first recomputes the non-linear equations
     # from the known operands, then runs the backward pass of the linear ones. Only nonzero
@@ -391,3 +384,14 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
         (Zero(a.aval) if next(zeros) else next(outs)) if lin else None
         for a, lin in zip(args, linear, strict=True)
     ]
+
+
+remat_p = define_higher_order_primitive(
+    "remat2",
+    abstract_eval=_remat_abstract_eval,
+    reference=_remat_impl,
+    jvp=_remat_jvp,
+    transpose=_remat_transpose,
+    batch=_remat_batch,
+    partial_eval=_remat_partial_eval,
+)

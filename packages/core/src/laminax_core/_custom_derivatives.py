@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
@@ -28,11 +28,18 @@ from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
-from laminax_core._interpreters import batching, partial_eval
+from laminax_core._interpreters import batching, lax_ops, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
-from laminax_core._primitive import Primitive
-from laminax_core.lax._control_flow.common import hoist_tracer_consts
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts
+from laminax_core._jaxpr import ClosedJaxpr
+from laminax_core._primitive import (
+    NOT_BATCHED,
+    NOT_DIFFERENTIABLE,
+    NOT_LINEAR,
+    STAGED_WHOLE,
+    define_higher_order_primitive,
+)
 
 __all__ = [
     "CustomVJPPrimal",
@@ -210,6 +217,38 @@ def _rebuild(nondiff: dict, dyn: list) -> list:
     return out
 
 
+class _StagedCall(NamedTuple):
+    nondiff: dict
+    dyn: list
+    leaves: list
+    in_tree: Any
+    closed: ClosedJaxpr | None
+    hoisted: list
+    out_tree: Any
+    outside_transformations: bool = False
+    direct_result: Any = None
+
+
+def _stage_call(wrapper, rule, kind: str, class_name: str, define: str, args, kwargs):
+    """What a call of a custom_jvp or custom_vjp function does before binding its primitive:
+    checks that the rule is defined, binds the arguments to the function's signature, sets
+    the non-differentiable ones apart, flattens the rest and traces the function on them.
+    Outside any transformation the function just runs (`direct_result`), as in JAX."""
+    if rule is None:
+        raise AttributeError(
+            f"No {kind} defined for {class_name} function {_name(wrapper.fun)} using {define}."
+        )
+    args = _resolve_args(wrapper.fun, args, kwargs)
+    nondiff, dyn = _split_nondiff(args, wrapper.nondiff_argnums)
+    leaves, in_tree = tree_flatten(dyn)
+    if _outside_transformations(leaves):
+        result = wrapper.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
+        return _StagedCall(nondiff, dyn, leaves, in_tree, None, [], None, True, result)
+    out_trees: list = []
+    closed, hoisted = _trace_call(wrapper.fun, nondiff, in_tree, leaves, out_trees)
+    return _StagedCall(nondiff, dyn, leaves, in_tree, closed, hoisted, out_trees[0])
+
+
 def _trace_call(fun, nondiff, in_tree, leaves, out_trees):
     """Traces `fun` on the avals of `leaves`; closed-over tracers become leading invars."""
 
@@ -280,14 +319,7 @@ def _batched_jaxpr(call_jaxpr, args, dims, axis_data):
 
 # ----- custom_jvp ---------------------------------------------------------------------------
 
-custom_jvp_call_p = Primitive("custom_jvp_call")
-custom_jvp_call_p.multiple_results = True
-custom_jvp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_jvp_call_p.def_reference(_call_jaxpr_impl)
-custom_jvp_call_p.print_params = _print_params
 
-
-@custom_jvp_call_p.def_jvp
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     args = primals[num_consts:]
     arg_tangents = _rule_tangents(args, tangents[num_consts:], symbolic_zeros)
@@ -358,7 +390,6 @@ def _unbatched(aval, dim):
     return aval if dim is None else aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1 :])
 
 
-@custom_jvp_call_p.def_batch
 def _custom_jvp_call_batch(
     axis_data, args, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name
 ):
@@ -442,25 +473,17 @@ class custom_jvp:  # noqa: N801 (JAX's name)
         self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):
-        if self.jvp is None:
-            raise AttributeError(
-                f"No JVP defined for custom_jvp function {_name(self.fun)} using defjvp."
-            )
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(dyn)
-        if _outside_transformations(leaves):
-            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
-        out_trees: list = []
-        closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
-        out_tree = out_trees[0]
+        call = _stage_call(self, self.jvp, "JVP", "custom_jvp", "defjvp", args, kwargs)
+        if call.outside_transformations:
+            return call.direct_result
+        nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         rule = _Rule(self._flat_jvp(nondiff, in_tree, out_tree), _name(self.jvp))
         outs = custom_jvp_call_p.bind(
-            *hoisted,
-            *leaves,
-            call_jaxpr=closed,
+            *call.hoisted,
+            *call.leaves,
+            call_jaxpr=call.closed,
             jvp=rule,
-            num_consts=len(hoisted),
+            num_consts=len(call.hoisted),
             symbolic_zeros=self.symbolic_zeros,
             name=_name(self.fun),
         )
@@ -499,27 +522,15 @@ class custom_jvp:  # noqa: N801 (JAX's name)
 
 # ----- custom_vjp ---------------------------------------------------------------------------
 
-custom_vjp_call_p = Primitive("custom_vjp_call")
-custom_vjp_call_p.multiple_results = True
-custom_vjp_call_p.def_effectful_abstract_eval(_call_jaxpr_abstract_eval)
-custom_vjp_call_p.def_reference(_call_jaxpr_impl)
-custom_vjp_call_p.print_params = _print_params
 
-custom_lin_p = Primitive("custom_lin")
-custom_lin_p.multiple_results = True
-
-
-@custom_lin_p.def_abstract_eval
 def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals):
-    return list(out_avals)
+    return list(out_avals), set()
 
 
-@custom_lin_p.def_impl
 def _custom_lin_impl(*args, num_res, bwd, out_avals):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-@custom_lin_p.def_transpose
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     # zero cotangents reach `bwd` as `Zero`s: the user's rule sees them as symbolic zeros or
     # zero arrays (its `symbolic_zeros`), and its zero results come back as `Zero`s
@@ -527,7 +538,6 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
     return [None] * num_res + list(cts_in)
 
 
-@custom_vjp_call_p.def_jvp
 def _custom_vjp_call_jvp(
     primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
@@ -544,7 +554,6 @@ def _custom_vjp_call_jvp(
     return outs, tangent_outs
 
 
-@custom_vjp_call_p.def_batch
 def _custom_vjp_call_batch(
     axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
@@ -588,13 +597,11 @@ def _custom_vjp_call_batch(
 
 
 def _shared_cotangent(ct):
-    from laminax_core import lax
-
     if _is_zero(ct):
         return type(ct)(_unbatched(ct.aval, 0))
     if get_aval(ct).dtype == dtypes.float0:
         return np.zeros(get_aval(ct).shape[1:], dtypes.float0)
-    return lax.reduce_sum(ct, (0,))
+    return lax_ops.reduce_sum(ct, (0,))
 
 
 class custom_vjp:  # noqa: N801 (JAX's name)
@@ -637,28 +644,22 @@ class custom_vjp:  # noqa: N801 (JAX's name)
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def __call__(self, *args, **kwargs):
-        if self.fwd is None:
-            raise AttributeError(
-                f"No VJP defined for custom_vjp function {_name(self.fun)} using defvjp."
-            )
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(dyn)
-        if _outside_transformations(leaves):
-            return self.fun(*_rebuild(nondiff, tree_unflatten(in_tree, _canonical(leaves))))
-        out_trees: list = []
-        closed, hoisted = _trace_call(self.fun, nondiff, in_tree, leaves, out_trees)
-        out_tree = out_trees[0]
+        call = _stage_call(self, self.fwd, "VJP", "custom_vjp", "defvjp", args, kwargs)
+        if call.outside_transformations:
+            return call.direct_result
+        nondiff, in_tree, out_tree = call.nondiff, call.in_tree, call.out_tree
         res_trees: list = []
         fwd = _Rule(self._flat_fwd(nondiff, in_tree, out_tree, res_trees), _name(self.fwd))
-        bwd = _Rule(self._flat_bwd(nondiff, in_tree, out_tree, res_trees, dyn), _name(self.bwd))
+        bwd = _Rule(
+            self._flat_bwd(nondiff, in_tree, out_tree, res_trees, call.dyn), _name(self.bwd)
+        )
         outs = custom_vjp_call_p.bind(
-            *hoisted,
-            *leaves,
-            call_jaxpr=closed,
+            *call.hoisted,
+            *call.leaves,
+            call_jaxpr=call.closed,
             fwd=fwd,
             bwd=bwd,
-            num_consts=len(hoisted),
+            num_consts=len(call.hoisted),
             symbolic_zeros=self.symbolic_zeros,
             name=_name(self.fun),
         )
@@ -760,3 +761,39 @@ class custom_vjp:  # noqa: N801 (JAX's name)
             return flat
 
         return flat_bwd
+
+
+custom_jvp_call_p = define_higher_order_primitive(
+    "custom_jvp_call",
+    abstract_eval=_call_jaxpr_abstract_eval,
+    reference=_call_jaxpr_impl,
+    jvp=_custom_jvp_call_jvp,
+    transpose=NOT_LINEAR,
+    batch=_custom_jvp_call_batch,
+    partial_eval=STAGED_WHOLE,
+    print_params=_print_params,
+)
+
+
+custom_vjp_call_p = define_higher_order_primitive(
+    "custom_vjp_call",
+    abstract_eval=_call_jaxpr_abstract_eval,
+    reference=_call_jaxpr_impl,
+    jvp=_custom_vjp_call_jvp,
+    transpose=NOT_LINEAR,
+    batch=_custom_vjp_call_batch,
+    partial_eval=STAGED_WHOLE,
+    print_params=_print_params,
+)
+
+
+custom_lin_p = define_higher_order_primitive(
+    "custom_lin",
+    abstract_eval=_custom_lin_abstract_eval,
+    reference=_custom_lin_impl,
+    impl=_custom_lin_impl,
+    jvp=NOT_DIFFERENTIABLE,
+    transpose=_custom_lin_transpose,
+    batch=NOT_BATCHED,
+    partial_eval=STAGED_WHOLE,
+)

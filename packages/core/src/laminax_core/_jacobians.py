@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import dtypes
+from laminax_core import dtypes, lax
 from laminax_core._api import (
     _check_args,
     _flatten_fun_for,
@@ -26,8 +26,6 @@ __all__ = ["hessian", "jacfwd", "jacrev"]
 def _std_basis(leaves) -> tuple[int, list]:
     """The identity in the flattened space of `leaves`, built with lax as JAX builds it
     (iota, eq, convert, split), one basis array `(total, *leaf_shape)` per leaf."""
-    from laminax_core import lax
-
     avals = [get_aval(x) for x in leaves]
     total = sum(a.size for a in avals)
     inexact = [a.dtype for a in avals if dtypes.issubdtype(a.dtype, np.inexact)]
@@ -45,8 +43,6 @@ def _std_basis(leaves) -> tuple[int, list]:
 
 def _unravel(arr, axis: int, sizes, shapes):
     """Splits `arr` along `axis` into pieces of `sizes` and reshapes them to `shapes`."""
-    from laminax_core import lax
-
     pieces = lax.split(arr, sizes, axis)
     return [lax.reshape(piece, shape) for piece, shape in zip(pieces, shapes, strict=True)]
 

@@ -27,6 +27,8 @@ __all__ = [
     "check_jaxpr",
     "dce_jaxpr",
     "pp_jaxpr",
+    "pp_eqn",
+    "dce_closed_jaxpr",
 ]
 
 

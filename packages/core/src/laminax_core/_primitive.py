@@ -19,6 +19,11 @@ import numpy as np
 
 from laminax_core import _effects, _trace, dtypes
 from laminax_core._avals import ShapedArray
+from laminax_core._interpreters import batching
+from laminax_core._interpreters import eval as eval_interpreter
+from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._interpreters import partial_eval as partial_eval_interpreter
+from laminax_core._interpreters import transpose as transpose_interpreter
 
 __all__ = [
     "ANY",
@@ -27,15 +32,22 @@ __all__ = [
     "INTEGRAL",
     "NOT_LINEAR",
     "NO_OPERANDS",
+    "NOT_BATCHED",
+    "NOT_DIFFERENTIABLE",
     "NUMERIC",
     "Primitive",
+    "STAGED_WHOLE",
     "ZERO_TANGENT",
     "batch_elementwise",
     "bind",
+    "define_higher_order_primitive",
     "define_primitive",
     "jvp_from",
     "linear",
     "same_shape",
+    "check_dtype",
+    "broadcast_operand_shapes",
+    "check_same_dtypes",
 ]
 
 
@@ -54,6 +66,13 @@ class _Sentinel:
 NOT_LINEAR = _Sentinel("NOT_LINEAR", "not linear in any operand: no transpose rule")
 ZERO_TANGENT = _Sentinel("ZERO_TANGENT", "piecewise constant: its tangent is always zero")
 NO_OPERANDS = _Sentinel("NO_OPERANDS", "takes no array operands: nothing to batch")
+# For `define_higher_order_primitive`: the whole application is staged under linearize when any
+# input is unknown (no known/unknown split), or the primitive is never differentiated forward.
+STAGED_WHOLE = _Sentinel("STAGED_WHOLE", "staged whole under partial evaluation")
+NOT_DIFFERENTIABLE = _Sentinel(
+    "NOT_DIFFERENTIABLE", "only ever transposed (it lives in a linear jaxpr): no jvp rule"
+)
+NOT_BATCHED = _Sentinel("NOT_BATCHED", "only ever transposed (it lives in a linear jaxpr)")
 # `jvp=linear`: linear in every operand, so the tangent is the primitive applied to the tangents.
 linear = _Sentinel("linear", "linear: its jvp applies the primitive to the tangents")
 
@@ -134,32 +153,24 @@ class Primitive:
 
     def def_jvp(self, rule: Callable) -> Callable:
         """Sets the jvp rule `rule(primals, tangents, **params) -> (primal_out, tangent_out)`."""
-        from laminax_core._interpreters import jvp
-
-        jvp.jvp_rules[self] = rule
+        jvp_interpreter.jvp_rules[self] = rule
         self.registered_at["jvp"] = _caller_location()
         return rule
 
     def def_transpose(self, rule: Callable) -> Callable:
         """Sets the transpose rule `rule(ct, *args, **params) -> cotangent per operand`."""
-        from laminax_core._interpreters import transpose
-
-        transpose.transpose_rules[self] = rule
+        transpose_interpreter.transpose_rules[self] = rule
         self.registered_at["transpose"] = _caller_location()
         return rule
 
     def def_batch(self, rule: Callable) -> Callable:
         """Sets the batching rule `rule(axis_data, args, dims, **params) -> (out, out_dim)`."""
-        from laminax_core._interpreters import batching
-
         batching.batch_rules[self] = rule
         self.registered_at["batch"] = _caller_location()
         return rule
 
     def def_reference(self, rule: Callable) -> Callable:
         """Sets the NumPy reference implementation used when no eager executor is plugged in."""
-        from laminax_core._interpreters import eval as eval_interpreter
-
         eval_interpreter.reference_rules[self] = rule
         self.registered_at["reference"] = _caller_location()
         return rule
@@ -204,11 +215,6 @@ def define_primitive(
     Returns:
       The new `Primitive`, whose `registered_at` records where each rule was registered.
     """
-    from laminax_core._interpreters import batching
-    from laminax_core._interpreters import eval as eval_interpreter
-    from laminax_core._interpreters import jvp as jvp_interpreter
-    from laminax_core._interpreters import transpose as transpose_interpreter
-
     jvp_given = jvp
     primitive = Primitive(name)
     if isinstance(jvp, jvp_interpreter.JvpFrom):
@@ -240,6 +246,63 @@ def define_primitive(
     }
     for kind, rule in rules.items():
         primitive.registered_at[kind] = where if not isinstance(rule, _Sentinel) else repr(rule)
+    return primitive
+
+
+def define_higher_order_primitive(
+    name: str,
+    *,
+    abstract_eval: Callable,
+    reference: Callable,
+    jvp: Callable | _Sentinel,
+    transpose: Callable | _Sentinel,
+    batch: Callable | _Sentinel,
+    partial_eval: Callable | _Sentinel,
+    impl: Callable | None = None,
+    print_params: Callable | None = None,
+) -> Primitive:
+    """Creates a primitive that carries jaxprs in its params (cond, while, scan, remat2, the
+    custom-derivative calls ...) and registers every one of its rules.
+
+    Like `define_primitive`, every rule is a required keyword, so a forgotten one is an error
+    when the module is imported, and a rule that does not apply is said with a sentinel.
+
+    Args:
+      name: JAX's primitive name, as jaxprs print it.
+      abstract_eval: `(*avals, **params) -> (avals, effects)`: the effects of the carried jaxprs.
+      reference: the implementation `(*arrays, **params) -> arrays` (it evaluates the jaxprs).
+      jvp: the jvp rule, or `NOT_DIFFERENTIABLE`.
+      transpose: the transpose rule, or `NOT_LINEAR`.
+      batch: the batching rule, or `NOT_BATCHED`.
+      partial_eval: the rule splitting an application into known and unknown parts under
+        linearize (`partial_eval.partial_eval_rules`), or `STAGED_WHOLE`.
+      impl: an implementation that runs instead of any executor (one that only raises, say).
+      print_params: optional `params -> dict` choosing which params jaxprs print.
+
+    Returns:
+      The new `Primitive` (multiple results), with `registered_at` filled.
+    """
+    primitive = Primitive(name)
+    primitive.multiple_results = True
+    primitive.print_params = print_params
+    where = _caller_location()
+    primitive._abstract_eval = lambda *a, **p: _with_frozen_effects(abstract_eval(*a, **p))
+    eval_interpreter.reference_rules[primitive] = reference
+    if impl is not None:
+        primitive.impl = impl
+    tables = {
+        "jvp": (jvp, jvp_interpreter.jvp_rules),
+        "transpose": (transpose, transpose_interpreter.transpose_rules),
+        "batch": (batch, batching.batch_rules),
+        "partial_eval": (partial_eval, partial_eval_interpreter.partial_eval_rules),
+    }
+    for kind, (rule, table) in tables.items():
+        if not isinstance(rule, _Sentinel):
+            table[primitive] = rule
+        primitive.registered_at[kind] = repr(rule) if isinstance(rule, _Sentinel) else where
+    primitive.registered_at["abstract_eval"] = primitive.registered_at["reference"] = where
+    if impl is not None:
+        primitive.registered_at["impl"] = where
     return primitive
 
 
@@ -323,9 +386,7 @@ def jvp_from(*rules: Callable | None) -> Callable:
 
     `None` marks an operand the output does not depend on differentiably.
     """
-    from laminax_core._interpreters import jvp
-
-    return jvp.jvp_from(*rules)
+    return jvp_interpreter.jvp_from(*rules)
 
 
 def batch_elementwise(axis_data, args, dims, **params):

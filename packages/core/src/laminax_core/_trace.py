@@ -29,6 +29,7 @@ import types
 import numpy as np
 
 from laminax_core import config, dtypes, errors
+from laminax_core._avals import ShapedArray
 
 __all__ = [
     "Trace",
@@ -44,6 +45,7 @@ __all__ = [
     "set_current_trace",
     "set_eval_trace",
     "user_source_info",
+    "check_leaked",
 ]
 
 
@@ -218,7 +220,6 @@ class Tracer:
     def _is_traced_array(self) -> bool:
         # jaxlib's `isinstance(x, Array)` asks the registered tracer class (dispatch registers
         # this one) whether the tracer stands for an array.
-        from laminax_core._avals import ShapedArray
 
         return isinstance(self.aval, ShapedArray)
 
@@ -252,6 +253,9 @@ del _name
 
 
 class _Context(threading.local):
+    """This thread's running transformation: `trace` is its innermost trace, or None when no
+    transformation runs (the eval trace is current)."""
+
     def __init__(self):
         self.trace: Trace | None = None
         self.name_stack: tuple[str, ...] = ()  # the enclosing `named_scope`s, outermost first

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from absl import app, flags
 from jaxlib._jax import config as _config_ext
 from jaxlib._jax import jax_jit as _jax_jit
 
@@ -651,9 +652,6 @@ class Config:
         Call it before `absl.app.run(main)`: flags given on the command line (`--jax_enable_x64`)
         then set the options' global values once absl has parsed them.
         """
-        from absl import app
-        from absl import flags
-
         self.use_absl = True
         self._absl_flags = flags
         for name in self._meta:
@@ -676,8 +674,6 @@ class Config:
         Only arguments before a bare `--` are read; other arguments are ignored, so this works in
         notebooks and under other argument parsers.
         """
-        from absl import flags
-
         argv = sys.argv if argv is None else argv
         before_separator = itertools.takewhile(lambda a: a != "--", argv[1:])
         ours = [a for a in before_separator if a.startswith("--jax")]

@@ -26,6 +26,8 @@ __all__ = [
     "TracerBoolConversionError",
     "TracerIntegerConversionError",
     "UnexpectedTracerError",
+    "describe_tracer",
+    "tracer_origin",
 ]
 
 # The explanation travels with the installed package: each class's docstring gives causes and fixes.

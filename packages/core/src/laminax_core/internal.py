@@ -43,6 +43,7 @@ from laminax_core._interpreters.jvp import Zero as Zero
 from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
 from laminax_core._interpreters.partial_eval import JaxprTrace as JaxprTrace
 from laminax_core._interpreters.partial_eval import JaxprTracer as JaxprTracer
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core._interpreters.partial_eval import linearize_flat as linearize_flat
 from laminax_core._interpreters.partial_eval import partial_eval_jaxpr as partial_eval_jaxpr
 from laminax_core._interpreters.partial_eval import partial_eval_rules as partial_eval_rules
@@ -65,30 +66,36 @@ from laminax_core._primitive import ANY as ANY
 from laminax_core._primitive import FLOATING as FLOATING
 from laminax_core._primitive import INEXACT as INEXACT
 from laminax_core._primitive import NO_OPERANDS as NO_OPERANDS
+from laminax_core._primitive import NOT_BATCHED as NOT_BATCHED
+from laminax_core._primitive import NOT_DIFFERENTIABLE as NOT_DIFFERENTIABLE
 from laminax_core._primitive import NOT_LINEAR as NOT_LINEAR
 from laminax_core._primitive import NUMERIC as NUMERIC
+from laminax_core._primitive import STAGED_WHOLE as STAGED_WHOLE
 from laminax_core._primitive import ZERO_TANGENT as ZERO_TANGENT
 from laminax_core._primitive import Primitive as Primitive
 from laminax_core._primitive import batch_elementwise as batch_elementwise
+from laminax_core._primitive import define_higher_order_primitive as define_higher_order_primitive
 from laminax_core._primitive import define_primitive as define_primitive
 from laminax_core._primitive import jvp_from as jvp_from
 from laminax_core._primitive import linear as linear
 from laminax_core._primitive import same_shape as same_shape
 from laminax_core._trace import Trace as Trace
-from laminax_core._trace import _context as trace_context
 from laminax_core._trace import Tracer as Tracer
+from laminax_core._trace import _context as trace_context
 from laminax_core._trace import current_trace as current_trace
 from laminax_core._trace import set_current_trace as set_current_trace
+
+# the special functions as lax programs: what dispatch lowers igamma, betainc ... to
+from laminax_core.lax import _special_programs as special_programs
 from laminax_core.lax._control_flow import empty2_p as empty2_p
-from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
-from laminax_core.lax._control_flow.common import hoist_tracer_consts as hoist_tracer_consts
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
 from laminax_core.lax._control_flow.common import jvp_jaxpr as jvp_jaxpr
 from laminax_core.lax._control_flow.common import out_batched as out_batched
 from laminax_core.lax._control_flow.common import trace_closed as trace_closed
-# the special functions as lax programs: what dispatch lowers igamma, betainc ... to
-from laminax_core.lax import _special_programs as special_programs
+from laminax_core.lax._helpers import highest as highest
+from laminax_core.lax._helpers import lowest as lowest
+from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
@@ -116,6 +123,7 @@ __all__ = [
     "dce_closed_jaxpr",
     "dce_jaxpr",
     "default_fill_value",
+    "define_higher_order_primitive",
     "define_primitive",
     "describe",
     "DropVar",
@@ -126,6 +134,7 @@ __all__ = [
     "FLOATING",
     "get_aval",
     "get_eager_impl",
+    "highest",
     "hoist_tracer_consts",
     "INEXACT",
     "is_undefined_primal",
@@ -142,8 +151,11 @@ __all__ = [
     "linearize_flat",
     "Literal",
     "lowerable_effects",
+    "lowest",
     "no_effects",
     "NO_OPERANDS",
+    "NOT_BATCHED",
+    "NOT_DIFFERENTIABLE",
     "NOT_LINEAR",
     "not_mapped",
     "NUMERIC",
@@ -162,6 +174,7 @@ __all__ = [
     "set_current_trace",
     "set_eager_impl",
     "ShapedArray",
+    "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
     "trace_closed",

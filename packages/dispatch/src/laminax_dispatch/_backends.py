@@ -39,6 +39,7 @@ __all__ = [
     "local_devices",
     "process_count",
     "process_index",
+    "default_device",
 ]
 
 logger = logging.getLogger("laminax_dispatch")

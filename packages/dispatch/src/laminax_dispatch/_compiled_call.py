@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib import _jax
 from laminax_core import config as core_config
-from laminax_core.internal import ClosedJaxpr, dce_jaxpr, ordered_effects
+from laminax_core.internal import ClosedJaxpr, Literal, dce_jaxpr, ordered_effects
 from laminax_pytree import keystr, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _debugging
@@ -94,6 +94,13 @@ class CompiledCall:
         self._const_args: list = []
         self._donated_kept = [i for i in kept if donated[i]]
         self._lock = threading.Lock()
+        # No equation: every output is an input, a constant or a literal. As the seed's
+        # dispatch does, nothing is compiled; the outputs are placed where the program's would
+        # be (a compiled program is still built on demand for lower() and the AOT stages).
+        self.trivial = (
+            not closed.jaxpr.eqns and not closed.effects and len(placement.devices) == 1
+            and not any(donated)
+        )
 
     in_avals = property(lambda self: self.closed.in_avals)
     out_avals = property(lambda self: self.closed.out_avals)
@@ -225,6 +232,7 @@ class CompiledCall:
         executable = self._executable
         if (
             executable is None
+            or self.trivial
             or self.closed.effects
             or executable.ordered_effects
             or executable.has_host_callbacks
@@ -234,7 +242,24 @@ class CompiledCall:
         bits = [i in kept for i in range(len(self.donated))]
         return fast_path_data(executable, self.out_tree, outs, bits, self._const_args)
 
+    def _forward(self, leaves: Sequence) -> list:
+        """The outputs of an equation-free program, without compiling it."""
+        jaxpr = self.closed.jaxpr
+        env = {id(v): x for v, x in zip(jaxpr.invars, leaves, strict=True)}
+        env.update({id(v): c for v, c in zip(jaxpr.constvars, self.closed.consts, strict=True)})
+        target = self.device if self.committed else None
+        # fresh buffers (may_alias=False), as a compiled program's outputs are: deleting or
+        # donating an output must not touch the input it came from
+        return [
+            device_put(v.val if isinstance(v, Literal) else env[id(v)], target,
+                       may_alias=False, _weak_type=aval.weak_type)
+            for v, aval in zip(jaxpr.outvars, self.out_avals, strict=True)
+        ]
+
     def __call__(self, leaves: Sequence) -> list:
+        if self.trivial and self._executable is None and not (
+                core_config.debug_nans.value or core_config.debug_infs.value):
+            return self._forward(leaves)
         executable = self._executable or self.executable()
         args = leaves if len(self.kept) == len(leaves) else [leaves[i] for i in self.kept]
         if self._donated_kept:

@@ -32,7 +32,14 @@ from laminax_dispatch import _placement
 from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
 
-__all__ = ["block_until_ready", "device_get", "device_put", "devices_for_args", "from_dlpack"]
+__all__ = [
+    "block_until_ready",
+    "device_get",
+    "device_put",
+    "devices_for_args",
+    "from_dlpack",
+    "source_on_same_devices",
+]
 
 
 def _target(device: xc.Device | Sharding | None) -> tuple[Sharding, bool]:

@@ -26,13 +26,14 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from laminax_core import dtypes as core_dtypes
 from laminax_core.internal import (
+    STAGED_WHOLE,
     ClosedJaxpr,
-    Primitive,
     UndefinedPrimal,
     Zero,
     backward_pass,
     batching,
     dce_closed_jaxpr,
+    define_higher_order_primitive,
     eval_jaxpr,
     get_aval,
     jvp,
@@ -40,19 +41,16 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
-from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
     lower_private_function,
     lowering_for,
 )
+from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._mlir import aval_to_ir_type, token_type
 
-__all__ = ["jit_p", "call_jaxpr"]
-
-jit_p = Primitive("jit")
-jit_p.multiple_results = True
+__all__ = ["jit_p", "call_jaxpr", "memoize_on_jaxpr", "batched_sharding"]
 
 
 def _print_params(params) -> list:
@@ -67,8 +65,6 @@ def _print_params(params) -> list:
     shown.append(("jaxpr", params["jaxpr"]))
     return shown
 
-
-jit_p.print_params = _print_params
 
 _LRU_SIZE = 1024
 _lock = threading.Lock()
@@ -121,14 +117,8 @@ def _jit_abstract_eval(*avals, jaxpr, **params):
     return jaxpr.out_avals, jaxpr.effects
 
 
-jit_p.def_effectful_abstract_eval(_jit_abstract_eval)
-
-
 def _jit_reference(*args, jaxpr, **params):
     return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-
-
-jit_p.def_reference(_jit_reference)
 
 
 # ----- jvp ----------------------------------------------------------------------------------
@@ -183,9 +173,6 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, in_shardings, out_shardings, **p
         for p, d in zip(primals_out, differentiable, strict=True)
     ]
     return primals_out, tangents_out
-
-
-jit_p.def_jvp(_jit_jvp)
 
 
 # ----- transpose ----------------------------------------------------------------------------
@@ -254,9 +241,6 @@ def _jit_transpose(cts, *args, jaxpr, name, in_shardings, out_shardings, **param
     return cts_in
 
 
-jit_p.def_transpose(_jit_transpose)
-
-
 # ----- batching -----------------------------------------------------------------------------
 
 
@@ -299,9 +283,6 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
     return outs, [0] * len(outs)
 
 
-jit_p.def_batch(_jit_batch)
-
-
 # ----- lowering -----------------------------------------------------------------------------
 
 
@@ -312,6 +293,18 @@ def _constrain(ctx, values, avals, shardings):
         v if s is None else emit_sharding_constraint(ctx, v, a, s)
         for v, a, s in zip(values, avals, shardings, strict=True)
     ]
+
+
+jit_p = define_higher_order_primitive(
+    "jit",
+    abstract_eval=_jit_abstract_eval,
+    reference=_jit_reference,
+    jvp=_jit_jvp,
+    transpose=_jit_transpose,
+    batch=_jit_batch,
+    partial_eval=STAGED_WHOLE,
+    print_params=_print_params,
+)
 
 
 @lowering_for(jit_p)

@@ -37,10 +37,17 @@ __all__ = [
     "committed_sharding",
     "committed_shardings",
     "describe_array",
+    "explicit_shardings",
+    "flat_in_shardings",
+    "flat_out_shardings",
+    "freeze_shardings",
     "jaxpr_shardings",
     "place_inputs",
     "register_sharding_resolver",
     "replicated_sharding",
+    "sharding_key",
+    "register_context_sharding",
+    "context_sharding",
 ]
 
 

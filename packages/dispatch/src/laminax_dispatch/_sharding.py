@@ -55,6 +55,7 @@ __all__ = [
     "SingleDeviceSharding",
     "hlo_sharding_indices",
     "on_cpp_class",
+    "sharding_from_hlo",
 ]
 
 # Attributes the Python class body always has; they must not overwrite the C++ class's own.

@@ -19,7 +19,7 @@ from laminax_core import Tracer
 
 from laminax_dispatch._array import Array
 
-__all__ = ["ArrayLike", "DTypeLike"]
+__all__ = ["ArrayLike", "DTypeLike", "SupportsDType"]
 
 
 class SupportsDType(Protocol):

@@ -42,6 +42,8 @@ __all__ = [
     "io_callback_p",
     "pure_callback",
     "pure_callback_p",
+    "vmap_by_method",
+    "CallbackPlacement",
 ]
 
 VMAP_METHODS = (

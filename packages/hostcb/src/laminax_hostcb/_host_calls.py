@@ -4,13 +4,15 @@
 how to rebuild its arguments from flat arrays), so two traces of the same call compare equal and
 share a compiled executable. `emit_host_call` is the lowering: XLA's FFI Python callback custom
 call (dispatch's `emit_python_callback`), threaded through a runtime token when the effect is
-ordered.
+ordered, and run by one device of a program over several (the first, or the one a
+single-device `sharding` names).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,14 +20,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from laminax_core import dtypes
 from laminax_core.internal import ShapedArray
-from laminax_dispatch import device_put, local_devices
-from laminax_dispatch import GSPMDSharding
+from laminax_dispatch import GSPMDSharding, device_put, local_devices
 from laminax_dispatch.internal import (
     SPMDAxisContext,
     emit_python_callback,
     emit_sharding_constraint,
 )
-from laminax_pytree import PyTreeDef, tree_leaves, tree_unflatten
+from laminax_pytree import PyTreeDef, tree_flatten, tree_leaves, tree_unflatten
 
 __all__ = [
     "FlatCallback",
@@ -33,6 +34,7 @@ __all__ = [
     "cpu_arrays",
     "emit_host_call",
     "result_avals_of",
+    "running_host_callback",
 ]
 
 logger = logging.getLogger("laminax_hostcb")
@@ -59,8 +61,6 @@ def result_avals_of(result_shape_dtypes) -> tuple[list[ShapedArray], Any]:
     Raises ValueError, as JAX does, for a 64-bit dtype while `jax_enable_x64` is off, and
     AttributeError (JAX's type) for a leaf without ``shape`` and ``dtype``.
     """
-    from laminax_pytree import tree_flatten
-
     leaves, tree = tree_flatten(result_shape_dtypes)
     avals = []
     for leaf in leaves:
@@ -114,6 +114,26 @@ def check_results(outs, result_avals: Sequence[ShapedArray]) -> tuple:
     return tuple(checked)
 
 
+_inside = threading.local()
+
+
+def running_host_callback() -> bool:
+    """Whether the calling thread is running a host callback of a computation right now."""
+    return getattr(_inside, "depth", 0) > 0
+
+
+def _marked(host_fn: Callable) -> Callable:
+    def run(*args):
+        _inside.depth = getattr(_inside, "depth", 0) + 1
+        try:
+            return host_fn(*args)
+        finally:
+            _inside.depth -= 1
+
+    run.__name__ = getattr(host_fn, "__name__", "host_callback")
+    return run
+
+
 def emit_host_call(
     ctx,
     host_fn: Callable,
@@ -140,7 +160,7 @@ def emit_host_call(
     token = ctx.tokens_in.get(effect) if effect is not None else None
     outs, new_token = emit_python_callback(
         ctx,
-        host_fn,
+        _marked(host_fn),
         list(operands),
         list(result_avals),
         token=token,

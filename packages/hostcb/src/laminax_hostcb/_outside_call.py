@@ -44,7 +44,7 @@ from laminax_hostcb import _config
 from laminax_hostcb._host_calls import emit_host_call
 from laminax_hostcb._tap_queue import TAPS
 
-__all__ = ["CallbackWrapper", "HostCallbackEffect", "outside_call_p"]
+__all__ = ["CallbackWrapper", "HostCallbackEffect", "outside_call_p", "unpack_transforms"]
 
 logger = logging.getLogger("laminax_hostcb")
 

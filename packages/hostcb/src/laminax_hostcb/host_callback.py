@@ -38,6 +38,7 @@ from laminax_dispatch.internal import effects_barrier, wait_for_all_threads
 from laminax_pytree import tree_flatten
 
 from laminax_hostcb import _config
+from laminax_hostcb._host_calls import running_host_callback
 from laminax_hostcb._id_print import print_tap_func
 from laminax_hostcb._outside_call import CallbackWrapper, outside_call_p
 from laminax_hostcb._tap_queue import TAPS
@@ -235,6 +236,12 @@ def barrier_wait(logging_name: str | None = None) -> None:
       >>> barrier_wait()
     """
     logger.debug("barrier_wait[%s]: start", logging_name or "")
+    if running_host_callback():
+        raise RuntimeError(
+            "barrier_wait() was called from a host callback (call, pure_callback, io_callback "
+            "or debug.callback) of a running computation: it would wait for that computation "
+            "itself. Call it after the computation returns, or from a tap function."
+        )
     if not TAPS.on_worker():
         effects_barrier()
         wait_for_all_threads()

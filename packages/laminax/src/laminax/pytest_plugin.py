@@ -6,6 +6,8 @@ options.
 
 from laminax import install_as_jax
 
+__all__ = ["pytest_report_header"]
+
 install_as_jax()
 
 

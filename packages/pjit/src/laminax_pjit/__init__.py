@@ -26,6 +26,7 @@ from laminax_pjit._sharding_constraint import with_sharding_constraint as with_s
 from laminax_pjit._partition_spec import PartitionSpec as PartitionSpec
 from laminax_pjit._pmap import pmap as pmap
 from laminax_pjit._shard_map import shard_map as shard_map
+from laminax_pjit._shard_map import smap as smap
 from laminax_pjit._visualize import visualize_array_sharding as visualize_array_sharding
 from laminax_pjit._visualize import visualize_sharding as visualize_sharding
 from laminax_pjit.mesh_utils import make_mesh as make_mesh
@@ -53,6 +54,7 @@ __all__ = [
     "pmap",
     "set_mesh",
     "shard_map",
+    "smap",
     "use_abstract_mesh",
     "use_mesh",
 ]

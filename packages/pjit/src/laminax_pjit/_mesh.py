@@ -46,6 +46,8 @@ __all__ = [
     "thread_resources",
     "use_abstract_mesh",
     "use_mesh",
+    "show_axes",
+    "resource_mesh",
 ]
 
 

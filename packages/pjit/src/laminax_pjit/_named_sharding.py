@@ -37,7 +37,13 @@ from laminax_dispatch.internal import (
 from laminax_pjit._mesh import AbstractMesh, AxisType, Mesh, show_axes
 from laminax_pjit._partition_spec import UNCONSTRAINED, PartitionSpec, axes_of
 
-__all__ = ["DuplicateSpecError", "IndivisibleError", "NamedSharding", "check_pspec"]
+__all__ = [
+    "DuplicateSpecError",
+    "IndivisibleError",
+    "NamedSharding",
+    "check_pspec",
+    "check_unique_axes",
+]
 
 
 class DuplicateSpecError(ValueError):

@@ -14,7 +14,7 @@ from typing import Any
 
 from jaxlib import _jax
 
-__all__ = ["P", "PartitionSpec", "UNCONSTRAINED"]
+__all__ = ["P", "PartitionSpec", "UNCONSTRAINED", "axes_of"]
 
 
 class _Unconstrained:

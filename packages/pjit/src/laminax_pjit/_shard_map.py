@@ -31,7 +31,7 @@ from laminax_pjit._shard_map_rules import (
 )
 from laminax_pjit._shard_map_vma import infer_varying
 
-__all__ = ["shard_map"]
+__all__ = ["shard_map", "smap"]
 
 
 class _InferSpecs:
@@ -72,6 +72,52 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """`shard_map` over the one mesh axis `axis_name` of the context mesh (`set_mesh`), with
+    `vmap`-style axes: argument axis `in_axes` (an int, None, or a tuple per positional
+    argument) is split over the mesh axis, outputs are assembled along `out_axes`. The body
+    sees blocks (the mapped axis is not removed). Omitted in_axes are inferred from the
+    arguments' shardings on an Explicit axis.
+
+    Example:
+      >>> with set_mesh(make_mesh((4,), ("i",))):
+      ...     f = smap(lambda b: b * 2, in_axes=0, out_axes=0, axis_name="i")
+    """
+    kwargs = dict(in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if f is None:
+        return lambda g: _smap(g, **kwargs)
+    return _smap(f, **kwargs)
+
+
+def _axes_to_spec(axis_name, axis):
+    spec_class = _partition_spec_class()
+    return spec_class() if axis is None else spec_class(*[None] * axis, axis_name)
+
+
+def _smap(f, *, in_axes, out_axes, axis_name):
+    from laminax_pytree import tree_leaves, tree_map
+
+    if isinstance(axis_name, list | tuple):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, int | tuple):
+        raise TypeError(
+            "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
+            "corresponding to the positional arguments passed to the function, but got "
+            f"{in_axes}.")
+    if in_axes is not Infer and not all(isinstance(a, int) for a in tree_leaves(in_axes)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                        f"container with those types as leaves, but got {in_axes}.")
+    if not all(isinstance(a, int) for a in tree_leaves(out_axes)):
+        raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {out_axes}.")
+    as_spec = functools.partial(_axes_to_spec, axis_name)
+    in_specs = Infer if in_axes is Infer else tree_map(as_spec, in_axes,
+                                                        is_leaf=lambda x: x is None)
+    out_specs = tree_map(as_spec, out_axes, is_leaf=lambda x: x is None)
+    return _shard_map(f, mesh=None, in_specs=in_specs, out_specs=out_specs,
+                      axis_names={axis_name}, check_vma=True)
 
 
 def _partition_spec_class():
@@ -150,6 +196,65 @@ def _check_specs(prefix: str, specs, manual) -> None:
             f"({set(manual)}), but:\n\n" + "\n\n".join(unknown)
             + f"\n\nCheck the {prefix}_specs values passed to shard_map."
         )
+
+
+def _all_explicit(mesh, manual) -> bool:
+    from laminax_pjit._mesh import AxisType
+
+    types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+    return all(types[n] == AxisType.Explicit for n in manual)
+
+
+def _value_spec(x, mesh, ndim: int):
+    """The spec an argument's type has on an Explicit mesh (JAX: `typeof(x).sharding.spec`):
+    a NamedSharding's on this mesh, replicated for host values; None when laminax cannot
+    know it (a traced value: laminax's avals carry no shardings)."""
+    from laminax_core.internal import Tracer
+
+    spec_class = _partition_spec_class()
+    if isinstance(x, Tracer):
+        return None
+    sharding = getattr(x, "sharding", None)
+    spec = getattr(sharding, "spec", None)
+    if spec is None or getattr(sharding, "mesh", None) is None or \
+            tuple(sharding.mesh.axis_names) != tuple(mesh.axis_names):
+        spec = spec_class()
+    entries = list(spec_entries(spec))
+    return spec_class(*entries, *[None] * (ndim - len(entries)))
+
+
+def _inferred_spec(x, mesh, manual):
+    spec = _value_spec(x, mesh, get_aval(x).ndim)
+    if spec is None:
+        raise TypeError(
+            "shard_map could not infer in_specs for a traced argument: laminax's abstract values "
+            "carry no shardings, so pass in_specs= explicitly under jit and other "
+            "transformations."
+        )
+    # axes the body is not manual over stay out of its specs
+    keep = [tuple(n for n in ((e,) if not isinstance(e, tuple) else e) if n in manual) or None
+            if e is not None else None for e in spec_entries(spec)]
+    return _partition_spec_class()(*[k[0] if k and len(k) == 1 else k for k in keep])
+
+
+def _check_explicit_specs(mesh, specs, leaves) -> None:
+    """On an all-Explicit mesh JAX requires each argument's sharding to be its in_spec."""
+    spec_class = _partition_spec_class()
+    for spec, x in zip(specs, leaves, strict=True):
+        if spec is None:
+            continue
+        ndim = get_aval(x).ndim
+        have = _value_spec(x, mesh, ndim)
+        entries = list(spec_entries(spec))
+        want = spec_class(*entries, *[None] * (ndim - len(entries)))
+        if have is not None and len(entries) <= ndim and have != want:
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the input: "
+                f"{have} for arg: {get_aval(x).str_short()}. `in_specs` is an optional argument "
+                "so you can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map."
+            )
 
 
 def _fun_name(f) -> str:
@@ -268,17 +373,24 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
     @functools.wraps(f)
     def wrapped(*args):
         the_mesh, manual = _check_mesh(mesh, axis_names)
-        if in_specs is Infer:
+        explicit = _all_explicit(the_mesh, manual)
+        if in_specs is Infer and not explicit:
+            types = ", ".join(sorted({str(t) for t in the_mesh.axis_types}))
             raise TypeError(
                 "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-                f"instances, but it was `None` when axis_names={set(manual)} are of type Auto; "
-                "pass in_specs= (inferring them needs Explicit mesh axes)."
+                f"instances, but it was `None` when axis_names={set(manual)} are of type "
+                f"{types}; pass in_specs= (only Explicit mesh axes let them be inferred)."
             )
-        if in_specs is not None:
+        if in_specs is not None and in_specs is not Infer:
             _check_specs("in", in_specs, manual)
         _check_specs("out", out_specs, manual)
         with_paths, in_tree = tree_flatten_with_path(args)
-        all_specs = broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+        if in_specs is Infer:
+            all_specs = [_inferred_spec(x, the_mesh, manual) for _, x in with_paths]
+        else:
+            all_specs = broadcast_prefix(in_specs, args, is_leaf=lambda x: x is None)
+            if explicit and manual == frozenset(the_mesh.axis_names):
+                _check_explicit_specs(the_mesh, all_specs, [x for _, x in with_paths])
         # a None spec makes its argument static: the body closes over it on every device
         dynamic = [s is not None for s in all_specs]
         all_leaves = [x for _, x in with_paths]

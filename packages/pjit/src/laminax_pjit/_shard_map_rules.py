@@ -60,6 +60,15 @@ __all__ = [
     "shard_map_p",
     "spec_names",
     "unshard_aval",
+    "spec_entries",
+    "mentioned",
+    "with_leading_dim",
+    "manual_abstract_mesh",
+    "trace_body",
+    "AxisNames",
+    "bind_shard_map",
+    "body_context",
+    "local_avals",
 ]
 
 shard_map_p = Primitive("shard_map")
@@ -373,7 +382,7 @@ def _partial_eval(trace, args, params):
             res = [lax.expand_dims(r, (0,)) if sc else r
                    for r, f, sc in zip(outs[n_known:], forwarded, scalar, strict=True)
                    if f is None]
-            return [*outs[:n_known], *res]
+            return [*res, *outs[:n_known]]  # residuals first, as JAX's known shard_map
 
         def unknown_fun(*xs):
             res = [lax.squeeze(r, (0,)) if sc else r
@@ -397,9 +406,10 @@ def _partial_eval(trace, args, params):
     with set_current_trace(trace.parent):
         known_outs = bind_shard_map(
             known_args, jaxpr=known_closed, mesh=mesh, in_specs=known_specs,
-            out_specs=[*known_out_specs, *[res_spec] * n_res_out],
+            out_specs=[*[res_spec] * n_res_out, *known_out_specs],
             check_vma=params["check_vma"], axes=axes)
-    computed = iter(known_outs[n_known:])
+    computed = iter(known_outs[:n_res_out])
+    known_outs = known_outs[n_res_out:]
     residuals, res_specs = [], []
     for f in forwarded:
         if f is None:

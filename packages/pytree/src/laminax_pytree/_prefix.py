@@ -22,6 +22,7 @@ __all__ = [
     "flatten_axes",
     "tree_map_mismatch_error",
     "treedef_difference",
+    "describe",
 ]
 
 

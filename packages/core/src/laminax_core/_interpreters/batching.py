@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable
 
 from laminax_core import _trace
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import lax_ops
 
 __all__ = [
     "AxisData",
@@ -24,6 +25,7 @@ __all__ = [
     "collective_axis_names",
     "move_bdim",
     "not_mapped",
+    "batch_flat",
 ]
 
 not_mapped = None
@@ -48,24 +50,20 @@ class AxisData:
 
 def move_bdim(x, src: int | None, dst: int):
     """`x` with its batch dimension moved from `src` to `dst` (via `lax.transpose`)."""
-    from laminax_core import lax
-
     if src is None or src == dst:
         return x
     ndim = get_aval(x).ndim
     perm = [d for d in range(ndim) if d != src]
     perm.insert(dst, src)
-    return lax.transpose(x, tuple(perm))
+    return lax_ops.transpose(x, tuple(perm))
 
 
 def bdim_at_front(x, bdim: int | None, size: int):
     """`x` with its batch dimension first; an unmapped value is broadcast to `size`."""
-    from laminax_core import lax
-
     if bdim is None:
         aval = get_aval(x)
         dims = tuple(range(1, aval.ndim + 1))
-        return lax.broadcast_in_dim(x, (size, *aval.shape), dims)
+        return lax_ops.broadcast_in_dim(x, (size, *aval.shape), dims)
     return move_bdim(x, bdim, 0)
 
 
@@ -79,8 +77,6 @@ def elementwise_batch_rule(primitive) -> Callable:
 
 
 def _batch_elementwise(primitive, args, dims, params):
-    from laminax_core import lax
-
     mapped = [(x, d) for x, d in zip(args, dims, strict=True) if d is not None]
     first_aval = get_aval(mapped[0][0])
     same = all(get_aval(x).shape == first_aval.shape and d == mapped[0][1] for x, d in mapped)
@@ -96,12 +92,12 @@ def _batch_elementwise(primitive, args, dims, params):
             if aval.ndim == 0:
                 moved.append(x)
                 continue
-            x = lax.broadcast_in_dim(x, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
+            x = lax_ops.broadcast_in_dim(x, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
         else:
             x = move_bdim(x, d, 0)
             if aval.ndim - 1 < out_ndim:
                 shape = get_aval(x).shape + (1,) * (out_ndim - aval.ndim + 1)
-                x = lax.broadcast_in_dim(x, shape, tuple(range(aval.ndim)))
+                x = lax_ops.broadcast_in_dim(x, shape, tuple(range(aval.ndim)))
         moved.append(x)
     return primitive.bind(*moved, **params), 0
 

@@ -20,6 +20,8 @@ from laminax_core._jaxpr import Jaxpr, Literal
 __all__ = [
     "EvalTrace", "eager_array", "eval_jaxpr", "get_eager_impl", "reference_rules",
     "set_eager_impl",
+    "to_reference_value",
+    "run_reference",
 ]
 
 # primitive -> NumPy implementation `(*np.ndarray, **params) -> np.ndarray | list`

@@ -15,6 +15,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import lax_ops
 
 __all__ = [
     "JVPTrace",
@@ -26,6 +27,9 @@ __all__ = [
     "jvp_flat",
     "jvp_rules",
     "zeros_like_aval",
+    "jvp_from",
+    "linear_jvp_rule",
+    "zero_tangent_rule",
 ]
 
 # primitive -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
@@ -56,9 +60,7 @@ def zeros_like_aval(aval: ShapedArray):
     scalar = np.zeros((), aval.dtype)
     if aval.shape == ():
         return scalar
-    from laminax_core import lax
-
-    return lax.broadcast_in_dim(scalar, aval.shape, ())
+    return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate_zeros(tangent):
@@ -72,9 +74,7 @@ def add_tangents(x, y):
         return y
     if isinstance(y, Zero):
         return x
-    from laminax_core import lax
-
-    return lax.add_any(x, y)
+    return lax_ops.add_any(x, y)
 
 
 class JvpFrom:

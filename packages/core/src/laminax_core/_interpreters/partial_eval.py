@@ -17,7 +17,7 @@ import numpy as np
 from laminax_core import _trace, config, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
-from laminax_core._interpreters.eval import EvalTrace
+from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
     DropVar,
@@ -30,6 +30,7 @@ from laminax_core._jaxpr import (
 
 __all__ = [
     "JaxprTrace",
+    "hoist_tracer_consts",
     "JaxprTracer",
     "linearize_flat",
     "partial_eval_jaxpr",
@@ -225,8 +226,6 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
       known outputs followed by residuals; `unknown` maps the residuals followed by the unknown
       inputs to the unknown outputs.
     """
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     found: dict = {}
     known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
     unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
@@ -261,3 +260,20 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, in_unknowns, instantiate):
     unknown = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
     del unknown_avals
     return known, ClosedJaxpr(unknown, []), found["out_unknowns"], found["res_avals"]
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Moves the constants that are tracers of outer traces to leading invars (so the outer
+    traces see them as operands); NumPy constants stay in the closed jaxpr."""
+    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
+    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
+    jaxpr = closed.jaxpr
+    new = Jaxpr(
+        [v for v, _ in keep],
+        [v for v, _ in hoist] + jaxpr.invars,
+        jaxpr.outvars,
+        jaxpr.eqns,
+        jaxpr.effects,
+    )
+    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]

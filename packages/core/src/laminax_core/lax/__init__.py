@@ -4,7 +4,7 @@ Each primitive's block (wrapper, rules, registration) lives in the module of its
 `_elementwise.py`, `_structural.py`, `_reductions.py`, `_dot.py`, `_collectives.py`.
 """
 
-from laminax_core.lax import _operators
+from laminax_core._interpreters import lax_ops
 from laminax_core.lax._collectives import (
     all_gather as all_gather,
     all_gather_p as all_gather_p,
@@ -345,15 +345,19 @@ from laminax_core.lax._reductions import (
     reduce_sum as reduce_sum,
     reduce_sum_p as reduce_sum_p,
 )
-from laminax_core.lax._structural import (
-    broadcast as broadcast,
-    broadcast_in_dim as broadcast_in_dim,
-    broadcast_in_dim_p as broadcast_in_dim_p,
-    broadcast_to_rank as broadcast_to_rank,
-    broadcasted_iota as broadcasted_iota,
-    collapse as collapse,
+from laminax_core.lax._joining import (
     concatenate as concatenate,
     concatenate_p as concatenate_p,
+    split as split,
+    split_p as split_p,
+    stack as stack,
+    stack_p as stack_p,
+    tile as tile,
+    tile_p as tile_p,
+    unstack as unstack,
+    unstack_p as unstack_p,
+)
+from laminax_core.lax._slicing import (
     dynamic_index_in_dim as dynamic_index_in_dim,
     dynamic_slice as dynamic_slice,
     dynamic_slice_in_dim as dynamic_slice_in_dim,
@@ -362,38 +366,41 @@ from laminax_core.lax._structural import (
     dynamic_update_slice as dynamic_update_slice,
     dynamic_update_slice_in_dim as dynamic_update_slice_in_dim,
     dynamic_update_slice_p as dynamic_update_slice_p,
+    index_in_dim as index_in_dim,
+    pad as pad,
+    pad_p as pad_p,
+    slice as slice,
+    slice_in_dim as slice_in_dim,
+    slice_p as slice_p,
+)
+from laminax_core.lax._structural import (
+    broadcast as broadcast,
+    broadcast_in_dim as broadcast_in_dim,
+    broadcast_in_dim_p as broadcast_in_dim_p,
+    broadcast_to_rank as broadcast_to_rank,
+    broadcasted_iota as broadcasted_iota,
+    collapse as collapse,
     expand_dims as expand_dims,
     full as full,
     full_like as full_like,
-    index_in_dim as index_in_dim,
     iota as iota,
     iota_p as iota_p,
-    pad as pad,
-    pad_p as pad_p,
     reshape as reshape,
     reshape_p as reshape_p,
     rev as rev,
     rev_p as rev_p,
-    slice as slice,
-    slice_in_dim as slice_in_dim,
-    slice_p as slice_p,
-    split as split,
-    split_p as split_p,
     squeeze as squeeze,
     squeeze_p as squeeze_p,
-    stack as stack,
-    stack_p as stack_p,
-    tile as tile,
-    tile_p as tile_p,
     transpose as transpose,
     transpose_p as transpose_p,
-    unstack as unstack,
-    unstack_p as unstack_p,
 )
 
 from laminax_core.lax import linalg as linalg  # noqa: E402 (uses the modules above)
 
-_operators.install()
+# the interpreters beneath lax emit these operations themselves (zeros, tangent sums, batch moves)
+lax_ops.install(
+    add_any=add_any, broadcast_in_dim=broadcast_in_dim, reduce_sum=reduce_sum, transpose=transpose
+)
 
 __all__ = [
     "abs", "abs_p", "add", "add_any", "add_any_p", "add_p", "all_gather", "all_gather_p",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from jaxlib import _jax
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
@@ -19,7 +20,7 @@ from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 
-__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p"]
+__all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p", "install_take_along_axis"]
 
 
 def _bind(operand, k, reduction_dimension, recall_target, is_max_k,
@@ -70,7 +71,6 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
 def _output_size(size, ndim, k, recall_target, reduction_input_size_override, aggregate):
     if aggregate:
         return k
-    from jaxlib import _jax
 
     return _jax.approx_top_k_reduction_output_size(
         size, ndim, k, recall_target, aggregate, reduction_input_size_override)[0]
@@ -110,15 +110,25 @@ def _approx_top_k_reference(x, *, k, reduction_dimension, is_max_k, **params):
     return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
 
 
-def _approx_top_k_jvp(primals, tangents, *, reduction_dimension, **params):
-    from laminax_core.numpy._indexing import take_along_axis
+# The jvp gathers the tangent with `jnp.take_along_axis`, as JAX's does. numpy sits above lax
+# and installs it (`install_take_along_axis`, from numpy/_indexing.py) when it is imported, which
+# importing laminax_core does.
+_take_along_axis = None
 
+
+def install_take_along_axis(fn) -> None:
+    """Gives approx_top_k's jvp rule `jnp.take_along_axis` (called by laminax_core.numpy)."""
+    global _take_along_axis
+    _take_along_axis = fn
+
+
+def _approx_top_k_jvp(primals, tangents, *, reduction_dimension, **params):
     (x,), (t,) = primals, tangents
     values, indices = approx_top_k_p.bind(x, reduction_dimension=reduction_dimension, **params)
     if isinstance(t, Zero):
         return [values, indices], [Zero.from_primal_value(values), Zero.from_primal_value(indices)]
     axis = reduction_dimension % get_aval(x).ndim
-    t_values = take_along_axis(t, indices, axis)
+    t_values = _take_along_axis(t, indices, axis)
     return [values, indices], [t_values, Zero.from_primal_value(indices)]
 
 

@@ -14,26 +14,25 @@ import operator
 from collections.abc import Callable
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core._avals import get_aval
-from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_core.lax._bitwise import bitwise_or
+from laminax_core.lax._elementwise import add
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._slicing import pad, slice_in_dim
+from laminax_core.lax._structural import rev
 
 __all__ = ["associative_scan"]
 
 
 def _slice(x, start, stop, axis, stride=1):
-    from laminax_core.lax._structural import slice_in_dim
-
     return slice_in_dim(x, start, stop, stride, axis)
 
 
 def _interleave(evens, odds, axis):
     """Alternates `evens` and `odds` along `axis` (evens first; it may be one longer): each is
     spread out with interior zero padding and the two are summed (or'ed for booleans)."""
-    from laminax_core.lax._bitwise import bitwise_or
-    from laminax_core.lax._elementwise import add
-    from laminax_core.lax._structural import pad
-
     aval = get_aval(evens)
     same = aval.shape[axis] == get_aval(odds).shape[axis]
     zero = np.zeros((), aval.dtype)
@@ -48,8 +47,6 @@ def _interleave(evens, odds, axis):
 
 
 def _scan(combine, elems, axis):
-    from laminax_core.lax._structural import concatenate
-
     n = get_aval(elems[0]).shape[axis]
     if n < 2:
         return elems
@@ -88,8 +85,6 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
       >>> associative_scan(lambda a, b: a + b, np.arange(5, dtype=np.int32))
       array([ 0,  1,  3,  6, 10], dtype=int32)
     """
-    from laminax_core.lax._structural import rev
-
     leaves, tree = tree_flatten(elems)
     if not leaves:
         return elems

@@ -7,12 +7,15 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace
+from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
+from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
+from laminax_core.lax._slicing import dynamic_slice
+from laminax_core.lax._structural import broadcast_in_dim, iota, reshape, squeeze
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
 
@@ -110,16 +113,12 @@ def _reduce_primitive(name, np_reduce, unmapped, jvp):
 
 
 def _scale(x, size):
-    from laminax_core.lax._elementwise import mul
-
     return mul(np.asarray(size, get_aval(x).dtype), x)
 
 
 def _extremum_jvp(primitive_name):
     # tangent: the mean of the tangents at the positions that attain the extremum
     def rule(primals, tangents, axes, axis_index_groups):
-        from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
         prim = _PRIMITIVES[primitive_name]
         ans = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
         out_tangents = []
@@ -145,7 +144,6 @@ def _psum_transpose(cts, *xs, axes, axis_index_groups):
     # over positional axes (what vmap turns a named psum into) psum is a reduce_sum, whose
     # transpose broadcasts back; over named axes it is its own transpose. As JAX does, the
     # named psum is bound even over no names (an identity equation that jaxprs show).
-    from laminax_core.lax._structural import broadcast_in_dim
 
     if all(isinstance(ct, Zero) for ct in cts):
         return [None] * len(xs)
@@ -215,9 +213,6 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 def pmean(x, axis_name, *, axis_index_groups=None):
     """The mean of `x` over the named axis `axis_name` (psum divided by the axis size; a true
     division, so integer inputs give the default float dtype, as in JAX)."""
-    from laminax_core import dtypes
-    from laminax_core.lax._elementwise import convert_element_type, div
-
     size = _axis_size(_axis_tuple(axis_name))
     if axis_index_groups is not None:
         size = len(next(iter(axis_index_groups)))
@@ -235,10 +230,13 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 # ----- all_gather -------------------------------------------------------------------------
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
     """Stacks the values of `x` across the named axis at position `axis` (concatenates them
-    along `axis` if `tiled`)."""
+    along `axis` if `tiled`); with `axis_index_groups`, across each position's group only."""
     size = _axis_size(_axis_tuple(axis_name))
+    groups = _index_groups(axis_index_groups, size)
+    if groups is not None:
+        size = len(groups[0])
     leaves, tree = tree_flatten(x)
     outs = []
     for leaf in leaves:
@@ -249,7 +247,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
                 leaf,
                 all_gather_dimension=dim,
                 axis_name=_axis_tuple(axis_name),
-                axis_index_groups=None,
+                axis_index_groups=groups,
                 axis_size=size,
                 tiled=tiled,
             )
@@ -277,10 +275,10 @@ def _all_gather_reference(x, axis_name, **params):
 def _all_gather_batch(
     axis_data, args, dims, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
 ):
-    from laminax_core.lax._structural import reshape
-
     (x,), (d,) = args, dims
     names = _axis_tuple(axis_name)
+    if axis_data.name in names and axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
     if axis_data.name not in names:  # another axis's gather: this one's dim rides along
         params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
                       axis_size=axis_size, tiled=tiled)
@@ -306,12 +304,15 @@ def _all_gather_transpose(
     ct, x, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
 ):
     # every position's output holds every input: sum the cotangents, keep this position's slice
-    from laminax_core.lax._elementwise import mul
-    from laminax_core.lax._structural import dynamic_slice, squeeze
 
-    (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=axis_index_groups)
     aval = x.aval
     index = axis_index(axis_name)
+    if axis_index_groups is not None:  # the position within its group
+        within = np.zeros(sum(len(g) for g in axis_index_groups), np.int32)
+        for group in axis_index_groups:
+            within[list(group)] = np.arange(len(group), dtype=np.int32)
+        index = squeeze(dynamic_slice(within, [index], [1]), (0,))
     starts = [np.int32(0)] * get_aval(total).ndim
     sizes = list(get_aval(total).shape)
     if tiled:
@@ -342,7 +343,6 @@ def axis_index(axis_name):
     tuple of names, the position along their flattened product (the first name major)."""
     if not isinstance(axis_name, tuple | list):
         return axis_index_p.bind(axis_name=axis_name)
-    from laminax_core.lax._elementwise import add, mul
 
     index, stride = np.int32(0), 1
     for name in reversed(axis_name):
@@ -372,8 +372,6 @@ axis_index_p = define_primitive(
 
 @axis_index_p.def_batch
 def _axis_index_batch(axis_data, args, dims, axis_name):
-    from laminax_core.lax._structural import iota
-
     return iota(np.int32, axis_data.size), 0
 
 

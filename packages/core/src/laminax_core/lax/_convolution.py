@@ -21,7 +21,10 @@ from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
-from laminax_core.lax._structural import concatenate, reshape, rev, slice, transpose
+from laminax_core.lax._elementwise import convert_element_type
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._slicing import slice
+from laminax_core.lax._structural import expand_dims, reshape, rev, squeeze, transpose
 from laminax_core.lax._windowed import (
     conv_general_vjp_lhs_padding,
     dilate_shape,
@@ -429,7 +432,6 @@ def _conv_transpose(ct, lhs, rhs, **params):
     if undefined(lhs) and undefined(rhs):
         raise TypeError("conv_general_dilated is transposed with both operands linear (a bug "
                         "in a jvp rule).")
-    from laminax_core.lax._elementwise import convert_element_type
 
     operand_dtype = (lhs.aval if undefined(lhs) else rhs.aval).dtype
     if get_aval(ct).dtype != operand_dtype:  # a preferred_element_type output
@@ -476,8 +478,6 @@ def _conv_batch(axis_data, args, dims, **params):
 
 
 def _conv_batch_loop(size, args, dims, params):
-    from laminax_core.lax._structural import expand_dims, squeeze
-
     rows = []
     for b in range(size):
         picked = [x if d is None else squeeze(_block(x, d, b, 1), (d,))

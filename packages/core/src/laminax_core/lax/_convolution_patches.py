@@ -11,7 +11,14 @@ import math
 import numpy as np
 
 from laminax_core._avals import get_aval
-from laminax_core.lax._convolution import ConvDimensionNumbers, conv_dimension_numbers
+from laminax_core.lax._convolution import (
+    ConvDimensionNumbers,
+    conv_dimension_numbers,
+    conv_general_dilated,
+)
+from laminax_core.lax._dot import dot_general
+from laminax_core.lax._products import Precision, canonicalize_precision
+from laminax_core.lax._structural import transpose
 
 __all__ = [
     "ConvGeneralDilatedDimensionNumbers", "conv_general_dilated_local",
@@ -54,9 +61,6 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
       >>> conv_general_dilated_patches(x, (2, 2), (2, 2), "VALID").shape
       (1, 4, 2, 2)
     """
-    from laminax_core.lax._convolution import conv_general_dilated
-    from laminax_core.lax._products import Precision
-
     filter_shape = tuple(int(d) for d in filter_shape)
     aval = get_aval(lhs)
     numbers = conv_dimension_numbers(aval.shape, (1, 1, *filter_shape), dimension_numbers)
@@ -94,10 +98,6 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
       >>> conv_general_dilated_local(x, w, (1, 1), "VALID", (2, 2)).shape
       (1, 2, 3, 3)
     """
-    from laminax_core.lax._dot import dot_general
-    from laminax_core.lax._products import canonicalize_precision
-    from laminax_core.lax._structural import transpose
-
     pair = canonicalize_precision(precision)
     patches = conv_general_dilated_patches(
         lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation,

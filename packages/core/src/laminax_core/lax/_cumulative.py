@@ -25,7 +25,9 @@ from laminax_core._primitive import (
     linear,
 )
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._math import log1p
+from laminax_core.lax._slicing import pad
 
 __all__ = ["cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum"]
 
@@ -80,8 +82,6 @@ def _in_float32(accumulate):
 def _shifted(x, offset, axis, reverse, identity):
     """`x` moved `offset` places along `axis` (toward the end unless `reverse`), filled with
     `identity`."""
-    from laminax_core.lax._structural import pad
-
     config = [(0, 0, 0)] * get_aval(x).ndim
     config[axis] = (-offset, offset, 0) if reverse else (offset, -offset, 0)
     return pad(x, np.asarray(identity, get_aval(x).dtype), config)
@@ -106,18 +106,6 @@ def _scan_jvp(primitive_of, combine, identity_of):
         return ans, t_out
 
     return rule
-
-
-def _lowest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    return np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    return np.iinfo(dtype).max
 
 
 def _logaddexp(a, b):
@@ -190,7 +178,7 @@ cummax_p = define_primitive(
     "cummax",
     abstract_eval=_abstract_eval("cummax", NUMERIC),
     reference=_reference(_in_float32(np.maximum.accumulate)),
-    jvp=_scan_jvp(lambda: cummax_p, ew.max, _lowest),
+    jvp=_scan_jvp(lambda: cummax_p, ew.max, lowest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cummax_p),
 )
@@ -206,7 +194,7 @@ cummin_p = define_primitive(
     "cummin",
     abstract_eval=_abstract_eval("cummin", NUMERIC),
     reference=_reference(_in_float32(np.minimum.accumulate)),
-    jvp=_scan_jvp(lambda: cummin_p, ew.min, _highest),
+    jvp=_scan_jvp(lambda: cummin_p, ew.min, highest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cummin_p),
 )
@@ -230,7 +218,7 @@ cumlogsumexp_p = define_primitive(
     "cumlogsumexp",
     abstract_eval=_abstract_eval("cumlogsumexp", FLOATING),
     reference=_reference(_in_float32(np.logaddexp.accumulate)),
-    jvp=_scan_jvp(lambda: cumlogsumexp_p, _logaddexp, _lowest),
+    jvp=_scan_jvp(lambda: cumlogsumexp_p, _logaddexp, lowest),
     transpose=NOT_LINEAR,
     batch=_batch(lambda: cumlogsumexp_p),
 )

@@ -8,6 +8,7 @@ from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._structural import transpose
 
 __all__ = ["dot_general"]
@@ -123,8 +124,6 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
     result = dot_general(ct, y, dims, params["precision"], None)
     result = transpose(result, tuple(int(a) for a in out_axes))
     if get_aval(result).dtype != x_aval.dtype:
-        from laminax_core.lax._elementwise import convert_element_type
-
         result = convert_element_type(result, x_aval.dtype)
     return result
 

@@ -4,9 +4,11 @@ dtype conversion. Each block holds the public wrapper, the rules, and the regist
 from __future__ import annotations
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval, weak_array
+from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import (
@@ -25,11 +27,13 @@ from laminax_core._primitive import (
 )
 from laminax_core._trace import Tracer
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
+from laminax_core.lax._structural import broadcast_in_dim
 
 __all__ = [
     "abs", "add", "add_any", "convert_element_type", "cos", "div", "eq", "exp", "ge", "gt",
     "integer_pow", "le", "log", "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow",
     "rsqrt", "select_n", "sign", "sin", "sqrt", "stop_gradient", "sub", "tanh",
+    "broadcast_in_dim_for_select",
 ]  # fmt: skip
 
 
@@ -80,8 +84,6 @@ def add_any(x, y):
 
 def _add_any_batch(axis_data, args, dims):
     # JAX's rule: the result keeps y's batch dim; x is moved (or broadcast) to match it
-    from laminax_core._interpreters.batching import move_bdim
-    from laminax_core.lax._structural import broadcast_in_dim
 
     (x, y), (x_dim, y_dim) = args, dims
     if x_dim == y_dim:
@@ -360,7 +362,6 @@ def _full_like(x, value):
     scalar = np.asarray(value, aval.dtype)
     if aval.shape == ():
         return scalar
-    from laminax_core.lax._structural import broadcast_in_dim
 
     return broadcast_in_dim(scalar, aval.shape, ())
 
@@ -386,7 +387,6 @@ def _pow_jvp_x(t, ans, x, y):
         y = convert_element_type(y, dtype)
         x_shape, y_shape = get_aval(x).shape, get_aval(y).shape
         if x_shape != y_shape:  # both to the result's shape, so the y == 0 mask covers it
-            from laminax_core.lax._structural import broadcast_in_dim
 
             shape = broadcast_operand_shapes("pow", [get_aval(x), get_aval(y)])
             x, y = (broadcast_in_dim(v, shape, tuple(range(len(s))) if s else ())
@@ -632,8 +632,6 @@ def _select_n_transpose(ct, which, *cases):
 
 
 def _select_n_batch(axis_data, args, dims):
-    from laminax_core._interpreters.batching import bdim_at_front
-
     which, which_dim = args[0], dims[0]
     cases = [bdim_at_front(c, d, axis_data.size) for c, d in zip(args[1:], dims[1:], strict=True)]
     out_shape = get_aval(cases[0]).shape
@@ -647,8 +645,6 @@ def _select_n_batch(axis_data, args, dims):
 
 
 def broadcast_in_dim_for_select(which, shape):
-    from laminax_core.lax._structural import broadcast_in_dim
-
     return broadcast_in_dim(which, shape, (0,))
 
 
@@ -735,8 +731,6 @@ def stop_gradient(x):
       >>> stop_gradient(np.float32(3))
       array(3., dtype=float32)
     """
-    from laminax_pytree import tree_flatten, tree_unflatten
-
     leaves, tree = tree_flatten(x)
     if tree.num_leaves == 1 and tree.num_nodes == 1:  # one array
         return stop_gradient_p.bind(x)

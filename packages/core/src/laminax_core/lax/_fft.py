@@ -21,6 +21,10 @@ from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import move_bdim
 from laminax_core._primitive import define_primitive, linear
+from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._elementwise import convert_element_type
+from laminax_core.lax._math import conj
+from laminax_core.lax._structural import broadcast_in_dim
 
 __all__ = ["FftType", "fft"]
 
@@ -76,8 +80,6 @@ def fft(x, fft_type: FftType | str, fft_lengths):
       >>> fft(np.array([1.0, 0.0, 0.0, 0.0], np.float32), "rfft", (4,))
       array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
     """
-    from laminax_core.lax._elementwise import convert_element_type
-
     kind = _fft_type(fft_type)
     aval = get_aval(x)
     if kind == FftType.RFFT:
@@ -158,9 +160,6 @@ def _half_spectrum_weights(fft_lengths, size: int, dtype) -> np.ndarray:
 
 
 def _rfft_transpose(ct, fft_lengths):
-    from laminax_core.lax import _elementwise as ew
-    from laminax_core.lax._math import conj
-
     aval = get_aval(ct)
     weights = _half_spectrum_weights(fft_lengths, aval.shape[-1], aval.dtype)
     halved = ew.div(conj(ct), _broadcast_last(weights, aval.shape))
@@ -169,9 +168,6 @@ def _rfft_transpose(ct, fft_lengths):
 
 
 def _irfft_transpose(ct, fft_lengths):
-    from laminax_core.lax import _elementwise as ew
-    from laminax_core.lax._math import conj
-
     spectrum = fft(ct, FftType.RFFT, fft_lengths)
     aval = get_aval(spectrum)
     weights = _half_spectrum_weights(fft_lengths, aval.shape[-1], aval.dtype)
@@ -180,8 +176,6 @@ def _irfft_transpose(ct, fft_lengths):
 
 
 def _broadcast_last(vector: np.ndarray, shape):
-    from laminax_core.lax._structural import broadcast_in_dim
-
     return broadcast_in_dim(vector, tuple(shape), (len(shape) - 1,))
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval, weak_array
 
-__all__ = ["as_operands", "broadcast_to_shape", "is_python_scalar", "unbroadcast"]
+__all__ = [
+    "as_operands", "broadcast_to_shape", "checked_axis", "highest", "is_python_scalar",
+    "is_tracer", "lowest", "unbroadcast",
+]  # fmt: skip
 
 _KINDS = {bool: np.bool_, int: np.integer, float: np.floating, complex: np.complexfloating}
 
@@ -45,8 +50,6 @@ def as_operands(*args):
 
 def broadcast_to_shape(x, shape):
     """`x` broadcast (numpy-style: rank-0 or size-1 dims) to `shape` with broadcast_in_dim."""
-    from laminax_core import lax
-
     aval = get_aval(x)
     if aval.shape == tuple(shape):
         return x
@@ -63,8 +66,6 @@ def broadcast_to_shape(x, shape):
 
 def unbroadcast(aval, ct):
     """The cotangent of an operand of shape `aval.shape` that was broadcast to `ct`'s shape."""
-    from laminax_core import lax
-
     ct_shape = get_aval(ct).shape
     if ct_shape == aval.shape:
         return ct
@@ -77,3 +78,28 @@ def unbroadcast(aval, ct):
 
 def is_tracer(x) -> bool:
     return isinstance(x, _trace.Tracer)
+
+
+def lowest(dtype):
+    """The smallest value of `dtype` (-inf for inexact types): the identity of `max`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return -np.inf
+    return False if dtype == np.bool_ else np.iinfo(dtype).min
+
+
+def highest(dtype):
+    """The largest value of `dtype` (inf for inexact types): the identity of `min`."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.inf
+    return True if dtype == np.bool_ else np.iinfo(dtype).max
+
+
+def checked_axis(axis: int, ndim: int, name: str) -> int:
+    """`axis` as a non-negative index into `ndim` dimensions; ValueError naming `name` if it is
+    out of bounds."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}.")
+    return axis % ndim if ndim else 0

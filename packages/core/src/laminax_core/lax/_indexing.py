@@ -14,10 +14,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core import dtypes, lax
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 from laminax_core.lax._elementwise import (
@@ -28,10 +29,12 @@ from laminax_core.lax._elementwise import (
     mul,
     select_n,
 )
+from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, reshape
 
 __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
     "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
+    "default_fill_value",
 ]  # fmt: skip
 
 
@@ -321,9 +324,6 @@ _update_jaxprs: dict = {}
 
 def _update_jaxpr(name: str, dtype):
     """The scalar combiner jaxpr JAX stores in a scatter's params (None for plain scatter)."""
-    from laminax_core import lax
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-
     combine = {"scatter-add": lax.add, "scatter-sub": lax.sub, "scatter-mul": lax.mul,
                "scatter-min": lax.min, "scatter-max": lax.max}.get(name)
     if combine is None:
@@ -536,6 +536,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
 
 
 def _scatter_sub_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
+    # _elementwise is still loading when _indexing is (lax's family knot): bound at call time
     from laminax_core.lax._elementwise import neg
 
     cts = _scatter_add_transpose(ct, x, idx, upd, dimension_numbers, mode, **params)
@@ -566,8 +567,6 @@ def scatter(operand, scatter_indices, updates, dimension_numbers, *, indices_are
 
 def _update_ids(idx, upd, dn):
     """1, 2, ... numbering the scatter windows, broadcast over each window's elements."""
-    from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, reshape
-
     batch_shape = get_aval(idx).shape[:-1]
     count = int(np.prod(batch_shape, dtype=np.int64))
     ids = reshape(add(broadcasted_iota(np.int32, (count,), 0), np.int32(1)), batch_shape)

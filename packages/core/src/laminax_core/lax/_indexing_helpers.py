@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from laminax_core._api import vmap
 from laminax_core._avals import get_aval
+from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._control_flow import while_loop
+from laminax_core.lax._indexing import GatherDimensionNumbers, gather, scatter_add
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._math import rem
+from laminax_core.lax._reductions import reduce_max
+from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = ["apply_counted", "index_take", "scatter_apply"]
 
@@ -21,11 +29,6 @@ def index_take(src, idxs, axes):
       array([[3., 4., 5.],
              [0., 1., 2.]], dtype=float32)
     """
-    from laminax_core.lax import _elementwise as ew
-    from laminax_core.lax._indexing import GatherDimensionNumbers, gather
-    from laminax_core.lax._math import rem
-    from laminax_core.lax._structural import broadcast_in_dim, concatenate, reshape
-
     axes = tuple(int(a) for a in axes)
     if len(idxs) != len(axes):
         raise ValueError(f"lax.index_take: got {len(idxs)} index arrays for {len(axes)} axes; "
@@ -51,12 +54,6 @@ def apply_counted(operand, counts, func):
     """`operand` with `func` applied `counts[i]` times to element `i` (to one scalar at a
     time): what a scatter whose update is `func(old)` does where indices repeat. The rounds
     run in a `while_loop` up to the largest count."""
-    from laminax_core._api import vmap
-    from laminax_core.lax import _elementwise as ew
-    from laminax_core.lax._control_flow import while_loop
-    from laminax_core.lax._reductions import reduce_max
-    from laminax_core.lax._structural import broadcast_in_dim, reshape
-
     aval = get_aval(operand)
     count_dtype = get_aval(counts).dtype
 
@@ -98,8 +95,6 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
       ...               update_shape=(2,))
       array([0., 2., 0.], dtype=float32)
     """
-    from laminax_core.lax._indexing import scatter_add
-
     shape = get_aval(operand).shape
     counts = scatter_add(np.zeros(shape, np.int32), scatter_indices,
                          np.ones(tuple(update_shape), np.int32), dimension_numbers,

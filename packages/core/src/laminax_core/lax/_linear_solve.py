@@ -25,11 +25,16 @@ from typing import Any, NamedTuple
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
+from laminax_core._api import linearize, vjp
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._custom_derivatives import custom_jvp
 from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero, add_tangents, instantiate_zeros, jvp_flat
+from laminax_core._interpreters.transpose import is_undefined_primal
 from laminax_core._primitive import define_primitive
 from laminax_core.lax._control_flow.common import batch_jaxpr, jaxpr_as_fun, trace_closed
+from laminax_core.lax._elementwise import neg
+from laminax_core.lax._structural import broadcast_in_dim
 
 __all__ = ["custom_linear_solve", "custom_root", "linear_solve_p"]
 
@@ -75,8 +80,6 @@ def _trace_vector_fun(fun: Callable, tree, avals, name: str, has_aux: bool, aux_
 
 def _transposed(matvec: Callable, tree, avals) -> Callable:
     """The transpose of the linear `matvec`: its vjp at zero."""
-    from laminax_core._api import vjp
-
     def vecmat(y):
         zeros = tree_unflatten(tree, [np.zeros(a.shape, a.dtype) for a in avals])
         _, pullback = vjp(matvec, zeros)
@@ -181,14 +184,10 @@ def _linear_solve_jvp(primals, tangents, const_lengths, jaxprs):
 
 
 def _negate(t):
-    from laminax_core.lax._elementwise import neg
-
     return t if isinstance(t, Zero) else neg(t)
 
 
 def _linear_solve_transpose(cts, *operands, const_lengths, jaxprs):
-    from laminax_core._interpreters.transpose import is_undefined_primal
-
     if jaxprs.transpose_solve is None:
         raise TypeError("custom_linear_solve: transpose_solve is required for reverse-mode "
                         "differentiation (or pass symmetric=True if the operator is).")
@@ -206,7 +205,6 @@ def _linear_solve_transpose(cts, *operands, const_lengths, jaxprs):
 def _linear_solve_batch(axis_data, args, dims, const_lengths, jaxprs):
     # every vector (b, x, and each jaxpr's vector inputs and outputs) is batched at 0; the
     # constants keep their own batching
-    from laminax_core.lax._structural import broadcast_in_dim
 
     consts, b = _split(args, const_lengths)
     const_dims, b_dims = _split(dims, const_lengths)
@@ -271,8 +269,6 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
       >>> round(float(sqrt_of(np.float32(2.0))), 5)
       1.41421
     """
-    from laminax_core._custom_derivatives import custom_jvp
-
     guess_leaves, tree = tree_flatten(initial_guess)
     avals = [_plain_aval(x) for x in guess_leaves]
     aux_trees: list = []
@@ -328,8 +324,6 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
 
 def _tangent_solved(f_jaxpr, consts_f, root, rhs, tree, tangent_solve):
     """`tangent_solve(J, rhs)` with `J` the linearization of `f` at `root`."""
-    from laminax_core._api import linearize
-
     def f_of_x(x):
         return tree_unflatten(tree, jaxpr_as_fun(f_jaxpr)(*consts_f, *tree_flatten(x)[0]))
 

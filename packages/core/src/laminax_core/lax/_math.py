@@ -26,6 +26,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core.lax._bitwise import bitwise_and
 from laminax_core.lax._elementwise import (
     _hide_none,
     _like_ans,
@@ -44,6 +45,7 @@ from laminax_core.lax._elementwise import (
 )
 from laminax_core.lax._elementwise import abs as _abs
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
+from laminax_core.lax._structural import broadcast_in_dim
 
 __all__ = [
     "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh",
@@ -529,8 +531,6 @@ def _zeros_where(cond, t):
 
 
 def _and(a, b):
-    from laminax_core.lax._bitwise import bitwise_and
-
     return bitwise_and(a, b)
 
 
@@ -549,8 +549,6 @@ clamp_p = define_primitive(
 
 
 def _clamp_batch(size, args, dims):
-    from laminax_core.lax._structural import broadcast_in_dim
-
     x = bdim_at_front(args[1], dims[1], size)
     shape = get_aval(x).shape
 

@@ -9,8 +9,17 @@ from collections.abc import Sequence
 
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
+from laminax_core.lax._dot import dot_general
+from laminax_core.lax._elementwise import convert_element_type
 
-__all__ = ["DotDimensionNumbers", "Precision", "PrecisionLike", "batch_matmul", "dot"]
+__all__ = [
+    "DotDimensionNumbers",
+    "Precision",
+    "PrecisionLike",
+    "batch_matmul",
+    "dot",
+    "canonicalize_precision",
+]
 
 # ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)), as JAX spells the type
 DotDimensionNumbers = tuple[
@@ -85,8 +94,6 @@ def canonicalize_precision(precision):
 
 def _promoted(lhs, rhs):
     """Both operands in their promoted dtype (dot_general takes equal dtypes)."""
-    from laminax_core.lax._elementwise import convert_element_type
-
     lhs_dtype, rhs_dtype = get_aval(lhs).dtype, get_aval(rhs).dtype
     if lhs_dtype == rhs_dtype:
         return lhs, rhs
@@ -113,8 +120,6 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
       >>> dot(np.ones((2, 3), np.float32), np.ones(3, np.float32))
       array([3., 3.], dtype=float32)
     """
-    from laminax_core.lax._dot import dot_general
-
     lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
     if dimension_numbers is None:
         if not (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
@@ -137,8 +142,6 @@ def batch_matmul(lhs, rhs, precision=None):
       >>> batch_matmul(np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)).shape
       (2, 3, 5)
     """
-    from laminax_core.lax._dot import dot_general
-
     lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
     if min(lhs_ndim, rhs_ndim) < 2:
         raise ValueError(

@@ -4,12 +4,18 @@ reductions, argmax, argmin, and the generic `reduce` with a traced body."""
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
+from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import dtypes
+from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_core._interpreters.jvp import Zero
+from laminax_core._interpreters.batching import bdim_at_front
+from laminax_core._interpreters.eval import eval_jaxpr
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import (
     NOT_LINEAR,
     NUMERIC,
@@ -18,7 +24,11 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
-from laminax_core.lax._structural import broadcast_in_dim, reshape
+from laminax_core.lax import _bitwise, _elementwise, _slicing
+from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
+from laminax_core.lax._helpers import highest, lowest
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._structural import broadcast_in_dim, reshape, transpose
 
 __all__ = [
     "argmax", "argmin", "reduce", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
@@ -104,14 +114,30 @@ reduce_sum_p = define_primitive(
 # ----- reduce_max ---------------------------------------------------------------------------
 
 
-def _identity(dtype, lowest: bool):
-    """The identity of max (`lowest`) or min over `dtype`: what an empty reduction gives."""
-    if dtype == np.bool_:
-        return np.bool_(not lowest)
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.asarray(-np.inf if lowest else np.inf, dtype)
-    info = np.iinfo(dtype)
-    return np.asarray(info.min if lowest else info.max, dtype)
+def _extremum_jvp(reduce):
+    """The jvp of reduce_max or reduce_min (`reduce`): the mean of the tangents at the places
+    where the extremum is reached."""
+
+    def rule(primals, tangents, axes):
+        (x,), (t,) = primals, tangents
+        ans = reduce(x, axes)
+        if isinstance(t, Zero):
+            return ans, Zero.from_primal_value(ans)
+        aval = get_aval(x)
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+        at_extremum = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
+        counts = reduce_sum(at_extremum, axes)
+        return ans, div(reduce_sum(mul(t, at_extremum), axes), counts)
+
+    return rule
+
+
+def _extremum_abstract_eval(name: str):
+    def abstract_eval(x, axes):
+        check_dtype(name, x.dtype, (np.number, np.bool_))
+        return _reduced_aval(x, axes, name)
+
+    return abstract_eval
 
 
 def reduce_max(operand, axes):
@@ -120,31 +146,11 @@ def reduce_max(operand, axes):
     return reduce_max_p.bind(operand, axes=axes)
 
 
-def _reduce_max_jvp(primals, tangents, axes):
-    # the tangent is the mean of the tangents at the locations of the maximum
-    from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
-    (x,), (t,) = primals, tangents
-    ans = reduce_max(x, axes)
-    if isinstance(t, Zero):
-        return ans, Zero.from_primal_value(ans)
-    aval = get_aval(x)
-    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-    at_max = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
-    counts = reduce_sum(at_max, axes)
-    return ans, div(reduce_sum(mul(t, at_max), axes), counts)
-
-
-def _reduce_max_abstract_eval(x, axes):
-    check_dtype("reduce_max", x.dtype, (np.number, np.bool_))
-    return _reduced_aval(x, axes, "reduce_max")
-
-
 reduce_max_p = define_primitive(
     "reduce_max",
-    abstract_eval=_reduce_max_abstract_eval,
-    reference=lambda x, axes: np.max(x, axis=axes, initial=_identity(x.dtype, lowest=True)),
-    jvp=_reduce_max_jvp,
+    abstract_eval=_extremum_abstract_eval("reduce_max"),
+    reference=lambda x, axes: np.max(x, axis=axes, initial=np.asarray(lowest(x.dtype), x.dtype)),
+    jvp=_extremum_jvp(reduce_max),
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_max_p.bind(x, **p)),
 )
@@ -192,31 +198,11 @@ def reduce_min(operand, axes):
     return reduce_min_p.bind(operand, axes=axes)
 
 
-def _reduce_min_jvp(primals, tangents, axes):
-    # the tangent is the mean of the tangents at the locations of the minimum
-    from laminax_core.lax._elementwise import convert_element_type, div, eq, mul
-
-    (x,), (t,) = primals, tangents
-    ans = reduce_min(x, axes)
-    if isinstance(t, Zero):
-        return ans, Zero.from_primal_value(ans)
-    aval = get_aval(x)
-    kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-    at_min = convert_element_type(eq(x, reshape(ans, kept_shape)), aval.dtype)
-    counts = reduce_sum(at_min, axes)
-    return ans, div(reduce_sum(mul(t, at_min), axes), counts)
-
-
-def _reduce_min_abstract_eval(x, axes):
-    check_dtype("reduce_min", x.dtype, (np.number, np.bool_))
-    return _reduced_aval(x, axes, "reduce_min")
-
-
 reduce_min_p = define_primitive(
     "reduce_min",
-    abstract_eval=_reduce_min_abstract_eval,
-    reference=lambda x, axes: np.min(x, axis=axes, initial=_identity(x.dtype, lowest=False)),
-    jvp=_reduce_min_jvp,
+    abstract_eval=_extremum_abstract_eval("reduce_min"),
+    reference=lambda x, axes: np.min(x, axis=axes, initial=np.asarray(highest(x.dtype), x.dtype)),
+    jvp=_extremum_jvp(reduce_min),
     transpose=NOT_LINEAR,
     batch=_batch_reduction(lambda x, **p: reduce_min_p.bind(x, **p)),
 )
@@ -238,8 +224,6 @@ def reduce_prod(operand, axes):
 
 def _reduced_axes_first(x, axes):
     """`x` with the reduced `axes` flattened into one leading axis."""
-    from laminax_core.lax._structural import reshape, transpose
-
     aval = get_aval(x)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
@@ -250,9 +234,6 @@ def _reduced_axes_first(x, axes):
 def _reduce_prod_jvp(primals, tangents, axes):
     # a pairwise product tree, differentiated by the product rule at each level (exact with
     # zeros in the operand, unlike prod / x)
-    from laminax_core.lax._elementwise import add, mul
-    from laminax_core.lax._structural import concatenate, slice
-
     (x,), (t,) = primals, tangents
     ans = reduce_prod(x, axes)
     xs, ts = _reduced_axes_first(x, axes), _reduced_axes_first(t, axes)
@@ -266,12 +247,10 @@ def _reduce_prod_jvp(primals, tangents, axes):
             ts = concatenate([ts, np.zeros(pad_shape, get_aval(ts).dtype)], 0)
         half = (shape[0] + 1) // 2
         lo, mid, hi = (0,) * len(shape), (half, *shape[1:]), (2 * half, *shape[1:])
-        a, b = slice(xs, lo, mid), slice(xs, (half, *lo[1:]), hi)
-        ta, tb = slice(ts, lo, mid), slice(ts, (half, *lo[1:]), hi)
+        a, b = _slicing.slice(xs, lo, mid), _slicing.slice(xs, (half, *lo[1:]), hi)
+        ta, tb = _slicing.slice(ts, lo, mid), _slicing.slice(ts, (half, *lo[1:]), hi)
         xs, ts = mul(a, b), add(mul(ta, b), mul(a, tb))
         shape = get_aval(xs).shape
-    from laminax_core.lax._structural import reshape
-
     return ans, reshape(ts, shape[1:])
 
 
@@ -379,8 +358,6 @@ argmin_p = define_primitive(
 
 def _monoid_reduction(computation, init, dtype):
     """The specialized reduction for `computation` if `init` is its identity, else None."""
-    from laminax_core.lax import _bitwise, _elementwise
-
     try:
         value = np.asarray(init)
     except Exception:  # a tracer: only a concrete identity selects a monoid
@@ -390,8 +367,8 @@ def _monoid_reduction(computation, init, dtype):
     is_bool = dtype == np.bool_
     identities = {
         _elementwise.add: (0, reduce_sum), _elementwise.mul: (1, reduce_prod),
-        _elementwise.max: (_lowest(dtype), reduce_max),
-        _elementwise.min: (_highest(dtype), reduce_min),
+        _elementwise.max: (lowest(dtype), reduce_max),
+        _elementwise.min: (highest(dtype), reduce_min),
         _bitwise.bitwise_or: (0, reduce_or), _bitwise.bitwise_xor: (0, reduce_xor),
         _bitwise.bitwise_and: (True if is_bool else -1, reduce_and),
     }
@@ -400,18 +377,6 @@ def _monoid_reduction(computation, init, dtype):
         return None
     identity, reducer = found
     return reducer if np.asarray(identity).astype(dtype) == value.astype(dtype) else None
-
-
-def _lowest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    return False if dtype == np.bool_ else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    return True if dtype == np.bool_ else np.iinfo(dtype).max
 
 
 def reduce(operands, init_values, computation, dimensions):
@@ -423,10 +388,6 @@ def reduce(operands, init_values, computation, dimensions):
       >>> reduce(np.arange(4, dtype=np.float32), np.float32(0), lambda a, b: a + b, (0,))
       array(6., dtype=float32)
     """
-    from laminax_pytree import tree_flatten, tree_unflatten
-
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-
     flat_ops, tree = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
     if tree != init_tree:
@@ -470,9 +431,6 @@ def _reduce_abstract_eval(*args, computation, jaxpr, dimensions):
 
 def _fold_body(jaxpr):
     """`(acc, xs) -> acc'`: the body applied elementwise over a leading batch of values."""
-    from laminax_core._api import vmap
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     return vmap(lambda *a: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a))
 
 
@@ -493,7 +451,6 @@ def _reduce_reference(*args, computation, jaxpr, dimensions):
 
 def _reduce_jvp(primals, tangents, computation, jaxpr, dimensions):
     # the tangent of a pairwise tree of body applications (the body must be associative)
-    from laminax_core._interpreters.jvp import instantiate_zeros, jvp_flat
 
     n = len(primals) // 2
     params = dict(computation=computation, jaxpr=jaxpr, dimensions=dimensions)
@@ -507,8 +464,6 @@ def _reduce_jvp(primals, tangents, computation, jaxpr, dimensions):
 
 
 def _tree_reduce(ops, inits, jaxpr, dimensions):
-    from laminax_core.lax._structural import broadcast_in_dim, concatenate, reshape, slice
-
     step = _fold_body(jaxpr)
     xs = [_reduced_axes_first(x, dimensions) for x in ops]
     shape = get_aval(xs[0]).shape
@@ -520,8 +475,8 @@ def _tree_reduce(ops, inits, jaxpr, dimensions):
         if count % 2:
             xs = [concatenate([x, f], 0) for x, f in zip(xs, fill, strict=True)]
         half = (count + 1) // 2
-        lower = [slice(x, (0, 0), (half, width)) for x in xs]
-        upper = [slice(x, (half, 0), (2 * half, width)) for x in xs]
+        lower = [_slicing.slice(x, (0, 0), (half, width)) for x in xs]
+        upper = [_slicing.slice(x, (half, 0), (2 * half, width)) for x in xs]
         xs = [reshape(o, (half, width)) for o in _pairwise(step, lower, upper, half, width)]
     accs = [broadcast_in_dim(v, (width,), ()) for v in inits]
     if shape[0]:
@@ -530,15 +485,11 @@ def _tree_reduce(ops, inits, jaxpr, dimensions):
 
 
 def _pairwise(step, lower, upper, half, width):
-    from laminax_core.lax._structural import reshape
-
     flat = lambda x: reshape(x, (half * width,))  # noqa: E731
     return step(*map(flat, lower), *map(flat, upper))
 
 
 def _reduce_batch(axis_data, args, dims, computation, jaxpr, dimensions):
-    from laminax_core._interpreters.batching import bdim_at_front
-
     n = len(args) // 2
     if any(d is not None for d in dims[n:]):
         raise NotImplementedError("reduce: batching over the init values is not supported "
@@ -556,8 +507,6 @@ class _MaskedAddress:
         self.fn = fn
 
     def __str__(self) -> str:
-        import re
-
         return re.sub(r"0x[0-9a-fA-F]+", "0xXXXXXXXXXXXX", str(self.fn))
 
 

@@ -10,6 +10,8 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
+from laminax_core.lax._helpers import broadcast_to_shape
+from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "empty"]
 
@@ -50,9 +52,6 @@ def broadcast_like(arr, like_arr):
       array([[1., 1.],
              [1., 1.]], dtype=float32)
     """
-    from laminax_core.lax._helpers import broadcast_to_shape
-    from laminax_core.lax._structural import reshape
-
     aval, shape = get_aval(arr), get_aval(like_arr).shape
     target = broadcast_shapes(aval.shape, shape)
     if target != tuple(shape):
@@ -73,8 +72,6 @@ def empty(shape, dtype, *, out_sharding=None):
       >>> empty((2,), np.int32).shape
       (2,)
     """
-    from laminax_core.lax._structural import broadcast_in_dim
-
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = tuple(operator.index(d) for d in shape)
     return broadcast_in_dim(np.zeros((), dtype), shape, ())

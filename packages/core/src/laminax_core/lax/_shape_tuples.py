@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from laminax_core.lax._convolution import _conv_transpose_padding
+from laminax_core.lax._windowed import padtype_to_pads
+
 __all__ = [
     "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
     "conv_transpose_shape_tuple", "reduce_window_shape_tuple",
@@ -30,8 +33,6 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count: int
       >>> conv_shape_tuple((2, 3, 9, 9), (4, 3, 3, 3), (2, 2), "VALID")
       (2, 4, 4, 4)
     """
-    from laminax_core.lax._windowed import padtype_to_pads
-
     if isinstance(pads, str):
         pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
     if len(pads) != len(lhs_shape) - 2:
@@ -111,8 +112,6 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
       ...                            ("NHWC", "HWIO", "NHWC"))
       (1, 8, 8, 5)
     """
-    from laminax_core.lax._convolution import _conv_transpose_padding
-
     lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
     lhs = [int(d) for d in np.take(lhs_shape, lhs_perm)]
     rhs = [int(d) for d in np.take(rhs_shape, rhs_perm)]

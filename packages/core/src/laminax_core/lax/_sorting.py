@@ -17,8 +17,9 @@ from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NOT_LINEAR, check_dtype, define_primitive
 from laminax_core.lax._indexing import GatherDimensionNumbers, GatherScatterMode, gather
+from laminax_core.lax._structural import broadcasted_iota, expand_dims
 
-__all__ = ["sort", "sort_key_val", "top_k"]
+__all__ = ["sort", "sort_key_val", "top_k", "take_along_axis"]
 
 
 def _canonical_dimension(ndim: int, dimension: int, name: str) -> int:
@@ -31,8 +32,6 @@ def _canonical_dimension(ndim: int, dimension: int, name: str) -> int:
 def take_along_axis(x, indices, axis: int):
     """`x` permuted along `axis` by integer `indices` of the same shape (a gather whose other
     dimensions are batching dimensions, so it transposes to a scatter-add)."""
-    from laminax_core.lax._structural import expand_dims
-
     shape = get_aval(indices).shape
     others = tuple(d for d in range(len(shape)) if d != axis)
     dnums = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
@@ -103,8 +102,6 @@ def _sort_reference(*xs, dimension, is_stable, num_keys):
 
 
 def _sort_jvp(primals, tangents, dimension, is_stable, num_keys):
-    from laminax_core.lax._structural import broadcasted_iota
-
     shape = get_aval(primals[0]).shape
     iota = broadcasted_iota(np.int32, shape, dimension) if shape else np.zeros((), np.int32)
     *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from laminax_core._avals import get_aval
+from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import (
     FLOATING,
     NOT_LINEAR,
@@ -35,6 +36,7 @@ from laminax_core.lax._elementwise import abs as abs_
 from laminax_core.lax._elementwise import sub as ew_sub
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 from laminax_core.lax._math import log1p, square
+from laminax_core.lax._special_programs import random_gamma_grad_program
 
 __all__ = [
     "bessel_i0e", "bessel_i1e", "betainc", "digamma", "erf", "erf_inv", "erfc", "igamma",
@@ -263,8 +265,6 @@ def zeta(x, q):
 
 
 def _zeta_jvp(primals, tangents):
-    from laminax_core._interpreters.jvp import Zero
-
     x, q = primals
     ans = zeta(x, q)
     if not isinstance(tangents[0], Zero):
@@ -300,8 +300,6 @@ def polygamma(m, x):
 
 
 def _polygamma_jvp(primals, tangents):
-    from laminax_core._interpreters.jvp import Zero
-
     m, x = primals
     ans = polygamma(m, x)
     if not isinstance(tangents[0], Zero):
@@ -424,8 +422,6 @@ def random_gamma_grad(a, x):
       >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
       1.21...
     """
-    from laminax_core.lax._special_programs import random_gamma_grad_program
-
     return random_gamma_grad_program(*as_operands(a, x))
 
 

@@ -13,16 +13,22 @@ import operator
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
+from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
+from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import NOT_LINEAR, NUMERIC, check_dtype, define_primitive, linear
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._helpers import highest, lowest
+from laminax_core.lax._slicing import pad
 
 __all__ = [
     "padtype_to_pads", "reduce_window", "reduce_window_max", "reduce_window_min",
     "reduce_window_sum", "select_and_gather_add", "select_and_scatter_add",
+    "dilate_shape",
+    "conv_general_vjp_lhs_padding",
 ]  # fmt: skip
 
 
@@ -153,18 +159,6 @@ def _batched_window(params):
                 window_dilation=(1, *params["window_dilation"]))
 
 
-def _lowest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    return False if dtype == np.bool_ else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    return True if dtype == np.bool_ else np.iinfo(dtype).max
-
-
 def conv_general_vjp_lhs_padding(in_shape, window_dimensions, window_strides, out_shape,
                                  padding, lhs_dilation, rhs_dilation):
     """The padding that turns a strided windowed op's cotangent back into its input shape."""
@@ -178,8 +172,6 @@ def conv_general_vjp_lhs_padding(in_shape, window_dimensions, window_strides, ou
 
 def _reduce_window_sum_transpose(ct, x, window_dimensions, window_strides, padding,
                                  base_dilation, window_dilation):
-    from laminax_core.lax._structural import pad
-
     in_shape = x.aval.shape
     pads = conv_general_vjp_lhs_padding(in_shape, window_dimensions, window_strides,
                                         get_aval(ct).shape, padding, base_dilation,
@@ -209,10 +201,10 @@ def _extremum_jvp(select_prim, primitive_of):
 
 
 reduce_window_max_p = _monoid_window_reduction(
-    "reduce_window_max", np.maximum, _lowest,
+    "reduce_window_max", np.maximum, lowest,
     _extremum_jvp(lambda: ew.ge_p, lambda: reduce_window_max_p), NOT_LINEAR)
 reduce_window_min_p = _monoid_window_reduction(
-    "reduce_window_min", np.minimum, _highest,
+    "reduce_window_min", np.minimum, highest,
     _extremum_jvp(lambda: ew.le_p, lambda: reduce_window_min_p), NOT_LINEAR)
 
 
@@ -262,8 +254,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
       >>> reduce_window(np.arange(4, dtype=np.float32), -np.inf, ew.max, (2,), (1,), "VALID")
       array([1., 2., 3.], dtype=float32)
     """
-    from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-
     aval = get_aval(operand)
     specialized = _monoid_for(computation, init_value, aval.dtype)
     if specialized is not None:
@@ -284,8 +274,8 @@ def _monoid_for(computation, init_value, dtype):
         init = np.asarray(init_value).astype(dtype)
     except Exception:  # a traced init value: use the generic primitive
         return None
-    table = {ew.add: (0, reduce_window_sum_p), ew.max: (_lowest(dtype), reduce_window_max_p),
-             ew.min: (_highest(dtype), reduce_window_min_p)}
+    table = {ew.add: (0, reduce_window_sum_p), ew.max: (lowest(dtype), reduce_window_max_p),
+             ew.min: (highest(dtype), reduce_window_min_p)}
     found = table.get(computation)
     if found is None or init.ndim or init != np.asarray(found[0]).astype(dtype):
         return None
@@ -300,9 +290,6 @@ def _reduce_window_abstract_eval(x, init, jaxpr, consts, **params):
 
 
 def _reduce_window_reference(x, init, jaxpr, consts, **params):
-    from laminax_core._api import vmap
-    from laminax_core._interpreters.eval import eval_jaxpr
-
     windows = _windows(x, init, **params)
     flat = windows.reshape(-1, windows.shape[-1])
     acc = np.full(flat.shape[0], init, x.dtype)
@@ -348,7 +335,7 @@ def _selected_positions(operand, select_prim, window_dimensions, window_strides,
     base = base_dilation or (1,) * ndim
     wdil = window_dilation or (1,) * ndim
     take_max = select_prim.name == "ge"
-    fill = _lowest(operand.dtype) if take_max else _highest(operand.dtype)
+    fill = lowest(operand.dtype) if take_max else highest(operand.dtype)
     ids = np.arange(operand.size, dtype=np.int64).reshape(operand.shape)
     values = _windows(operand, fill, window_dimensions, window_strides, padding, base, wdil)
     where = _windows(ids, -1, window_dimensions, window_strides, padding, base, wdil)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes, lax
+from laminax_core import numpy as jnp
 from laminax_core._avals import get_aval
 from laminax_core.nn._functions import logsumexp, softmax
 
@@ -24,8 +25,6 @@ def _shape_of(x) -> tuple[int, ...]:
 
 
 def _to_4d(x):
-    from laminax_core import numpy as jnp
-
     x = jnp.asarray(x)
     missing = 4 - len(_shape_of(x))
     return lax.reshape(x, (1,) * missing + _shape_of(x)) if missing > 0 else x
@@ -45,8 +44,6 @@ def _check(t, shape, dtype, name):
 
 def _combined_mask(shape, mask, is_causal, q_lengths, kv_lengths, window):
     """The boolean mask of kept logits, broadcast to the logits' shape (B, N, T, S)."""
-    from laminax_core import numpy as jnp
-
     _, _, t, s = shape
     keep = jnp.ones(shape, dtype=bool)
     if mask is not None:
@@ -75,8 +72,6 @@ def _large_negative(dtype):
 
 def _grouped(t, n_heads, kv_heads):
     """A (B, N|1, T, S) bias or mask as (B, K, G, T, S) for K key/value heads."""
-    from laminax_core import numpy as jnp
-
     if t is None:
         return None
     b, heads, tq, s = _shape_of(t)
@@ -113,8 +108,6 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
       >>> dot_product_attention(q, q, q).shape
       (1, 2, 1, 4)
     """
-    from laminax_core import numpy as jnp
-
     if implementation not in (None, "xla"):
         raise ValueError(f"Unsupported implementation option: {implementation}; laminax has "
                          "only the 'xla' formulation.")
@@ -147,8 +140,6 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
 
 
 def _attention(query, key, value, bias, mask, scale, is_causal, q_lengths, kv_lengths, window):
-    from laminax_core import numpy as jnp
-
     b, t, n_heads, h = _shape_of(query)
     kv_heads = _shape_of(key)[2]
     groups = n_heads // kv_heads

@@ -15,7 +15,11 @@ import operator
 import numpy as np
 
 from laminax_core import config, dtypes, lax
-from laminax_core._avals import get_aval
+from laminax_core._avals import get_aval, weak_array
+from laminax_core._custom_derivatives import custom_jvp
+from laminax_core._interpreters.jvp import zeros_like_aval
+from laminax_core.lax._helpers import broadcast_to_shape, is_python_scalar
+from laminax_core.numpy import logaddexp
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
@@ -31,8 +35,6 @@ __all__ = [
 
 def _array(name: str, x):
     """`x` as an array operand: Python scalars become weakly typed default-dtype arrays."""
-    from laminax_core._avals import weak_array
-
     if isinstance(x, bool | int | float):
         return weak_array(x, dtypes.result_type(x)) if not isinstance(x, bool) else np.asarray(x)
     try:
@@ -53,21 +55,15 @@ def _inexact(name: str, x):
 
 def _c(x, value):
     """`value` as a weakly typed constant of `x`'s dtype (as jnp's Python scalars behave)."""
-    from laminax_core._avals import weak_array
-
     return weak_array(value, get_aval(x).dtype)
 
 
 def _zeros_like(x):
-    from laminax_core._interpreters.jvp import zeros_like_aval
-
     return zeros_like_aval(get_aval(x).strip_weak_type())
 
 
 def _where(pred, on_true, on_false):
     """`jnp.where` on operands of one shape or scalars (scalars take the arrays' dtype)."""
-    from laminax_core.lax._helpers import broadcast_to_shape, is_python_scalar
-
     if is_python_scalar(on_true) and not is_python_scalar(on_false):
         on_true = _c(on_false, on_true)
     elif is_python_scalar(on_false) and not is_python_scalar(on_true):
@@ -225,8 +221,6 @@ def softplus(x):
       >>> softplus(np.float32(0))
       array(0.6931472, dtype=float32)
     """
-    from laminax_core.numpy import logaddexp  # numpy builds on lax, as nn does
-
     return logaddexp(_inexact("softplus", x), 0.0)
 
 
@@ -317,8 +311,6 @@ def log1mexp(x):
       >>> log1mexp(np.float32(1))
       array(-0.4586751, dtype=float32)
     """
-    from laminax_core._custom_derivatives import custom_jvp
-
     fn = custom_jvp(_log1mexp_value)
     fn.defjvp(_log1mexp_jvp)
     return fn(_inexact("log1mexp", x))
@@ -477,8 +469,6 @@ def _softmax_value(x, axes, where, on_max=lambda m: m):
 
 
 def _softmax_with_custom_jvp(axes, where):
-    from laminax_core._custom_derivatives import custom_jvp
-
     @custom_jvp
     def softmax_(x):
         return _softmax_value(x, axes, where)
@@ -537,8 +527,6 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
 
 
 def _broadcast_pair(a, b):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
     shape = np.broadcast_shapes(get_aval(a).shape, get_aval(b).shape)
     return broadcast_to_shape(_rank(a, len(shape)), shape), broadcast_to_shape(
         _rank(b, len(shape)), shape)

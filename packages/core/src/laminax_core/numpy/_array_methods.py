@@ -1,16 +1,16 @@
 """The NumPy-style methods and operators of traced arrays, backed by `laminax_core.numpy`.
 
-`install()` puts them on `Tracer` when this package is imported (replacing the minimal ones
-that lax installs); the layers above copy them from `Tracer` onto their array classes. `lax`
-also reaches these lazily (through `Tracer.__getattr__` and its indexing fallback), so
-`x.at[...]` or `x[int_array]` work on tracers even before `laminax_core.numpy` is imported.
+`install()` puts them on `Tracer` when this package is imported, which importing `laminax_core`
+does; the layers above copy them from `Tracer` onto their array classes.
 """
 
 from __future__ import annotations
 
 import functools
 
-from laminax_core import _trace, dtypes, lax
+import numpy as np
+
+from laminax_core import _trace, dtypes, errors, lax
 from laminax_core.numpy import (
     _creation,
     _indexing,
@@ -21,6 +21,7 @@ from laminax_core.numpy import (
     _sorting,
     _ufuncs,
 )
+from laminax_core.numpy._operands import is_arraylike
 
 __all__ = ["METHODS", "OPERATORS", "PROPERTIES", "install", "lookup"]
 
@@ -55,10 +56,7 @@ def _flatten(x, order: str = "C"):
 def _item(x, *args):
     value = x.to_concrete_value() if isinstance(x, _trace.Tracer) else x
     if value is None:
-        from laminax_core import errors
-
         raise errors.ConcretizationTypeError(x, "The item() method was called")
-    import numpy as np
 
     return np.asarray(value).item(*args)
 
@@ -98,11 +96,9 @@ def _reflected(fn):
 
 def _builtin_round(x, ndigits=None):
     """Python's `round(x[, ndigits])`: as `round(float)`, no `ndigits` gives an integer array."""
-    from laminax_core.numpy import asarray, round as round_
-
-    out = round_(x, decimals=ndigits or 0)
+    out = _ufuncs.round(x, decimals=ndigits or 0)
     # asarray: eagerly, a 0-d conversion gives a NumPy value; round(Array) is an Array in JAX
-    return asarray(out.astype(int)) if ndigits is None else out
+    return _creation.asarray(out.astype(int)) if ndigits is None else out
 
 
 OPERATORS = {
@@ -142,8 +138,6 @@ def _returns_not_implemented(fn):
 
     @functools.wraps(fn)
     def operator(x, y):
-        from laminax_core.numpy._operands import is_arraylike
-
         if not is_arraylike(y) and not isinstance(y, (list, tuple)):
             return NotImplemented
         return fn(x, y)

@@ -10,7 +10,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
-from laminax_core.numpy._operands import as_array, check_arraylike
+from laminax_core.numpy._operands import as_array, canonicalize_axis, check_arraylike
 
 __all__ = ["packbits", "unpackbits"]
 
@@ -23,8 +23,6 @@ def _bit_weights(bitorder: str, name: str) -> np.ndarray:
 
 
 def _to_last_axis(name: str, arr, axis):
-    from laminax_core.numpy._operands import canonicalize_axis
-
     if axis is None:
         return lax.reshape(arr, (get_aval(arr).size,)), 0
     axis = canonicalize_axis(axis, get_aval(arr).ndim, f"jnp.{name}")

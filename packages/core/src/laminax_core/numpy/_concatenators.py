@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from laminax_core import lax
+from laminax_core.numpy._creation import arange, array, linspace
+from laminax_core.numpy._shape import concatenate, expand_dims
+
 __all__ = ["c_", "index_exp", "r_", "s_"]
 
 s_ = np.s_
@@ -20,8 +24,6 @@ index_exp = np.index_exp
 
 
 def _slice_to_array(s: slice, name: str):
-    from laminax_core.numpy._creation import arange, linspace
-
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):
@@ -46,9 +48,6 @@ def _parse_directive(directive: str, defaults: list[int], name: str) -> list[int
 
 def _raise_rank(item, ndmin: int, trans1d: int):
     """`item` with leading size-1 dims up to `ndmin`, its own dims rotated to `trans1d`."""
-    from laminax_core import lax
-    from laminax_core.numpy._creation import array
-
     item_ndim = np.ndim(item) if not hasattr(item, "ndim") else item.ndim
     raised = array(item, copy=False, ndmin=ndmin)
     if trans1d != -1 and ndmin - item_ndim > 0:
@@ -66,8 +65,6 @@ class _AxisConcatenator:
         self.defaults = [axis, ndmin, trans1d, -1]
 
     def __getitem__(self, key):
-        from laminax_core.numpy._shape import concatenate, expand_dims
-
         items = key if isinstance(key, tuple) else (key,)
         params = self.defaults
         if items and isinstance(items[0], str):

@@ -10,6 +10,7 @@ import numpy as np
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
 from laminax_core._interpreters.eval import eager_array
+from laminax_core.numpy import _ufuncs as uf
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
@@ -17,11 +18,14 @@ from laminax_core.numpy._operands import (
     is_arraylike,
     promote_dtypes,
 )
+from laminax_core.numpy._shape import broadcast_arrays, broadcast_to, moveaxis
+from laminax_core.numpy._ufuncs import floor, power
 
 __all__ = [
     "array", "asarray", "copy", "empty", "empty_like", "eye", "full", "full_like", "geomspace",
     "identity", "linspace", "logspace", "meshgrid", "ones", "ones_like", "arange", "tri",
     "tril", "triu", "zeros", "zeros_like",
+    "iota",
 ]  # fmt: skip
 
 
@@ -200,7 +204,6 @@ def full(shape, fill_value, dtype=None):
     aval = get_aval(value)
     if aval.ndim == 0:
         return lax.broadcast_in_dim(value, shape, ())
-    from laminax_core.numpy._shape import broadcast_to
 
     return broadcast_to(value, shape)
 
@@ -260,7 +263,6 @@ def full_like(a, fill_value, dtype=None, shape=None):
     value = convert_dtype(as_array(fill_value), dtype, weak)
     if get_aval(value).ndim == 0:
         return lax.broadcast_in_dim(value, shape, ())
-    from laminax_core.numpy._shape import broadcast_to
 
     return broadcast_to(value, shape)
 
@@ -385,9 +387,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     dtype = _user_dtype(dtype, "linspace")
     compute = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
     start, stop = (convert_dtype(as_array(v), compute) for v in (start, stop))
-    from laminax_core.numpy import _shape
 
-    start, stop = _shape.broadcast_arrays(start, stop)
+    start, stop = broadcast_arrays(start, stop)
     lead = get_aval(start).shape
     fraction, div = _linspace_fraction(num, endpoint, compute)
     fraction = lax.broadcast_in_dim(fraction, (num, *lead), (0,))
@@ -398,7 +399,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if endpoint and num > 1:
         head = lax.slice(out, (0,) * (1 + len(lead)), (num - 1, *lead))
         out = lax.concatenate([head, lax.expand_dims(stop, (0,))], 0)
-    out = _shape.moveaxis(out, 0, axis)
+    out = moveaxis(out, 0, axis)
     out = _cast_result(out, dtype)
     if retstep:
         step = lax.div(lax.sub(stop, start), np.asarray(div, compute)) if div > 0 else \
@@ -412,8 +413,6 @@ def _cast_result(x, dtype):
         return x
     if dtypes.issubdtype(dtype, np.integer) and not dtypes.issubdtype(get_aval(x).dtype,
                                                                     np.integer):
-        from laminax_core.numpy._ufuncs import floor
-
         x = floor(x)
     return convert_dtype(x, dtype)
 
@@ -426,8 +425,6 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
       >>> logspace(0, 2, 3)
       array([  1.,  10., 100.], dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import power
-
     exponents = linspace(start, stop, num, endpoint, dtype=None, axis=axis)
     compute = get_aval(exponents).dtype
     base = convert_dtype(as_array(base), compute)
@@ -443,8 +440,6 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
       >>> geomspace(1, 100, 3)
       array([  1.,  10., 100.], dtype=float32)
     """
-    from laminax_core.numpy import _ufuncs as uf
-
     start, stop = (as_array(v) for v in (start, stop))
     sign = uf.sign(start)
     exponents = linspace(uf.log10(uf.abs(start)), uf.log10(uf.abs(stop)), num, endpoint,

@@ -8,6 +8,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import pytype_aval_mappings
+from laminax_core.numpy._creation import asarray
 
 __all__ = ["SCALAR_TYPES", "ndarray"]
 
@@ -28,8 +29,6 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x):
-        from laminax_core.numpy._creation import asarray
-
         return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance) -> bool:

@@ -19,9 +19,15 @@ import numpy as np
 
 from laminax_core import lax
 from laminax_core._avals import get_aval
-from laminax_core.numpy._operands import as_array, check_arraylike, promote_dtypes
+from laminax_core.numpy._linalg_products import diagonal
+from laminax_core.numpy._operands import (
+    as_array,
+    broadcast_to_shape,
+    check_arraylike,
+    promote_dtypes,
+)
 
-__all__ = ["einsum", "einsum_path"]
+__all__ = ["einsum", "einsum_path", "greedy_path"]
 
 _LETTERS = string.ascii_letters
 
@@ -128,8 +134,6 @@ def greedy_path(terms, output, sizes):
 
 def _diagonalize(x, term):
     """Repeated labels of one operand replaced by their diagonal."""
-    from laminax_core.numpy._linalg_products import diagonal
-
     while len(set(term)) != len(term):
         ch = next(c for c in term if term.count(c) > 1)
         first = term.index(ch)
@@ -165,8 +169,6 @@ def _contract_pair(x, tx, y, ty, keep, preferred, precision):
 
 
 def _broadcast_label(x, tx, y, ty, c):
-    from laminax_core.numpy._operands import broadcast_to_shape
-
     n = max(get_aval(x).shape[tx.index(c)], get_aval(y).shape[ty.index(c)])
     xs = list(get_aval(x).shape)
     ys = list(get_aval(y).shape)

@@ -16,7 +16,11 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy._index_tricks import ravel_multi_index
 from laminax_core.numpy._operands import as_array, check_arraylike, select
+from laminax_core.numpy._shape import stack
+from laminax_core.numpy._signal import diff
+from laminax_core.numpy._sorting import bincount, histogram_bin_edges, searchsorted
 
 __all__ = ["histogram2d", "histogramdd"]
 
@@ -44,8 +48,6 @@ def _check_range(range_, n: int, d: int):  # noqa: A002 (NumPy's name)
 
 
 def _bin_index(column, edges):
-    from laminax_core.numpy._sorting import searchsorted
-
     index = searchsorted(edges, column, side="right")
     n_edges = get_aval(edges).shape[0]
     on_last_edge = lax.eq(column, lax.slice(edges, (n_edges - 1,), (n_edges,)))
@@ -53,8 +55,6 @@ def _bin_index(column, edges):
 
 
 def _normalize_density(hist, edges_by_dim):
-    from laminax_core.numpy._signal import diff
-
     d = len(edges_by_dim)
     hist = lax.convert_element_type(hist, dtypes.promote_types(get_aval(hist).dtype, float))
     total = lax.reduce_sum(hist, tuple(range(d)))
@@ -84,9 +84,6 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
-    from laminax_core.numpy._index_tricks import ravel_multi_index
-    from laminax_core.numpy._sorting import bincount, histogram_bin_edges
-
     check_arraylike("histogramdd", sample)
     sample = as_array(sample)
     if get_aval(sample).ndim != 2:
@@ -130,8 +127,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
-    from laminax_core.numpy._shape import stack
-
     check_arraylike("histogram2d", x, y)
     try:
         n = len(bins)

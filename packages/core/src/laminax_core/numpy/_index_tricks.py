@@ -11,6 +11,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy import _creation, _indexing, _logic, _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -24,6 +25,7 @@ from laminax_core.numpy._operands import (
 from laminax_core.numpy._operands import (
     select as _select,
 )
+from laminax_core.numpy._shape import concatenate, moveaxis, resize, stack
 
 __all__ = [
     "choose", "compress", "delete", "diag_indices", "diag_indices_from", "extract",
@@ -50,14 +52,12 @@ def indices(dimensions, dtype=None, sparse: bool = False):
       array([[0, 1, 2],
              [0, 1, 2]], dtype=int32)
     """
-    from laminax_core.numpy._creation import iota
-
     dtype = dtypes.check_user_dtype_supported(dtype, "indices") or dtypes.default_int_dtype()
     dims = tuple(operator.index(d) for d in dimensions)
     out = []
     for k, n in enumerate(dims):
         shape = tuple(n if j == k else (1 if sparse else d) for j, d in enumerate(dims))
-        out.append(iota(dtype, shape, k))
+        out.append(_creation.iota(dtype, shape, k))
     if sparse:
         return tuple(out)
     if not out:
@@ -136,9 +136,8 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
         coords = [lax.max(lax.min(c, np.asarray(n - 1, dtype)), np.asarray(0, dtype))
                   for c, n in zip(coords, dims, strict=True)]
     elif mode == "wrap":
-        from laminax_core.numpy._ufuncs import remainder
-
-        coords = [remainder(c, np.asarray(n, dtype)) for c, n in zip(coords, dims, strict=True)]
+        coords = [_ufuncs.remainder(c, np.asarray(n, dtype))
+                  for c, n in zip(coords, dims, strict=True)]
     else:
         raise ValueError(f"jnp.ravel_multi_index: mode must be 'raise', 'clip' or 'wrap', got "
                          f"{mode!r}.")
@@ -240,10 +239,7 @@ def mask_indices(n: int, mask_func, k: int = 0, *, size=None):
       >>> mask_indices(2, triu)[1]
       array([0, 1, 1], dtype=int32)
     """
-    from laminax_core.numpy._creation import ones
-    from laminax_core.numpy._indexing import nonzero
-
-    return nonzero(mask_func(ones((n, n), np.int32), k), size=size)
+    return _indexing.nonzero(mask_func(_creation.ones((n, n), np.int32), k), size=size)
 
 
 class _Grid:
@@ -255,8 +251,6 @@ class _Grid:
         self.name = name
 
     def __getitem__(self, key):
-        from laminax_core.numpy._creation import arange, linspace
-
         single = isinstance(key, slice)
         axes = []
         for s in (key,) if single else key:
@@ -265,17 +259,15 @@ class _Grid:
             start = 0 if s.start is None else s.start
             step = 1 if s.step is None else s.step
             if isinstance(step, complex):
-                axes.append(linspace(start, s.stop, int(abs(step))))
+                axes.append(_creation.linspace(start, s.stop, int(abs(step))))
             else:
-                axes.append(arange(start, s.stop, step))
+                axes.append(_creation.arange(start, s.stop, step))
         if single:
             return axes[0]
-        from laminax_core.numpy._creation import meshgrid
 
-        grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+        grids = _creation.meshgrid(*axes, indexing="ij", sparse=self.sparse)
         if self.sparse:
             return grids
-        from laminax_core.numpy._shape import stack
 
         return stack(promote_dtypes(*grids))
 
@@ -334,9 +326,7 @@ def choose(a, choices, out=None, mode: str = "raise"):
         if np.any((value < 0) | (value >= n)):
             raise ValueError("jnp.choose: invalid entry in choice array.")
     elif mode == "wrap":
-        from laminax_core.numpy._ufuncs import remainder
-
-        a = remainder(a, np.int32(n))
+        a = _ufuncs.remainder(a, np.int32(n))
     elif mode == "clip":
         a = lax.max(lax.min(a, np.int32(n - 1)), np.int32(0))
     else:
@@ -354,8 +344,6 @@ def compress(condition, a, axis: int | None = None, *, size=None, fill_value=0, 
       >>> compress(np.array([True, False, True]), np.arange(3))
       array([0, 2], dtype=int32)
     """
-    from laminax_core.numpy._indexing import nonzero, take
-
     if out is not None:
         raise NotImplementedError("jnp.compress: the out argument is not supported.")
     check_arraylike("compress", condition)
@@ -365,8 +353,9 @@ def compress(condition, a, axis: int | None = None, *, size=None, fill_value=0, 
     cond_n = get_aval(condition).shape[0] if get_aval(condition).ndim else 1
     if cond_n > n:
         condition = lax.slice(lax.reshape(condition, (cond_n,)), (0,), (n,))
-    (where_true,) = nonzero(condition, size=size, fill_value=-1 if size is not None else None)
-    picked = take(a, where_true, axis=axis, mode="fill", fill_value=fill_value)
+    (where_true,) = _indexing.nonzero(condition, size=size,
+                                      fill_value=-1 if size is not None else None)
+    picked = _indexing.take(a, where_true, axis=axis, mode="fill", fill_value=fill_value)
     return picked
 
 
@@ -425,8 +414,6 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
       >>> delete(np.arange(5), np.array([0, 3]))
       array([1, 2, 4], dtype=int32)
     """
-    from laminax_core.numpy._indexing import take
-
     check_arraylike("delete", arr)
     arr = as_array(arr)
     if axis is None:
@@ -442,7 +429,7 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
             raise IndexError(f"jnp.delete: index out of bounds for axis {axis} with size {n}.")
         removed = removed % n if n else removed
     kept = np.setdiff1d(np.arange(n), removed).astype(np.int32)
-    return take(arr, kept, axis=axis, mode="clip")
+    return _indexing.take(arr, kept, axis=axis, mode="clip")
 
 
 def insert(arr, obj, values, axis: int | None = None):
@@ -452,9 +439,6 @@ def insert(arr, obj, values, axis: int | None = None):
       >>> insert(np.arange(3), 1, 9)
       array([0, 9, 1, 2], dtype=int32)
     """
-    from laminax_core.numpy._indexing import take
-    from laminax_core.numpy._shape import concatenate, moveaxis
-
     check_arraylike("insert", arr, values)
     arr = as_array(arr)
     if axis is None:
@@ -480,7 +464,7 @@ def insert(arr, obj, values, axis: int | None = None):
     order = np.argsort(np.concatenate([np.arange(n), positions]) * 2 +
                        np.concatenate([np.ones(n), np.zeros(len(positions))]), kind="stable")
     joined = concatenate([moved, values], 0)
-    return moveaxis(take(joined, order.astype(np.int32), axis=0, mode="clip"), 0, axis)
+    return moveaxis(_indexing.take(joined, order.astype(np.int32), axis=0, mode="clip"), 0, axis)
 
 
 def put(a, ind, v, mode=None, *, inplace: bool = True):
@@ -491,8 +475,6 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
       >>> put(np.zeros(4, np.int32), np.array([1, 3]), 7, inplace=False)
       array([0, 7, 0, 7], dtype=int32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-
     if inplace:
         raise ValueError("jnp.put cannot modify arrays in place (they are immutable); pass "
                          "inplace=False and use the returned array.")
@@ -504,14 +486,10 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     count = get_aval(ind).shape[0]
     v = lax.reshape(v, (get_aval(v).size,))
     if get_aval(v).shape[0] not in (count, 1) and count:
-        from laminax_core.numpy._shape import resize
-
         v = resize(v, (count,))
     if mode == "wrap":
-        from laminax_core.numpy._ufuncs import remainder
-
-        ind = remainder(ind, get_aval(flat).shape[0])
-    out = IndexUpdateHelper(flat)[ind].set(v, mode="clip" if mode == "clip" else None)
+        ind = _ufuncs.remainder(ind, get_aval(flat).shape[0])
+    out = _indexing.IndexUpdateHelper(flat)[ind].set(v, mode="clip" if mode == "clip" else None)
     return lax.reshape(out, get_aval(a).shape)
 
 
@@ -524,10 +502,6 @@ def place(arr, mask, vals, *, inplace: bool = True):
       ...       inplace=False)
       array([7, 0, 8, 7], dtype=int32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-    from laminax_core.numpy._logic import where
-    from laminax_core.numpy._shape import resize
-
     check_arraylike("place", arr, mask, vals)
     if inplace:
         raise ValueError("jnp.place cannot modify arrays in place (they are immutable); pass "
@@ -543,9 +517,10 @@ def place(arr, mask, vals, *, inplace: bool = True):
         return data
     flat_mask = lax.reshape(mask, (size,))
     # positions of the true entries, padded with an out-of-bounds index that "drop" skips
-    (positions,) = where(flat_mask, size=size, fill_value=size)
+    (positions,) = _logic.where(flat_mask, size=size, fill_value=size)
     values = resize(lax.reshape(vals, (get_aval(vals).size,)), (size,))
-    flat = IndexUpdateHelper(lax.reshape(data, (size,)))[positions].set(values, mode="drop")
+    flat = _indexing.IndexUpdateHelper(lax.reshape(data, (size,)))[positions]
+    flat = flat.set(values, mode="drop")
     return lax.reshape(flat, get_aval(data).shape)
 
 
@@ -558,8 +533,6 @@ def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True
       >>> put_along_axis(np.zeros((1, 3)), np.array([[2]]), 5.0, 1, inplace=False)
       array([[0., 0., 5.]], dtype=float32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper, along_axis_index
-
     if inplace:
         raise ValueError("jnp.put_along_axis cannot modify arrays in place; pass "
                          "inplace=False and use the returned array.")
@@ -571,8 +544,8 @@ def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True
         axis = 0
     shape = get_aval(arr).shape
     axis = canonicalize_axis(axis, len(shape), "jnp.put_along_axis")
-    index = along_axis_index(shape, axis, indices_)
-    return IndexUpdateHelper(arr)[index].set(values, mode=mode)
+    index = _indexing.along_axis_index(shape, axis, indices_)
+    return _indexing.IndexUpdateHelper(arr)[index].set(values, mode=mode)
 
 
 def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
@@ -583,8 +556,6 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
       array([[3, 0],
              [0, 3]], dtype=int32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-
     if inplace:
         raise ValueError("jnp.fill_diagonal cannot modify arrays in place; pass inplace=False "
                          "and use the returned array.")
@@ -603,8 +574,6 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
     values = lax.reshape(as_array(val), (get_aval(as_array(val)).size,))
     count = len(flat_positions)
     if get_aval(values).shape[0] not in (1, count):
-        from laminax_core.numpy._shape import resize
-
         values = resize(values, (count,))
-    out = IndexUpdateHelper(flat)[flat_positions.astype(np.int32)].set(values)
+    out = _indexing.IndexUpdateHelper(flat)[flat_positions.astype(np.int32)].set(values)
     return lax.reshape(out, shape)

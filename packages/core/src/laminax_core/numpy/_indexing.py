@@ -25,7 +25,10 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import get_aval
+from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
+from laminax_core.lax._indexing_helpers import apply_counted
+from laminax_core.numpy import _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -36,8 +39,20 @@ from laminax_core.numpy._operands import (
     is_concrete,
     select,
 )
+from laminax_core.numpy._reductions import cumsum
+from laminax_core.numpy._sorting import argsort
 
-__all__ = ["argwhere", "flatnonzero", "nonzero", "take", "take_along_axis"]
+__all__ = [
+    "argwhere",
+    "flatnonzero",
+    "nonzero",
+    "take",
+    "take_along_axis",
+    "getitem",
+    "IndexUpdateRef",
+    "IndexUpdateHelper",
+    "along_axis_index",
+]
 
 # Not in jnp's namespace (JAX has no such names there): `getitem` is `x[idx]`, and
 # `IndexUpdateHelper`/`IndexUpdateRef` are what `x.at` / `x.at[idx]` return.
@@ -461,9 +476,7 @@ class IndexUpdateRef:
           >>> IndexUpdateRef(np.ones(2, np.float32), 0).subtract(1.0)
           array([0., 1.], dtype=float32)
         """
-        from laminax_core.numpy._ufuncs import negative
-
-        return self.add(negative(as_array(values)), indices_are_sorted=indices_are_sorted,
+        return self.add(_ufuncs.negative(as_array(values)), indices_are_sorted=indices_are_sorted,
                         unique_indices=unique_indices, mode=mode)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -485,9 +498,7 @@ class IndexUpdateRef:
           >>> IndexUpdateRef(np.ones(2, np.float32), 0).divide(4.0)
           array([0.25, 1.  ], dtype=float32)
         """
-        from laminax_core.numpy._ufuncs import divide
-
-        return self._apply_once(lambda v: divide(v, values),
+        return self._apply_once(lambda v: _ufuncs.divide(v, values),
                                 indices_are_sorted=indices_are_sorted,
                                 unique_indices=unique_indices, mode=mode)
 
@@ -498,9 +509,7 @@ class IndexUpdateRef:
           >>> IndexUpdateRef(np.full(2, 3.0, np.float32), 1).power(2)
           array([3., 9.], dtype=float32)
         """
-        from laminax_core.numpy._ufuncs import power
-
-        return self._apply_once(lambda v: power(v, values),
+        return self._apply_once(lambda v: _ufuncs.power(v, values),
                                 indices_are_sorted=indices_are_sorted,
                                 unique_indices=unique_indices, mode=mode)
 
@@ -532,8 +541,6 @@ class IndexUpdateRef:
           >>> IndexUpdateRef(np.ones(2, np.float32), 1).apply(lambda v: v * 7)
           array([1., 7.], dtype=float32)
         """
-        from laminax_core.lax._indexing_helpers import apply_counted
-
         x = as_array(self.array)
         counts = _scatter("apply", np.zeros(get_aval(x).shape, np.int32), self.index,
                           np.int32(1), lax.scatter_add, indices_are_sorted, unique_indices, mode)
@@ -606,10 +613,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     indices = as_array(indices)
     if mode == "wrap":
         # indices count modulo the axis length, so every one lands in bounds
-        from laminax_core.numpy._ufuncs import remainder
 
         size = get_aval(a).shape[axis]
-        indices = remainder(indices, np.asarray(size, get_aval(indices).dtype))
+        indices = _ufuncs.remainder(indices, np.asarray(size, get_aval(indices).dtype))
         mode = "promise_in_bounds"
     index = (slice(None),) * axis + (indices,)
     # as in JAX, "clip" clamps negative indices to 0 instead of counting from the end
@@ -651,9 +657,14 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
                          f"dimensions, got {get_aval(indices).ndim} and {len(shape)}.")
     axis = canonicalize_axis(axis, len(shape), "jnp.take_along_axis")
     index = along_axis_index(shape, axis, indices)
-    return getitem(arr, index, mode="fill" if mode is None else mode,
-                   fill_value=fill_value if mode in (None, "fill") and fill_value is not None
-                   else (default_fill_value(get_aval(arr).dtype) if mode in (None, "fill") else None))
+    if mode in (None, "fill") and fill_value is None:
+        fill_value = default_fill_value(get_aval(arr).dtype)
+    elif mode not in (None, "fill"):
+        fill_value = None
+    return getitem(arr, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+install_take_along_axis(take_along_axis)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):
@@ -692,9 +703,6 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
 
 
 def _nonzero_static(a, size, fill_value):
-    from laminax_core.numpy._reductions import cumsum
-    from laminax_core.numpy._sorting import argsort
-
     shape = get_aval(a).shape
     total = int(np.prod(shape, dtype=np.int64))
     int_dtype = dtypes.default_int_dtype()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from laminax_core.dtypes import bfloat16
 from laminax_core.numpy._creation import asarray
 
 __all__ = [
@@ -66,8 +67,6 @@ def load(file, *args, **kwargs):
       >>> load(buffer)
       array([0, 1, 2], dtype=int32)
     """
-    from laminax_core.dtypes import bfloat16
-
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
         if out.dtype == "V2":

@@ -17,6 +17,9 @@ from laminax_core.numpy._operands import (
     promote_dtypes,
     select,
 )
+from laminax_core.numpy._reductions import sum as sum_
+from laminax_core.numpy._shape import broadcast_arrays, moveaxis, stack
+from laminax_core.numpy._ufuncs import conjugate, multiply
 
 __all__ = [
     "cross", "diag", "diagflat", "diagonal", "dot", "inner", "kron", "matmul", "matrix_transpose",
@@ -54,8 +57,6 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     a, b = _operands("dot", a, b)
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
-        from laminax_core.numpy._ufuncs import multiply
-
         return multiply(a, b)
     contract = ((a_nd - 1,), (max(b_nd - 2, 0),))
     _check_contracted("dot", a, b, contract)
@@ -165,8 +166,6 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
       >>> vdot(np.array([1, 2]), np.array([3, 4]))
       array(11, dtype=int32)
     """
-    from laminax_core.numpy._ufuncs import conjugate
-
     a, b = _operands("vdot", a, b)
     a = lax.reshape(conjugate(a), (get_aval(a).size,))
     b = lax.reshape(b, (get_aval(b).size,))
@@ -180,9 +179,6 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
       >>> vecdot(np.ones((2, 3)), np.ones(3))
       array([3., 3.], dtype=float32)
     """
-    from laminax_core.numpy._reductions import sum as sum_
-    from laminax_core.numpy._ufuncs import conjugate, multiply
-
     check_arraylike("vecdot", x1, x2)
     x1, x2 = as_array(x1), as_array(x2)
     n1, n2 = get_aval(x1).ndim, get_aval(x2).ndim
@@ -203,8 +199,6 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _operands("inner", a, b)
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
-        from laminax_core.numpy._ufuncs import multiply
-
         return multiply(a, b)
     contract = ((a_nd - 1,), (b_nd - 1,))
     _check_contracted("inner", a, b, contract)
@@ -225,7 +219,6 @@ def outer(a, b, out=None):
     a, b = _operands("outer", a, b)
     a = lax.reshape(a, (get_aval(a).size, 1))
     b = lax.reshape(b, (1, get_aval(b).size))
-    from laminax_core.numpy._ufuncs import multiply
 
     return multiply(a, b)
 
@@ -278,8 +271,6 @@ def kron(a, b):
       array([[1, 2, 0, 0],
              [0, 0, 1, 2]], dtype=int32)
     """
-    from laminax_core.numpy._ufuncs import multiply
-
     a, b = _operands("kron", a, b)
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
     n = max(len(a_shape), len(b_shape))
@@ -386,8 +377,6 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
       >>> trace(np.arange(9).reshape(3, 3))
       array(12, dtype=int32)
     """
-    from laminax_core.numpy._reductions import sum as sum_
-
     if out is not None:
         raise NotImplementedError("jnp.trace: the out argument is not supported.")
     return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
@@ -400,8 +389,6 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
       >>> cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
       array([0, 0, 1], dtype=int32)
     """
-    from laminax_core.numpy._shape import broadcast_arrays, moveaxis, stack
-
     a, b = _operands("cross", a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -456,8 +443,6 @@ def vecmat(x1, x2, /):
       >>> vecmat(np.ones(3), np.ones((3, 2)))
       array([3., 3.], dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import conjugate
-
     a, b = _operands("vecmat", x1, x2)
     out = matmul(lax.expand_dims(conjugate(a), (get_aval(a).ndim - 1,)), b)
     return lax.squeeze(out, (get_aval(out).ndim - 2,))

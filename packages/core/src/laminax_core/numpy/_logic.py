@@ -7,6 +7,8 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy import _ufuncs
+from laminax_core.numpy._indexing import nonzero
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -17,6 +19,7 @@ from laminax_core.numpy._operands import (
     promote_shapes,
     select,
 )
+from laminax_core.numpy._reductions import all as all_
 
 __all__ = [
     "allclose", "array_equal", "array_equiv", "bitwise_and", "bitwise_count", "bitwise_invert",
@@ -276,9 +279,7 @@ def iscomplex(x):
       >>> iscomplex(np.array([1 + 1j, 1], np.complex64))
       array([ True, False])
     """
-    from laminax_core.numpy._ufuncs import imag
-
-    return not_equal(imag(x), 0)
+    return not_equal(_ufuncs.imag(x), 0)
 
 
 def isreal(x):
@@ -288,9 +289,7 @@ def isreal(x):
       >>> isreal(np.array([1 + 1j, 1], np.complex64))
       array([False,  True])
     """
-    from laminax_core.numpy._ufuncs import imag
-
-    return equal(imag(x), 0)
+    return equal(_ufuncs.imag(x), 0)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -311,8 +310,6 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
       array([1., 2.], dtype=float32)
     """
     if x is None and y is None:
-        from laminax_core.numpy._indexing import nonzero
-
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("jnp.where: pass both x and y, or neither (to find the nonzero "
@@ -349,13 +346,12 @@ def clip(arr=None, /, min=None, max=None, *, a=_DEPRECATED, a_min=_DEPRECATED,  
     if arr is None:
         raise TypeError("jnp.clip: the array argument (arr) is required.")
     check_arraylike("clip", arr)
-    from laminax_core.numpy._ufuncs import maximum, minimum
 
     out = as_array(arr)
     if min is not None:
-        out = maximum(min, out)
+        out = _ufuncs.maximum(min, out)
     if max is not None:
-        out = minimum(max, out)
+        out = _ufuncs.minimum(max, out)
     return out
 
 
@@ -388,8 +384,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
       >>> allclose(np.ones(2, np.float32), 1.0)
       array(True)
     """
-    from laminax_core.numpy._reductions import all as all_
-
     return all_(isclose(a, b, rtol, atol, equal_nan))
 
 
@@ -400,8 +394,6 @@ def array_equal(a1, a2, equal_nan: bool = False):
       >>> array_equal(np.arange(3), np.arange(3))
       array(True)
     """
-    from laminax_core.numpy._reductions import all as all_
-
     check_arraylike("array_equal", a1, a2)
     a1, a2 = as_array(a1), as_array(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
@@ -420,8 +412,6 @@ def array_equiv(a1, a2):
       >>> array_equiv(np.ones((2, 2)), np.ones(2))
       array(True)
     """
-    from laminax_core.numpy._reductions import all as all_
-
     check_arraylike("array_equiv", a1, a2)
     a1, a2 = as_array(a1), as_array(a2)
     try:

@@ -12,6 +12,7 @@ import numpy as np
 
 from laminax_core import _trace, config, dtypes, lax
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
+from laminax_core.numpy import _creation
 
 __all__ = [
     "as_array",
@@ -29,6 +30,7 @@ __all__ = [
     "promote_shapes",
     "result_type",
     "select",
+    "flatten_or_axis",
 ]
 
 _SCALARS = (bool, int, float, complex)
@@ -64,9 +66,7 @@ def as_array(x, name: str = "asarray"):
     typed arrays of their default dtype; lists and tuples become arrays (stacked with lax
     if they hold tracers)."""
     if isinstance(x, (list, tuple)):
-        from laminax_core.numpy._creation import array
-
-        return array(x)
+        return _creation.array(x)
     check_arraylike(name, x)
     if type(x) in _SCALARS:
         if type(x) is bool:

@@ -11,28 +11,33 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core.lax import dot_general
 from laminax_core.lax._products import Precision
+from laminax_core.lax.linalg import svd
+from laminax_core.numpy._index_tricks import _concrete
+from laminax_core.numpy._indexing import IndexUpdateHelper
+from laminax_core.numpy._logic import where
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
     promote_dtypes_inexact,
     select,
 )
+from laminax_core.numpy._reductions import all as all_
+from laminax_core.numpy._reductions import argmin
+from laminax_core.numpy._signal import vander
+from laminax_core.numpy.linalg import eigvals, inv
 
 __all__ = ["polydiv", "polyfit", "roots"]
 
 
 def _matmul(a, b):
-    from laminax_core.lax import dot_general
-
     return dot_general(a, b, (((1,), (0,)), ((), ())), (Precision.HIGHEST, Precision.HIGHEST))
 
 
 def _lstsq(a, b, rcond: float):
     """Least squares `min |a x - b|` for 2-D `a` and 2-D `b`: `(x, residuals, rank, s)`, with
     singular values below `rcond * s[0]` treated as zero."""
-    from laminax_core.lax.linalg import svd
-
     u, s, vh = svd(a, full_matrices=False)
     dtype = get_aval(s).dtype
     largest = lax.slice(s, (0,), (1,))
@@ -97,8 +102,6 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
       >>> polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1).round(4)
       array([2., 1.], dtype=float32)
     """
-    from laminax_core.numpy._signal import vander
-
     check_arraylike("polyfit", x, y)
     x, y = promote_dtypes_inexact(as_array(x), as_array(y))
     deg = _check_fit_args(x, y, deg)
@@ -124,8 +127,6 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
 
 
 def _covariance(lhs, scale, residuals, n: int, order: int, cov, y_ndim: int):
-    from laminax_core.numpy.linalg import inv
-
     base = inv(_matmul(lax.transpose(lhs, (1, 0)), lhs))
     outer = lax.mul(lax.broadcast_in_dim(scale, (order, order), (0,)),
                     lax.broadcast_in_dim(scale, (order, order), (1,)))
@@ -154,8 +155,6 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
       >>> q
       array([ 1., -2.], dtype=float32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-
     check_arraylike("polydiv", u, v)
     u, v = promote_dtypes_inexact(as_array(u), as_array(v))
     m, n = get_aval(u).shape[0] - 1, get_aval(v).shape[0] - 1
@@ -174,7 +173,6 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
 def _trim_leading(u):
     # leading entries within sqrt(eps) of zero are dropped; the length depends on the values,
     # so `u` must be concrete (as in JAX)
-    from laminax_core.numpy._index_tricks import _concrete
 
     values = _concrete("polydiv(trim_leading_zeros=True)", u)
     small = np.abs(values) < np.sqrt(np.finfo(get_aval(u).dtype).eps)
@@ -184,8 +182,6 @@ def _trim_leading(u):
 
 def _companion_roots(p):
     """The eigenvalues of `p`'s companion matrix: its roots (complex)."""
-    from laminax_core.numpy.linalg import eigvals
-
     n = get_aval(p).shape[0]
     dtype = get_aval(p).dtype
     if n < 2:
@@ -215,8 +211,6 @@ def roots(p, *, strip_zeros: bool = True):
       >>> np.sort_complex(np.asarray(roots(np.array([1.0, -3.0, 2.0], np.float32)))).real
       array([1., 2.], dtype=float32)
     """
-    from laminax_core.numpy._index_tricks import _concrete
-
     check_arraylike("roots", p)
     (p,) = promote_dtypes_inexact(as_array(p))
     if get_aval(p).ndim == 0:
@@ -237,9 +231,6 @@ def roots(p, *, strip_zeros: bool = True):
 def _roots_with_leading_zeros(p):
     # as JAX: roll the leading zeros to the end, solve, sort zero roots last, and report the
     # roots that the leading zeros stand for as NaN
-    from laminax_core.numpy._logic import where
-    from laminax_core.numpy._reductions import all as all_
-    from laminax_core.numpy._reductions import argmin
 
     n = get_aval(p).shape[0]
     is_zero = lax.eq(p, lax.full_like(p, 0))

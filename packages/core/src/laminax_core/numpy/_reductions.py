@@ -14,6 +14,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy import _logic
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -22,6 +23,7 @@ from laminax_core.numpy._operands import (
     check_arraylike,
     convert_dtype,
     flatten_or_axis,
+    promote_dtypes_inexact,
     select,
 )
 
@@ -357,8 +359,6 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
       >>> average(np.array([1.0, 3.0], np.float32), weights=np.array([3.0, 1.0], np.float32))
       array(1.5, dtype=float32)
     """
-    from laminax_core.numpy._operands import promote_dtypes_inexact
-
     check_arraylike("average", a)
     a = as_array(a)
     ndim = get_aval(a).ndim
@@ -485,14 +485,12 @@ def _with_initial(fn, identity, x, axis, dtype, include_initial, name):
 
 
 def _nan_filled(name, a, value):
-    from laminax_core.numpy._logic import isnan
-
     check_arraylike(name, a)
     a = as_array(a)
     if not _is(a, np.inexact):
         return a
     fill = lax.broadcast_in_dim(_const(get_aval(a).dtype, value), get_aval(a).shape, ())
-    return select(isnan(a), a, fill)
+    return select(_logic.isnan(a), a, fill)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -517,14 +515,12 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 
 def _nan_extremum(name, reducer, fill):
     def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-        from laminax_core.numpy._logic import isnan
-
         check_arraylike(name, a)
         a = as_array(a)
         if not _is(a, np.inexact):
             return reducer(a, axis, out, keepdims, initial, where)
         result = reducer(_nan_filled(name, a, fill), axis, out, keepdims, initial, where)
-        all_nan = all(isnan(a), axis=axis, keepdims=keepdims)
+        all_nan = all(_logic.isnan(a), axis=axis, keepdims=keepdims)
         nan = lax.broadcast_in_dim(_const(get_aval(result).dtype, np.nan),
                                    get_aval(result).shape, ())
         return select(all_nan, result, nan)
@@ -548,15 +544,13 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
       >>> nanmean(np.array([1.0, np.nan, 3.0], np.float32))
       array(2., dtype=float32)
     """
-    from laminax_core.numpy._logic import isnan, logical_and, logical_not
-
     check_arraylike("nanmean", a)
     a = as_array(a)
     if not _is(a, np.inexact):
         return mean(a, axis, dtype, out, keepdims, where=where)
-    mask = logical_not(isnan(a))
+    mask = _logic.logical_not(_logic.isnan(a))
     if where is not None:
-        mask = logical_and(mask, where)
+        mask = _logic.logical_and(mask, where)
     return mean(a, axis, dtype, out, keepdims, where=mask)
 
 
@@ -567,15 +561,13 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
       >>> nanvar(np.array([1.0, np.nan, 3.0], np.float32))
       array(1., dtype=float32)
     """
-    from laminax_core.numpy._logic import isnan, logical_and, logical_not
-
     check_arraylike("nanvar", a)
     a = as_array(a)
     if not _is(a, np.inexact):
         return var(a, axis, dtype, out, ddof, keepdims, where=where)
-    mask = logical_not(isnan(a))
+    mask = _logic.logical_not(_logic.isnan(a))
     if where is not None:
-        mask = logical_and(mask, where)
+        mask = _logic.logical_and(mask, where)
     return var(_nan_filled("nanvar", a, 0), axis, dtype, out, ddof, keepdims, where=mask)
 
 
@@ -591,14 +583,12 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 def _nan_arg(name, reducer, fill):
     def fn(a, axis=None, out=None, keepdims=None):
-        from laminax_core.numpy._logic import isnan
-
         check_arraylike(name, a)
         a = as_array(a)
         if not _is(a, np.inexact):
             return reducer(a, axis, out, keepdims)
         result = reducer(_nan_filled(name, a, fill), axis, out, keepdims)
-        all_nan = all(isnan(a), axis=axis, keepdims=bool(keepdims))
+        all_nan = all(_logic.isnan(a), axis=axis, keepdims=bool(keepdims))
         return select(all_nan, result, lax.broadcast_in_dim(
             _const(get_aval(result).dtype, -1), get_aval(result).shape, ()))
 

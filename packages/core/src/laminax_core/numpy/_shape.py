@@ -9,12 +9,14 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
+from laminax_core.numpy import _creation, _index_tricks, _indexing
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    convert_dtype,
     promote_dtypes,
 )
 
@@ -346,8 +348,6 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
         axis = 0
     arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
     if dtype is not None:
-        from laminax_core.numpy._operands import convert_dtype
-
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "concatenate")
         arrays = [convert_dtype(a, dtype) for a in arrays]
     ranks = {get_aval(a).ndim for a in arrays}
@@ -390,8 +390,6 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     axis = canonicalize_axis(axis, get_aval(arrays[0]).ndim + 1, "jnp.stack")
     arrays = promote_dtypes(*arrays) if len(arrays) > 1 else arrays
     if dtype is not None:
-        from laminax_core.numpy._operands import convert_dtype
-
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "stack")
         arrays = [convert_dtype(a, dtype) for a in arrays]
     return lax.stack(arrays, axis)
@@ -589,9 +587,8 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         if counts.ndim == 0:
             return repeat(a, int(counts), axis, total_repeat_length=total_repeat_length)
         index = np.repeat(np.arange(shape[axis]), counts)
-        from laminax_core.numpy._indexing import take
 
-        out = take(a, index.astype(np.int32), axis=axis)
+        out = _indexing.take(a, index.astype(np.int32), axis=axis)
     if total_repeat_length is not None:
         out = _fit_length(out, axis, total_repeat_length)
     return out
@@ -841,9 +838,7 @@ def resize(a, new_shape):
     total = int(np.prod(new_shape, dtype=np.int64))
     n = get_aval(a).shape[0]
     if n == 0 or total == 0:
-        from laminax_core.numpy._creation import zeros
-
-        return zeros(new_shape, get_aval(a).dtype)
+        return _creation.zeros(new_shape, get_aval(a).dtype)
     repeats = -(-total // n)
     return lax.reshape(lax.slice(tile(a, repeats), (0,), (total,)), new_shape)
 
@@ -900,10 +895,8 @@ def trim_zeros(filt, trim: str = "fb"):
       >>> trim_zeros(np.array([0, 1, 2, 0]))
       array([1, 2], dtype=int32)
     """
-    from laminax_core.numpy._index_tricks import _concrete
-
     filt = _array("trim_zeros", filt)
-    value = _concrete("trim_zeros", filt)
+    value = _index_tricks._concrete("trim_zeros", filt)
     nonzero = np.flatnonzero(value)
     if nonzero.size == 0:
         return lax.slice(filt, (0,), (0,))

@@ -11,6 +11,10 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy import linalg
+from laminax_core.numpy._indexing import take
+from laminax_core.numpy._linalg_products import diagonal
+from laminax_core.numpy._logic import clip
 from laminax_core.numpy._operands import (
     as_array,
     canonicalize_axis,
@@ -20,6 +24,12 @@ from laminax_core.numpy._operands import (
     promote_dtypes_inexact,
     select,
 )
+from laminax_core.numpy._reductions import cumsum
+from laminax_core.numpy._reductions import sum as sum_
+from laminax_core.numpy._shape import atleast_2d, broadcast_to, concatenate, ravel
+from laminax_core.numpy._sorting import argsort, searchsorted
+from laminax_core.numpy._ufuncs import abs as abs_
+from laminax_core.numpy._ufuncs import conjugate, multiply, power, remainder
 
 __all__ = [
     "bartlett", "blackman", "convolve", "corrcoef", "correlate", "cov", "diff", "digitize",
@@ -42,8 +52,6 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
       >>> diff(np.array([1, 4, 9]), prepend=0)
       array([1, 3, 5], dtype=int32)
     """
-    from laminax_core.numpy._shape import broadcast_to, concatenate
-
     check_arraylike("diff", a)
     a = as_array(a)
     n = operator.index(n)
@@ -81,8 +89,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
       >>> ediff1d(np.array([1, 2, 4]), to_begin=-9)
       array([-9,  1,  2], dtype=int32)
     """
-    from laminax_core.numpy._shape import concatenate, ravel
-
     check_arraylike("ediff1d", ary)
     flat = ravel(as_array(ary))
     out = diff(flat)
@@ -101,8 +107,6 @@ def gradient(f, *varargs, axis=None, edge_order=None):
       >>> gradient(np.array([1.0, 2.0, 4.0, 7.0], np.float32))
       array([1. , 1.5, 2.5, 3. ], dtype=float32)
     """
-    from laminax_core.numpy._shape import concatenate
-
     if edge_order not in (None, 1):
         raise NotImplementedError("jnp.gradient: only edge_order=1 is supported (as in JAX).")
     check_arraylike("gradient", f)
@@ -141,8 +145,6 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
       >>> trapezoid(np.array([1.0, 2.0, 3.0], np.float32))
       array(4., dtype=float32)
     """
-    from laminax_core.numpy._reductions import sum as sum_
-
     check_arraylike("trapezoid", y)
     (y,) = promote_dtypes_inexact(as_array(y))
     axis = canonicalize_axis(axis, get_aval(y).ndim, "jnp.trapezoid")
@@ -158,7 +160,6 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
             shape = [1] * get_aval(y).ndim
             shape[axis] = n - 1
             widths = lax.reshape(widths, tuple(shape))
-    from laminax_core.numpy._ufuncs import multiply
 
     total = sum_(multiply(pair_sums, widths), axis=axis)
     return lax.mul(total, convert_dtype(np.asarray(0.5), get_aval(total).dtype))
@@ -210,8 +211,6 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
       >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]), mode="full")
       array([0.5, 2. , 3.5, 3. , 0. ], dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import conjugate
-
     check_arraylike("correlate", a, v)
     v = as_array(v)
     if get_aval(v).ndim != 1:
@@ -227,17 +226,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
       >>> interp(np.array([2.5, 0.0, 5.0]), np.array([1.0, 2, 3]), np.array([3.0, 2, 0]))
       array([1., 3., 0.], dtype=float32)
     """
-    from laminax_core.numpy._indexing import take
-    from laminax_core.numpy._sorting import searchsorted
-
     check_arraylike("interp", x, xp, fp)
     x, xp, fp = promote_dtypes_inexact(as_array(x), as_array(xp), as_array(fp))
     if get_aval(xp).ndim != 1 or get_aval(fp).shape != get_aval(xp).shape:
         raise ValueError("jnp.interp: xp and fp must be 1-d arrays of the same length.")
     if period is not None:
-        from laminax_core.numpy._sorting import argsort
-        from laminax_core.numpy._ufuncs import remainder
-
         period = convert_dtype(as_array(period), get_aval(x).dtype)
         x = remainder(x, period)
         xp = remainder(xp, period)
@@ -277,11 +270,6 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
       >>> unwrap(np.array([0.0, 6.0], np.float32)).round(4)
       array([ 0.    , -0.2832], dtype=float32)
     """
-    from laminax_core.numpy._reductions import cumsum
-    from laminax_core.numpy._shape import concatenate
-    from laminax_core.numpy._ufuncs import abs as abs_
-    from laminax_core.numpy._ufuncs import remainder
-
     check_arraylike("unwrap", p)
     (p,) = promote_dtypes_inexact(as_array(p))
     dtype = get_aval(p).dtype
@@ -312,8 +300,6 @@ def digitize(x, bins, right: bool = False):
       >>> digitize(np.array([0.2, 6.4, 3.0]), np.array([0.0, 1.0, 2.5, 4.0]))
       array([1, 4, 3], dtype=int32)
     """
-    from laminax_core.numpy._sorting import searchsorted
-
     check_arraylike("digitize", x, bins)
     x, bins = promote_dtypes(as_array(x), as_array(bins))
     if get_aval(bins).ndim != 1:
@@ -340,9 +326,6 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
       array([[ 1., -1.],
              [-1.,  1.]], dtype=float32)
     """
-    from laminax_core.numpy._shape import atleast_2d, concatenate
-    from laminax_core.numpy._ufuncs import conjugate
-
     check_arraylike("cov", m)
     (x,) = promote_dtypes_inexact(atleast_2d(as_array(m)))
     if not rowvar and get_aval(x).shape[0] != 1:
@@ -390,9 +373,6 @@ def corrcoef(x, y=None, rowvar: bool = True):
       array([[ 1., -1.],
              [-1.,  1.]], dtype=float32)
     """
-    from laminax_core.numpy._linalg_products import diagonal
-    from laminax_core.numpy._logic import clip
-
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:
         return lax.div(c, c)
@@ -578,8 +558,6 @@ def poly(seq_of_zeros):
     check_arraylike("poly", seq_of_zeros)
     (roots,) = promote_dtypes_inexact(as_array(seq_of_zeros))
     if get_aval(roots).ndim == 2:
-        from laminax_core.numpy import linalg
-
         roots = linalg.eigvalsh(roots)
     out = np.ones((1,), get_aval(roots).dtype)
     for k in range(get_aval(roots).shape[0]):
@@ -597,8 +575,6 @@ def vander(x, N: int | None = None, increasing: bool = False):  # noqa: N803 (Nu
       array([[4, 2, 1],
              [9, 3, 1]], dtype=int32)
     """
-    from laminax_core.numpy._ufuncs import power
-
     check_arraylike("vander", x)
     x = as_array(x)
     if get_aval(x).ndim != 1:

@@ -10,6 +10,8 @@ import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
 from laminax_core._avals import get_aval
+from laminax_core.numpy import _creation, _indexing, _logic, _ufuncs
+from laminax_core.numpy._index_tricks import compress
 from laminax_core.numpy._operands import (
     as_array,
     canonicalize_axis,
@@ -17,9 +19,15 @@ from laminax_core.numpy._operands import (
     convert_dtype,
     flatten_or_axis,
     is_concrete,
+    promote_dtypes,
     promote_dtypes_inexact,
     select,
 )
+from laminax_core.numpy._reductions import any as any_
+from laminax_core.numpy._reductions import max as max_
+from laminax_core.numpy._reductions import min as min_
+from laminax_core.numpy._reductions import sum as sum_
+from laminax_core.numpy._shape import concatenate
 
 __all__ = [
     "argpartition", "argsort", "bincount", "histogram", "histogram_bin_edges", "intersect1d",
@@ -122,9 +130,6 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
       >>> searchsorted(np.array([1, 2, 2, 3]), np.array([2, 0, 5]), side="right")
       array([3, 0, 4], dtype=int32)
     """
-    from laminax_core.numpy._indexing import take
-    from laminax_core.numpy._operands import promote_dtypes
-
     if side not in ("left", "right"):
         raise ValueError(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}.")
     check_arraylike("searchsorted", a, v)
@@ -132,7 +137,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if get_aval(a).ndim != 1:
         raise ValueError(f"jnp.searchsorted: a must be 1-d, got shape {get_aval(a).shape}.")
     if sorter is not None:
-        a = take(a, sorter, mode="clip")
+        a = _indexing.take(a, sorter, mode="clip")
     v_shape = get_aval(v).shape
     n = get_aval(a).shape[0]
     a_b = lax.broadcast_in_dim(a, (*v_shape, n), (len(v_shape),))
@@ -215,25 +220,25 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     if size is None:
         size = _concrete_count("unique", count)
     size = operator.index(size)
-    from laminax_core.numpy._indexing import nonzero, take
 
-    (starts,) = nonzero(is_first, size=size, fill_value=0)
-    unique_values = take(values, starts, mode="clip") if n else values
+    (starts,) = _indexing.nonzero(is_first, size=size, fill_value=0)
+    unique_values = _indexing.take(values, starts, mode="clip") if n else values
     valid = lax.lt(lax.iota(int_dtype, size), count)
     if fill_value is None:
-        fill = lax.broadcast_in_dim(take(values, np.zeros((), np.int32), mode="clip"), (size,),
-                                    ()) if n else unique_values
+        first_value = _indexing.take(values, np.zeros((), np.int32), mode="clip") if n else None
+        fill = lax.broadcast_in_dim(first_value, (size,), ()) if n else unique_values
     else:
         fill = lax.broadcast_in_dim(convert_dtype(as_array(fill_value),
                                                   get_aval(values).dtype), (size,), ())
     results = [select(valid, fill, unique_values) if n else unique_values]
     if return_index:
-        first_index = take(perm, starts, mode="clip") if n else perm
-        results.append(select(valid, lax.broadcast_in_dim(take(perm, np.zeros((), np.int32),
-                                                                mode="clip"), (size,), ()),
-                              first_index) if n else first_index)
+        first_index = _indexing.take(perm, starts, mode="clip") if n else perm
+        if n:
+            first = _indexing.take(perm, np.zeros((), np.int32), mode="clip")
+            first_index = select(valid, lax.broadcast_in_dim(first, (size,), ()), first_index)
+        results.append(first_index)
     if return_inverse:
-        inverse = take(group, argsort(perm), mode="clip") if n else group
+        inverse = _indexing.take(group, argsort(perm), mode="clip") if n else group
         results.append(lax.reshape(inverse, in_shape) if in_shape else inverse)
     if return_counts:
         ends = lax.concatenate([lax.slice(starts, (1,), (size,)),
@@ -312,8 +317,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
       >>> bincount(np.array([0, 2, 2]), length=4)
       array([1, 0, 2, 0], dtype=int32)
     """
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-
     check_arraylike("bincount", x)
     x = as_array(x)
     if not dtypes.issubdtype(get_aval(x).dtype, np.integer):
@@ -336,7 +339,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         weights = as_array(weights)
     zeros = lax.broadcast_in_dim(np.zeros((), get_aval(weights).dtype), (length,), ())
     clipped = lax.max(x, convert_dtype(np.asarray(0), get_aval(x).dtype))
-    return IndexUpdateHelper(zeros)[clipped].add(weights, mode="drop")
+    return _indexing.IndexUpdateHelper(zeros)[clipped].add(weights, mode="drop")
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
@@ -367,16 +370,12 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
       >>> histogram(np.array([1.0, 2.0, 2.5, 4.0]), bins=3)[0]
       array([1., 2., 1.], dtype=float32)
     """
-    from laminax_core.numpy._creation import linspace
-    from laminax_core.numpy._reductions import max as max_
-    from laminax_core.numpy._reductions import min as min_
-
     check_arraylike("histogram", a)
     a = as_array(a)
     (a,) = promote_dtypes_inexact(lax.reshape(a, (get_aval(a).size,)))
     if isinstance(bins, int | np.integer):
         low, high = (min_(a), max_(a)) if range is None else range
-        edges = linspace(low, high, operator.index(bins) + 1, dtype=get_aval(a).dtype)
+        edges = _creation.linspace(low, high, operator.index(bins) + 1, dtype=get_aval(a).dtype)
     else:
         edges = convert_dtype(as_array(bins), get_aval(a).dtype)
     n_bins = get_aval(edges).shape[0] - 1
@@ -404,11 +403,6 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
-    from laminax_core.numpy._indexing import take_along_axis
-    from laminax_core.numpy._logic import isnan
-    from laminax_core.numpy._reductions import any as any_
-    from laminax_core.numpy._reductions import sum as sum_
-
     if method not in _METHODS:
         raise ValueError(f"jnp.{name}: method must be one of {_METHODS}, got {method!r}.")
     check_arraylike(name, a, q)
@@ -425,7 +419,7 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     n = get_aval(a).shape[-1]
     values = lax.sort(a, dimension=get_aval(a).ndim - 1)
     if ignore_nan:
-        count = lax.convert_element_type(sum_(lax.bitwise_not(isnan(a)), axis=-1,
+        count = lax.convert_element_type(sum_(lax.bitwise_not(_logic.isnan(a)), axis=-1,
                                               keepdims=True), get_aval(a).dtype)
     else:
         count = np.asarray(n, get_aval(a).dtype)
@@ -444,8 +438,8 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     int_dtype = np.int32
     low_i = lax.convert_element_type(low, int_dtype)
     high_i = lax.convert_element_type(high, int_dtype)
-    v_low = take_along_axis(values, low_i, axis=-1, mode="clip")
-    v_high = take_along_axis(values, high_i, axis=-1, mode="clip")
+    v_low = _indexing.take_along_axis(values, low_i, axis=-1, mode="clip")
+    v_high = _indexing.take_along_axis(values, high_i, axis=-1, mode="clip")
     if method == "lower" or method == "nearest":
         out = v_low
     elif method == "higher":
@@ -456,7 +450,7 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
         frac = lax.sub(pos, low)
         out = lax.add(v_low, lax.mul(frac, lax.sub(v_high, v_low)))
     if not ignore_nan:
-        has_nan = any_(isnan(a), axis=-1, keepdims=True)
+        has_nan = any_(_logic.isnan(a), axis=-1, keepdims=True)
         nan = lax.broadcast_in_dim(np.asarray(np.nan, get_aval(a).dtype), get_aval(out).shape, ())
         out = select(lax.broadcast_in_dim(has_nan, get_aval(out).shape,
                                           tuple(range(get_aval(out).ndim))), out, nan)
@@ -510,10 +504,8 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 
 def _percent(q):
-    from laminax_core.numpy._ufuncs import true_divide
-
     check_arraylike("percentile", q)
-    return true_divide(q, 100) if type(q) not in (int, float) else q / 100
+    return _ufuncs.true_divide(q, 100) if type(q) not in (int, float) else q / 100
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -572,11 +564,9 @@ def partition(a, kth: int, axis: int = -1):
       >>> partition(np.array([5, 1, 4, 2, 3]), 2)
       array([1, 2, 3, 5, 4], dtype=int32)
     """
-    from laminax_core.numpy._indexing import take_along_axis
-
     check_arraylike("partition", a)
     a = as_array(a)
-    return take_along_axis(a, argpartition(a, kth, axis), axis, mode="clip")
+    return _indexing.take_along_axis(a, argpartition(a, kth, axis), axis, mode="clip")
 
 
 def argpartition(a, kth: int, axis: int = -1):
@@ -586,8 +576,6 @@ def argpartition(a, kth: int, axis: int = -1):
       >>> argpartition(np.array([5, 1, 4, 2, 3]), 2)
       array([1, 3, 4, 0, 2], dtype=int32)
     """
-    from laminax_core.numpy._shape import concatenate
-
     check_arraylike("argpartition", a)
     a = as_array(a)
     axis = canonicalize_axis(axis, get_aval(a).ndim, "jnp.argpartition")
@@ -629,8 +617,6 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
       >>> isin(np.array([1, 2, 5]), np.array([2, 5]))
       array([False,  True,  True])
     """
-    from laminax_core.numpy._operands import promote_dtypes
-
     check_arraylike("isin", element, test_elements)
     element, tests = promote_dtypes(as_array(element), as_array(test_elements))
     tests = lax.reshape(tests, (get_aval(tests).size,))
@@ -661,7 +647,6 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
         raise NotImplementedError("jnp.intersect1d: return_indices is not supported.")
     u1 = _flat_unique("intersect1d", ar1)
     keep = isin(u1, ar2)
-    from laminax_core.numpy._index_tricks import compress
 
     return compress(keep, u1, size=size, fill_value=0 if fill_value is None else fill_value)
 
@@ -673,8 +658,6 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
       >>> union1d(np.array([1, 4]), np.array([2, 1]))
       array([1, 2, 4], dtype=int32)
     """
-    from laminax_core.numpy._shape import concatenate
-
     check_arraylike("union1d", ar1, ar2)
     joined = concatenate([as_array(ar1), as_array(ar2)], axis=None)
     return unique(joined, size=size, fill_value=fill_value)
@@ -687,8 +670,6 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=No
       >>> setdiff1d(np.array([1, 2, 3, 2]), np.array([2]))
       array([1, 3], dtype=int32)
     """
-    from laminax_core.numpy._index_tricks import compress
-
     u1 = _flat_unique("setdiff1d", ar1)
     keep = isin(u1, ar2, invert=True)
     return compress(keep, u1, size=size, fill_value=0 if fill_value is None else fill_value)
@@ -701,9 +682,6 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size=None, fill_value=Non
       >>> setxor1d(np.array([1, 2, 3]), np.array([2, 4]))
       array([1, 3, 4], dtype=int32)
     """
-    from laminax_core.numpy._index_tricks import compress
-    from laminax_core.numpy._shape import concatenate
-
     u1, u2 = _flat_unique("setxor1d", ar1), _flat_unique("setxor1d", ar2)
     joined = concatenate([compress(isin(u1, u2, invert=True), u1),
                           compress(isin(u2, u1, invert=True), u2)])

@@ -12,6 +12,7 @@ from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.numpy._operands import as_array, check_arraylike, promote_args_inexact, select
+from laminax_core.numpy._ufuncs import copysign, multiply
 
 __all__ = ["i0", "kaiser", "spacing"]
 
@@ -72,7 +73,6 @@ def kaiser(M: int, beta):  # noqa: N803 (NumPy's name)
     half = np.asarray(0.5 * (m - 1), dtype)
     ratio = lax.div(lax.sub(n, half), half)
     root = lax.sqrt(lax.sub(np.asarray(1, dtype), lax.mul(ratio, ratio)))
-    from laminax_core.numpy._ufuncs import multiply
 
     beta = as_array(beta)
     return lax.div(i0(multiply(beta, root)), i0(beta))
@@ -86,8 +86,6 @@ def spacing(x, /):
       >>> spacing(np.float32(1.0))
       array(1.1920929e-07, dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import copysign
-
     check_arraylike("spacing", x)
     (x,) = promote_args_inexact("spacing", x)
     dtype = get_aval(x).dtype

@@ -19,7 +19,13 @@ import numpy as np
 from laminax_core import lax
 from laminax_core._avals import get_aval
 from laminax_core.numpy import _logic, _reductions, _ufuncs
+from laminax_core.numpy._creation import arange
+from laminax_core.numpy._index_tricks import _concrete
+from laminax_core.numpy._indexing import IndexUpdateHelper
+from laminax_core.numpy._logic import where as select_where
 from laminax_core.numpy._operands import as_array, canonicalize_axis, check_arraylike
+from laminax_core.numpy._shape import broadcast_to, moveaxis, ravel, stack
+from laminax_core.numpy._vectorize import vectorize
 
 __all__ = [
     "add", "bitwise_and", "bitwise_or", "bitwise_xor", "frompyfunc", "logaddexp",
@@ -71,7 +77,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         check_arraylike(self.__name__, *args)
         if self._call is not None:
             return self._call(*args)
-        from laminax_core.numpy._vectorize import vectorize
 
         out = vectorize(self._func)(*args)
         return tuple(out) if self.nout > 1 else out
@@ -106,9 +111,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return self._reduce_by_loop(as_array(a), axis, dtype, keepdims, initial, where)
 
     def _reduce_by_loop(self, arr, axis, dtype, keepdims, initial, where):
-        from laminax_core.numpy._logic import where as select_where
-        from laminax_core.numpy._shape import broadcast_to, moveaxis, ravel
-
         if initial is None:
             initial = self.identity
         if dtype is None:
@@ -151,8 +153,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
           >>> subtract.accumulate(np.array([10, 1, 2], np.int32))
           array([10,  9,  7], dtype=int32)
         """
-        from laminax_core.numpy._shape import moveaxis
-
         check_arraylike(f"{self.__name__}.accumulate", a)
         self._check_binary("accumulate")
         if out is not None:
@@ -204,9 +204,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return self._at_by_scan(as_array(a), indices, b)
 
     def _at_by_scan(self, arr, indices, b):
-        from laminax_core.numpy._indexing import IndexUpdateHelper
-        from laminax_core.numpy._shape import broadcast_to, ravel
-
         flat_positions = ravel(IndexUpdateHelper(_positions(arr))[indices].get())
         n = flat_positions.shape[0]
         flat = ravel(arr)
@@ -245,9 +242,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
           >>> add.reduceat(np.arange(8, dtype=np.int32), np.array([0, 4, 1, 5]))
           array([ 6,  4, 10, 18], dtype=int32)
         """
-        from laminax_core.numpy._index_tricks import _concrete
-        from laminax_core.numpy._shape import moveaxis, stack
-
         check_arraylike(f"{self.__name__}.reduceat", a, indices)
         self._check_binary("reduceat")
         if out is not None:
@@ -263,8 +257,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
 
 
 def _positions(arr):
-    from laminax_core.numpy._creation import arange
-
     return lax.reshape(arange(arr.size, dtype=np.int32), arr.shape)
 
 
@@ -295,8 +287,6 @@ def _fast_reduce(reduction):
 
 
 def _fast_at(method: str):
-    from laminax_core.numpy._indexing import IndexUpdateHelper
-
     return lambda a, indices, b: getattr(IndexUpdateHelper(as_array(a))[indices], method)(b)
 
 

@@ -10,8 +10,9 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
-from laminax_core._trace import Tracer
 from laminax_core._custom_derivatives import custom_jvp
+from laminax_core._trace import Tracer
+from laminax_core.numpy._logic import isfinite, isinf, isnan, isneginf, isposinf
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
@@ -473,8 +474,6 @@ def fmax(x1, x2):
       >>> fmax(np.float32(np.nan), 1.0)
       array(1., dtype=float32)
     """
-    from laminax_core.numpy._logic import isnan
-
     x1, x2 = promote_args("fmax", x1, x2)
     return select(isnan(x1), select(isnan(x2), lax.max(x1, x2), x1), x2)
 
@@ -486,8 +485,6 @@ def fmin(x1, x2):
       >>> fmin(np.float32(np.nan), 1.0)
       array(1., dtype=float32)
     """
-    from laminax_core.numpy._logic import isnan
-
     x1, x2 = promote_args("fmin", x1, x2)
     return select(isnan(x1), select(isnan(x2), lax.min(x1, x2), x1), x2)
 
@@ -507,8 +504,6 @@ def logaddexp(x1, x2, /):
 
 
 def _logaddexp_value(x1, x2):
-    from laminax_core.numpy._logic import isnan
-
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
     result = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
@@ -555,8 +550,6 @@ def hypot(x1, x2, /):
       >>> hypot(np.float32(3), 4.0)
       array(5., dtype=float32)
     """
-    from laminax_core.numpy._logic import isinf
-
     x1, x2 = promote_args_inexact("hypot", x1, x2)
     x1, x2 = lax.abs(x1), lax.abs(x2)
     infinite = lax.bitwise_or(isinf(x1), isinf(x2))
@@ -713,8 +706,6 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
       >>> nan_to_num(np.array([np.nan, np.inf], np.float32))
       array([0.0000000e+00, 3.4028235e+38], dtype=float32)
     """
-    from laminax_core.numpy._logic import isnan, isneginf, isposinf
-
     del copy
     check_arraylike("nan_to_num", x)
     x = as_array(x)
@@ -759,8 +750,6 @@ def frexp(x, /):
       >>> frexp(np.array([8.0, 0.3], np.float32))
       (array([0.5, 0.6], dtype=float32), array([ 4, -1], dtype=int32))
     """
-    from laminax_core.numpy._logic import isfinite
-
     check_arraylike("frexp", x)
     (x,) = promote_dtypes_inexact(x)
     if _is(x, np.complexfloating):

@@ -10,7 +10,14 @@ import numpy as np
 
 from laminax_core import _api
 from laminax_core._avals import get_aval
-from laminax_core.numpy._operands import as_array, canonicalize_axis, check_arraylike
+from laminax_core.numpy._index_tricks import indices
+from laminax_core.numpy._operands import (
+    as_array,
+    broadcast_to_shape,
+    canonicalize_axis,
+    check_arraylike,
+)
+from laminax_core.numpy._shape import expand_dims
 
 __all__ = ["apply_along_axis", "apply_over_axes", "fromfunction", "vectorize"]
 
@@ -67,7 +74,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature: str | None = None):
         loop_shapes = [get_aval(a).shape[:get_aval(a).ndim - len(c)] for a, c in
                        zip(dynamic, cores, strict=True)]
         batch = tuple(np.broadcast_shapes(*loop_shapes)) if loop_shapes else ()
-        from laminax_core.numpy._operands import broadcast_to_shape
 
         dynamic = [broadcast_to_shape(a, batch + get_aval(a).shape[len(s):])
                    for a, s in zip(dynamic, loop_shapes, strict=True)]
@@ -118,8 +124,6 @@ def apply_over_axes(func, a, axes):
     for axis in axes:
         out = func(a, axis)
         if get_aval(out).ndim == get_aval(a).ndim - 1:
-            from laminax_core.numpy._shape import expand_dims
-
             out = expand_dims(out, axis)
         a = out
     return a
@@ -133,7 +137,5 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
       array([[ 0, 10],
              [ 1, 11]], dtype=int32)
     """
-    from laminax_core.numpy._index_tricks import indices
-
     grids = indices(shape, dtype=dtype)
     return function(*[grids[k] for k in range(len(shape))], **kwargs)

@@ -12,14 +12,43 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core._custom_derivatives import custom_jvp
+from laminax_core.lax import linalg as lax_linalg
+from laminax_core.numpy import _reductions as red
+from laminax_core.numpy._creation import eye
+from laminax_core.numpy._einsum import einsum
+from laminax_core.numpy._indexing import take_along_axis
+from laminax_core.numpy._linalg_products import (
+    cross as np_cross,
+)
+from laminax_core.numpy._linalg_products import (
+    diagonal as np_diagonal,
+)
+from laminax_core.numpy._linalg_products import (
+    matmul as np_matmul,
+)
+from laminax_core.numpy._linalg_products import (
+    tensordot as np_tensordot,
+)
+from laminax_core.numpy._linalg_products import (
+    trace as np_trace,
+)
+from laminax_core.numpy._linalg_products import (
+    vecdot as np_vecdot,
+)
+from laminax_core.numpy._logic import where
 from laminax_core.numpy._operands import (
     as_array,
+    broadcast_to_shape,
     canonicalize_axes,
     check_arraylike,
     convert_dtype,
     promote_dtypes_inexact,
     select,
 )
+from laminax_core.numpy._reductions import sum as total
+from laminax_core.numpy._shape import moveaxis
+from laminax_core.numpy._ufuncs import absolute, exp, log, multiply, power, sign
 
 __all__ = [
     "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
@@ -60,8 +89,6 @@ class SlogdetResult(NamedTuple):
 
 
 def _linalg():
-    from laminax_core.lax import linalg as lax_linalg  # the decompositions' primitives
-
     return lax_linalg
 
 
@@ -191,7 +218,6 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 
 def _hermitian_svd(a, compute_uv, subset_by_index):
     # a = V diag(w) V^H = (V) diag(|w|) (sign(w) V^H): sort |w| descending, carrying V along
-    from laminax_core.numpy._indexing import take_along_axis
 
     v, w = _linalg().eigh(a, subset_by_index=subset_by_index)
     s = lax.abs(w)
@@ -222,9 +248,7 @@ def _lu(a):
 
 
 def _diagonal(x):
-    from laminax_core.numpy._linalg_products import diagonal
-
-    return diagonal(x, 0, -2, -1)
+    return np_diagonal(x, 0, -2, -1)
 
 
 def _pivot_parity(pivots):
@@ -261,7 +285,6 @@ def _det_3x3(a):
 
 def _slogdet_small(a):
     # n = 1 or 2: the determinant in closed form, as JAX computes it
-    from laminax_core.numpy._ufuncs import log, sign
 
     det_ = _entry(a, 0, 0) if get_aval(a).shape[-1] == 1 else _det_2x2(a)
     return SlogdetResult(sign(det_), _real(log(lax.abs(det_))))
@@ -272,8 +295,6 @@ def _real(x):
 
 
 def _slogdet_lu(a):
-    from laminax_core.numpy._ufuncs import log
-
     lu, pivots, _ = _lu(a)
     diag = _diagonal(lu)
     dtype = get_aval(diag).dtype
@@ -320,8 +341,6 @@ def det(a):
       >>> det(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
       array(-2., dtype=float32)
     """
-    from laminax_core.numpy._ufuncs import exp
-
     a = _matrix("det", a)
     n = get_aval(a).shape[-1]
     if n == 2:
@@ -334,8 +353,6 @@ def det(a):
 
 def _lu_solve(lu, permutation, b):
     """Solves `a x = b` for matrix right-hand sides `b` (..., n, k) from `a`'s LU factors."""
-    from laminax_core.numpy._indexing import take_along_axis
-
     n = get_aval(lu).shape[-1]
     perm = lax.broadcast_in_dim(permutation, (*get_aval(permutation).shape, 1),
                                 tuple(range(get_aval(permutation).ndim)))
@@ -375,7 +392,6 @@ def solve(a, b):
         raise ValueError(f"jnp.linalg.solve: b of shape {b_shape} does not match a of shape "
                          f"{a_shape} (b's second-to-last dimension must be {a_shape[-1]}).")
     batch = tuple(np.broadcast_shapes(a_shape[:-2], get_aval(b).shape[:-2]))
-    from laminax_core.numpy._operands import broadcast_to_shape
 
     a = broadcast_to_shape(a, (*batch, *a_shape[-2:]))
     b = broadcast_to_shape(b, (*batch, *get_aval(b).shape[-2:]))
@@ -392,8 +408,6 @@ def inv(a):
       array([[0.5 , 0.  ],
              [0.  , 0.25]], dtype=float32)
     """
-    from laminax_core.numpy._creation import eye
-
     a = _matrix("inv", a)
     shape = get_aval(a).shape
     identity = lax.broadcast_in_dim(eye(shape[-1], dtype=get_aval(a).dtype), shape,
@@ -415,8 +429,6 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
       array([[0.5, 0. ],
              [0. , 0. ]], dtype=float32)
     """
-    from laminax_core._custom_derivatives import custom_jvp
-
     if rcond is not None:
         if rtol is not None:
             raise ValueError("jnp.linalg.pinv: give rtol or rcond (its old name), not both.")
@@ -429,7 +441,6 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
 
 def _pinv_jvp(primals, tangents, rtol, hermitian):
     # d pinv = -p da p + (p p^H) da^H (I - a p) + (I - p a) da^H (p^H p), grouped as JAX does
-    from laminax_core.numpy._linalg_products import matmul
 
     (a,), (a_dot,) = primals, tangents
     p = _pinv_value(a, rtol, hermitian)
@@ -440,24 +451,21 @@ def _pinv_jvp(primals, tangents, rtol, hermitian):
     m, n = get_aval(a).shape[-2:]
     a_dot_h = _hermitian(a_dot)
     if m >= n:
-        s = matmul(matmul(p, _hermitian(p)), a_dot_h)
-        t = matmul(matmul(a_dot_h, _hermitian(p)), p)
-        p_dot = lax.neg(matmul(matmul(p, a_dot), p))
-        p_dot = lax.sub(lax.add(p_dot, s), matmul(matmul(s, a), p))
-        p_dot = lax.sub(lax.add(p_dot, t), matmul(matmul(p, a), t))
+        s = np_matmul(np_matmul(p, _hermitian(p)), a_dot_h)
+        t = np_matmul(np_matmul(a_dot_h, _hermitian(p)), p)
+        p_dot = lax.neg(np_matmul(np_matmul(p, a_dot), p))
+        p_dot = lax.sub(lax.add(p_dot, s), np_matmul(np_matmul(s, a), p))
+        p_dot = lax.sub(lax.add(p_dot, t), np_matmul(np_matmul(p, a), t))
     else:
-        s = matmul(p, matmul(_hermitian(p), a_dot_h))
-        t = matmul(a_dot_h, matmul(_hermitian(p), p))
-        p_dot = lax.neg(matmul(p, matmul(a_dot, p)))
-        p_dot = lax.sub(lax.add(p_dot, s), matmul(s, matmul(a, p)))
-        p_dot = lax.sub(lax.add(p_dot, t), matmul(p, matmul(a, t)))
+        s = np_matmul(p, np_matmul(_hermitian(p), a_dot_h))
+        t = np_matmul(a_dot_h, np_matmul(_hermitian(p), p))
+        p_dot = lax.neg(np_matmul(p, np_matmul(a_dot, p)))
+        p_dot = lax.sub(lax.add(p_dot, s), np_matmul(s, np_matmul(a, p)))
+        p_dot = lax.sub(lax.add(p_dot, t), np_matmul(p, np_matmul(a, t)))
     return p, p_dot
 
 
 def _pinv_value(a, rtol, hermitian):
-    from laminax_core.numpy._linalg_products import matmul
-    from laminax_core.numpy._ufuncs import multiply
-
     *batch, m, n = get_aval(a).shape
     dtype = get_aval(a).dtype
     if m == 0 or n == 0:
@@ -475,7 +483,7 @@ def _pinv_value(a, rtol, hermitian):
     inf = lax.full(get_aval(s).shape, np.inf, get_aval(s).dtype)
     s = convert_dtype(select(lax.gt(s, cutoff), inf, s), get_aval(u).dtype)
     scaled = lax.div(_swap(u), lax.expand_dims(s, (s_nd,)))
-    return convert_dtype(matmul(_swap(vh), scaled, precision="highest"), dtype)
+    return convert_dtype(np_matmul(_swap(vh), scaled, precision="highest"), dtype)
 
 
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
@@ -508,9 +516,6 @@ def matrix_power(a, n: int):
       array([[1, 3],
              [0, 1]], dtype=int32)
     """
-    from laminax_core.numpy._creation import eye
-    from laminax_core.numpy._linalg_products import matmul
-
     check_arraylike("linalg.matrix_power", a)
     a = as_array(a)
     shape = get_aval(a).shape
@@ -524,10 +529,10 @@ def matrix_power(a, n: int):
     power = a
     while n:
         if n & 1:
-            result = power if result is None else matmul(result, power)
+            result = power if result is None else np_matmul(result, power)
         n >>= 1
         if n:
-            power = matmul(power, power)
+            power = np_matmul(power, power)
     if result is None:
         return lax.broadcast_in_dim(eye(shape[-1], dtype=get_aval(a).dtype), shape,
                                     (len(shape) - 2, len(shape) - 1))
@@ -542,8 +547,6 @@ def multi_dot(arrays, *, precision=None):
       >>> multi_dot([np.ones((2, 3)), np.ones((3, 4)), np.ones(4)]).shape
       (2,)
     """
-    from laminax_core.numpy._einsum import einsum
-
     arrays = list(arrays)
     if len(arrays) < 2:
         raise ValueError("jnp.linalg.multi_dot: need at least two arrays.")
@@ -574,9 +577,6 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A00
       >>> vector_norm(np.array([3.0, 4.0], np.float32))
       array(5., dtype=float32)
     """
-    from laminax_core.numpy import _reductions as red
-    from laminax_core.numpy._ufuncs import absolute, power
-
     check_arraylike("linalg.vector_norm", x)
     (x,) = promote_dtypes_inexact(as_array(x))
     if axis is None:
@@ -636,9 +636,6 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
       >>> norm(np.array([[3.0, 0.0], [0.0, 4.0]], np.float32))
       array(5., dtype=float32)
     """
-    from laminax_core.numpy import _reductions as red
-    from laminax_core.numpy._ufuncs import absolute, power
-
     check_arraylike("linalg.norm", x)
     (x,) = promote_dtypes_inexact(as_array(x))
     ndim = get_aval(x).ndim
@@ -670,8 +667,6 @@ def _matrix_norm(x, axes, keepdims, ord, red, absolute):  # noqa: A002
         out = pick(sums, axis=kept_axis, keepdims=True)
         return out if keepdims else lax.squeeze(out, tuple(sorted(axes)))
     if ord in (2, -2, "nuc"):
-        from laminax_core.numpy._shape import moveaxis
-
         moved = moveaxis(x, (row, col), (-2, -1))
         s = svd(moved, compute_uv=False)
         last = get_aval(s).ndim - 1
@@ -756,9 +751,6 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
       >>> x
       array([1., 1.], dtype=float32)
     """
-    from laminax_core.numpy._linalg_products import matmul
-    from laminax_core.numpy._ufuncs import multiply
-
     check_arraylike("linalg.lstsq", a, b)
     a, b = promote_dtypes_inexact(as_array(a), as_array(b))
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
@@ -782,7 +774,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     if numpy_resid and (int(rank) < n or m <= n):
         resid = lax.full((0,), 0, dtype)
     else:
-        residual = lax.sub(b, matmul(a, x, precision="highest"))
+        residual = lax.sub(b, np_matmul(a, x, precision="highest"))
         resid = multiply(*(norm(residual, axis=0),) * 2)
     if vector:
         x = lax.reshape(x, (n,))
@@ -790,10 +782,6 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 
 def _lstsq_svd(a, b, rcond, m, n):
-    from laminax_core.numpy._linalg_products import matmul
-    from laminax_core.numpy._logic import where
-    from laminax_core.numpy._reductions import sum as total
-
     dtype = get_aval(a).dtype
     eps = dtypes.finfo(dtype).eps
     if rcond is None:
@@ -811,8 +799,8 @@ def _lstsq_svd(a, b, rcond, m, n):
     safe_s = convert_dtype(where(mask, s, 1), dtype)
     s_inv = lax.expand_dims(where(mask, lax.div(convert_dtype(np.asarray(1), dtype), safe_s), 0),
                             (1,))
-    u_t_b = matmul(_hermitian(u), b, precision="highest")
-    x = matmul(_hermitian(vt), lax.mul(lax.broadcast_in_dim(s_inv, get_aval(u_t_b).shape,
+    u_t_b = np_matmul(_hermitian(u), b, precision="highest")
+    x = np_matmul(_hermitian(vt), lax.mul(lax.broadcast_in_dim(s_inv, get_aval(u_t_b).shape,
                                                             (0, 1)), u_t_b),
                precision="highest")
     return x, rank, s
@@ -828,8 +816,6 @@ def cross(x1, x2, /, *, axis: int = -1):
       >>> cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
       array([0, 0, 1], dtype=int32)
     """
-    from laminax_core.numpy._linalg_products import cross as np_cross
-
     check_arraylike("linalg.cross", x1, x2)
     x1, x2 = as_array(x1), as_array(x2)
     sizes = (get_aval(x1).shape[axis], get_aval(x2).shape[axis])
@@ -846,8 +832,6 @@ def diagonal(x, /, *, offset: int = 0):
       >>> diagonal(np.arange(4).reshape(2, 2))
       array([0, 3], dtype=int32)
     """
-    from laminax_core.numpy._linalg_products import diagonal as np_diagonal
-
     return np_diagonal(as_array(x, "linalg.diagonal"), offset, -2, -1)
 
 
@@ -858,8 +842,6 @@ def trace(x, /, *, offset: int = 0, dtype=None):
       >>> trace(np.arange(4).reshape(2, 2))
       array(3, dtype=int32)
     """
-    from laminax_core.numpy._linalg_products import trace as np_trace
-
     return np_trace(as_array(x, "linalg.trace"), offset, -2, -1, dtype=dtype)
 
 
@@ -885,8 +867,6 @@ def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
       array([[1.],
              [1.]], dtype=float32)
     """
-    from laminax_core.numpy._linalg_products import matmul as np_matmul
-
     return np_matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
@@ -897,8 +877,6 @@ def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None)
       >>> tensordot(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), axes=1).shape
       (2, 2)
     """
-    from laminax_core.numpy._linalg_products import tensordot as np_tensordot
-
     return np_tensordot(x1, x2, axes, precision=precision,
                         preferred_element_type=preferred_element_type)
 
@@ -910,8 +888,6 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
       >>> vecdot(np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32))
       array(11., dtype=float32)
     """
-    from laminax_core.numpy._linalg_products import vecdot as np_vecdot
-
     return np_vecdot(x1, x2, axis=axis, precision=precision,
                      preferred_element_type=preferred_element_type)
 
@@ -924,8 +900,6 @@ def outer(x1, x2, /):
       array([[3, 4],
              [6, 8]], dtype=int32)
     """
-    from laminax_core.numpy._ufuncs import multiply
-
     check_arraylike("linalg.outer", x1, x2)
     x1, x2 = as_array(x1), as_array(x2)
     if get_aval(x1).ndim != 1 or get_aval(x2).ndim != 1:
@@ -971,8 +945,6 @@ def tensorsolve(a, b, axes=None):
       ...             np.ones((2, 2), np.float32)).shape
       (4,)
     """
-    from laminax_core.numpy._shape import moveaxis
-
     check_arraylike("linalg.tensorsolve", a, b)
     a, b = as_array(a), as_array(b)
     if axes is not None:

@@ -12,16 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core import dtypes, lax
+from laminax_core import numpy as jnp
 from laminax_core._avals import canonicalize_shape, get_aval
 from laminax_core.random._keys import check_key
 from laminax_core.random._samplers import _shape, split_raw, uniform_raw
+from laminax_core.random._threefry import threefry_split
 
 __all__ = ["binomial", "multinomial", "poisson"]
 
 
 def _jnp():
-    from laminax_core import numpy as jnp
-
     return jnp
 
 
@@ -299,7 +299,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
     remaining = lax.cumsum(p, 0, reverse=True)
     ratios = jnp.divide(p, jnp.where(jnp.equal(remaining, 0), 1, remaining))
-    from laminax_core.random._threefry import threefry_split
 
     keys = threefry_split(raw, (shape[-1],))
 

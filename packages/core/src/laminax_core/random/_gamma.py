@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from laminax_core import dtypes, lax, vmap
+from laminax_core import dtypes, lax
+from laminax_core._api import vmap
 from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.random._keys import check_key
@@ -204,8 +205,6 @@ def dirichlet(key, alpha, shape=None, dtype=None):
       >>> x.shape, bool(abs(float(x.sum()) - 1) < 1e-6)
       ((3,), True)
     """
-    from laminax_core.nn import softmax
-
     raw, _ = check_key("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
     alpha = _as_array(alpha)
@@ -219,4 +218,14 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         shape = _shape("dirichlet", shape, alpha_shape[:-1])
     full = (*shape, alpha_shape[-1])
     alpha = _to_shape(lax.convert_element_type(alpha, dtype), full)
-    return softmax(_gamma_with_gradient(raw, alpha, True), -1)
+    return _softmax_last_axis(_gamma_with_gradient(raw, alpha, True))
+
+
+def _softmax_last_axis(x):
+    """Softmax over the last axis as JAX's dirichlet computes it (random's own helper, not
+    `nn.softmax`: the subtracted maximum is a `stop_gradient` whatever the softmax config)."""
+    axis = get_aval(x).ndim - 1
+    kept = (*get_aval(x).shape[:-1], 1)
+    x_max = lax.stop_gradient(lax.reshape(lax.reduce_max(x, (axis,)), kept))
+    unnormalized = lax.exp(lax.sub(x, x_max))
+    return lax.div(unnormalized, lax.reshape(lax.reduce_sum(unnormalized, (axis,)), kept))

@@ -29,6 +29,7 @@ __all__ = [
     "key_impl",
     "split",
     "wrap_key_data",
+    "KeyDType",
 ]
 
 _IMPL_NAME = "threefry2x32"

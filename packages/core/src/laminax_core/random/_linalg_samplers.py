@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from laminax_core import dtypes, lax
+from laminax_core import numpy as jnp
 from laminax_core._avals import canonicalize_shape, get_aval
 from laminax_core.random._keys import check_key
 from laminax_core.random._samplers import _shape, normal_raw
@@ -24,8 +25,6 @@ def _shape_of(x) -> tuple[int, ...]:
 
 
 def _promote_inexact(*args):
-    from laminax_core import numpy as jnp
-
     arrays = [jnp.asarray(a) for a in args]
     dtype = dtypes.result_type(*arrays)
     if not dtypes.issubdtype(dtype, np.inexact):
@@ -36,8 +35,6 @@ def _promote_inexact(*args):
 
 def _factor(cov, method: str):
     """A matrix `F` with `F @ F.T == cov` (batched over leading dims)."""
-    from laminax_core import numpy as jnp
-
     if method == "svd":
         u, s, _ = jnp.linalg.svd(cov)
         return lax.mul(u, jnp.sqrt(jnp.expand_dims(s, -2)))
@@ -66,8 +63,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
       >>> x.shape
       (2,)
     """
-    from laminax_core import numpy as jnp
-
     raw, _ = check_key("multivariate_normal", key)
     mean, cov = _promote_inexact(mean, cov)
     if method not in {"svd", "eigh", "cholesky"}:
@@ -115,8 +110,6 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
       >>> bool(np.allclose(np.asarray(q) @ np.asarray(q).T, np.eye(3), atol=1e-5))
       True
     """
-    from laminax_core import numpy as jnp
-
     raw, _ = check_key("orthogonal", key)
     shape = canonicalize_shape(shape, "orthogonal")
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype,

@@ -13,9 +13,10 @@ import operator
 import numpy as np
 
 from laminax_core import dtypes, lax
+from laminax_core import numpy as jnp
 from laminax_core._avals import canonicalize_shape, get_aval
 from laminax_core.random._keys import check_key
-from laminax_core.random._samplers import gumbel_raw, random_bits, split_raw, uniform_raw
+from laminax_core.random._samplers import _randint, gumbel_raw, random_bits, split_raw, uniform_raw
 
 __all__ = ["choice", "permutation"]
 
@@ -86,20 +87,14 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
 
 
 def _take(x, indices, axis: int):
-    from laminax_core import numpy as jnp
-
     return jnp.take(x, indices, axis=axis)
 
 
 def _choice_indices(raw, n_inputs, shape, replace, p, mode):
     """Indices into the population for `choice`, shaped `shape`."""
-    from laminax_core import numpy as jnp
-
     n_draws = math.prod(shape)
     if p is None:
         if replace:
-            from laminax_core.random._samplers import _randint
-
             zero, top = (np.asarray(v, dtypes.default_int_dtype()) for v in (0, n_inputs))
             return _randint(raw, shape, zero, top, dtypes.default_int_dtype())
         return lax.slice(_shuffle(raw, _arange(n_inputs), 0), (0,), (n_draws,))

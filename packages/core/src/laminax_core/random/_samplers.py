@@ -16,12 +16,20 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
+from laminax_core.lax._helpers import broadcast_to_shape
 from laminax_core.random import _threefry
 from laminax_core.random._keys import check_key
 
 __all__ = [
     "bernoulli", "bits", "categorical", "exponential", "gumbel", "laplace",
     "logistic", "normal", "randint", "truncated_normal", "uniform",
+    "random_bits",
+    "split_raw",
+    "uniform_raw",
+    "normal_raw",
+    "exponential_raw",
+    "gumbel_raw",
+    "truncated_normal_raw",
 ]  # fmt: skip
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -65,8 +73,6 @@ def _to_rank(x, rank: int):
 
 
 def _to_shape(x, shape):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
     return broadcast_to_shape(_to_rank(x, len(shape)), shape)
 
 

@@ -28,6 +28,7 @@ from laminax_core._primitive import (
     broadcast_operand_shapes,
     define_primitive,
 )
+from laminax_core.lax._helpers import broadcast_to_shape
 
 __all__ = [
     "threefry2x32_lax",
@@ -148,8 +149,6 @@ def threefry2x32_lax(k1, k2, x1, x2):
 
 
 def _broadcast(x, shape):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
     return broadcast_to_shape(x, shape)
 
 

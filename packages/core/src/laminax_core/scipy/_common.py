@@ -6,6 +6,7 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval, weak_array
+from laminax_core.lax._helpers import broadcast_to_shape
 
 
 def _inexact(name: str, *args):
@@ -31,8 +32,6 @@ def _inexact(name: str, *args):
 
 
 def _broadcast(args):
-    from laminax_core.lax._helpers import broadcast_to_shape
-
     shape = np.broadcast_shapes(*(get_aval(x).shape for x in args))
     out = []
     for x in args:

@@ -13,7 +13,7 @@ from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.scipy._common import _c, _inexact, _polyval
 
-__all__ = ["wofz"]
+__all__ = ["wofz", "erfcx_complex"]
 
 # w(z) = 2 p(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)), Z = (L + iz) / (L - iz), for Im z >= 0;
 # p's coefficients highest degree first

@@ -20,6 +20,7 @@ from laminax_core import numpy as jnp
 from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.scipy._common import _c, _inexact, _polyval
+from laminax_core.scipy._special_faddeeva import erfcx_complex
 
 __all__ = ["bernoulli", "dawsn", "erfcx", "exp1", "expi", "expn", "owens_t", "sici", "spence"]
 
@@ -85,8 +86,6 @@ def erfcx(x):
     """
     x = _inexact("erfcx", x)
     if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
-        from laminax_core.scipy._special_faddeeva import erfcx_complex
-
         return erfcx_complex(x)
     return _erfcx(x)
 

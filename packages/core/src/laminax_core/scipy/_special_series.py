@@ -17,6 +17,7 @@ from laminax_core import numpy as jnp
 from laminax_core._avals import get_aval
 from laminax_core._custom_derivatives import custom_jvp
 from laminax_core.scipy._common import _c, _inexact
+from laminax_core.scipy._special_gamma import digamma, gamma
 
 __all__ = ["bessel_jn", "hyp1f1", "hyp2f1"]
 
@@ -69,8 +70,6 @@ def _hyp1f1_asymptotic(a, b, x):
 
     first = lax.div(lax.mul(lax.sub(b, a), lax.sub(_c(a, 1), a)), x)
     total = _sum_series(first, ratio)
-    from laminax_core.scipy.special import gamma
-
     scale = lax.mul(lax.mul(lax.div(gamma(b), gamma(a)), lax.exp(x)), lax.pow(x, lax.sub(a, b)))
     return lax.mul(scale, total)
 
@@ -90,15 +89,11 @@ def _hyp1f1_scalar(a, b, x):
 
 
 def _hyp1f1_a_derivative_scalar(a, b, x):
-    from laminax_core.scipy.special import digamma
-
     weight = lambda k: lax.sub(digamma(lax.add(a, _as(a, k))), digamma(a))  # noqa: E731
     return _sum_series(lax.mul(lax.div(a, b), x), _kummer_ratio(a, b, x), weight, start=0.0)
 
 
 def _hyp1f1_b_derivative_scalar(a, b, x):
-    from laminax_core.scipy.special import digamma
-
     weight = lambda k: lax.sub(digamma(b), digamma(lax.add(b, _as(b, k))))  # noqa: E731
     return _sum_series(lax.mul(lax.div(a, b), x), _kummer_ratio(a, b, x), weight, start=0.0)
 
@@ -240,8 +235,6 @@ def _hyp2f1_power_series(a, b, c, x):
 
 
 def _digamma_sum(a, b, d1, e, ax, t):
-    from laminax_core.scipy.special import digamma
-
     one = _f(t, 1)
     return lax.sub(lax.sub(lax.sub(lax.add(digamma(lax.add(one, t)),
                                            digamma(lax.add(lax.add(one, t), e))),
@@ -252,8 +245,6 @@ def _digamma_sum(a, b, d1, e, ax, t):
 def _hyp2f1_near_one(a, b, c, x, selected):
     """F(a, b; c; x) for x near 1 with c - a - b near an integer m (Abramowitz and Stegun
     15.3.10-12): a series in 1 - x with digamma terms, plus the finite sum of |m| - 1 terms."""
-    from laminax_core.scipy.special import gamma
-
     eps = _f(x, dtypes.finfo(get_aval(x).dtype).eps)
     d = lax.sub(lax.sub(c, a), b)
     s = lax.sub(_f(x, 1), x)
@@ -290,8 +281,6 @@ def _hyp2f1_near_one(a, b, c, x, selected):
 
 
 def _hyp2f1_finite_part(a, b, c, d1, d2, e, s, rd, ard, y):
-    from laminax_core.scipy.special import gamma
-
     def body(state):
         i, p, t, y1 = state
         r = lax.add(lax.sub(_f(e, 1), e), t)
@@ -338,8 +327,6 @@ def _hyp2f1_terminal_or_series(a, b, c, x):
 
 
 def _hyp2f1_scalar(a, b, c, x):
-    from laminax_core.scipy.special import gamma
-
     eps = _f(x, dtypes.finfo(get_aval(x).dtype).eps * 50)
     d = lax.sub(lax.sub(c, a), b)
     s = lax.sub(_f(x, 1), x)
@@ -389,8 +376,6 @@ def _hyp2f1_parameter_derivative(weight):
 
 
 def _digamma(v):
-    from laminax_core.scipy.special import digamma
-
     return digamma(v)
 
 

@@ -10,6 +10,8 @@ to within a few ulps.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from laminax_core import dtypes, lax
@@ -19,8 +21,10 @@ from laminax_core.nn._functions import log_softmax as _log_softmax
 from laminax_core.nn._functions import logsumexp as _logsumexp
 from laminax_core.nn._functions import softmax as _softmax
 from laminax_core.scipy._common import _broadcast, _c, _inexact
+from laminax_core.scipy._special_complex_gamma import complex_loggamma
 from laminax_core.scipy._special_faddeeva import wofz
 from laminax_core.scipy._special_fresnel import fresnel
+from laminax_core.scipy._special_gamma import digamma, gamma, gammasgn
 from laminax_core.scipy._special_harmonics import sph_harm_y
 from laminax_core.scipy._special_integrals import (
     bernoulli,
@@ -83,16 +87,6 @@ def gammaln(x):
       array(3.1780539, dtype=float32)
     """
     return lax.lgamma(_inexact("gammaln", x))
-
-
-def digamma(x):
-    """The digamma function `d/dx log Gamma(x)`.
-
-    Example:
-      >>> digamma(np.float32(1))
-      array(-0.5772157, dtype=float32)
-    """
-    return lax.digamma(_inexact("digamma", x))
 
 
 def expit(x):
@@ -296,41 +290,6 @@ def _log_ndtr_lower(x, series_order):
 # ----- gamma-function family ----------------------------------------------------------------
 
 
-def gammasgn(x):
-    """The sign of the gamma function: -1, 1, or NaN at the poles (and for NaN).
-
-    Example:
-      >>> gammasgn(np.array([-1.5, -0.5, 0.5], np.float32))
-      array([ 1., -1.,  1.], dtype=float32)
-    """
-    x = _inexact("gammasgn", x)
-    floor_x = lax.floor(x)
-    negative = lax.lt(x, _c(x, 0))
-    pole = lax.bitwise_or(lax.bitwise_and(negative, lax.eq(x, floor_x)), lax.ne(x, x))
-    odd_floor = lax.ne(lax.rem(floor_x, _c(x, 2)), _c(x, 0))
-    negative_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x),
-                                                                _c(x, 0)))
-    minus = lax.bitwise_or(lax.bitwise_and(negative, odd_floor), negative_zero)
-    ones = lax.add(lax.mul(x, _c(x, 0)), _c(x, 1))
-    out = lax.select_n(minus, ones, lax.neg(ones))
-    return lax.select_n(pole, out, lax.add(ones, _c(x, np.nan)))
-
-
-def gamma(x):
-    """The gamma function `Gamma(x) = sign * exp(gammaln(x))` (NaN at the poles).
-
-    Example:
-      >>> gamma(np.float32(5))
-      array(24., dtype=float32)
-    """
-    x = _inexact("gamma", x)
-    if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
-        from laminax_core.scipy._special_complex_gamma import complex_gamma
-
-        return complex_gamma(x)
-    return lax.mul(gammasgn(x), lax.exp(lax.lgamma(x)))
-
-
 def factorial(n, exact: bool = False):
     """`n!` as `Gamma(n + 1)` (0 for negative `n`); only `exact=False` is supported.
 
@@ -456,8 +415,6 @@ def loggamma(x):
     """
     x = _inexact("loggamma", x)
     if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
-        from laminax_core.scipy._special_complex_gamma import complex_loggamma
-
         return complex_loggamma(x)
     nan = lax.add(lax.mul(x, _c(x, 0)), _c(x, np.nan))
     return lax.select_n(lax.gt(x, _c(x, 0)), nan, lax.lgamma(x))
@@ -504,8 +461,6 @@ def multigammaln(a, d: int):
       >>> multigammaln(np.float32(3), 2)
       array(1.550195, dtype=float32)
     """
-    import operator
-
     d = operator.index(d)
     a = _inexact("multigammaln", a)
     dtype = get_aval(a).dtype

@@ -61,6 +61,12 @@ __all__ = [
     "lowering_for",
     "lowerings",
     "register_lowering",
+    "is_embedded_constant",
+    "lowering_module_name",
+    "lower_private_function",
+    "compare",
+    "full_like",
+    "convert",
 ]
 
 # primitive -> rule; primitive -> "file:line" of the registration

@@ -45,6 +45,8 @@ __all__ = [
     "emit_sharding_constraint",
     "sharding_attribute",
     "use_shardy_partitioner",
+    "sdy_sharding",
+    "hlo_sharding",
 ]
 
 use_shardy_partitioner = config.define_bool_state(

@@ -8,9 +8,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
+from laminax_core.internal import highest, lowest
 
 from laminax_dispatch._lowering._core import compare, ir_constant, register_lowering
-from laminax_dispatch._lowering.reductions import _highest, _lowest
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
@@ -57,6 +57,6 @@ def _cumulative(combine, identity):
 
 register_lowering(lax.cumsum_p, _cumulative(hlo.add, lambda dtype: 0))
 register_lowering(lax.cumprod_p, _cumulative(hlo.multiply, lambda dtype: 1))
-register_lowering(lax.cummax_p, _cumulative(hlo.maximum, _lowest))
-register_lowering(lax.cummin_p, _cumulative(hlo.minimum, _highest))
+register_lowering(lax.cummax_p, _cumulative(hlo.maximum, lowest))
+register_lowering(lax.cummin_p, _cumulative(hlo.minimum, highest))
 register_lowering(lax.cumlogsumexp_p, _cumulative(_logaddexp, lambda dtype: -np.inf))

@@ -8,6 +8,8 @@ from laminax_core.internal import custom_jvp_call_p, custom_vjp_call_p
 
 from laminax_dispatch._lowering._core import ir_constant, jaxpr_subcomp, register_lowering
 
+__all__ = ["inline_closed_jaxpr"]
+
 
 def inline_closed_jaxpr(ctx, closed, args, scope: str) -> list:
     """Emits `closed` (a ClosedJaxpr or Jaxpr) in place on `args`, threading ctx's tokens."""

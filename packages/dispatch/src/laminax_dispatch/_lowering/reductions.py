@@ -10,6 +10,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
+from laminax_core.internal import highest, lowest
 
 from laminax_dispatch._lowering._core import (
     compare,
@@ -19,6 +20,8 @@ from laminax_dispatch._lowering._core import (
     register_lowering,
 )
 from laminax_dispatch._mlir import aval_to_ir_type
+
+__all__ = ["reduce_with"]
 
 
 def _scalar_type(aval) -> ir.Type:
@@ -36,24 +39,6 @@ def reduce_with(x, aval_in, aval_out, init, op, axes) -> ir.Value:
     return reduce.result
 
 
-def _lowest(dtype):
-    dtype = np.dtype(dtype)
-    if dtypes.issubdtype(dtype, np.inexact):
-        return -np.inf
-    if dtype == np.bool_:
-        return False
-    return np.iinfo(dtype).min
-
-
-def _highest(dtype):
-    dtype = np.dtype(dtype)
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.inf
-    if dtype == np.bool_:
-        return True
-    return np.iinfo(dtype).max
-
-
 def _all_bits(dtype):
     dtype = np.dtype(dtype)
     return True if dtype == np.bool_ else np.array(-1).astype(dtype)
@@ -67,7 +52,7 @@ def _reduce_sum_lower(ctx, x, axes, out_sharding):
 @lowering_for(lax.reduce_max_p)
 def _reduce_max_lower(ctx, x, axes):
     aval = ctx.avals_in[0]
-    return reduce_with(x, aval, ctx.avals_out[0], _lowest(aval.dtype), hlo.maximum, axes)
+    return reduce_with(x, aval, ctx.avals_out[0], lowest(aval.dtype), hlo.maximum, axes)
 
 
 def _arg_reduce_body(block, dtype, index_dtype, direction: str):
@@ -102,7 +87,7 @@ def _arg_reduce(ctx, x, axes, index_dtype, direction, init):
 
 @lowering_for(lax.argmax_p)
 def _argmax_lower(ctx, x, axes, index_dtype):
-    return _arg_reduce(ctx, x, axes, index_dtype, "GT", _lowest(ctx.avals_in[0].dtype))
+    return _arg_reduce(ctx, x, axes, index_dtype, "GT", lowest(ctx.avals_in[0].dtype))
 
 
 def _monoid(op, identity):
@@ -113,7 +98,7 @@ def _monoid(op, identity):
     return rule
 
 
-register_lowering(lax.reduce_min_p, _monoid(hlo.minimum, _highest))
+register_lowering(lax.reduce_min_p, _monoid(hlo.minimum, highest))
 register_lowering(lax.reduce_prod_p, _monoid(hlo.multiply, lambda dtype: 1))
 register_lowering(lax.reduce_and_p, _monoid(hlo.and_, _all_bits))
 register_lowering(lax.reduce_or_p, _monoid(hlo.or_, lambda dtype: 0))
@@ -122,7 +107,7 @@ register_lowering(lax.reduce_xor_p, _monoid(hlo.xor, lambda dtype: 0))
 
 @lowering_for(lax.argmin_p)
 def _argmin_lower(ctx, x, axes, index_dtype):
-    return _arg_reduce(ctx, x, axes, index_dtype, "LT", _highest(ctx.avals_in[0].dtype))
+    return _arg_reduce(ctx, x, axes, index_dtype, "LT", highest(ctx.avals_in[0].dtype))
 
 
 @lowering_for(lax.reduce_p)

@@ -1,4 +1,4 @@
-"""Lowerings of `laminax_core/lax/_structural.py`, in the same order."""
+"""Lowerings of `laminax_core/lax/_structural.py`, `_joining.py` and `_slicing.py`."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
+from laminax_core.internal import highest, lowest
 
 from laminax_dispatch._lowering._core import (
     compare,
@@ -15,7 +16,6 @@ from laminax_dispatch._lowering._core import (
     lowering_for,
     register_lowering,
 )
-from laminax_dispatch._lowering.reductions import _highest, _lowest
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
@@ -66,8 +66,8 @@ def _monoid_window(combine, identity):
 
 
 register_lowering(lax.reduce_window_sum_p, _monoid_window(hlo.add, lambda dtype: 0))
-register_lowering(lax.reduce_window_max_p, _monoid_window(hlo.maximum, _lowest))
-register_lowering(lax.reduce_window_min_p, _monoid_window(hlo.minimum, _highest))
+register_lowering(lax.reduce_window_max_p, _monoid_window(hlo.maximum, lowest))
+register_lowering(lax.reduce_window_min_p, _monoid_window(hlo.minimum, highest))
 
 
 @lowering_for(lax.reduce_window_p)
@@ -93,7 +93,7 @@ def _select_and_gather_add_lower(ctx, tangents, x, *, select_prim, **params):
     direction = _direction(select_prim)
     init_x = -np.inf if direction == "GE" else np.inf
     if not dtypes.issubdtype(aval_x.dtype, np.inexact):
-        init_x = _lowest(aval_x.dtype) if direction == "GE" else _highest(aval_x.dtype)
+        init_x = lowest(aval_x.dtype) if direction == "GE" else highest(aval_x.dtype)
     inits = [
         ir_constant(np.asarray(init_x, aval_x.dtype)),
         ir_constant(np.asarray(0, aval_t.dtype)),

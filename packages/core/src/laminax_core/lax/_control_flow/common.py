@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
-from laminax_core._interpreters.jvp import Zero, jvp_flat
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
+from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
 
@@ -30,24 +31,10 @@ __all__ = [
     "jvp_jaxpr",
     "trace_closed",
     "trace_user_fun",
+    "is_differentiable",
+    "out_batched",
+    "promote_weak_carry",
 ]
-
-
-def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
-    """Moves the constants that are tracers of outer traces to leading invars (so the outer
-    traces see them as operands); NumPy constants stay in the closed jaxpr."""
-    pairs = list(zip(closed.jaxpr.constvars, closed.consts, strict=True))
-    keep = [(v, c) for v, c in pairs if not isinstance(c, _trace.Tracer)]
-    hoist = [(v, c) for v, c in pairs if isinstance(c, _trace.Tracer)]
-    jaxpr = closed.jaxpr
-    new = Jaxpr(
-        [v for v, _ in keep],
-        [v for v, _ in hoist] + jaxpr.invars,
-        jaxpr.outvars,
-        jaxpr.eqns,
-        jaxpr.effects,
-    )
-    return ClosedJaxpr(new, [c for _, c in keep]), [c for _, c in hoist]
 
 
 def trace_closed(fun: Callable, avals, name: str) -> tuple[ClosedJaxpr, list]:
@@ -105,8 +92,6 @@ def promote_weak_carry(carry: list, in_avals, out_avals) -> tuple[list, bool]:
     """As JAX's loops: a weakly typed initial carry whose body output has another dtype is
     converted to the type both promote to (`fori_loop(0, n, f, 1.0)` with a bfloat16 body runs
     in bfloat16). Returns the new carry and whether anything changed (the body is retraced)."""
-    from laminax_core import lax
-
     changed = False
     carry = list(carry)
     for i, (a, b) in enumerate(zip(in_avals, out_avals, strict=True)):
@@ -159,7 +144,6 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: Sequen
             for t, inst in zip(out_tangents, instantiate, strict=True)
         ]
         found[:] = [out_nz]
-        from laminax_core._interpreters.jvp import instantiate_zeros
 
         kept = [instantiate_zeros(t) for t, nz in zip(out_tangents, out_nz, strict=True) if nz]
         return [*outs, *kept]
@@ -239,8 +223,6 @@ empty2_p = define_primitive(
 
 def empty_like_aval(aval: ShapedArray):
     """An array of `aval`'s shape and dtype whose contents nobody reads (zeros)."""
-    from laminax_core import lax
-
     scalar = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
     if aval.shape == ():
         return scalar

@@ -12,7 +12,7 @@ import collections
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -20,7 +20,7 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Var
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -37,8 +37,6 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
       >>> cond(np.float32(1) > 0, lambda x: x + 1.0, lambda x: x - 1.0, np.float32(2))
       array(3., dtype=float32)
     """
-    from laminax_core import lax
-
     if operand is not _NO_OPERAND:  # JAX's older spelling: one operand, by keyword
         if operands:
             raise TypeError(
@@ -66,8 +64,6 @@ def switch(index, branches, *operands):
       >>> switch(1, [lambda x: x, lambda x: x * 2.0], np.float32(3))
       array(6., dtype=float32)
     """
-    from laminax_core import lax
-
     branches = tuple(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
@@ -166,13 +162,6 @@ def _cond_impl(index, *args, branches):
     return common.jaxpr_as_fun(branches[i])(*args)
 
 
-cond_p = Primitive("cond")
-cond_p.multiple_results = True
-cond_p.def_effectful_abstract_eval(_cond_abstract_eval)
-cond_p.def_reference(_cond_impl)
-
-
-@cond_p.def_jvp
 def _cond_jvp(primals, tangents, *, branches):
     index, *args = primals
     nonzeros = [not isinstance(t, Zero) for t in tangents[1:]]
@@ -272,10 +261,6 @@ def _unknown_reading_slots(unknown: ClosedJaxpr, branch_slots, slot_avals):
     return closed
 
 
-partial_eval.partial_eval_rules[cond_p] = _cond_partial_eval
-
-
-@cond_p.def_transpose
 def _cond_transpose(cts, index, *args, branches):
     linear = [undefined(a) for a in args]
     known = [a for a in args if not undefined(a)]
@@ -308,7 +293,6 @@ def _cond_transpose(cts, index, *args, branches):
     return [None] + [next(out_iter) if lin else None for lin in linear]
 
 
-@cond_p.def_batch
 def _cond_batch(axis_data, args, dims, *, branches):
     index, *ops = args
     index_dim, op_dims = dims[0], dims[1:]
@@ -334,7 +318,6 @@ def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
     # A batched index: every branch runs on every example and `select_n` picks the results,
     # as in JAX. Each branch sees its operands through a select against their stop_gradient,
     # so reverse mode sends no cotangent into the examples a branch did not take.
-    from laminax_core import lax
 
     size = axis_data.size
     index = bdim_at_front(index, index_dim, size)
@@ -352,9 +335,19 @@ def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
 
 def _select_n_along(which, *cases):
     # select_n with a per-example `which` (shape (size,)) broadcast along the cases' dims
-    from laminax_core import lax
 
     shape = get_aval(cases[0]).shape
     if len(shape) > 1:
         which = lax.broadcast_in_dim(which, shape, (0,))
     return lax.select_n(which, *cases)
+
+
+cond_p = define_higher_order_primitive(
+    "cond",
+    abstract_eval=_cond_abstract_eval,
+    reference=_cond_impl,
+    jvp=_cond_jvp,
+    transpose=_cond_transpose,
+    batch=_cond_batch,
+    partial_eval=_cond_partial_eval,
+)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace
+from laminax_core import _trace, lax
+from laminax_core._api import vmap
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
@@ -15,7 +16,7 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 
 __all__ = ["map", "scan", "scan_p"]
@@ -154,9 +155,6 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 (JAX's name)
 
 
 def _batched_map(f, xs, batch_size):
-    from laminax_core import lax
-    from laminax_core._api import vmap
-
     if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) \
             or batch_size < 1:
         raise ValueError(f"lax.map: batch_size must be a positive int, got {batch_size!r}.")
@@ -196,8 +194,6 @@ def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_
 
 
 def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    from laminax_core import lax
-
     consts, carry, xs = _split(args, num_consts, num_carry)
     body = common.jaxpr_as_fun(jaxpr)
     ys_per_step = []
@@ -226,12 +222,6 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     return [*carry, *ys]
 
 
-scan_p = Primitive("scan")
-scan_p.multiple_results = True
-scan_p.def_effectful_abstract_eval(_scan_abstract_eval)
-scan_p.def_reference(_scan_impl)
-
-
 def _carry_fixpoint(step, carry_flags):
     """Grows the carry flags (nonzero, unknown, batched) until the body preserves them."""
     while True:
@@ -242,7 +232,6 @@ def _carry_fixpoint(step, carry_flags):
         carry_flags = grown
 
 
-@scan_p.def_jvp
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     nz = [not isinstance(t, Zero) for t in tangents]
     const_nz, carry_nz, xs_nz = _split(nz, num_consts, num_carry)
@@ -479,10 +468,6 @@ def _hoisted_loop(known_nf, k_consts, k_carry, k_xs, n_out, params):
     return hoisted, loop_outs
 
 
-partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
-
-
-@scan_p.def_transpose
 def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     # a carry is transposed as linear even when its initial value is a known constant: in a
@@ -528,7 +513,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
             for c, av in zip(ct_in, jaxpr.in_avals, strict=True)
         ]
         ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
-        from laminax_core import lax
 
         new_acc = [
             lax.add_any(a_, c)
@@ -568,7 +552,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
     )
 
 
-@scan_p.def_batch
 def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_consts, num_carry):
     consts, carry, xs = _split(args, num_consts, num_carry)
     c_dims, k_dims, x_dims = _split(dims, num_consts, num_carry)
@@ -603,3 +586,14 @@ def _scan_batch(axis_data, args, dims, *, jaxpr, length, reverse, unroll, num_co
         num_carry=num_carry,
     )
     return outs, [0 if f else None for f in k_b] + [1 if f else None for f in y_b]
+
+
+scan_p = define_higher_order_primitive(
+    "scan",
+    abstract_eval=_scan_abstract_eval,
+    reference=_scan_impl,
+    jvp=_scan_jvp,
+    transpose=_scan_transpose,
+    batch=_scan_batch,
+    partial_eval=_scan_partial_eval,
+)

@@ -13,13 +13,13 @@ import operator
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _trace, dtypes, lax
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
-from laminax_core._primitive import Primitive
+from laminax_core._primitive import define_higher_order_primitive
 from laminax_core.lax._control_flow import common
 from laminax_core.lax._control_flow.scan import _carry_fixpoint, _cut, scan
 
@@ -141,8 +141,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll: int | bool | None = N
             "pass Python ints (or concrete values) as lower and upper."
         )
 
-    from laminax_core import lax
-
     def cond_fun(carry):
         return lax.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
 
@@ -175,8 +173,6 @@ def _check_fori_bounds(lower, upper, body_fun) -> None:
 
 
 def _as(x, dtype):
-    from laminax_core import lax
-
     if not isinstance(x, _trace.Tracer):
         return np.asarray(x, dtype)
     return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
@@ -211,13 +207,6 @@ def _prefix(pred, shape):
     return pred.reshape(pred.shape + (1,) * (len(shape) - pred.ndim))
 
 
-while_p = Primitive("while")
-while_p.multiple_results = True
-while_p.def_effectful_abstract_eval(_while_abstract_eval)
-while_p.def_reference(_while_impl)
-
-
-@while_p.def_jvp
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     sizes = [cond_nconsts, body_nconsts, len(primals)]
     cond_consts, body_consts, carry = _cut(primals, sizes)
@@ -337,10 +326,6 @@ def _while_partial_eval(trace, args, params):
     return [s if f else next(known_iter) for s, f in zip(staged, carry_uk, strict=True)]
 
 
-partial_eval.partial_eval_rules[while_p] = _while_partial_eval
-
-
-@while_p.def_transpose
 def _while_transpose(cts, *args, **params):
     raise ValueError(
         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
@@ -349,7 +334,6 @@ def _while_transpose(cts, *args, **params):
     )
 
 
-@while_p.def_batch
 def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     sizes = [cond_nconsts, body_nconsts, len(args)]
     moved = [
@@ -389,3 +373,14 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         body_nconsts=body_nconsts,
     )
     return outs, k_dims
+
+
+while_p = define_higher_order_primitive(
+    "while",
+    abstract_eval=_while_abstract_eval,
+    reference=_while_impl,
+    jvp=_while_jvp,
+    transpose=_while_transpose,
+    batch=_while_batch,
+    partial_eval=_while_partial_eval,
+)

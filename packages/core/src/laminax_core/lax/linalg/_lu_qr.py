@@ -9,14 +9,10 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._primitive import NOT_LINEAR, ZERO_TANGENT, define_primitive
 from laminax_core.lax import _elementwise as ew
+from laminax_core.lax._joining import concatenate
 from laminax_core.lax._math import real
-from laminax_core.lax._structural import (
-    broadcast_in_dim,
-    broadcasted_iota,
-    concatenate,
-    pad,
-    slice,
-)
+from laminax_core.lax._slicing import pad, slice
+from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota
 from laminax_core.lax.linalg._matrix import (
     H,
     T,

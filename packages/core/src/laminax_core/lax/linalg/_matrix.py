@@ -8,7 +8,7 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_core._interpreters.batching import move_bdim
+from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._primitive import check_dtype
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._dot import dot_general
@@ -16,8 +16,11 @@ from laminax_core.lax._math import conj, real
 from laminax_core.lax._reductions import reduce_sum
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, transpose
 
-__all__ = ["H", "T", "check_matrix", "const", "diagonal", "eye_like", "matmul", "real_dtype",
-           "tril", "triu"]
+__all__ = [
+    "H", "T", "as_dtype", "batch_front", "batch_leading", "batched_reference", "check_matrix",
+    "const", "diagonal", "eye_like", "is_complex", "matmul", "move_front", "real_dtype",
+    "real_part", "tril", "triu",
+]  # fmt: skip
 
 
 def check_matrix(name: str, x: ShapedArray, square: bool = False) -> None:
@@ -101,8 +104,6 @@ def real_part(x):
 
 def batch_front(axis_data, args, dims):
     """Every operand with its batch dimension first (unbatched operands broadcast)."""
-    from laminax_core._interpreters.batching import bdim_at_front
-
     return [bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
 
 

@@ -10,7 +10,9 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import check_dtype, check_same_dtypes, define_primitive
 from laminax_core.lax import _elementwise as ew
-from laminax_core.lax._structural import concatenate, expand_dims, pad, slice
+from laminax_core.lax._joining import concatenate
+from laminax_core.lax._slicing import pad, slice
+from laminax_core.lax._structural import expand_dims
 from laminax_core.lax.linalg._matrix import batch_front, batched_reference
 
 __all__ = ["tridiagonal_solve"]

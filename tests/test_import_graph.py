@@ -1,0 +1,133 @@
+"""The import graph inside each package: no new import cycle, and imports at module top.
+
+`lint-imports` (tests/test_layers.py) keeps the packages and core's sub-layers in order; this
+file looks inside them, at single modules.
+"""
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ["laminax_pytree", "laminax_core", "laminax_dispatch", "laminax_pjit", "laminax_hostcb",
+            "laminax_export", "laminax"]
+CORE = ROOT / "packages" / "core" / "src" / "laminax_core"
+
+# Modules still in an import cycle: the families of lax define each other's rules (elementwise,
+# structural, reductions, indexing ... and the control-flow modules reach `lax` itself); jnp's
+# families call each other (creation, shape, indexing, ufuncs, logic, reductions, sorting);
+# dispatch's arrays, device_put, compilation and jit call each other; the facade's jax alias
+# imports the facade. A module may leave this list, never join it: untying a knot shrinks it.
+KNOWN_CYCLES = {
+    "laminax_core.lax": "the lax families",
+    "laminax_core.numpy._creation": "jnp families", "laminax_core.numpy._index_tricks": "jnp",
+    "laminax_core.numpy._indexing": "jnp", "laminax_core.numpy._logic": "jnp",
+    "laminax_core.numpy._operands": "jnp", "laminax_core.numpy._reductions": "jnp",
+    "laminax_core.numpy._shape": "jnp", "laminax_core.numpy._sorting": "jnp",
+    "laminax_core.numpy._ufuncs": "jnp",
+    "laminax_dispatch._array": "arrays, placement, compilation",
+    "laminax_dispatch._compile": "dispatch", "laminax_dispatch._compiled_call": "dispatch",
+    "laminax_dispatch._device_put": "dispatch", "laminax_dispatch._fast_path": "dispatch",
+    "laminax_dispatch._jit": "dispatch", "laminax_dispatch._tokens": "dispatch",
+    "laminax_dispatch._eager": "dispatch",
+    "laminax._jax_alias": "the facade's alias module imports the facade",
+}  # fmt: skip
+MAX_FUNCTION_LEVEL_IMPORTS_IN_CORE = 30
+
+_SCC_SCRIPT = r"""
+import sys, grimp
+package = sys.argv[1]
+graph = grimp.build_graph(package)
+edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+index, low, stack, on_stack, found = {}, {}, [], set(), []
+sys.setrecursionlimit(100000)
+def visit(v):
+    index[v] = low[v] = len(index)
+    stack.append(v); on_stack.add(v)
+    for w in edges[v]:
+        if w not in edges:
+            continue
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on_stack:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        component = []
+        while True:
+            w = stack.pop(); on_stack.discard(w); component.append(w)
+            if w == v:
+                break
+        if len(component) > 1:
+            found.append(sorted(component))
+for module in sorted(edges):
+    if module not in index:
+        visit(module)
+for component in found:
+    print(" ".join(component))
+"""
+
+
+def _cycles(package: str) -> list[list[str]]:
+    result = subprocess.run([sys.executable, "-c", _SCC_SCRIPT, package], capture_output=True,
+                            text=True, env=dict(os.environ), cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return [line.split() for line in result.stdout.splitlines() if line]
+
+
+def _known(module: str) -> bool:
+    # a package's __init__ is in the cycle of the modules it re-exports
+    if module in PACKAGES:
+        return True
+    return any(module == k or module.startswith(k + ".") for k in KNOWN_CYCLES)
+
+
+def test_no_module_joins_an_import_cycle():
+    joined = {p: [m for c in _cycles(p) for m in c if not _known(m)] for p in PACKAGES}
+    joined = {p: modules for p, modules in joined.items() if modules}
+    assert not joined, f"these modules import each other in a cycle: {joined}"
+
+
+def _function_level_imports(path: Path) -> list[tuple[int, bool]]:
+    """(line, explained) of each import inside a function or class of `path`."""
+    source = path.read_text()
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    top = {id(node) for node in tree.body}
+    for node in tree.body:  # imports under a module-level if/try are still module level
+        if isinstance(node, ast.If | ast.Try):
+            top |= {id(n) for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in top:
+            above = lines[node.lineno - 2].strip()
+            explained = "#" in lines[node.lineno - 1] or above.startswith("#") or (
+                above.startswith(("from ", "import ")) and lines[node.lineno - 3].strip()
+                .startswith("#"))
+            found.append((node.lineno, explained))
+    return found
+
+
+def test_core_imports_at_module_top():
+    found = {path.relative_to(CORE).as_posix(): _function_level_imports(path)
+             for path in sorted(CORE.rglob("*.py"))}
+    total = sum(len(v) for v in found.values())
+    assert total < MAX_FUNCTION_LEVEL_IMPORTS_IN_CORE, (
+        f"{total} imports inside functions in core: move them to the module top"
+    )
+    unexplained = [f"{p}:{line}" for p, v in found.items() for line, ok in v if not ok]
+    assert not unexplained, f"say why each import inside a function is there: {unexplained}"
+
+
+def test_the_checks_see_a_cycle_and_a_function_level_import(tmp_path):
+    package = tmp_path / "knot"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from knot import b\n")
+    (package / "b.py").write_text("def f():\n    from knot import a\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    result = subprocess.run([sys.executable, "-c", _SCC_SCRIPT, "knot"], capture_output=True,
+                            text=True, env=env)
+    assert result.stdout.split() == ["knot.a", "knot.b"]
+    assert _function_level_imports(package / "b.py") == [(2, False)]
