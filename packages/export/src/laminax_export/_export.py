@@ -104,7 +104,7 @@ def _canonical_platform(p: str) -> str:
 
 def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms,
                  disabled_checks=(), keep_unused: bool = False,
-                 check_custom_calls: bool = True) -> Exported:
+                 check_custom_calls: bool = True, in_avals=None, out_avals=None) -> Exported:
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
     `export` and the vjp exports). `check_custom_calls=False` (the seed's
     `strict_checks=False`) allows every custom call."""
@@ -140,8 +140,8 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     _annotate(module, out_tree, len(ordered))
     if check_custom_calls:
         _check_custom_calls(module, disabled_checks)
-    in_avals = tuple(a.strip_weak_type() for a in closed.in_avals)
-    out_avals = tuple(a.strip_weak_type() for a in closed.out_avals)
+    in_avals = tuple(a.strip_weak_type() for a in (in_avals or closed.in_avals))
+    out_avals = tuple(a.strip_weak_type() for a in (out_avals or closed.out_avals))
     return Exported(
         fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree,
         out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
@@ -221,11 +221,11 @@ def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, c
     def get_vjp(_exp):
         from laminax_export._vjp import vjp_jaxpr
 
-        vjp_closed, vjp_in_tree, vjp_out_tree = vjp_jaxpr(closed)
+        vjp_closed, vjp_in_tree, vjp_out_tree, vjp_in_avals, vjp_out_avals = vjp_jaxpr(closed)
         return export_jaxpr(
             vjp_closed, name=f"{name}_vjp", in_tree=vjp_in_tree, out_tree=vjp_out_tree,
             platforms=platforms, disabled_checks=disabled_checks, keep_unused=True,
-            check_custom_calls=check,
+            check_custom_calls=check, in_avals=vjp_in_avals, out_avals=vjp_out_avals,
         )
 
     return get_vjp
