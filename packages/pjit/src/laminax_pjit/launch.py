@@ -127,10 +127,22 @@ def _supervise(procs, timeout, grace, out, lock) -> int:
     if first_failure is None:
         return 0
     index, code = first_failure
-    what = f"signal {-code}" if code < 0 else f"exit status {code}"
     with lock:
-        out.write(f"laminax_pjit.launch: process {index} failed ({what}); the run failed\n")
+        for other, status in enumerate(p.poll() for p in procs):
+            if other == index:
+                continue
+            if status is None:
+                out.write(f"laminax_pjit.launch: process {other} still running {grace:g} s after "
+                          "the failure; killed\n")
+            elif status != 0:
+                out.write(f"laminax_pjit.launch: process {other} also failed ({_status(status)})\n")
+        out.write(f"laminax_pjit.launch: process {index} failed ({_status(code)}); the run "
+                  "failed\n")
     return code if code > 0 else 1
+
+
+def _status(code: int) -> str:
+    return f"signal {-code}" if code < 0 else f"exit status {code}"
 
 
 def main(argv: list[str] | None = None) -> int:
