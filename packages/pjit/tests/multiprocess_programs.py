@@ -53,7 +53,7 @@ def collectives() -> dict:
     mesh2 = _mesh((2, n // 2), ("a", "b"))
     y = _global(data, NamedSharding(mesh2, P("a", "b")))
     g = ld.jit(shard_map(lambda b: lax.psum(b, "a") * 2 + lax.psum(b, "b"), mesh=mesh2,
-                         in_specs=P("a", "b"), out_specs=P(None, None), check_vma=False))
+                         in_specs=P("a", "b"), out_specs=P("a", "b"), check_vma=False))
     out["psum_2d"] = _host(g(y))
     return out
 

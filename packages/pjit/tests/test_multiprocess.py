@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from laminax_pjit.launch import launch
 
-import multiprocess_programs
-
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))  # the programs module sits beside this file (not a package)
+import multiprocess_programs  # noqa: E402
 WORKER = str(HERE / "multiprocess_worker.py")
 RUN_TIMEOUT = 420  # seconds for a whole run: generous (a loaded 2-core machine), but bounded
 

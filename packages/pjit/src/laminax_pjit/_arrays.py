@@ -132,14 +132,15 @@ def _process_block(sharding, global_shape, local_shape) -> list[int]:
 
 def _inferred_global_shape(sharding, local_shape) -> tuple[int, ...]:
     """Each dimension grows by (distinct pieces over all devices) / (distinct pieces here)."""
-    probe = tuple(local_shape)
+    # a shape every tiling divides, only to count the distinct pieces along each dimension
+    probe = (len(sharding.device_set),) * len(local_shape)
     everywhere = sharding.devices_indices_map(probe)
     here = {d: everywhere[d] for d in sharding.addressable_devices}
     out = []
-    for dim, size in enumerate(probe):
+    for dim, (size, wanted) in enumerate(zip(probe, local_shape)):
         total = len({everywhere[d][dim].indices(size) for d in everywhere})
         local = len({index[dim].indices(size) for index in here.values()})
-        out.append(size * total // local)
+        out.append(wanted * total // local)
     return tuple(out)
 
 
