@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import time
 import warnings
 from collections.abc import Sequence
 
@@ -83,6 +85,27 @@ def _quiet_runtime_logging() -> None:
     except ValueError:
         level = 1
     jaxlib_utils.absl_set_min_log_level(level)
+
+
+def _wait_for_coordinator(address: str, timeout: float) -> None:
+    """Waits until something listens at process 0's address. jaxlib's client aborts the whole
+    process when it cannot register in time; checking first turns the common case (process 0
+    never started, wrong address) into a Python error."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, int(port)), timeout=1.0):
+                return
+        except OSError as err:
+            if time.monotonic() >= deadline:
+                raise RuntimeError(
+                    f"Nothing answered at the coordinator address {address} within {timeout:g} s "
+                    f"({err}). Start process 0 (it runs the coordination service) and check that "
+                    "every process got the same coordinator_address."
+                ) from None
+            time.sleep(0.25)
 
 
 def _check_int(name: str, value, low: int) -> None:
@@ -205,6 +228,8 @@ def initialize(
             bind, count, heartbeat_timeout=heartbeat_timeout_seconds,
             shutdown_timeout=shutdown_timeout_seconds,
         )
+    else:
+        _wait_for_coordinator(address, initialization_timeout)
     client = _jax.get_distributed_runtime_client(
         address, index, init_timeout=initialization_timeout,
         heartbeat_timeout=heartbeat_timeout_seconds, shutdown_timeout=shutdown_timeout_seconds,
