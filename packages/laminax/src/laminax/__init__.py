@@ -93,6 +93,7 @@ from laminax_pjit import smap as smap
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import extend as extend
@@ -137,6 +138,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "debug",
+    "distributed",
     "debug_infs",
     "debug_key_reuse",
     "debug_nans",
