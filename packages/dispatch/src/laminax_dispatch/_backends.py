@@ -40,6 +40,7 @@ __all__ = [
     "process_count",
     "process_index",
     "default_device",
+    "set_cpu_client_options",
 ]
 
 logger = logging.getLogger("laminax_dispatch")
