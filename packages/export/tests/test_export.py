@@ -174,3 +174,40 @@ def test_fuzzed_bytes_raise_value_error_or_deserialize():
             assert back.in_tree.num_leaves == len(back.in_avals)
             assert back.out_tree.num_leaves == len(back.out_avals)
     assert outcomes["refused"] > 1000
+
+
+def _module_with_custom_call(target):
+    from jaxlib.mlir import ir
+    from laminax_dispatch.internal import make_ir_context
+
+    text = (
+        "module @m {\n  func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n"
+        f'    %0 = stablehlo.custom_call @{target}(%arg0) : (tensor<3xf32>) -> tensor<3xf32>\n'
+        "    return %0 : tensor<3xf32>\n  }\n}\n")
+    return ir.Module.parse(text, make_ir_context())
+
+
+@pytest.mark.parametrize("target", ["my_kernel", "tpu_custom_call_v2", "lapack_sgetrf"])
+def test_unstable_custom_calls_are_refused_unless_allowed(target):
+    from laminax_export._export import _check_custom_calls
+
+    module = _module_with_custom_call(target)
+    with pytest.raises(ValueError, match=f"no compatibility guarantees: \\['{target}'\\]"):
+        _check_custom_calls(module, ())
+    _check_custom_calls(module, (le.DisabledSafetyCheck.custom_call(target),))
+
+
+@pytest.mark.parametrize("target", ["lapack_sgetrf_ffi", "Sharding", "mhlo.erf"])
+def test_stable_custom_calls_are_allowed(target):
+    from laminax_export._export import _check_custom_calls
+
+    _check_custom_calls(_module_with_custom_call(target), ())
+
+
+def test_disabled_safety_check_values():
+    c = le.DisabledSafetyCheck.custom_call("foo")
+    assert c.is_custom_call() == "foo" and str(c) == "custom_call:foo"
+    assert le.DisabledSafetyCheck.platform().is_custom_call() is None
+    assert c == le.DisabledSafetyCheck.custom_call("foo") and hash(c) == hash(
+        le.DisabledSafetyCheck.custom_call("foo"))
+    assert c != le.DisabledSafetyCheck.platform()

@@ -28,7 +28,7 @@ from laminax_export._exported import (
     maximum_supported_calling_convention_version,
 )
 
-__all__ = ["default_export_platform", "export", "check_custom_calls", "module_to_artifact"]
+__all__ = ["default_export_platform", "export", "export_jaxpr", "module_to_artifact"]
 
 # Custom calls whose ABI XLA and jaxlib keep stable, so that a module calling them may be
 # stored (JAX's allow-list for the targets laminax lowers to on CPU).
@@ -103,9 +103,11 @@ def _canonical_platform(p: str) -> str:
 
 
 def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms,
-                 disabled_checks=(), keep_unused: bool = False) -> Exported:
+                 disabled_checks=(), keep_unused: bool = False,
+                 check_custom_calls: bool = True, in_avals=None, out_avals=None) -> Exported:
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
-    `export` and the vjp exports)."""
+    `export` and the vjp exports). `check_custom_calls=False` (the seed's
+    `strict_checks=False`) allows every custom call."""
     jaxpr = closed.jaxpr
     n_in = len(jaxpr.invars)
     pruned, used = dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars),
@@ -128,11 +130,18 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
             )
         finally:
             config.update("jax_embedded_constants_max_bytes", previous)
+    if lowering.host_callbacks:
+        # JAX's error type and words: a module calling Python functions of this process
+        raise NotImplementedError(
+            "serialization of host_callbacks is not yet implemented: "
+            f"{name} calls Python on the host (pure_callback, io_callback, debug.print ...), "
+            "which an artifact cannot carry. Export the function without its callbacks.")
     module = lowering.module
     _annotate(module, out_tree, len(ordered))
-    check_custom_calls(module, disabled_checks)
-    in_avals = tuple(a.strip_weak_type() for a in closed.in_avals)
-    out_avals = tuple(a.strip_weak_type() for a in closed.out_avals)
+    if check_custom_calls:
+        _check_custom_calls(module, disabled_checks)
+    in_avals = tuple(a.strip_weak_type() for a in (in_avals or closed.in_avals))
+    out_avals = tuple(a.strip_weak_type() for a in (out_avals or closed.out_avals))
     return Exported(
         fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree,
         out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
@@ -142,7 +151,8 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
         mlir_module_serialized=module_to_artifact(module),
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=kept, uses_global_constants=False,
-        _get_vjp=_vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks),
+        _get_vjp=_vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks,
+                               check_custom_calls),
     )
 
 
@@ -168,7 +178,7 @@ def _annotate(module: ir.Module, out_tree, num_tokens: int) -> None:
         main.attributes["res_attrs"] = ir.ArrayAttr.get(new)
 
 
-def check_custom_calls(module: ir.Module, disabled_checks) -> None:
+def _check_custom_calls(module: ir.Module, disabled_checks) -> None:
     """Refuses custom calls whose ABI is not known to be stable (JAX's safety check), unless
     a `DisabledSafetyCheck.custom_call(target)` allows them."""
     allowed = {c.is_custom_call() for c in disabled_checks}
@@ -207,14 +217,15 @@ def module_to_artifact(module: ir.Module) -> bytes:
     return bytes(_jax.mlir.serialize_portable_artifact(module_to_bytecode(module), target, True))
 
 
-def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks):
+def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, check):
     def get_vjp(_exp):
         from laminax_export._vjp import vjp_jaxpr
 
-        vjp_closed, vjp_in_tree, vjp_out_tree = vjp_jaxpr(closed)
+        vjp_closed, vjp_in_tree, vjp_out_tree, vjp_in_avals, vjp_out_avals = vjp_jaxpr(closed)
         return export_jaxpr(
             vjp_closed, name=f"{name}_vjp", in_tree=vjp_in_tree, out_tree=vjp_out_tree,
             platforms=platforms, disabled_checks=disabled_checks, keep_unused=True,
+            check_custom_calls=check, in_avals=vjp_in_avals, out_avals=vjp_out_avals,
         )
 
     return get_vjp

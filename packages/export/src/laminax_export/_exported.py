@@ -21,6 +21,7 @@ __all__ = [
     "is_symbolic_dim",
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
+    "parse_artifact",
 ]
 
 # The calling conventions of the module this package writes and reads: as JAX 0.10.2's

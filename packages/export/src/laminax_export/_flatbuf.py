@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Bytes", "FlatBufferError", "Reader", "Table", "Vector", "write"]
+__all__ = ["Bytes", "FlatBufferError", "Reader", "Table", "Vector", "write", "RTable"]
 
 _SCALARS = {"i8": "<b", "u8": "<B", "bool": "<B", "i16": "<h", "u16": "<H", "i32": "<i", "u32": "<I"}
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
+from laminax_core import dtypes
 from laminax_core.internal import ShapedArray
 from laminax_pytree import PyTreeDef, default_registry, tree_structure
 
@@ -47,7 +48,7 @@ _DTYPES = {
     15: np.dtype(ml_dtypes.int4), 16: np.dtype(ml_dtypes.uint4),
     17: np.dtype(ml_dtypes.float8_e4m3b11fnuz), 18: np.dtype(ml_dtypes.float8_e4m3fn),
     19: np.dtype(ml_dtypes.float8_e4m3fnuz), 20: np.dtype(ml_dtypes.float8_e5m2),
-    21: np.dtype(ml_dtypes.float8_e5m2fnuz), 23: np.dtype(ml_dtypes.float8_e4m3),
+    21: np.dtype(ml_dtypes.float8_e5m2fnuz), 22: dtypes.float0, 23: np.dtype(ml_dtypes.float8_e4m3),
     24: np.dtype(ml_dtypes.float8_e3m4), 25: np.dtype(ml_dtypes.float8_e8m0fnu),
     26: np.dtype(ml_dtypes.float4_e2m1fn),
 }

@@ -94,6 +94,7 @@ from laminax_pjit import smap as smap
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import export as export
@@ -140,6 +141,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "debug",
+    "distributed",
     "debug_infs",
     "export",
     "debug_key_reuse",
