@@ -114,9 +114,10 @@ def _bind_forwarding(closed, consts, carry, xs, params) -> list:
 
 
 def _fresh(x):
-    # a forwarded NumPy x comes back as a new array (JAX puts it on the device); tracers and
-    # device arrays are immutable and come back as they are
-    return np.array(x) if isinstance(x, np.ndarray) else x
+    # a forwarded NumPy x comes back as a new array of the canonical dtype, as JAX
+    # puts it on the device (int64 -> int32 with x64 off): `copy` is dispatched like any op;
+    # tracers and device arrays are immutable and come back as they are
+    return lax.copy_p.bind(x) if isinstance(x, np.ndarray | np.generic) else x
 
 
 def _scan_length(xs_leaves, length):
