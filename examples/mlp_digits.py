@@ -1,11 +1,18 @@
 """The main job: a multilayer perceptron classifying handwritten digits, trained with jit and grad.
 
 The data is scikit-learn's bundled 8x8 digits (1,797 images; no download). The program is written
-against JAX's API and runs on laminax through `import laminax as jax`:
+against JAX's API, `import jax`, and trains with optax (gradient clipping, then AdamW on a
+warmup-cosine schedule); `laminax.install_as_jax()` at start-up makes `jax`, and optax's own
+`import jax`, resolve to laminax:
 
     python examples/mlp_digits.py [--epochs 40] [--out examples/out]
     python examples/mlp_digits.py --devices 8                    # data-parallel on 8 devices
     python examples/mlp_digits.py --devices 8 --model-parallel   # hidden layers split over 8
+    python examples/mlp_digits.py --export out/classifier.bin    # save the trained classifier
+
+With ``--export PATH`` the trained classifier (test images -> logits, the parameters inside) is
+saved as a serialized `jax.export` artifact in JAX's format, which real JAX can load and run,
+with the test images and laminax's logits next to it (``PATH`` with suffix ``.npz``).
 
 With ``--devices N`` (N > 1) the program runs on a mesh of N devices (N virtual CPU devices when
 the backend is the CPU): data-parallel by default (each batch split over the mesh, parameters
@@ -24,6 +31,7 @@ below 95%, so a run that trains badly cannot pass for a good one.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -33,9 +41,14 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from tqdm import tqdm
 
-import laminax as jax
-import laminax.numpy as jnp
-from laminax.experimental import host_callback as hcb
+import laminax
+
+laminax.install_as_jax()  # before anything imports jax: optax below runs on laminax too
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import optax  # noqa: E402
+from jax.experimental import host_callback as hcb  # noqa: E402
 
 LAYER_SIZES = (64, 128, 128, 10)
 TARGET_ACCURACY = 0.95
@@ -72,23 +85,23 @@ def loss_fn(params, x, y):
     return -jnp.mean(jnp.sum(jax.nn.one_hot(y, 10) * log_probs, axis=-1))
 
 
-def adam_init(params):
-    zeros = jax.tree.map(jnp.zeros_like, params)
-    return {"m": zeros, "v": zeros, "step": jnp.zeros((), jnp.int32)}
-
-
-@jax.jit
-def train_step(params, opt_state, x, y, learning_rate=1e-3):
-    """One Adam step; returns the new parameters, optimiser state and the batch loss."""
-    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-    step = opt_state["step"] + 1
-    m = jax.tree.map(lambda m, g: 0.9 * m + 0.1 * g, opt_state["m"], grads)
-    v = jax.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, opt_state["v"], grads)
-    correction = jnp.sqrt(1 - 0.999**step) / (1 - 0.9**step)
-    params = jax.tree.map(
-        lambda p, m, v: p - learning_rate * correction * m / (jnp.sqrt(v) + 1e-8), params, m, v
+def make_optimizer(total_steps: int, peak_learning_rate: float = 3e-3):
+    """Clips the gradients' global norm, then AdamW with a warmup-cosine learning rate."""
+    schedule = optax.warmup_cosine_decay_schedule(
+        init_value=0.0,
+        peak_value=peak_learning_rate,
+        warmup_steps=max(total_steps // 20, 1),
+        decay_steps=total_steps,
+        end_value=peak_learning_rate / 100,
     )
-    return params, {"m": m, "v": v, "step": step}, loss
+    return optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=1e-4))
+
+
+def train_step(optimizer, params, opt_state, x, y):
+    """One optimizer step; returns the new parameters, optimizer state and the batch loss."""
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state, loss
 
 
 # How each step's batch is laid out (`--devices`: split over the mesh), set before the first
@@ -108,8 +121,8 @@ def advance_progress_bar(loss, transforms):
         _progress_bar.set_postfix(loss=f"{float(loss):.4f}", refresh=False)
 
 
-@jax.jit
-def train_epoch(params, opt_state, x, y, batch_indices):
+@functools.partial(jax.jit, static_argnums=0)
+def train_epoch(optimizer, params, opt_state, x, y, batch_indices):
     """All of an epoch's steps in one program: a scan over the rows of `batch_indices`."""
 
     def step(carry, idx):
@@ -117,7 +130,7 @@ def train_epoch(params, opt_state, x, y, batch_indices):
         batch = (x[idx], y[idx])
         if _batch_sharding is not None:
             batch = jax.lax.with_sharding_constraint(batch, _batch_sharding)
-        params, opt_state, loss = train_step(params, opt_state, *batch)
+        params, opt_state, loss = train_step(optimizer, params, opt_state, *batch)
         loss = hcb.id_tap(advance_progress_bar, loss)
         return (params, opt_state), loss
 
@@ -132,7 +145,7 @@ def accuracy(params, x, y):
 
 def sharding_setup(devices: int, model_parallel: bool):
     """Lays the program out on a mesh of `devices` devices: sets how batches are split and
-    returns the function that places parameters (and optimiser state) on the mesh."""
+    returns the function that places parameters (and optimizer state) on the mesh."""
     global _batch_sharding
     if devices <= 1 and not model_parallel:
         return lambda tree: tree
@@ -155,18 +168,35 @@ def sharding_setup(devices: int, model_parallel: bool):
         layers = [{"w": replicated, "b": replicated}] * (len(LAYER_SIZES) - 1)
         _batch_sharding = NamedSharding(mesh, P("batch"))
 
+    params_structure = jax.tree.structure([{"w": 0, "b": 0}] * (len(LAYER_SIZES) - 1))
+
+    def like_params(tree) -> bool:
+        return jax.tree.structure(tree) == params_structure
+
     def place(tree):
-        if isinstance(tree, dict) and "step" in tree:  # optimiser state: m and v as the params
-            return {
-                "m": jax.device_put(tree["m"], layers),
-                "v": jax.device_put(tree["v"], layers),
-                "step": jax.device_put(tree["step"], replicated),
-            }
-        return jax.device_put(tree, layers)
+        # the parameters, and the parameter-shaped parts of the optimizer state (Adam's moments)
+        # as the parameters; the rest of the state (step counts) replicated
+        return jax.tree.map(
+            lambda t: jax.device_put(t, layers if like_params(t) else replicated),
+            tree,
+            is_leaf=like_params,
+        )
 
     kind = "model" if model_parallel else "data"
     print(f"devices: {devices} ({kind}-parallel, mesh {dict(mesh.shape)})")
     return place
+
+
+def export_classifier(params, x, path: Path) -> None:
+    """Saves `x -> logits` (the trained parameters inside) as a serialized `jax.export`
+    artifact, and the images and logits it answers for them as `<path>.npz`."""
+    params = jax.tree.map(np.asarray, params)  # gathered: constants of a one-device module
+    classify = jax.jit(functools.partial(predict, params))
+    exported = jax.export.export(classify)(jax.ShapeDtypeStruct(x.shape, x.dtype))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(exported.serialize())
+    np.savez(path.with_suffix(".npz"), x=x, logits=np.asarray(classify(x)))
+    print(f"classifier exported to {path}")
 
 
 def save_loss_curve(losses: list[float], path: Path) -> None:
@@ -194,6 +224,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--model-parallel", action="store_true", help="split the hidden layers (default N: 8)"
     )
+    parser.add_argument("--export", type=Path, default=None,
+                        help="save the trained classifier as a jax.export artifact")
     args = parser.parse_args(argv)
     devices = args.devices or (8 if args.model_parallel else 1)
     if devices > 1:  # virtual CPU devices, if the backend is the CPU (before it starts)
@@ -203,9 +235,10 @@ def main(argv: list[str]) -> int:
     key = jax.random.PRNGKey(args.seed)
     place = sharding_setup(devices, args.model_parallel)
     params = place(init_params(key))
-    opt_state = place(adam_init(params))
     shuffle = np.random.default_rng(args.seed)
     batches = len(x_train) // args.batch_size
+    optimizer = make_optimizer(args.epochs * batches)
+    opt_state = place(optimizer.init(params))
     epoch_losses = []
 
     global _progress_bar
@@ -215,7 +248,9 @@ def main(argv: list[str]) -> int:
     for epoch in range(1, args.epochs + 1):
         order = shuffle.permutation(len(x_train))[: batches * args.batch_size]
         batch_indices = order.reshape(batches, args.batch_size).astype(np.int32)
-        params, opt_state, losses = train_epoch(params, opt_state, x_train, y_train, batch_indices)
+        params, opt_state, losses = train_epoch(
+            optimizer, params, opt_state, x_train, y_train, batch_indices
+        )
         epoch_losses.append(float(np.sum(np.asarray(losses, np.float64))) / batches)
         hcb.barrier_wait()  # every step's tap has moved the bar before the epoch's line
         train_acc = float(accuracy(params, x_train, y_train))
@@ -233,6 +268,8 @@ def main(argv: list[str]) -> int:
     final = float(accuracy(params, x_test, y_test))
     print(f"test accuracy {final:.4f} after {args.epochs} epochs in {elapsed:.1f} s")
     print(f"loss curve saved to {plot_path}")
+    if args.export:
+        export_classifier(params, np.asarray(x_test, np.float32), args.export)
     if final < TARGET_ACCURACY:
         print(f"FAILED: test accuracy {final:.4f} is below {TARGET_ACCURACY}", file=sys.stderr)
         return 1

@@ -141,6 +141,23 @@ def test_jax_src_shims_are_the_listed_ones_only():
     assert result == (True, True, {}, ["cpu"])
 
 
+def test_jax_src_compiler_compiles_for_chex():
+    result = run_as_jax(
+        """
+        from jax._src import compiler
+        from jaxlib import _jax
+        from laminax_dispatch.internal import compile_options
+        backend = jax.extend.backend.get_backend()
+        devices = backend.devices()[:1]
+        text = jax.jit(lambda x: x * 3.0).lower(np.float32(1)).as_text()
+        exe = compiler.backend_compile_and_load(
+            backend, text, _jax.DeviceList(tuple(devices)), compile_options(devices))
+        result = "multiply" in exe.hlo_modules()[0].to_string()
+        """
+    )
+    assert result is True
+
+
 # ----- behaviour through jax.core ---------------------------------------------------------
 
 

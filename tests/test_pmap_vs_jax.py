@@ -110,3 +110,33 @@ def test_errors(name):
 ])
 def test_axis_index_groups(call):
     _same(*run_both(f"x4 = np.arange(4.0, dtype=np.float32) ** 2\nresult = np.asarray({call})"))
+
+
+@requires_jax
+@pytest.mark.parametrize("call", [
+    "jax.pmap(lambda x: jax.lax.all_gather(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), "
+    "'i')(x4)",
+    "jax.pmap(lambda x: jax.lax.all_gather(x, 'i', axis_index_groups=[[3, 1], [0, 2]], "
+    "tiled=True), 'i')(x4.reshape(4, 1))",
+    "jax.grad(lambda v: (jax.pmap(lambda x: jax.lax.all_gather(x, 'i', axis_index_groups="
+    "[[0, 2], [1, 3]]), 'i')(v) * jnp.arange(8.0).reshape(4, 2)).sum())(x4)",
+    "jax.pmap(lambda x: jax.lax.all_gather(x, 'i', axis_index_groups=None), 'i')(x4)",
+])
+def test_all_gather_groups(call):
+    _same(*run_both(f"x4 = np.arange(4.0, dtype=np.float32) ** 2\nresult = np.asarray({call})"))
+
+
+@requires_jax
+@pytest.mark.parametrize("call", [
+    "jax.pmap(lambda x: jax.lax.psum_scatter(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), "
+    "'i')(x44[:, :2])",
+    "jax.pmap(lambda x: jax.lax.psum_scatter(x, 'i', axis_index_groups=[[0, 2], [1, 3]], "
+    "tiled=True), 'i')(x44)",
+    "jax.pmap(lambda x: jax.lax.all_to_all(x, 'i', 0, 0, axis_index_groups=[[0, 3], [1, 2]], "
+    "tiled=True), 'i')(x44)",
+    "jax.grad(lambda v: (jax.pmap(lambda x: jax.lax.psum_scatter(x, 'i', axis_index_groups="
+    "[[0, 1], [2, 3]], tiled=True), 'i')(v) ** 2).sum())(x44)",
+])
+def test_scatter_and_all_to_all_groups(call):
+    _same(*run_both("x44 = np.arange(16.0, dtype=np.float32).reshape(4, 4)\n"
+                    f"result = np.asarray({call})"))

@@ -43,9 +43,14 @@ BELOW = {
     "laminax": ["pytree", "core", "dispatch", "pjit", "hostcb", "export"],
 }
 TEST_TOOLS = ["pytest>=8", "pytest-xdist>=3", "hypothesis>=6", "import-linter>=2"]
-EXAMPLE_TOOLS = ["scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7"]
-# The example trains with optax, running on laminax through `laminax.install_as_jax()`.
-EXAMPLE_JAX_LIBRARIES = ["optax==0.2.8"]
+EXAMPLE_TOOLS = [
+    "scikit-learn>=1.3", "tqdm>=4.60", "matplotlib>=3.7",
+    "jaxtyping==0.3.11", "wadler_lindig==0.1.8", "typing_extensions>=4.5",
+]
+# JAX libraries run on laminax through `laminax.install_as_jax()`: the example trains with
+# optax; tests/test_clients_training_vs_jax.py also trains an equinox model. Installed without
+# their `jax` dependency (laminax stands for it); jaxtyping is equinox's own dependency.
+EXAMPLE_JAX_LIBRARIES = ["optax==0.2.8", "equinox==0.13.8"]
 EXAMPLE = ROOT / "examples" / "mlp_digits.py"
 
 # pytest exits 5 when it collected no tests; a package with no tests yet is not a failure.
@@ -182,7 +187,11 @@ def cmd_clients(args: list[str]) -> int:
 def cmd_ci() -> int:
     steps = [("layers", cmd_layers), ("line budget", cmd_loc), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
-    steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
+    # The client libraries' suites are a marked, opt-in job (LAMINAX_CI_CLIENTS=1): until the
+    # record of their known failures is complete (tests/clients/KNOWN.md), a CI run only
+    # measures, and it costs up to SUITE_TIMEOUT_S per library.
+    if os.environ.get("LAMINAX_CI_CLIENTS") == "1":
+        steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
     failed = []
     for name, step in steps:
         print(f"\n=== {name}", flush=True)

@@ -392,3 +392,27 @@ def test_replicated_values_share_the_modules_mesh(devs):
     text = jit(lambda a, b: (a, b), in_shardings=(r, s), out_shardings=(r, s)).lower(X, X).as_text()
     assert text.count("sdy.mesh @") == 1
     assert text.count('#sdy.sharding<@mesh, [{}, {}]>') == 2
+
+
+class _Rows:
+    """A sharding-like value jit resolves through a registered resolver, when compiling."""
+
+
+def test_sharding_resolvers_run_when_a_signature_compiles(devs):
+    from laminax_dispatch.internal import register_sharding_resolver
+
+    calls = []
+
+    def resolve(value):
+        calls.append(value)
+        return tiled(devs, 8, 1)
+
+    register_sharding_resolver(_Rows, resolve)
+    rows = _Rows()
+    f = jit(lambda a: a + 1, in_shardings=rows, out_shardings=rows)
+    y = f(X)
+    assert y.sharding == tiled(devs, 8, 1) and calls
+    n = len(calls)
+    f(X)  # the fast path: nothing resolved again
+    assert len(calls) == n
+    np.testing.assert_array_equal(np.asarray(y), X + 1)

@@ -566,3 +566,21 @@ def test_barrier_wait_inside_a_tap_function_returns():
     jit(lambda x: hcb.id_tap(tap, x))(np.int32(3))
     hcb.barrier_wait()
     assert seen == [3]
+
+
+def test_inline_mode_runs_eager_calls_on_the_calling_thread():
+    threads = []
+
+    def host(a):
+        threads.append(threading.current_thread())
+        return np.asarray(a) * 2
+
+    with _config.inline(True):
+        out = hcb.call(host, F32(4), result_shape=F32(0))
+    assert float(out) == 8.0 and threads == [threading.current_thread()]
+
+
+def test_id_print_without_a_stream_prints_to_stdout(capsys):
+    jit(lambda x: hcb.id_print(x, what="stdout"))(np.arange(3))
+    hcb.barrier_wait()
+    assert capsys.readouterr().out == "what: stdout\n[0 1 2]\n"

@@ -60,6 +60,7 @@ from laminax_core.config import numpy_dtype_promotion as numpy_dtype_promotion
 from laminax_core.config import numpy_rank_promotion as numpy_rank_promotion
 from laminax_core.config import softmax_custom_jvp as softmax_custom_jvp
 from laminax_core.config import threefry_partitionable as threefry_partitionable
+from jaxlib.xla_client import Device as Device
 from laminax_dispatch import Array as Array
 from laminax_dispatch import block_until_ready as block_until_ready
 from laminax_dispatch import clear_caches as clear_caches
@@ -93,8 +94,10 @@ from laminax_pjit import smap as smap
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import export as export
 from laminax import extend as extend
 from laminax import flatten_util as flatten_util
 from laminax import interpreters as interpreters
@@ -124,6 +127,7 @@ __all__ = [
     "default_device",
     "log_compiles",
     "Array",
+    "Device",
     "block_until_ready",
     "check_tracer_leaks",
     "checking_leaks",
@@ -137,7 +141,9 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "debug",
+    "distributed",
     "debug_infs",
+    "export",
     "debug_key_reuse",
     "debug_nans",
     "default_backend",

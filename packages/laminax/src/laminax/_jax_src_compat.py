@@ -52,6 +52,18 @@ def _initialized_backends() -> dict:
     return backends()
 
 
+# ----- jax._src.compiler: chex imports it at package import (chex.restrict_backends) --------
+
+
+def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
+    """Compiles an MLIR module on `backend` (jaxlib's `Client.compile_and_load`). chex's
+    `restrict_backends` wraps this function; laminax's own compilations do not call it, so
+    that restriction does not apply to them (tests/clients/KNOWN.md)."""
+    if host_callbacks:
+        return backend.compile_and_load(module, executable_devices, options, list(host_callbacks))
+    return backend.compile_and_load(module, executable_devices, options)
+
+
 # module name -> {attribute: (value, or a zero-argument callable giving it when read
 # (`dynamic=True`), the library that needs it and what for)}
 SHIMS: dict[str, dict[str, tuple]] = {
@@ -70,6 +82,12 @@ SHIMS: dict[str, dict[str, tuple]] = {
         "wait_for_tokens": (
             _dispatch_internal.effects_barrier, False,
             "equinox: waits for ordered effects before reading error values",
+        ),
+    },
+    "jax._src.compiler": {
+        "backend_compile_and_load": (
+            backend_compile_and_load, False,
+            "chex: imported by chex/__init__ (restrict_backends wraps it)",
         ),
     },
     "jax._src.xla_bridge": {

@@ -195,6 +195,13 @@ def _groups_attr(groups: np.ndarray) -> ir.DenseIntElementsAttr:
     return ir.DenseIntElementsAttr.get(np.ascontiguousarray(groups.astype(np.int64)))
 
 
+def _grouped(manual, axis_name, axis_index_groups) -> np.ndarray:
+    groups = replica_groups(manual, _names(axis_name))
+    if axis_index_groups is None:
+        return groups
+    return np.array([[g[i] for i in sub] for g in groups for sub in axis_index_groups], np.int64)
+
+
 def _channel():
     return hlo.ChannelHandle.get(_CHANNEL_ID, _DEVICE_TO_DEVICE)
 
@@ -301,8 +308,12 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
         shape = list(aval.shape)
         shape.insert(all_gather_dimension, 1)
         x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(shape))), x)
+    groups = replica_groups(manual, _names(axis_name))
+    if axis_index_groups is not None:
+        groups = np.array([[g[i] for i in sub] for g in groups for sub in axis_index_groups],
+                          np.int64)
     op = hlo.AllGatherOp([aval_to_ir_type(out)], [x], all_gather_dimension,
-                         _groups_attr(replica_groups(manual, _names(axis_name))),
+                         _groups_attr(groups),
                          channel_handle=_channel(), use_global_device_ids=True)
     return op.results[0]
 
@@ -318,7 +329,7 @@ def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_name, axis_index
     shape[scatter_dimension] //= axis_size
     scattered = aval.update(shape=tuple(shape))
     op = hlo.ReduceScatterOp(aval_to_ir_type(scattered), x, scatter_dimension,
-                             _groups_attr(replica_groups(manual, _names(axis_name))),
+                             _groups_attr(_grouped(manual, axis_name, axis_index_groups)),
                              channel_handle=_channel(), use_global_device_ids=True)
     _reducer_region(op, aval, hlo.add)
     result = op.result
@@ -333,7 +344,7 @@ register_lowering(lax.reduce_scatter_p, _reduce_scatter_lowering)
 def _all_to_all_lowering(ctx, x, *, split_axis, concat_axis, axis_name, axis_index_groups,
                          tiled):
     manual = _require_manual(ctx, "all_to_all")
-    groups = replica_groups(manual, _names(axis_name))
+    groups = _grouped(manual, axis_name, axis_index_groups)
     op = hlo.AllToAllOp([x], split_axis, concat_axis, groups.shape[1], _groups_attr(groups),
                         channel_handle=_channel(),
                         results=[aval_to_ir_type(ctx.avals_out[0])])

@@ -230,10 +230,13 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 # ----- all_gather -------------------------------------------------------------------------
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
     """Stacks the values of `x` across the named axis at position `axis` (concatenates them
-    along `axis` if `tiled`)."""
+    along `axis` if `tiled`); with `axis_index_groups`, across each position's group only."""
     size = _axis_size(_axis_tuple(axis_name))
+    groups = _index_groups(axis_index_groups, size)
+    if groups is not None:
+        size = len(groups[0])
     leaves, tree = tree_flatten(x)
     outs = []
     for leaf in leaves:
@@ -244,7 +247,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
                 leaf,
                 all_gather_dimension=dim,
                 axis_name=_axis_tuple(axis_name),
-                axis_index_groups=None,
+                axis_index_groups=groups,
                 axis_size=size,
                 tiled=tiled,
             )
@@ -274,6 +277,8 @@ def _all_gather_batch(
 ):
     (x,), (d,) = args, dims
     names = _axis_tuple(axis_name)
+    if axis_data.name in names and axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
     if axis_data.name not in names:  # another axis's gather: this one's dim rides along
         params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
                       axis_size=axis_size, tiled=tiled)
@@ -300,9 +305,14 @@ def _all_gather_transpose(
 ):
     # every position's output holds every input: sum the cotangents, keep this position's slice
 
-    (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=None)
+    (total,) = psum_p.bind(ct, axes=_axis_tuple(axis_name), axis_index_groups=axis_index_groups)
     aval = x.aval
     index = axis_index(axis_name)
+    if axis_index_groups is not None:  # the position within its group
+        within = np.zeros(sum(len(g) for g in axis_index_groups), np.int32)
+        for group in axis_index_groups:
+            within[list(group)] = np.arange(len(group), dtype=np.int32)
+        index = squeeze(dynamic_slice(within, [index], [1]), (0,))
     starts = [np.int32(0)] * get_aval(total).ndim
     sizes = list(get_aval(total).shape)
     if tiled:

@@ -18,7 +18,7 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._primitive import define_primitive, linear
-from laminax_core.lax._collectives import all_gather_p, axis_index, psum_p
+from laminax_core.lax._collectives import _index_groups, all_gather_p, axis_index, psum_p
 from laminax_core.lax._elementwise import eq, mul, select_n
 from laminax_core.lax._joining import concatenate
 from laminax_core.lax._reductions import reduce_sum
@@ -51,6 +51,19 @@ def axis_size(axis_name) -> int:
     for name in _names(axis_name):
         size *= _trace.find_axis_data(name).size
     return size
+
+
+def _group_size(axis_name, axis_index_groups):
+    """The number of positions a collective combines (the group size with
+    `axis_index_groups`), and the groups as tuples."""
+    size = axis_size(axis_name)
+    groups = _index_groups(axis_index_groups, size)
+    return (size if groups is None else len(groups[0])), groups
+
+
+def _no_groups_under_vmap(axis_index_groups) -> None:
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
 
 
 def _check_bound(axis_name) -> None:
@@ -201,9 +214,7 @@ batching.collective_axis_names[pbroadcast_p] = lambda params: _names(params["axi
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """The psum of `x` (a pytree) over the named axis, of which position `i` keeps only block
     `i` along `scatter_dimension` (that dimension removed when not `tiled`)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum_scatter with axis_index_groups is not supported.")
-    size = axis_size(axis_name)
+    size, groups = _group_size(axis_name, axis_index_groups)
 
     def bind(leaf):
         shape = get_aval(leaf).shape
@@ -225,7 +236,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
             )
         return reduce_scatter_p.bind(
             leaf, scatter_dimension=dim, axis_name=axis_name,
-            axis_index_groups=None, axis_size=size, tiled=tiled,
+            axis_index_groups=groups, axis_size=size, tiled=tiled,
         )
 
     return tree_map(bind, x)
@@ -247,6 +258,8 @@ def _reduce_scatter_batch(axis_data, args, dims, scatter_dimension, axis_name, a
     (x,), (d,) = args, dims
     params = dict(scatter_dimension=scatter_dimension, axis_name=axis_name,
                   axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled)
+    if axis_data.name in _names(axis_name):
+        _no_groups_under_vmap(axis_index_groups)
     if not _only_mine("psum_scatter", axis_data, axis_name):
         if d is None:
             return reduce_scatter_p.bind(x, **params), None
@@ -293,9 +306,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     stacked axis inserted at `concat_axis`. Tiled, `split_axis` shrinks and `concat_axis` grows
     by the axis size.
     """
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_to_all with axis_index_groups is not supported.")
-    size = axis_size(axis_name)
+    size, groups = _group_size(axis_name, axis_index_groups)
 
     def bind(leaf, split_axis=split_axis, concat_axis=concat_axis):
         shape = get_aval(leaf).shape
@@ -320,7 +331,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                 leaf = expand_dims(leaf, (concat_axis,))
                 split_axis += 1
         out = all_to_all_p.bind(leaf, split_axis=split_axis, concat_axis=concat_axis,
-                                axis_name=axis_name, axis_index_groups=None, tiled=tiled)
+                                axis_name=axis_name, axis_index_groups=groups, tiled=tiled)
         if not tiled and split_axis != concat_axis:
             out = squeeze(out, (split_axis,))
         return out
@@ -336,7 +347,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
 
 def _all_to_all_abstract_eval(x, split_axis, concat_axis, axis_name, axis_index_groups, tiled):
     _check_bound(axis_name)
-    size = axis_size(axis_name)
+    size = axis_size(axis_name) if axis_index_groups is None else len(axis_index_groups[0])
     shape = list(x.shape)
     shape[split_axis] //= size
     shape[concat_axis] *= size
@@ -347,6 +358,8 @@ def _all_to_all_batch(axis_data, args, dims, split_axis, concat_axis, axis_name,
                       axis_index_groups, tiled):
     (x,), (d,) = args, dims
     params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    if axis_data.name in _names(axis_name):
+        _no_groups_under_vmap(axis_index_groups)
     if not _only_mine("all_to_all", axis_data, axis_name):
         if d is None:
             return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
