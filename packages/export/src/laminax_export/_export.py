@@ -26,6 +26,7 @@ from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
     maximum_supported_calling_convention_version,
+    trust_module,
 )
 
 __all__ = ["default_export_platform", "export", "export_jaxpr", "module_to_artifact"]
@@ -214,7 +215,10 @@ def module_to_artifact(module: ir.Module) -> bytes:
     old, as JAX writes it."""
     target = _stablehlo.get_version_from_compatibility_requirement(
         _stablehlo.StablehloCompatibilityRequirement.WEEK_4)
-    return bytes(_jax.mlir.serialize_portable_artifact(module_to_bytecode(module), target, True))
+    artifact = bytes(_jax.mlir.serialize_portable_artifact(module_to_bytecode(module), target,
+                                                           True))
+    trust_module(artifact)
+    return artifact
 
 
 def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, check):
