@@ -26,6 +26,7 @@ __all__ = [
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
     "parse_artifact",
+    "trust_module",
 ]
 
 # The calling conventions of the module this package writes and reads: as JAX 0.10.2's
