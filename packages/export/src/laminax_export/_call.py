@@ -78,10 +78,12 @@ def _lowering(ctx, *args, exported: Exported):
     mctx = ctx.module_context
     module = mctx.module
     sub = parse_artifact(exported.mlir_module_serialized, module.context)
-    if exported.nr_devices != 1:
+    n_devices = max(len(getattr(ctx.axis_context, "devices", ())), 1)
+    if exported.nr_devices != n_devices and exported.nr_devices != 1:
         raise ValueError(
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and "
-            "is called in a context with 1 device; call it on as many devices as exported."
+            f"is called in a context with {n_devices} devices. Call it with arguments placed "
+            f"on {exported.nr_devices} devices (device_put them with the exported shardings)."
         )
     renames = {}
     ops = list(sub.body.operations)

@@ -17,7 +17,14 @@ from collections.abc import Callable
 from laminax_core import dtypes as _dtypes
 from laminax_dispatch import internal as _dispatch_internal
 
-__all__ = ["SHIMS", "module", "register_exclusion", "include_frame", "api_boundary"]
+__all__ = [
+    "SHIMS",
+    "module",
+    "register_exclusion",
+    "include_frame",
+    "api_boundary",
+    "backend_compile_and_load",
+]
 
 
 # ----- jax._src.traceback_util: equinox registers its files for traceback filtering -------
