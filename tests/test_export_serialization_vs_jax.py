@@ -27,6 +27,8 @@ CASES = {
     "unused_arg": ("def f(x, unused, y):\n    return jnp.exp(x) - y", (X3, M23, Y3), {}),
     "closed_over_constant": ("def f(m):\n    return jnp.sum(jnp.tanh(m @ BIG), axis=0)",
                              (BIG[:3],), {}),
+    "int_input": ("def f(x, n):\n    return x * n.astype(x.dtype), n + 1",
+                  (X3, np.array([2, -1, 3], np.int32)), {}),
     "scalar_out": ("def f(x):\n    return jnp.dot(x, x) * 0.5", (X3,), {}),
 }
 

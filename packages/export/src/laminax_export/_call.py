@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
-from laminax_core import custom_vjp
+import numpy as np
+from laminax_core import custom_vjp, dtypes
 from laminax_core.internal import Primitive, ShapedArray
 from laminax_dispatch import default_backend
 from laminax_dispatch.internal import register_lowering
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_export._exported import DisabledSafetyCheck, Exported, parse_artifact
+from laminax_export._vjp import differentiable, float0_as_bool
 
 __all__ = ["call_exported", "call_exported_p"]
 
@@ -27,6 +29,7 @@ call_exported_p.multiple_results = True
 
 def _abstract_eval(*avals, exported: Exported):
     for i, (want, got) in enumerate(zip(exported.in_avals, avals, strict=True)):
+        want = float0_as_bool(want)
         where = _arg_descriptor(exported, i)
         if len(want.shape) != len(got.shape):
             raise ValueError(
@@ -39,7 +42,7 @@ def _abstract_eval(*avals, exported: Exported):
                 raise ValueError(
                     f"Shape mismatch for {where}.shape[{d}] (expected same constant): "
                     f"expected {want.shape} and called with {got.shape}")
-    return [ShapedArray(a.shape, a.dtype) for a in exported.out_avals]
+    return [float0_as_bool(ShapedArray(a.shape, a.dtype)) for a in exported.out_avals]
 
 
 call_exported_p.def_abstract_eval(_abstract_eval)
@@ -75,10 +78,12 @@ def _lowering(ctx, *args, exported: Exported):
     mctx = ctx.module_context
     module = mctx.module
     sub = parse_artifact(exported.mlir_module_serialized, module.context)
-    if exported.nr_devices != 1:
+    n_devices = max(len(getattr(ctx.axis_context, "devices", ())), 1)
+    if exported.nr_devices != n_devices and exported.nr_devices != 1:
         raise ValueError(
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and "
-            "is called in a context with 1 device; call it on as many devices as exported."
+            f"is called in a context with {n_devices} devices. Call it with arguments placed "
+            f"on {exported.nr_devices} devices (device_put them with the exported shardings)."
         )
     renames = {}
     ops = list(sub.body.operations)
@@ -119,6 +124,8 @@ def call_exported(exported: Exported):
         raise ValueError(f"call_exported expects an Exported, got {type(exported).__name__}")
 
     def flat_call(*leaves):
+        # float0 values (cotangents of non-float values) enter the module as bool arrays
+        leaves = [np.zeros(np.shape(x), bool) if _is_float0(x) else x for x in leaves]
         return call_exported_p.bind(*leaves, exported=exported)
 
     if exported.has_vjp():
@@ -138,6 +145,10 @@ def call_exported(exported: Exported):
     return f_imported
 
 
+def _is_float0(x) -> bool:
+    return getattr(x, "dtype", None) == dtypes.float0
+
+
 def _differentiable(exported: Exported, flat_call):
     @custom_vjp
     def f_flat(*leaves):
@@ -148,9 +159,11 @@ def _differentiable(exported: Exported, flat_call):
 
     def bwd(leaves, cts):
         vjp = exported.vjp()
-        vjp_leaves = [*leaves, *cts]
-        outs = call_exported(vjp)(*vjp_leaves)
-        return tuple(outs)
+        outs = call_exported(vjp)(*leaves, *cts)
+        # a non-float input's cotangent is float0 (the module hands it over as bool)
+        return tuple(
+            ct if differentiable(a) else np.zeros(a.shape, dtypes.float0)
+            for ct, a in zip(outs, exported.in_avals, strict=True))
 
     f_flat.defvjp(fwd, bwd)
     return f_flat
