@@ -221,3 +221,32 @@ result = dict(main=main, in_tree=str(e.in_tree), kept=e.module_kept_var_idx,
     assert str(exp.in_tree) == got["in_tree"] and exp.module_kept_var_idx == got["kept"]
     _close(exp.call(X3, Y3), got["value"])
     _close(le.deserialize(got["blob"]).call(X3, Y3), got["value"])
+
+
+@requires_jax
+def test_vmap_and_second_order_grad_match_jax():
+    src = "def f(x):\n    return jnp.sin(x) * x"
+    f = _laminax_fun(src)
+    exp = le.export(jit(f))(lc.ShapeDtypeStruct((3,), np.float32))
+    got = run_jax("""
+scope = {"jnp": jnp}
+exec(src, scope)
+e = jax.export.export(jax.jit(scope["f"]))(jax.ShapeDtypeStruct((3,), np.float32))
+back = jax.export.deserialize(bytearray(blob))
+try:
+    jax.vmap(back.call)(np.stack([x, x]))
+    vmap_error = None
+except Exception as err:
+    vmap_error = type(err).__name__
+gg = jax.grad(lambda a: jax.grad(lambda z: back.call(z).sum())(a).sum())(x)
+theirs = jax.export.deserialize(bytearray(e.serialize(vjp_order=2)))
+result = dict(vmap_error=vmap_error, gg=gg, blob=bytes(e.serialize(vjp_order=2)))
+""", src=src, x=X3, blob=bytes(exp.serialize(vjp_order=2)))
+    back = le.deserialize(bytes(exp.serialize(vjp_order=2)))
+    with pytest.raises(NotImplementedError) as info:
+        lc.vmap(back.call)(np.stack([X3, X3]))
+    assert type(info.value).__name__ == got["vmap_error"]
+    want = lc.grad(lambda a: lc.grad(lambda z: f(z).sum())(a).sum())(X3)
+    _close(got["gg"], want)
+    theirs = le.deserialize(got["blob"])
+    _close(lc.grad(lambda a: lc.grad(lambda z: theirs.call(z).sum())(a).sum())(X3), want)
