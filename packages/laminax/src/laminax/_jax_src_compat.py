@@ -111,6 +111,11 @@ class _ShimModule(types.ModuleType):
         entry = SHIMS.get(self.__name__, {}).get(name)
         if entry is not None and entry[1]:
             return entry[0]()
+        submodule = f"{self.__name__}.{name}"
+        if submodule in SHIMS:  # `jax._src.xla_bridge` read as an attribute (chex does)
+            import importlib
+
+            return importlib.import_module(submodule)
         raise AttributeError(
             f"module {self.__name__!r} has no attribute {name!r}: JAX's private modules are "
             "not part of laminax; only the names in laminax._jax_src_compat.SHIMS are provided."
