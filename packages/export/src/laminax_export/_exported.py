@@ -26,6 +26,7 @@ __all__ = [
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
     "parse_artifact",
+    "trust_module",
 ]
 
 # The calling conventions of the module this package writes and reads: as JAX 0.10.2's
@@ -117,6 +118,15 @@ class Exported:
     module_kept_var_idx: tuple[int, ...]
     uses_global_constants: bool
     _get_vjp: Callable[[Exported], Exported] | None = None
+    # one NamedSharding (or None: unspecified) per input / output leaf: what JAX serializes
+    _in_named_shardings: tuple | None = None
+    _out_named_shardings: tuple | None = None
+
+    def __post_init__(self):
+        if self._in_named_shardings is None:
+            object.__setattr__(self, "_in_named_shardings", (None,) * len(self.in_avals))
+        if self._out_named_shardings is None:
+            object.__setattr__(self, "_out_named_shardings", (None,) * len(self.out_avals))
 
     def __str__(self) -> str:
         # short: the module can be long
