@@ -66,7 +66,15 @@ def test_round_trip(exp, vjp_order):
     else:
         g = lc.grad(lambda x: back.call(x, Y)[0].sum())(X)
         np.testing.assert_allclose(g, np.cos(X) * Y, rtol=1e-6)
+    if vjp_order == 1:
+        with pytest.raises(ValueError, match="No VJP is available"):
+            lc.grad(lambda x: lc.grad(lambda z: back.call(z, Y)[0].sum())(x).sum())(X)
+    if vjp_order == 0:
+        with pytest.raises(ValueError, match="No VJP is available"):
+            lc.grad(lambda x: back.call(x, Y)[0].sum())(X)
     if vjp_order == 2:
+        gg = lc.grad(lambda x: lc.grad(lambda z: back.call(z, Y)[0].sum())(x).sum())(X)
+        np.testing.assert_allclose(gg, -np.sin(X) * Y, rtol=1e-5)
         args = (X, Y, Y, np.float32(1), X, Y)  # primals, output cotangents, input cotangents
         for a, b in zip(back.vjp().vjp().call(*args), exp.vjp().vjp().call(*args)):
             np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -128,8 +128,9 @@ def call_exported(exported: Exported):
         leaves = [np.zeros(np.shape(x), bool) if _is_float0(x) else x for x in leaves]
         return call_exported_p.bind(*leaves, exported=exported)
 
-    if exported.has_vjp():
-        flat_call = _differentiable(exported, flat_call)
+    # always differentiable, as JAX's: without a stored vjp, differentiating raises
+    # `vjp()`'s "No VJP is available" ValueError
+    flat_call = _differentiable(exported, flat_call)
 
     def f_imported(*args, **kwargs):
         leaves, in_tree = tree_flatten((args, kwargs))
@@ -155,7 +156,8 @@ def _differentiable(exported: Exported, flat_call):
         return tuple(flat_call(*leaves))
 
     def fwd(*leaves):
-        return tuple(flat_call(*leaves)), leaves
+        # through f_flat itself, so an outer differentiation sees the custom rule again
+        return f_flat(*leaves), leaves
 
     def bwd(leaves, cts):
         vjp = exported.vjp()

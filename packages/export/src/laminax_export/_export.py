@@ -98,6 +98,7 @@ def _exporter(fun_jit, platforms, disabled_checks):
         return export_jaxpr(
             traced.jaxpr, name=traced.fun_name, in_tree=traced.in_tree, out_tree=out_tree,
             platforms=platforms, disabled_checks=disabled_checks, placement=placement,
+            donated=traced._entry.donated,
         )
 
     return do_export
@@ -110,7 +111,7 @@ def _canonical_platform(p: str) -> str:
 def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms,
                  disabled_checks=(), keep_unused: bool = False,
                  check_custom_calls: bool = True, in_avals=None, out_avals=None,
-                 placement=None) -> Exported:
+                 placement=None, donated=None) -> Exported:
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
     `export` and the vjp exports). `check_custom_calls=False` (the seed's
     `strict_checks=False`) allows every custom call."""
@@ -134,6 +135,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
             lowering = lower_jaxpr(
                 ClosedJaxpr(pruned, consts), name=_module_name(name), fun_name=name,
                 ordered=ordered, devices=program_devices,
+                aliases=_aliases(kept, donated, closed.in_avals, closed.out_avals),
                 in_shardings=[in_shardings[i] for i in kept] if len(program_devices) > 1 else None,
                 out_shardings=out_shardings if len(program_devices) > 1 else None,
             )
@@ -166,6 +168,22 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
         _in_named_shardings=tuple(_named(s) for s in in_shardings),
         _out_named_shardings=tuple(_named(s) for s in out_shardings),
     )
+
+
+def _aliases(kept, donated, in_avals, out_avals) -> dict[int, int]:
+    """Donated kept input (position among main's inputs) -> the first output of its shape and
+    dtype not yet taken: what main's `tf.aliasing_output` says, as jit's lowering does."""
+    aliases, taken = {}, set()
+    for position, leaf in enumerate(kept):
+        if not donated or not donated[leaf]:
+            continue
+        a = in_avals[leaf]
+        for o, out in enumerate(out_avals):
+            if o not in taken and (out.shape, out.dtype) == (a.shape, a.dtype):
+                aliases[position] = o
+                taken.add(o)
+                break
+    return aliases
 
 
 def _shardings(placement, n_in: int, n_out: int):
