@@ -132,6 +132,25 @@ class Exported:
         # short: the module can be long
         return f"Exported(fun_name={self.fun_name}, ...)"
 
+    def _key(self):
+        key = self.__dict__.get("_content_key")
+        if key is None:
+            key = (self.fun_name, self.in_tree, self.out_tree, self.in_avals, self.out_avals,
+                   self._in_named_shardings, self._out_named_shardings, self.nr_devices,
+                   self.platforms, tuple(self.disabled_safety_checks),
+                   self.calling_convention_version, self.module_kept_var_idx,
+                   hashlib.sha256(self.mlir_module_serialized).digest())
+            object.__setattr__(self, "_content_key", key)
+        return key
+
+    # equal when they describe the same module and signature (an artifact deserialized twice
+    # is one program: the call primitive's caches then compile it once)
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Exported) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def mlir_module(self) -> str:
         """The StableHLO module as text."""
         return _module_text(self.mlir_module_serialized)
