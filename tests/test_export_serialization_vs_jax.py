@@ -199,3 +199,54 @@ except Exception as e:
         assert got[0] == "ValueError", kind
         assert str(info.value).split(":")[0] == got[1].split(":")[0], kind
         assert got[1] in str(info.value), kind
+
+
+@requires_jax
+def test_static_and_donated_arguments_match_jax():
+    import re
+
+    got = run_jax("""
+f = jax.jit(lambda x, n, y: (x * n + y, y.sum()), static_argnums=1, donate_argnums=0)
+spec = jax.ShapeDtypeStruct((3,), np.float32)
+e = jax.export.export(f)(spec, 3, spec)
+main = next(l for l in e.mlir_module().split("\\n") if "func.func public @main" in l)
+result = dict(main=main, in_tree=str(e.in_tree), kept=e.module_kept_var_idx,
+              value=[np.asarray(v) for v in e.call(x, y)], blob=bytes(e.serialize()))
+""", x=X3, y=Y3)
+    f = jit(lambda x, n, y: (x * n + y, y.sum()), static_argnums=1, donate_argnums=0)
+    spec = lc.ShapeDtypeStruct((3,), np.float32)
+    exp = le.export(f)(spec, 3, spec)
+    main = next(line for line in exp.mlir_module().split("\n") if "func.func public @main" in line)
+    assert re.sub(r' loc\("\w+"\)', "", got["main"]) == main  # JAX names arguments' locations
+    assert str(exp.in_tree) == got["in_tree"] and exp.module_kept_var_idx == got["kept"]
+    _close(exp.call(X3, Y3), got["value"])
+    _close(le.deserialize(got["blob"]).call(X3, Y3), got["value"])
+
+
+@requires_jax
+def test_vmap_and_second_order_grad_match_jax():
+    src = "def f(x):\n    return jnp.sin(x) * x"
+    f = _laminax_fun(src)
+    exp = le.export(jit(f))(lc.ShapeDtypeStruct((3,), np.float32))
+    got = run_jax("""
+scope = {"jnp": jnp}
+exec(src, scope)
+e = jax.export.export(jax.jit(scope["f"]))(jax.ShapeDtypeStruct((3,), np.float32))
+back = jax.export.deserialize(bytearray(blob))
+try:
+    jax.vmap(back.call)(np.stack([x, x]))
+    vmap_error = None
+except Exception as err:
+    vmap_error = type(err).__name__
+gg = jax.grad(lambda a: jax.grad(lambda z: back.call(z).sum())(a).sum())(x)
+theirs = jax.export.deserialize(bytearray(e.serialize(vjp_order=2)))
+result = dict(vmap_error=vmap_error, gg=gg, blob=bytes(e.serialize(vjp_order=2)))
+""", src=src, x=X3, blob=bytes(exp.serialize(vjp_order=2)))
+    back = le.deserialize(bytes(exp.serialize(vjp_order=2)))
+    with pytest.raises(NotImplementedError) as info:
+        lc.vmap(back.call)(np.stack([X3, X3]))
+    assert type(info.value).__name__ == got["vmap_error"]
+    want = lc.grad(lambda a: lc.grad(lambda z: f(z).sum())(a).sum())(X3)
+    _close(got["gg"], want)
+    theirs = le.deserialize(got["blob"])
+    _close(lc.grad(lambda a: lc.grad(lambda z: theirs.call(z).sum())(a).sum())(X3), want)

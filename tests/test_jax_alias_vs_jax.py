@@ -141,6 +141,18 @@ def test_jax_src_shims_are_the_listed_ones_only():
     assert result == (True, True, {}, ["cpu"])
 
 
+def test_jax_src_shim_modules_are_reachable_as_attributes():
+    # chex reads `jax._src.xla_bridge._backends` after a plain `import jax`
+    result = run_as_jax(
+        """
+        backends = jax._src.xla_bridge._backends
+        jnp.ones(1).block_until_ready()
+        result = (type(backends).__name__, sorted(jax._src.xla_bridge._backends))
+        """
+    )
+    assert result == ("dict", ["cpu"])
+
+
 def test_jax_src_compiler_compiles_for_chex():
     result = run_as_jax(
         """

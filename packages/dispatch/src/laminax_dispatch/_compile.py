@@ -60,9 +60,16 @@ dump_ir_to = config.define_optional_string_state(
     "Directory to write each compiled module to, as <name>.mlir text with source locations.",
 )
 
-_CACHE_SIZE = 4096
+# The shared in-memory cache (one executable per distinct module) is bounded by bytes: jitted
+# functions hold their own executables for as long as they live, so this cache only shares
+# compilations between functions and must not keep every dropped closure's code alive.
+_CACHE_BYTES = 64 << 20
+# What an executable occupies when the runtime does not say (the CPU client reports 0 bytes of
+# generated code; a small CPU executable takes about this much)
+_DEFAULT_EXECUTABLE_BYTES = 256 << 10
 _lock = threading.Lock()
 _executables: collections.OrderedDict[str, _jax.LoadedExecutable] = collections.OrderedDict()
+_sizes: dict[str, int] = {}
 _stats = {"hits": 0, "misses": 0, "disk_hits": 0}
 _dump_counter = itertools.count()
 
@@ -285,23 +292,35 @@ def compile_module(
             return executable
         _stats["misses"] += 1
     executable = _compile_uncached(name, bytecode, devices, options, (), avals_text)
+    size = _executable_bytes(executable)
     with _lock:
         _executables[key] = executable
-        while len(_executables) > _CACHE_SIZE:
-            _executables.popitem(last=False)
+        _sizes[key] = size
+        while len(_executables) > 1 and sum(_sizes.values()) > _CACHE_BYTES:
+            oldest, _ = _executables.popitem(last=False)
+            del _sizes[oldest]
     return executable
+
+
+def _executable_bytes(executable: _jax.LoadedExecutable) -> int:
+    try:
+        reported = executable.size_of_generated_code_in_bytes()
+    except _jax.JaxRuntimeError:
+        reported = 0
+    return max(reported, _DEFAULT_EXECUTABLE_BYTES)
 
 
 def cache_info() -> dict[str, int]:
     """Counts of in-memory hits and misses, persistent-cache hits, and the in-memory size."""
     with _lock:
-        return {**_stats, "size": len(_executables)}
+        return {**_stats, "size": len(_executables), "bytes": sum(_sizes.values())}
 
 
 def clear_caches() -> None:
     """Empties the in-memory executable cache and resets its counters."""
     with _lock:
         _executables.clear()
+        _sizes.clear()
         for key in _stats:
             _stats[key] = 0
 
@@ -449,7 +468,9 @@ class Executable:
         tokens = [runtime_tokens.get_token_input(e, where) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         done = results.consume_token()
-        for i, device in enumerate(self.devices):
+        # one token per device of this process (a multi-process program runs here on those)
+        here = [d for d in self.devices if d.process_index == d.client.process_index()]
+        for i, device in enumerate(here):
             runtime_tokens.set_output_runtime_token(device, done.get_token(i))
         if len(self.devices) == 1:
             # C++ result handlers for the tokens too: Python handlers (strict=False) make
@@ -461,7 +482,10 @@ class Executable:
             return outs[n:]
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
-            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
+            # the first buffer this process holds (in a multi-process program, not always on
+            # the program's first device)
+            device = next(iter(bufs[0].devices()))
+            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], device))
         return results.consume_with_handlers(handlers)
 
 

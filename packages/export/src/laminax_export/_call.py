@@ -78,10 +78,12 @@ def _lowering(ctx, *args, exported: Exported):
     mctx = ctx.module_context
     module = mctx.module
     sub = parse_artifact(exported.mlir_module_serialized, module.context)
-    if exported.nr_devices != 1:
+    n_devices = max(len(getattr(ctx.axis_context, "devices", ())), 1)
+    if exported.nr_devices != n_devices and exported.nr_devices != 1:
         raise ValueError(
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices and "
-            "is called in a context with 1 device; call it on as many devices as exported."
+            f"is called in a context with {n_devices} devices. Call it with arguments placed "
+            f"on {exported.nr_devices} devices (device_put them with the exported shardings)."
         )
     renames = {}
     ops = list(sub.body.operations)
@@ -126,8 +128,9 @@ def call_exported(exported: Exported):
         leaves = [np.zeros(np.shape(x), bool) if _is_float0(x) else x for x in leaves]
         return call_exported_p.bind(*leaves, exported=exported)
 
-    if exported.has_vjp():
-        flat_call = _differentiable(exported, flat_call)
+    # always differentiable, as JAX's: without a stored vjp, differentiating raises
+    # `vjp()`'s "No VJP is available" ValueError
+    flat_call = _differentiable(exported, flat_call)
 
     def f_imported(*args, **kwargs):
         leaves, in_tree = tree_flatten((args, kwargs))
@@ -153,7 +156,8 @@ def _differentiable(exported: Exported, flat_call):
         return tuple(flat_call(*leaves))
 
     def fwd(*leaves):
-        return tuple(flat_call(*leaves)), leaves
+        # through f_flat itself, so an outer differentiation sees the custom rule again
+        return f_flat(*leaves), leaves
 
     def bwd(leaves, cts):
         vjp = exported.vjp()

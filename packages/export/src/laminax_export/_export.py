@@ -8,6 +8,7 @@ and recorded in `module_kept_var_idx`, and the module says `jax.uses_shape_polym
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
     maximum_supported_calling_convention_version,
+    trust_module,
 )
 
 __all__ = ["default_export_platform", "export", "export_jaxpr", "module_to_artifact"]
@@ -90,9 +92,13 @@ def _exporter(fun_jit, platforms, disabled_checks):
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         out_tree = tree_structure(traced.out_info)
+        # the placement jit decided for this signature (devices, in/out shardings); the
+        # stages objects carry their cache entry, which holds it
+        placement = traced._entry.placement
         return export_jaxpr(
             traced.jaxpr, name=traced.fun_name, in_tree=traced.in_tree, out_tree=out_tree,
-            platforms=platforms, disabled_checks=disabled_checks,
+            platforms=platforms, disabled_checks=disabled_checks, placement=placement,
+            donated=traced._entry.donated,
         )
 
     return do_export
@@ -104,7 +110,8 @@ def _canonical_platform(p: str) -> str:
 
 def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms,
                  disabled_checks=(), keep_unused: bool = False,
-                 check_custom_calls: bool = True, in_avals=None, out_avals=None) -> Exported:
+                 check_custom_calls: bool = True, in_avals=None, out_avals=None,
+                 placement=None, donated=None) -> Exported:
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
     `export` and the vjp exports). `check_custom_calls=False` (the seed's
     `strict_checks=False`) allows every custom call."""
@@ -120,13 +127,17 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     ordered = [e for e in closed.effects if ordered_effects.contains(e)]
     unordered = [e for e in closed.effects if not ordered_effects.contains(e)]
     biggest = max((c.nbytes for c in consts), default=0)
+    in_shardings, out_shardings, program_devices = _shardings(placement, n_in, len(jaxpr.outvars))
     with _lowering_lock:
         previous = config.read("jax_embedded_constants_max_bytes")
         config.update("jax_embedded_constants_max_bytes", max(previous, biggest))
         try:
             lowering = lower_jaxpr(
                 ClosedJaxpr(pruned, consts), name=_module_name(name), fun_name=name,
-                ordered=ordered, devices=(devices()[0],),
+                ordered=ordered, devices=program_devices,
+                aliases=_aliases(kept, donated, closed.in_avals, closed.out_avals),
+                in_shardings=[in_shardings[i] for i in kept] if len(program_devices) > 1 else None,
+                out_shardings=out_shardings if len(program_devices) > 1 else None,
             )
         finally:
             config.update("jax_embedded_constants_max_bytes", previous)
@@ -145,19 +156,58 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     return Exported(
         fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree,
         out_avals=out_avals, in_shardings_hlo=(None,) * len(in_avals),
-        out_shardings_hlo=(None,) * len(out_avals), nr_devices=1, platforms=tuple(platforms),
+        out_shardings_hlo=(None,) * len(out_avals), nr_devices=len(program_devices),
+        platforms=tuple(platforms),
         ordered_effects=tuple(ordered), unordered_effects=tuple(unordered),
         disabled_safety_checks=tuple(disabled_checks),
         mlir_module_serialized=module_to_artifact(module),
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=kept, uses_global_constants=False,
         _get_vjp=_vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks,
-                               check_custom_calls),
+                               check_custom_calls, placement),
+        _in_named_shardings=tuple(_named(s) for s in in_shardings),
+        _out_named_shardings=tuple(_named(s) for s in out_shardings),
     )
 
 
+def _aliases(kept, donated, in_avals, out_avals) -> dict[int, int]:
+    """Donated kept input (position among main's inputs) -> the first output of its shape and
+    dtype not yet taken: what main's `tf.aliasing_output` says, as jit's lowering does."""
+    aliases, taken = {}, set()
+    for position, leaf in enumerate(kept):
+        if not donated or not donated[leaf]:
+            continue
+        a = in_avals[leaf]
+        for o, out in enumerate(out_avals):
+            if o not in taken and (out.shape, out.dtype) == (a.shape, a.dtype):
+                aliases[position] = o
+                taken.add(o)
+                break
+    return aliases
+
+
+def _shardings(placement, n_in: int, n_out: int):
+    """(one sharding or None per input, per output, the devices) of a jit placement; a
+    one-device placement exports as unsharded."""
+    if placement is None or len(placement.devices) <= 1:
+        return [None] * n_in, [None] * n_out, (devices()[0],)
+    return list(placement.in_shardings), list(placement.out_shardings), tuple(placement.devices)
+
+
+def _named(sharding):
+    """A sharding as the artifact records it: a NamedSharding (mesh and spec), or None."""
+    if sharding is None:
+        return None
+    if not (hasattr(sharding, "mesh") and hasattr(sharding, "spec")):
+        raise ValueError(
+            f"export records shardings as NamedShardings (a mesh and a PartitionSpec), as JAX "
+            f"does; got {sharding!r}. Give jit NamedSharding in/out shardings.")
+    return sharding
+
+
 def _module_name(name: str) -> str:
-    return "jit_" + (re.sub(r"[^0-9A-Za-z_]", "_", name) or "fun")
+    # JAX's: `<lambda>` becomes `_lambda`
+    return "jit_" + name.replace("<", "_").replace(">", "")
 
 
 def _annotate(module: ir.Module, out_tree, num_tokens: int) -> None:
@@ -214,10 +264,14 @@ def module_to_artifact(module: ir.Module) -> bytes:
     old, as JAX writes it."""
     target = _stablehlo.get_version_from_compatibility_requirement(
         _stablehlo.StablehloCompatibilityRequirement.WEEK_4)
-    return bytes(_jax.mlir.serialize_portable_artifact(module_to_bytecode(module), target, True))
+    artifact = bytes(_jax.mlir.serialize_portable_artifact(module_to_bytecode(module), target,
+                                                           True))
+    trust_module(artifact)
+    return artifact
 
 
-def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, check):
+def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, check,
+                  placement):
     def get_vjp(_exp):
         from laminax_export._vjp import vjp_jaxpr
 
@@ -226,6 +280,16 @@ def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, c
             vjp_closed, name=f"{name}_vjp", in_tree=vjp_in_tree, out_tree=vjp_out_tree,
             platforms=platforms, disabled_checks=disabled_checks, keep_unused=True,
             check_custom_calls=check, in_avals=vjp_in_avals, out_avals=vjp_out_avals,
+            placement=_vjp_placement(placement, len(vjp_in_avals), len(vjp_out_avals)),
         )
 
     return get_vjp
+
+
+def _vjp_placement(placement, n_in: int, n_out: int):
+    """The backward pass runs on the primal's devices, with its shardings unspecified (the
+    partitioner chooses), as JAX's vjp export does."""
+    if placement is None or len(placement.devices) <= 1:
+        return None
+    return dataclasses.replace(placement, in_shardings=(None,) * n_in,
+                               out_shardings=(None,) * n_out)

@@ -8,7 +8,11 @@ An `Exported` is made by `export(...)` (`_export.py`) or by `deserialize(bytes)`
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import os
 import re
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +26,7 @@ __all__ = [
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
     "parse_artifact",
+    "trust_module",
 ]
 
 # The calling conventions of the module this package writes and reads: as JAX 0.10.2's
@@ -113,6 +118,15 @@ class Exported:
     module_kept_var_idx: tuple[int, ...]
     uses_global_constants: bool
     _get_vjp: Callable[[Exported], Exported] | None = None
+    # one NamedSharding (or None: unspecified) per input / output leaf: what JAX serializes
+    _in_named_shardings: tuple | None = None
+    _out_named_shardings: tuple | None = None
+
+    def __post_init__(self):
+        if self._in_named_shardings is None:
+            object.__setattr__(self, "_in_named_shardings", (None,) * len(self.in_avals))
+        if self._out_named_shardings is None:
+            object.__setattr__(self, "_out_named_shardings", (None,) * len(self.out_avals))
 
     def __str__(self) -> str:
         # short: the module can be long
@@ -174,8 +188,49 @@ def _sharding_on(mesh, hlo):
 _text_cache: dict[bytes, str] = {}
 
 
+# digests of module bytes known to parse: written by this process, or checked once
+_checked_modules: set[bytes] = set()
+_check_lock = threading.Lock()
+
+
+def trust_module(serialized: bytes) -> None:
+    """Records module bytes this process wrote, so parsing them needs no check."""
+    _checked_modules.add(hashlib.sha256(serialized).digest())
+
+
+def _check_module_in_child(serialized: bytes) -> None:
+    """jaxlib's artifact reader can corrupt the process's memory on damaged bytes instead of
+    failing; the first parse of module bytes from outside runs in a forked child, so damage
+    becomes a ValueError here."""
+    digest = hashlib.sha256(serialized).digest()
+    if digest in _checked_modules or not hasattr(os, "fork"):
+        return
+    with _check_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork in a threaded process
+        pid = os.fork()
+        if pid == 0:  # the child: parse, report by exit status only
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 2)
+                _jax.mlir.deserialize_portable_artifact(bytes(serialized), make_ir_context())
+                code = 0
+            except BaseException:
+                code = 3
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        _checked_modules.add(digest)
+        return
+    why = (f"reading it crashed (signal {os.WTERMSIG(status)})" if os.WIFSIGNALED(status)
+           else "it does not parse")
+    raise ValueError(
+        f"the exported module ({len(serialized)} bytes) is not a valid StableHLO portable "
+        f"artifact: {why}. The artifact is corrupted or was not written by JAX or laminax.")
+
+
 def parse_artifact(serialized: bytes, context):
-    """The artifact as a StableHLO `ir.Module` in `context`."""
+    """The artifact as a StableHLO `ir.Module` in `context` (damaged bytes: ValueError)."""
+    _check_module_in_child(serialized)
     try:
         return _jax.mlir.deserialize_portable_artifact(bytes(serialized), context)
     except Exception as e:  # jaxlib raises a bare error for bytes that are not an artifact

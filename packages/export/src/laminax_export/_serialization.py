@@ -108,12 +108,20 @@ def serialize(exp: Exported, vjp_order: int = 0) -> bytearray:
 
 
 def _exported_table(exp: Exported, vjp_order: int) -> Table:
-    if any(s is not None for s in (*exp.in_shardings_hlo, *exp.out_shardings_hlo)):
-        raise ValueError(
-            "serializing an Exported with explicit shardings is not supported by laminax yet; "
-            "export it without in_shardings/out_shardings.")
     unique = list(dict.fromkeys((a.shape, a.dtype) for a in (*exp.in_avals, *exp.out_avals)))
     index = {k: i for i, k in enumerate(unique)}
+    shardings = [s for s in (*exp._in_named_shardings, *exp._out_named_shardings)
+                 if s is not None]
+    meshes = list(dict.fromkeys(_mesh_key(s.mesh) for s in shardings))
+    mesh_index = {m: i for i, m in enumerate(meshes)}
+    named = list(dict.fromkeys(_sharding_key(s) for s in shardings))
+    named_index = {n: i for i, n in enumerate(named)}
+
+    def sharding_idx(s):
+        return 0 if s is None else 1 + named_index[_sharding_key(s)]
+
+    def sharding_table(s):
+        return Table({} if s is None else {2: _named_table(_sharding_key(s), mesh_index)})
     fields = {
         0: ("u16", _WRITTEN_VERSION),
         1: exp.fun_name,
@@ -121,8 +129,8 @@ def _exported_table(exp: Exported, vjp_order: int) -> Table:
         3: Vector("ref", [_aval_table(a.shape, a.dtype) for a in exp.in_avals]),
         4: _tree_table(exp.out_tree),
         5: Vector("ref", [_aval_table(a.shape, a.dtype) for a in exp.out_avals]),
-        7: Vector("ref", [Table() for _ in exp.in_avals]),
-        8: Vector("ref", [Table() for _ in exp.out_avals]),
+        7: Vector("ref", [sharding_table(s) for s in exp._in_named_shardings]),
+        8: Vector("ref", [sharding_table(s) for s in exp._out_named_shardings]),
         9: Vector("ref", list(exp.platforms)),
         10: Vector("ref", [_effect_table(e) for e in exp.ordered_effects]),
         11: Vector("ref", [_effect_table(e) for e in exp.unordered_effects]),
@@ -133,12 +141,12 @@ def _exported_table(exp: Exported, vjp_order: int) -> Table:
         16: ("bool", exp.uses_global_constants),
         18: ("u32", exp.nr_devices),
         19: Vector("ref", [_aval_table(s, d) for s, d in unique]),
-        20: Vector("ref", []),
-        21: Vector("ref", []),
+        20: Vector("ref", [_mesh_table(m) for m in meshes]),
+        21: Vector("ref", [_named_table(n, mesh_index) for n in named]),
         22: Vector("u32", [index[(a.shape, a.dtype)] for a in exp.in_avals]),
         23: Vector("u32", [index[(a.shape, a.dtype)] for a in exp.out_avals]),
-        24: Vector("u32", [0] * len(exp.in_avals)),
-        25: Vector("u32", [0] * len(exp.out_avals)),
+        24: Vector("u32", [sharding_idx(s) for s in exp._in_named_shardings]),
+        25: Vector("u32", [sharding_idx(s) for s in exp._out_named_shardings]),
     }
     if vjp_order > 0:
         if not exp.has_vjp():
@@ -146,6 +154,48 @@ def _exported_table(exp: Exported, vjp_order: int) -> Table:
                              f"high-enough order (vjp_order={vjp_order} was asked)")
         fields[17] = _exported_table(exp.vjp(), vjp_order - 1)
     return Table(fields)
+
+
+# AxisType enum of the schema (0 is "missing")
+_AXIS_TYPES = {"Auto": 1, "Explicit": 2, "Manual": 3}
+
+
+def _mesh_key(mesh):
+    """(axis sizes, names, type names, abstract device): what an abstract mesh holds."""
+    mesh = getattr(mesh, "abstract_mesh", mesh)
+    types = tuple(getattr(t, "name", str(t)) for t in mesh.axis_types)
+    return (tuple(int(n) for n in mesh.axis_sizes), tuple(mesh.axis_names), types,
+            mesh.abstract_device)
+
+
+def _sharding_key(s):
+    parts = []
+    for p in s.spec:
+        parts.append(() if p is None else (p,) if isinstance(p, str) else tuple(p))
+    return (_mesh_key(s.mesh), tuple(parts), tuple(sorted(getattr(s.spec, "reduced", ()))),
+            tuple(sorted(getattr(s.spec, "unreduced", ()))), s.memory_kind or "device")
+
+
+def _mesh_table(key) -> Table:
+    sizes, names, types, abstract_device = key
+    device = None
+    if abstract_device is not None:
+        device = Table({0: abstract_device.device_kind, 2: abstract_device.platform})
+        if abstract_device.num_cores is not None:
+            device.fields[1] = ("u32", abstract_device.num_cores)
+    fields = {0: Vector("u32", list(sizes)), 1: Vector("ref", list(names)),
+              2: Vector("u8", [_AXIS_TYPES.get(t, 1) for t in types])}
+    if device is not None:
+        fields[3] = device
+    return Table(fields)
+
+
+def _named_table(key, mesh_index) -> Table:
+    mesh, parts, reduced, unreduced, memory_kind = key
+    spec = Table({0: Vector("ref", [Table({0: Vector("ref", list(p))}) for p in parts]),
+                  1: Vector("ref", list(reduced)), 2: Vector("ref", list(unreduced))})
+    return Table({0: _mesh_table(mesh), 1: spec, 2: memory_kind,
+                  3: ("u32", mesh_index[mesh])})
 
 
 def _tree_table(tree) -> Table:
@@ -252,15 +302,23 @@ def _read_exported(t, depth: int) -> Exported:
     else:
         in_avals = tuple(_read_aval(a) for a in t.tables(3))
         out_avals = tuple(_read_aval(a) for a in t.tables(5))
-    for slot in (24, 25):
-        if any(t.scalars(slot, "u32")):
-            raise ValueError("the artifact has explicit shardings, which laminax cannot "
-                             "deserialize yet; export it without in/out shardings.")
-    for slot in (7, 8):
-        for s in t.tables(slot):
-            if s.has(1) or s.has(2):
-                raise ValueError("the artifact has explicit shardings, which laminax cannot "
-                                 "deserialize yet; export it without in/out shardings.")
+    meshes = [_read_mesh(m) for m in t.tables(20)]
+    named = [_read_named(n, meshes) for n in t.tables(21)]
+
+    def by_index(i):
+        if i > len(named):
+            fail(f"sharding index {i} is out of range ({len(named)} shardings)")
+        return None if i == 0 else named[i - 1]
+
+    in_named = [by_index(i) for i in t.scalars(24, "u32")]
+    out_named = [by_index(i) for i in t.scalars(25, "u32")]
+    if not in_named and not out_named:  # older artifacts: one Sharding table per leaf
+        in_named = [_read_sharding(s, meshes) for s in t.tables(7)]
+        out_named = [_read_sharding(s, meshes) for s in t.tables(8)]
+    in_named = in_named or [None] * len(in_avals)
+    out_named = out_named or [None] * len(out_avals)
+    if len(in_named) != len(in_avals) or len(out_named) != len(out_avals):
+        fail("the shardings and the avals disagree on the number of leaves")
     in_tree = _read_tree(t.table(2), fail, 0)
     out_tree = _read_tree(t.table(4), fail, 0)
     if in_tree.num_leaves != len(in_avals) or out_tree.num_leaves != len(out_avals):
@@ -293,7 +351,73 @@ def _read_exported(t, depth: int) -> Exported:
         disabled_safety_checks=checks, mlir_module_serialized=module,
         calling_convention_version=ccv, module_kept_var_idx=kept,
         uses_global_constants=bool(t.scalar(16, "bool")), _get_vjp=get_vjp,
+        _in_named_shardings=tuple(in_named), _out_named_shardings=tuple(out_named),
     )
+
+
+_AXIS_TYPE_NAMES = {v: k for k, v in _AXIS_TYPES.items()}
+
+
+def _read_mesh(m):
+    from laminax_pjit import AbstractDevice, AbstractMesh, AxisType
+
+    fail = m.r.fail
+    sizes = m.scalars(0, "u32")
+    names = m.strings(1)
+    types = m.scalars(2, "u8")
+    if not (len(sizes) == len(names) == len(types)) or len(set(names)) != len(names):
+        fail("a mesh whose axis sizes, names and types disagree")
+    if any(t not in _AXIS_TYPE_NAMES for t in types) or any(n < 1 for n in sizes):
+        fail("a mesh with an unknown axis type or an empty axis")
+    device = m.table(3)
+    abstract_device = None
+    if device is not None:
+        kind = device.string(0) or ""
+        cores = device.scalar(1, "u32") if device.has(1) else None
+        abstract_device = AbstractDevice(kind, cores, device.string(2) or "cpu")
+    try:
+        return AbstractMesh(tuple(sizes), tuple(names),
+                            tuple(AxisType[_AXIS_TYPE_NAMES[t]] for t in types),
+                            abstract_device=abstract_device)
+    except (ValueError, TypeError) as e:
+        fail(f"a bad mesh: {e}")
+
+
+def _read_named(n, meshes):
+    from laminax_pjit import NamedSharding, PartitionSpec
+
+    fail = n.r.fail
+    if meshes:
+        i = n.scalar(3, "u32")
+        if i >= len(meshes):
+            fail(f"mesh index {i} is out of range ({len(meshes)} meshes)")
+        mesh = meshes[i]
+    else:
+        table = n.table(0)
+        if table is None:
+            fail("a named sharding without a mesh")
+        mesh = _read_mesh(table)
+    spec_table = n.table(1)
+    if spec_table is None:
+        fail("a named sharding without a partition spec")
+    parts = []
+    for one in spec_table.tables(0):
+        axes = one.strings(0)
+        parts.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
+    try:
+        spec = PartitionSpec(*parts, reduced=frozenset(spec_table.strings(1)),
+                             unreduced=frozenset(spec_table.strings(2)))
+        return NamedSharding(mesh, spec, memory_kind=n.string(2))
+    except (ValueError, TypeError) as e:
+        fail(f"a bad named sharding: {e}")
+
+
+def _read_sharding(s, meshes):
+    if s.has(1):
+        raise ValueError("the artifact records shardings as HloSharding protos (JAX before "
+                         "January 2026), which laminax does not read; export it again.")
+    table = s.table(2)
+    return None if table is None else _read_named(table, meshes)
 
 
 def _pick(unique, i, fail):

@@ -17,7 +17,14 @@ from collections.abc import Callable
 from laminax_core import dtypes as _dtypes
 from laminax_dispatch import internal as _dispatch_internal
 
-__all__ = ["SHIMS", "module", "register_exclusion", "include_frame", "api_boundary"]
+__all__ = [
+    "SHIMS",
+    "module",
+    "register_exclusion",
+    "include_frame",
+    "api_boundary",
+    "backend_compile_and_load",
+]
 
 
 # ----- jax._src.traceback_util: equinox registers its files for traceback filtering -------
@@ -104,6 +111,11 @@ class _ShimModule(types.ModuleType):
         entry = SHIMS.get(self.__name__, {}).get(name)
         if entry is not None and entry[1]:
             return entry[0]()
+        submodule = f"{self.__name__}.{name}"
+        if submodule in SHIMS:  # `jax._src.xla_bridge` read as an attribute (chex does)
+            import importlib
+
+            return importlib.import_module(submodule)
         raise AttributeError(
             f"module {self.__name__!r} has no attribute {name!r}: JAX's private modules are "
             "not part of laminax; only the names in laminax._jax_src_compat.SHIMS are provided."
