@@ -136,7 +136,24 @@ def non_addressable_error() -> dict:
     return {"message": np.array("")}
 
 
+def pmap_over_local_devices() -> dict:
+    """pmap with each process mapping over its local devices; psum and axis_index span every
+    process's devices (one process: all 8)."""
+    from laminax_pjit import pmap
+
+    local = ld.local_device_count()
+    first = ld.process_index() * local
+    data = np.arange(ld.device_count() * 3, dtype=np.float32).reshape(-1, 3)
+    mine = data[first:first + local]
+    f = pmap(lambda v, w: (lax.psum(v, "i") * w + lax.axis_index("i"), v.sum()), "i",
+             in_axes=(0, None))
+    out, sums = f(mine, np.float32(2.0))
+    return {"psum": _host(np.asarray(out)), "sums": _host(np.asarray(sums)),
+            "local_shape": np.array(out.shape)}
+
+
 PROGRAMS = {
+    "pmap": pmap_over_local_devices,
     "collectives": collectives,
     "training": data_parallel_training,
     "local_data": arrays_from_local_data,

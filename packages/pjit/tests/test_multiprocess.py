@@ -42,12 +42,12 @@ def _load(tmp_path, name, process):
 @pytest.fixture(scope="module")
 def oracle():
     return {name: multiprocess_programs.PROGRAMS[name]()
-            for name in ("collectives", "training", "local_data")}
+            for name in ("collectives", "training", "local_data", "pmap")}
 
 
 @pytest.mark.parametrize("num_processes", [2, 4])
 def test_programs_match_one_process(tmp_path, oracle, num_processes):
-    names = ["collectives", "training", "local_data", "multihost", "non_addressable"]
+    names = ["collectives", "training", "local_data", "pmap", "multihost", "non_addressable"]
     code, output = _run(tmp_path, num_processes, names)
     assert code == 0, output
     for line in output.splitlines():
@@ -57,6 +57,9 @@ def test_programs_match_one_process(tmp_path, oracle, num_processes):
             got = _load(tmp_path, name, process)
             assert sorted(got) == sorted(expected), name
             for key, value in expected.items():
+                if (name, key) == ("pmap", "local_shape"):  # each process maps its own devices
+                    assert tuple(got[key]) == (8 // num_processes, 3)
+                    continue
                 np.testing.assert_allclose(got[key], value, rtol=1e-5, atol=1e-6,
                                            err_msg=f"{name}/{key} in process {process}")
         multihost = _load(tmp_path, "multihost", process)

@@ -468,7 +468,9 @@ class Executable:
         tokens = [runtime_tokens.get_token_input(e, where) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         done = results.consume_token()
-        for i, device in enumerate(self.devices):
+        # one token per device of this process (a multi-process program runs here on those)
+        here = [d for d in self.devices if d.process_index == d.client.process_index()]
+        for i, device in enumerate(here):
             runtime_tokens.set_output_runtime_token(device, done.get_token(i))
         if len(self.devices) == 1:
             # C++ result handlers for the tokens too: Python handlers (strict=False) make
@@ -480,7 +482,10 @@ class Executable:
             return outs[n:]
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
-            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
+            # the first buffer this process holds (in a multi-process program, not always on
+            # the program's first device)
+            device = next(iter(bufs[0].devices()))
+            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], device))
         return results.consume_with_handlers(handlers)
 
 

@@ -1,6 +1,7 @@
 """Runs a script as N processes of one multi-process run on this machine.
 
-    python -m laminax_pjit.launch -n 4 [--devices-per-process 2] [--timeout 600] script.py args...
+    python -m laminax_pjit.launch -n 4 [--devices-per-process 2] [--timeout 600]
+                                  [--grace 30] [--python PATH] script.py args...
 
 Each process gets ``LAMINAX_COORDINATOR_ADDRESS`` (127.0.0.1 and a free port),
 ``LAMINAX_NUM_PROCESSES``, ``LAMINAX_PROCESS_ID`` and, with ``--devices-per-process``,
@@ -59,10 +60,12 @@ def launch(
     grace: float = 30.0,
     out=None,
     env: dict[str, str] | None = None,
+    python: str | None = None,
 ) -> int:
     """Starts `command` (argv, without the interpreter) `num_processes` times with the
     coordinator wired, echoes their output prefixed, and returns the run's exit status (0 when
-    every process succeeds). Every process is reaped before it returns."""
+    every process succeeds). Every process is reaped before it returns. `python`: the
+    interpreter to run (default: this one)."""
     if num_processes < 1:
         raise ValueError(f"num_processes must be >= 1, got {num_processes}.")
     out = out or sys.stdout
@@ -82,7 +85,7 @@ def launch(
         for index in range(num_processes):
             proc_env = dict(base, LAMINAX_PROCESS_ID=str(index))
             proc = subprocess.Popen(
-                [sys.executable, *command], env=proc_env, stdout=subprocess.PIPE,
+                [python or sys.executable, *command], env=proc_env, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, start_new_session=True,
             )
             procs.append(proc)
@@ -157,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds the whole run may take (default 600; 0: no limit)")
     parser.add_argument("--grace", type=float, default=30.0,
                         help="seconds the others get to exit after a process fails")
+    parser.add_argument("--python", default=None,
+                        help="interpreter the processes run (default: this one)")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args(argv)
@@ -167,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.exists(ns.script):
         parser.error(f"no such script: {ns.script}")
     return launch([ns.script, *ns.args], ns.num_processes, ns.devices_per_process,
-                  timeout=ns.timeout or None, grace=ns.grace)
+                  timeout=ns.timeout or None, grace=ns.grace, python=ns.python)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from laminax_dispatch import (
     process_index,
 )
 from laminax_pytree import tree_flatten, tree_map, tree_unflatten
+from laminax_pytree.internal import broadcast_prefix
 
 from laminax_pjit._arrays import make_array_from_single_device_arrays
 from laminax_pjit._mesh import Mesh
@@ -171,15 +172,10 @@ def _scale_shape(shape, spec, numerator: dict, denominator: dict, who: str) -> t
 
 def _per_leaf(who, tree, pspecs, convert):
     leaves, treedef = tree_flatten(tree)
-    if isinstance(pspecs, PartitionSpec) or pspecs is None:
-        specs = [pspecs] * len(leaves)
-    else:
-        specs, spec_def = tree_flatten(pspecs, is_leaf=lambda s: s is None or isinstance(s, PartitionSpec))
-        if len(specs) != len(leaves):
-            raise ValueError(
-                f"{who}: pspecs has {len(specs)} entries for {len(leaves)} inputs ({spec_def} vs "
-                f"{treedef})."
-            )
+    try:
+        specs = broadcast_prefix(pspecs, tree, is_leaf=lambda s: s is None or isinstance(s, PartitionSpec))
+    except ValueError as err:
+        raise ValueError(f"{who}: pspecs must be a tree prefix of the inputs ({err}).") from None
     return tree_unflatten(treedef, [convert(leaf, _check_spec(s, who)) for leaf, s in zip(leaves, specs)])
 
 
