@@ -175,12 +175,13 @@ class Exported:
         return cached
 
     def in_shardings_jax(self, mesh) -> tuple:
-        """One sharding on `mesh` per input leaf (None where unspecified)."""
-        return tuple(_sharding_on(mesh, s) for s in self.in_shardings_hlo)
+        """One NamedSharding on `mesh` per input leaf (None where unspecified): the exported
+        layouts, on a mesh of the same axis names, sizes and types (its devices may be any)."""
+        return tuple(_sharding_on(mesh, s) for s in self._in_named_shardings)
 
     def out_shardings_jax(self, mesh) -> tuple:
-        """One sharding on `mesh` per output leaf (None where unspecified)."""
-        return tuple(_sharding_on(mesh, s) for s in self.out_shardings_hlo)
+        """One NamedSharding on `mesh` per output leaf (None where unspecified)."""
+        return tuple(_sharding_on(mesh, s) for s in self._out_named_shardings)
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """The artifact in JAX's serialization format, with `vjp_order` orders of backward
@@ -196,12 +197,18 @@ class Exported:
         return call_exported(self)(*args, **kwargs)
 
 
-def _sharding_on(mesh, hlo):
-    if hlo is None:
+def _sharding_on(mesh, named):
+    if named is None:
         return None
-    from laminax_dispatch.internal import sharding_from_hlo
+    new = getattr(mesh, "abstract_mesh", mesh)
+    old = getattr(named.mesh, "abstract_mesh", named.mesh)
+    if (tuple(new.axis_sizes), tuple(new.axis_names), tuple(new.axis_types)) != (
+            tuple(old.axis_sizes), tuple(old.axis_names), tuple(old.axis_types)):
+        raise ValueError(
+            f"NamedSharding new mesh {mesh} does not match the mesh used for export {named.mesh}.")
+    from laminax_pjit import NamedSharding
 
-    return sharding_from_hlo(list(mesh.devices.flat), hlo)
+    return NamedSharding(mesh, named.spec, memory_kind=named.memory_kind)
 
 
 _text_cache: dict[bytes, str] = {}
