@@ -9,6 +9,7 @@ from laminax_pjit import mesh_utils as mesh_utils
 from laminax_pjit._arrays import make_array_from_callback as make_array_from_callback
 from laminax_pjit._arrays import make_array_from_process_local_data as make_array_from_process_local_data
 from laminax_pjit._arrays import make_array_from_single_device_arrays as make_array_from_single_device_arrays
+from laminax_pjit._explicit import reshard as reshard
 from laminax_pjit._mesh import AbstractDevice as AbstractDevice
 from laminax_pjit._mesh import AbstractMesh as AbstractMesh
 from laminax_pjit._mesh import AxisType as AxisType
@@ -47,6 +48,7 @@ __all__ = [
     "make_mesh",
     "mesh_utils",
     "pjit",
+    "reshard",
     "sharding_constraint_p",
     "visualize_array_sharding",
     "visualize_sharding",

@@ -13,6 +13,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._sharding_rules import transpose_sharding
 from laminax_core._interpreters.batching import move_bdim
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
 from laminax_core.lax._helpers import as_operands, checked_axis
@@ -212,7 +213,8 @@ def _transpose_abstract_eval(x, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise TypeError(f"transpose: permutation {permutation} is not a permutation of the "
                         f"dimensions of an array of shape {x.shape}.")
-    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+    shape = tuple(x.shape[p] for p in permutation)
+    return ShapedArray(shape, x.dtype, x.weak_type, transpose_sharding(x, permutation, shape))
 
 
 def _transpose_batch(axis_data, args, dims, permutation):

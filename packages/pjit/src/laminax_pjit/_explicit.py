@@ -1,0 +1,247 @@
+"""Explicit sharding: shardings along `AxisType.Explicit` mesh axes are part of array types.
+
+An Array laid out by a `NamedSharding` whose spec names Explicit axes has, as its abstract value,
+a `ShapedArray` whose `sharding` is that spec on the mesh's `AbstractMesh` (only the Explicit
+axes kept): jaxprs print it as JAX's ``f32[8@x,4]`` and `jax.typeof(x).sharding` returns it.
+Core's sharding rules (`laminax_core._sharding_rules`) carry it through elementwise ops,
+`dot_general`, reductions and transposes; `reshard` changes it.
+
+The type lives in core as an opaque value (core cannot import this layer): `NamedSharding`
+answers core's small protocol (`aval_partitions`, `aval_mesh`, `with_aval_partitions`), and
+this module registers with core how a concrete Array's type gets its sharding
+(`sharding_typers`). Arrays on meshes without Explicit axes, and every value outside such
+meshes, keep `sharding=None`, so their jaxprs print as before.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from jaxlib import _jax
+from laminax_core.internal import (
+    ShapedArray,
+    Zero,
+    define_primitive,
+    get_aval,
+    sharding_typers,
+    trace_context,
+)
+from laminax_dispatch import device_put
+from laminax_dispatch.internal import emit_sharding_constraint, register_lowering
+from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_pytree.internal import broadcast_prefix
+
+from laminax_pjit._mesh import AxisType, Mesh, get_abstract_mesh, get_concrete_mesh
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._partition_spec import UNCONSTRAINED, PartitionSpec, axes_of
+
+__all__ = ["reshard", "reshard_p", "typed_sharding"]
+
+
+def _explicit_entry(entry, types: dict):
+    """One spec entry with only its Explicit axes (None when it has none)."""
+    if entry is None or entry is UNCONSTRAINED:
+        return None
+    kept = tuple(a for a in axes_of(entry) if types[a] is AxisType.Explicit)
+    if not kept:
+        return None
+    return kept if isinstance(entry, tuple) else kept[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def typed_sharding(sharding, ndim: int) -> NamedSharding | None:
+    """The sharding an array laid out by `sharding` has in its type: the spec (padded to `ndim`)
+    on the abstract mesh, keeping the Explicit axes only; None when no dimension is split along
+    an Explicit axis (also for shardings that are not `NamedSharding`s)."""
+    if not isinstance(sharding, NamedSharding):
+        return None
+    mesh = sharding.mesh
+    if not mesh._any_axis_explicit:
+        return None
+    types = mesh._name_to_type
+    entries = list(sharding.spec.partitions)[:ndim]
+    entries = [_explicit_entry(e, types) for e in entries] + [None] * (ndim - len(entries))
+    if all(e is None for e in entries):
+        return None
+    return NamedSharding(mesh.abstract_mesh, PartitionSpec(*entries))
+
+
+@functools.lru_cache(maxsize=4096)
+def _typed_aval(aval: ShapedArray, sharding) -> ShapedArray:
+    typed = typed_sharding(sharding, len(aval.shape))
+    return aval if typed == aval.sharding else aval.update(sharding=typed)
+
+
+def _array_type(x, aval: ShapedArray) -> ShapedArray:
+    return _typed_aval(aval, x.sharding)
+
+
+sharding_typers[_jax.ArrayImpl] = _array_type
+
+
+# ----- reshard ------------------------------------------------------------------------------
+
+
+def _reshard_abstract_eval(x, *, dst_sharding, concrete_mesh):
+    return x.update(sharding=typed_sharding(dst_sharding, len(x.shape)))
+
+
+def _reshard_jvp(primals, tangents, **params):
+
+
+    (x,), (t,) = primals, tangents
+    out = reshard_p.bind(x, **params)
+    if isinstance(t, Zero):
+        return out, Zero.from_primal_value(out)
+    return out, reshard_p.bind(t, **params)
+
+
+def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
+    # the cotangent goes back to the operand's type (unsplit where it had no sharding)
+    back = x.aval.sharding
+    if back is None:
+        back = NamedSharding(dst_sharding.mesh, PartitionSpec(*[None] * len(x.aval.shape)))
+    return [reshard_p.bind(ct, dst_sharding=back, concrete_mesh=concrete_mesh)]
+
+
+def _reshard_batch(axis_data, args, dims, *, dst_sharding, concrete_mesh):
+    (x,), (d,) = args, dims
+    if d is None:
+        return reshard_p.bind(x, dst_sharding=dst_sharding, concrete_mesh=concrete_mesh), None
+    entries = list(dst_sharding.spec.partitions)
+    entries.insert(d, getattr(axis_data, "spmd_name", None))
+    vmapped = dst_sharding.update(spec=PartitionSpec(*entries))
+    return reshard_p.bind(x, dst_sharding=vmapped, concrete_mesh=concrete_mesh), d
+
+
+reshard_p = define_primitive(
+    "reshard",
+    abstract_eval=_reshard_abstract_eval,
+    reference=lambda x, **params: x,
+    jvp=_reshard_jvp,
+    transpose=_reshard_transpose,
+    batch=_reshard_batch,
+    print_params=lambda params: {},  # JAX's jaxprs print the new type only
+)
+
+
+def _reshard_lower(ctx, x, *, dst_sharding, concrete_mesh):
+    mesh = concrete_mesh if concrete_mesh is not None else get_concrete_mesh()
+    if mesh.empty:
+        raise ValueError(
+            "reshard needs the devices of its mesh to lower: call it under `jax.set_mesh(mesh)` "
+            "or pass a NamedSharding on a concrete Mesh."
+        )
+    concrete = NamedSharding(mesh, dst_sharding.spec)
+    return emit_sharding_constraint(ctx, x, ctx.avals_in[0], concrete)
+
+
+register_lowering(reshard_p, _reshard_lower)
+
+
+def _canonical_dst(s: Any, ndim: int) -> tuple[NamedSharding, Mesh | None]:
+    """`s` as a NamedSharding on an abstract mesh (spec padded to `ndim`) and its concrete mesh.
+
+    Raises:
+      TypeError: `s` is neither a NamedSharding nor a PartitionSpec.
+      ValueError: None or an empty mesh; a PartitionSpec with no mesh in context; a spec naming
+        Auto or Manual axes; a spec longer than the rank.
+    """
+    if s is None or (isinstance(s, NamedSharding) and s.mesh.empty):
+        raise ValueError(
+            "Reshard should only be used with out_shardings which are non-None and have a "
+            f"non-empty mesh. Got sharding {s}."
+        )
+    if not isinstance(s, NamedSharding | PartitionSpec):
+        raise TypeError(
+            "`out_sharding` argument of reshard only supports instances of `NamedSharding` or "
+            f"`PartitionSpec`. Got {s} of type: {type(s)}"
+        )
+    current = get_abstract_mesh()
+    if isinstance(s, PartitionSpec):
+        if current.empty:
+            raise ValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                f"Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {s}"
+            )
+        concrete = get_concrete_mesh()
+        s = NamedSharding(current, s)
+        concrete = None if concrete.empty else concrete
+    else:
+        concrete = s.mesh if isinstance(s.mesh, Mesh) else None
+        s = NamedSharding(s.mesh.abstract_mesh, s.spec)
+    types = s.mesh._name_to_type
+    for axis in (a for e in s.spec.partitions for a in axes_of(e)):
+        if types[axis] is not AxisType.Explicit:
+            raise ValueError(
+                f"PartitionSpec passed to reshard cannot contain axis names that are of type "
+                f"Auto or Manual. Got PartitionSpec: {s.spec} with axis name: {axis} of type: "
+                f"{types[axis]}; reshard only along Explicit axes."
+            )
+    entries = list(s.spec.partitions)
+    if len(entries) > ndim:
+        raise ValueError(
+            f"reshard: the spec {s.spec} has {len(entries)} entries for an array of rank "
+            f"{ndim}; give at most one entry per dimension."
+        )
+    return s.update(spec=PartitionSpec(*entries, *[None] * (ndim - len(entries)))), concrete
+
+
+def _flat_shardings(tree, out_shardings, n: int) -> list:
+    leaf = lambda v: v is None or isinstance(v, NamedSharding | PartitionSpec)  # noqa: E731
+    if leaf(out_shardings):
+        return [out_shardings] * n
+    if isinstance(out_shardings, list):
+        out_shardings = tuple(out_shardings)
+    try:
+        return broadcast_prefix(out_shardings, tree_unflatten(tree, [0] * n), is_leaf=leaf)
+    except ValueError as err:
+        raise ValueError(f"reshard: out_shardings must be a pytree prefix of xs. {err}") from None
+
+
+def reshard(xs, out_shardings):
+    """Moves arrays to other shardings along Explicit mesh axes, changing their types (JAX:
+    `jax.sharding.reshard`); under a trace, one ``reshard`` equation per array.
+
+    Args:
+      xs: an array or a pytree of arrays.
+      out_shardings: a `NamedSharding` or a `PartitionSpec` (naming axes of the mesh in
+        context, `set_mesh`), or a pytree prefix of `xs` of them.
+
+    Returns:
+      `xs` with each leaf's sharding, and type, replaced.
+
+    Raises:
+      ValueError: a None sharding or an empty mesh; a PartitionSpec with no mesh in context; a
+        spec naming Auto or Manual axes, or longer than the array's rank; a dimension the mesh
+        axes do not divide.
+      TypeError: an entry that is neither a NamedSharding nor a PartitionSpec.
+    """
+    leaves, tree = tree_flatten(xs)
+    outs = []
+    for x, s in zip(leaves, _flat_shardings(tree, out_shardings, len(leaves)), strict=True):
+        aval = get_aval(x)
+        dst, concrete = _canonical_dst(s, len(aval.shape))
+        _check_divisible(dst, aval.shape)
+        if trace_context.trace is None and concrete is not None:
+            outs.append(device_put(x, NamedSharding(concrete, dst.spec)))
+            continue
+        outs.append(reshard_p.bind(x, dst_sharding=dst, concrete_mesh=concrete))
+    return tree_unflatten(tree, outs)
+
+
+def _check_divisible(sharding: NamedSharding, shape: tuple) -> None:
+    sizes = dict(sharding.mesh.shape_tuple)
+    for dim, (entry, size) in enumerate(zip(sharding.spec.partitions, shape, strict=True)):
+        axes = axes_of(entry)
+        parts = 1
+        for a in axes:
+            parts *= sizes[a]
+        if size % parts:
+            raise ValueError(
+                f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} "
+                f"times, but does not evenly divide the dimension size {size}. Got shape: "
+                f"{shape} and sharding {sharding}"
+            )
