@@ -7,7 +7,10 @@ protocol and ask it for the result's:
 
 - `sharding.aval_partitions`: one entry per dimension (None, an axis name, or a tuple of names);
 - `sharding.with_aval_partitions(entries)`: the same mesh with other entries;
-- `sharding.aval_mesh`: the (abstract) mesh, compared between operands.
+- `sharding.aval_mesh`: the (abstract) mesh, compared between operands;
+- `sharding.aval_axis_sizes`: mesh axis name -> size (reshape's rule splits axes);
+- `sharding.as_aval_sharding(ndim)`: for an `out_sharding=` a user passes, the sharding the
+  result's type gets (None when it splits no dimension along an Explicit axis).
 
 Operands without a sharding (None, the default everywhere outside Explicit meshes) count as
 unsplit, so a rule over unsharded operands returns None and costs one test.
@@ -20,9 +23,12 @@ from collections.abc import Sequence
 from laminax_core._avals import ShapedArray, ShardingTypeError
 
 __all__ = [
+    "broadcast_in_dim_sharding",
     "broadcasting_sharding",
     "dot_general_sharding",
     "reduce_sharding",
+    "requested_sharding",
+    "reshape_sharding",
     "transpose_sharding",
 ]
 
@@ -160,3 +166,119 @@ def transpose_sharding(x, permutation, out_shape):
         return None
     ls = _entries(x)
     return _build("transpose", x.sharding, [ls[i] for i in permutation], out_shape, x.dtype, (x,))
+
+
+def requested_sharding(sharding, ndim: int):
+    """The typed sharding an `out_sharding=` parameter asks for, or None (none given, or one
+    that does not describe a type)."""
+    if sharding is None or not hasattr(sharding, "as_aval_sharding"):
+        return None
+    return sharding.as_aval_sharding(ndim)
+
+
+def broadcast_in_dim_sharding(x, shape, broadcast_dimensions):
+    """broadcast_in_dim's result sharding: the operand's entries at their new positions, the
+    added dimensions unsplit."""
+    if x.sharding is None:
+        return None
+    entries = [None] * len(shape)
+    for e, d in zip(_entries(x), broadcast_dimensions, strict=True):
+        entries[d] = e
+    return _build("broadcast_in_dim", x.sharding, entries, shape, x.dtype, (x,))
+
+
+def _reshape_error(x, new_sizes):
+    raise ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        f"`out_sharding` argument of jax.lax.reshape. Got operand type: {x.str_short()}, new "
+        f"sizes: {tuple(new_sizes)}"
+    )
+
+
+def _groups(old: tuple, new: tuple) -> list[tuple[list[int], list[int]]] | None:
+    """Consecutive dimensions of `old` and `new` paired into groups of equal size (trailing
+    size-1 dimensions join the group before them); None if the shapes do not pair up."""
+    groups, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        if i == len(old) or j == len(new):
+            if not groups or any(d != 1 for d in (*old[i:], *new[j:])):
+                return None
+            groups[-1][0].extend(range(i, len(old)))
+            groups[-1][1].extend(range(j, len(new)))
+            break
+        a, b = [i], [j]
+        pa, pb = old[i], new[j]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb and i < len(old):
+                pa, i = pa * old[i], i + 1
+                a.append(i - 1)
+            elif pb < pa and j < len(new):
+                pb, j = pb * new[j], j + 1
+                b.append(j - 1)
+            else:
+                return None
+        while j < len(new) and new[j] == 1 and (i == len(old) or old[i] != 1):
+            b.append(j)
+            j += 1
+        groups.append((a, b))
+    return groups
+
+
+def _assign_axes(x, axes: tuple, sizes: list, new_sizes, axis_size) -> list:
+    """Mesh `axes` (major first) handed out to consecutive output dims of `sizes`: each takes
+    axes while it has parts left to split."""
+    queue, out = list(axes), []
+    for size in sizes:
+        taken = []
+        while size > 1 and queue:
+            n = axis_size(queue[0])
+            if size % n:
+                _reshape_error(x, new_sizes)
+            size //= n
+            taken.append(queue.pop(0))
+        out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    if queue:
+        _reshape_error(x, new_sizes)
+    return out
+
+
+def reshape_sharding(x, new_sizes, dimensions):
+    """reshape's result sharding, where JAX has a rule: size-1 dimensions added or removed, or
+    one dimension split into several or several merged into one (the split dimension's mesh
+    axes go to the new dimensions, major first).
+
+    Raises:
+      ShardingTypeError: any other reshape of a split array (give its `out_sharding`).
+    """
+    if x.sharding is None:
+        return None
+    entries = _entries(x)
+    new_sizes = tuple(new_sizes)
+    if [d for d in x.shape if d != 1] == [d for d in new_sizes if d != 1]:
+        kept = iter(e for d, e in zip(x.shape, entries, strict=True) if d != 1)
+        result = [None if d == 1 else next(kept) for d in new_sizes]
+        return _build("reshape", x.sharding, result, new_sizes, x.dtype, (x,))
+    groups = _groups(x.shape, new_sizes)
+    if groups is None or sum(len(a) > 1 or len(b) > 1 for a, b in groups) != 1:
+        _reshape_error(x, new_sizes)
+    axis_size = x.sharding.aval_axis_sizes.__getitem__
+    result = []
+    for a, b in groups:
+        group_entries = [entries[d] for d in a]
+        if all(e is None for e in group_entries):
+            result.extend([None] * len(b))
+            continue
+        if dimensions is not None:
+            _reshape_error(x, new_sizes)
+        if len(a) == 1:  # one dimension split into the group's
+            result.extend(_assign_axes(x, _axes_of(group_entries[0]), [new_sizes[d] for d in b],
+                                       new_sizes, axis_size))
+            continue
+        while group_entries[-1] is None:  # merged: only a major split dimension may be split
+            group_entries.pop()
+        if any(e is None for e in group_entries):
+            _reshape_error(x, new_sizes)
+        axes = tuple(ax for e in group_entries for ax in _axes_of(e))
+        result.extend(_assign_axes(x, axes, [new_sizes[d] for d in b], new_sizes, axis_size))
+    return _build("reshape", x.sharding, result, new_sizes, x.dtype, (x,))

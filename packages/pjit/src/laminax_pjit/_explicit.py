@@ -73,6 +73,10 @@ def _typed_aval(aval: ShapedArray, sharding) -> ShapedArray:
     return aval if typed == aval.sharding else aval.update(sharding=typed)
 
 
+# core's protocol: the type an `out_sharding=` argument gives a result
+NamedSharding.as_aval_sharding = lambda self, ndim: typed_sharding(self, ndim)
+
+
 def _array_type(x, aval: ShapedArray) -> ShapedArray:
     return _typed_aval(aval, x.sharding)
 

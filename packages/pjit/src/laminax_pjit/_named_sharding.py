@@ -359,6 +359,10 @@ class NamedSharding(Sharding):
     def aval_mesh(self):
         return self.mesh
 
+    @property
+    def aval_axis_sizes(self) -> dict:
+        return dict(self.mesh.shape_tuple)
+
     def with_aval_partitions(self, entries) -> NamedSharding:
         """The same mesh with other per-dimension entries (a typed result's sharding)."""
         return NamedSharding(self.mesh, PartitionSpec(*entries))
