@@ -32,11 +32,17 @@ from laminax_dispatch.internal import emit_sharding_constraint, register_lowerin
 from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
-from laminax_pjit._mesh import AxisType, Mesh, get_abstract_mesh, get_concrete_mesh
+from laminax_pjit._mesh import (
+    AxisType,
+    Mesh,
+    get_abstract_mesh,
+    get_concrete_mesh,
+    use_abstract_mesh,
+)
 from laminax_pjit._named_sharding import NamedSharding
 from laminax_pjit._partition_spec import UNCONSTRAINED, PartitionSpec, axes_of
 
-__all__ = ["reshard", "reshard_p", "typed_sharding"]
+__all__ = ["auto_axes", "explicit_axes", "reshard", "reshard_p", "typed_sharding"]
 
 
 def _explicit_entry(entry, types: dict):
@@ -137,7 +143,11 @@ def _reshard_lower(ctx, x, *, dst_sharding, concrete_mesh):
             "reshard needs the devices of its mesh to lower: call it under `jax.set_mesh(mesh)` "
             "or pass a NamedSharding on a concrete Mesh."
         )
-    concrete = NamedSharding(mesh, dst_sharding.spec)
+    entries = dst_sharding.spec.partitions
+    if dst_sharding.mesh._any_axis_auto:  # the compiler picks the layout along Auto axes
+        entries = [UNCONSTRAINED if e is None else e for e in entries]
+    mesh = mesh.update(axis_types=dst_sharding.mesh.axis_types)  # the types in force here
+    concrete = NamedSharding(mesh, PartitionSpec(*entries))
     return emit_sharding_constraint(ctx, x, ctx.avals_in[0], concrete)
 
 
@@ -249,3 +259,130 @@ def _check_divisible(sharding: NamedSharding, shape: tuple) -> None:
                 f"times, but does not evenly divide the dimension size {size}. Got shape: "
                 f"{shape} and sharding {sharding}"
             )
+
+
+# ----- auto_axes / explicit_axes ------------------------------------------------------------
+
+
+def _mesh_for(axes, axis_type: AxisType, api_name: str, shardings=None):
+    """(the mesh in use, it with `axes` turned to `axis_type`), or None with no mesh at all."""
+    current = get_abstract_mesh()
+    sharding_mesh = None
+    for s in tree_flatten(shardings, is_leaf=lambda v: isinstance(v, PartitionSpec))[0]:
+        if isinstance(s, NamedSharding):
+            m = s.mesh.abstract_mesh
+            if sharding_mesh is not None and sharding_mesh != m:
+                raise ValueError(
+                    f"Shardings passed to {api_name} should have the same mesh. Got one mesh "
+                    f"{sharding_mesh} and another {s.mesh}"
+                )
+            sharding_mesh = m
+    if sharding_mesh is None and current.empty:
+        return None
+    if sharding_mesh is not None and not current.empty and sharding_mesh != current:
+        raise ValueError(
+            f"Context mesh {current} must match the mesh passed to shardings {sharding_mesh}. "
+            "Recommended approach is to use `jax.set_mesh` context manager."
+        )
+    mesh = current if sharding_mesh is None else sharding_mesh
+    axes = mesh.axis_names if axes is None else axes if isinstance(axes, tuple) else (axes,)
+    types = mesh._name_to_type
+    for a in axes:
+        if a not in types:
+            raise ValueError(f"{api_name}: {a!r} is not an axis of the mesh {mesh}.")
+        if types[a] is AxisType.Manual:
+            raise NotImplementedError(
+                "Going from `Manual` AxisType to `Auto` or `Explicit` AxisType is not allowed "
+                f"({api_name} over axis {a!r} inside shard_map)."
+            )
+    return mesh, axes, mesh.update_axis_types({a: axis_type for a in axes})
+
+
+def _spec_without(spec_entries, mesh) -> PartitionSpec:
+    """A type's entries with the axes that are not Explicit on `mesh` removed."""
+    types = mesh._name_to_type
+    return PartitionSpec(*[_explicit_entry(e, types) for e in spec_entries])
+
+
+def _entries_of(x) -> tuple:
+    aval = get_aval(x)
+    s = aval.sharding
+    return (None,) * len(aval.shape) if s is None else s.spec.partitions
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """Runs `f` with mesh `axes` (default: all) of the context mesh switched to ``Auto``: the
+    arguments lose their sharding along them (the compiler chooses inside), and the results are
+    resharded to `out_sharding` (JAX: `jax.sharding.auto_axes`).
+
+    Args:
+      f: the function (or use as a decorator factory when omitted).
+      axes: a mesh axis name or a tuple of them.
+      out_sharding: the results' shardings (pytree prefix), or passed as ``out_sharding=`` when
+        the wrapped function is called.
+
+    Raises:
+      TypeError: no out_sharding given anywhere.
+    """
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        target = out_sharding
+        if target is None:
+            if "out_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'out_sharding'")
+            target = kwargs.pop("out_sharding")
+        found = _mesh_for(axes, AxisType.Auto, "auto_axes", target)
+        if found is None:
+            return f(*args, **kwargs)
+        mesh, names, inner = found
+        if set(mesh.auto_axes) == set(names):
+            return f(*args, **kwargs)
+        with use_abstract_mesh(inner):
+            leaves, tree = tree_flatten(args)
+            specs = [_spec_without(_entries_of(x), inner) for x in leaves]
+            args = tree_unflatten(tree, [reshard(x, s) for x, s in zip(leaves, specs, strict=True)])
+            out = f(*args, **kwargs)
+        return reshard(out, target)
+
+    return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """Runs `f` with mesh `axes` (default: all) of the context mesh switched to ``Explicit``:
+    the arguments are resharded to `in_sharding` (so their types carry it inside), and the
+    results lose the sharding along axes that are not Explicit outside (JAX:
+    `jax.sharding.explicit_axes`).
+
+    Raises:
+      TypeError: no in_sharding given anywhere.
+      ValueError: no mesh in context.
+    """
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        target = in_sharding
+        if target is None:
+            if "in_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'in_sharding'")
+            target = kwargs.pop("in_sharding")
+        found = _mesh_for(axes, AxisType.Explicit, "explicit_axes")
+        if found is None:
+            raise ValueError(
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into a "
+                "mesh context when using `explicit_axes` API."
+            )
+        _, _, inner = found
+        with use_abstract_mesh(inner):
+            args = reshard(args, target)
+            out = f(*args, **kwargs)
+        outer = get_abstract_mesh()
+        leaves, tree = tree_flatten(out)
+        specs = [_spec_without(_entries_of(x), outer) for x in leaves]
+        return tree_unflatten(tree, [reshard(x, s) for x, s in zip(leaves, specs, strict=True)])
+
+    return wrapped
