@@ -304,7 +304,9 @@ def get_aval(x) -> ShapedArray:
         if base in pytype_aval_mappings:
             return pytype_aval_mappings[base](x)
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        # a sharding along Explicit mesh axes is part of the type (see `_sharding_rules`)
+        typed = getattr(x.sharding, "as_aval_sharding", None)
+        return ShapedArray(x.shape, x.dtype, x.weak_type, typed and typed(len(x.shape)))
     raise TypeError(
         f"Value {x!r} of type {type(x).__name__} is not a valid array type. Arguments of "
         "transformed functions must be arrays, NumPy scalars or Python scalars; mark other "

@@ -195,34 +195,36 @@ def _reshape_error(x, new_sizes):
     )
 
 
-def _groups(old: tuple, new: tuple) -> list[tuple[list[int], list[int]]] | None:
-    """Consecutive dimensions of `old` and `new` paired into groups of equal size (trailing
-    size-1 dimensions join the group before them); None if the shapes do not pair up."""
-    groups, i, j = [], 0, 0
-    while i < len(old) or j < len(new):
-        if i == len(old) or j == len(new):
-            if not groups or any(d != 1 for d in (*old[i:], *new[j:])):
-                return None
-            groups[-1][0].extend(range(i, len(old)))
-            groups[-1][1].extend(range(j, len(new)))
-            break
-        a, b = [i], [j]
-        pa, pb = old[i], new[j]
-        i, j = i + 1, j + 1
-        while pa != pb:
-            if pa < pb and i < len(old):
-                pa, i = pa * old[i], i + 1
-                a.append(i - 1)
-            elif pb < pa and j < len(new):
-                pb, j = pb * new[j], j + 1
-                b.append(j - 1)
-            else:
-                return None
-        while j < len(new) and new[j] == 1 and (i == len(old) or old[i] != 1):
-            b.append(j)
+def _split_groups(short: tuple, long: tuple) -> list[tuple[int, list[int]]] | None:
+    """Each dimension of `short` with the dimensions of `long` it becomes: equal sizes pair up,
+    and exactly one dimension splits into a run (with the size-1 dimensions right after it).
+    None when the shapes are not related that way."""
+    common = 0  # trailing size-1 dimensions of both pair up last
+    while common < min(len(short), len(long)) and short[-1 - common] == long[-1 - common] == 1:
+        common += 1
+    head_s, head_l = short[: len(short) - common], long[: len(long) - common]
+    groups, j, splits = [], 0, 0
+    for i, size in enumerate(head_s):
+        if j >= len(head_l):
+            return None
+        if size == head_l[j]:
+            groups.append((i, [j]))
             j += 1
-        groups.append((a, b))
-    return groups
+            continue
+        splits += 1
+        run, product = [j], head_l[j]
+        j += 1
+        while product != size or (j < len(head_l) and head_l[j] == 1):
+            if product > size or j >= len(head_l):
+                return None
+            run.append(j)
+            product *= head_l[j]
+            j += 1
+        groups.append((i, run))
+    if j != len(head_l) or splits != 1:
+        return None
+    tail = range(common)
+    return groups + [(len(head_s) + k, [len(head_l) + k]) for k in tail]
 
 
 def _assign_axes(x, axes: tuple, sizes: list, new_sizes, axis_size) -> list:
@@ -259,26 +261,39 @@ def reshape_sharding(x, new_sizes, dimensions):
         kept = iter(e for d, e in zip(x.shape, entries, strict=True) if d != 1)
         result = [None if d == 1 else next(kept) for d in new_sizes]
         return _build("reshape", x.sharding, result, new_sizes, x.dtype, (x,))
-    groups = _groups(x.shape, new_sizes)
-    if groups is None or sum(len(a) > 1 or len(b) > 1 for a, b in groups) != 1:
-        _reshape_error(x, new_sizes)
     axis_size = x.sharding.aval_axis_sizes.__getitem__
     result = []
-    for a, b in groups:
-        group_entries = [entries[d] for d in a]
-        if all(e is None for e in group_entries):
-            result.extend([None] * len(b))
-            continue
-        if dimensions is not None:
+    if len(new_sizes) > len(x.shape):  # one dimension split into several
+        groups = _split_groups(x.shape, new_sizes)
+        if groups is None:
             _reshape_error(x, new_sizes)
-        if len(a) == 1:  # one dimension split into the group's
-            result.extend(_assign_axes(x, _axes_of(group_entries[0]), [new_sizes[d] for d in b],
-                                       new_sizes, axis_size))
-            continue
-        while group_entries[-1] is None:  # merged: only a major split dimension may be split
-            group_entries.pop()
-        if any(e is None for e in group_entries):
+        for i, run in groups:
+            if len(run) == 1:
+                result.append(entries[i])
+            elif entries[i] is None:
+                result.extend([None] * len(run))
+            elif dimensions is not None:
+                _reshape_error(x, new_sizes)
+            else:
+                sizes = [new_sizes[d] for d in run]
+                result.extend(_assign_axes(x, _axes_of(entries[i]), sizes, new_sizes, axis_size))
+    elif len(new_sizes) < len(x.shape):  # several dimensions merged into one
+        groups = _split_groups(new_sizes, x.shape)
+        if groups is None:
             _reshape_error(x, new_sizes)
-        axes = tuple(ax for e in group_entries for ax in _axes_of(e))
-        result.extend(_assign_axes(x, axes, [new_sizes[d] for d in b], new_sizes, axis_size))
+        for j, run in groups:
+            merged = [entries[d] for d in run]
+            if len(run) == 1 or all(e is None for e in merged):
+                result.append(merged[0] if len(run) == 1 else None)
+                continue
+            if dimensions is not None:
+                _reshape_error(x, new_sizes)
+            while merged[-1] is None:  # only the major dimensions may be split
+                merged.pop()
+            if any(e is None for e in merged):
+                _reshape_error(x, new_sizes)
+            axes = tuple(ax for e in merged for ax in _axes_of(e))
+            result.extend(_assign_axes(x, axes, [new_sizes[j]], new_sizes, axis_size))
+    else:
+        _reshape_error(x, new_sizes)
     return _build("reshape", x.sharding, result, new_sizes, x.dtype, (x,))
