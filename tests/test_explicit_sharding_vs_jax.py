@@ -127,6 +127,10 @@ TRACED = {
         "g = jax.grad(lambda a: (reshard(a, P(None, 'y')) ** 2).sum())\nresult = out(g(x))"
     ),
     "jit_error": "result = out(jax.jit(lambda a: a @ a.T)(x))",
+    "shard_map_infers_specs_from_types_under_jit": (
+        "f = jax.jit(lambda a: jax.shard_map(lambda b: b * 2, out_specs=P('x', None))(a + 1))\n"
+        "result = out(f(x))"
+    ),
     "typeof_under_jit": (
         "seen = []\n"
         "jax.jit(lambda a, b: seen.append(spec(a @ b)) or a)(x, y)\n"
