@@ -127,6 +127,13 @@ TRACED = {
         "g = jax.grad(lambda a: (reshard(a, P(None, 'y')) ** 2).sum())\nresult = out(g(x))"
     ),
     "jit_error": "result = out(jax.jit(lambda a: a @ a.T)(x))",
+    "vmap_reshard_keeps_mapped_split": "result = out(jax.vmap(lambda v: reshard(v, P('y')))(x))",
+    "control_flow_keeps_types": (
+        "f = lambda a: (jax.lax.fori_loop(0, 3, lambda i, c: c * 2, a),\n"
+        "               jax.lax.cond(True, lambda v: v * 2, lambda v: v + 1, a),\n"
+        "               jax.lax.while_loop(lambda c: c.sum() < 1e4, lambda c: c * 2, a + 1))\n"
+        "result = (out(*f(x)), str(jax.make_jaxpr(f)(x)))"
+    ),
     "shard_map_infers_specs_from_types_under_jit": (
         "f = jax.jit(lambda a: jax.shard_map(lambda b: b * 2, out_specs=P('x', None))(a + 1))\n"
         "result = out(f(x))"

@@ -84,7 +84,10 @@ NamedSharding.as_aval_sharding = lambda self, ndim: typed_sharding(self, ndim)
 
 
 def _array_type(x, aval: ShapedArray) -> ShapedArray:
-    return _typed_aval(aval, x.sharding)
+    sharding = x.sharding
+    if type(sharding) is not _jax.NamedSharding:  # one device, GSPMD layouts: never typed
+        return aval
+    return _typed_aval(aval, sharding)
 
 
 sharding_typers[_jax.ArrayImpl] = _array_type
@@ -119,8 +122,12 @@ def _reshard_batch(axis_data, args, dims, *, dst_sharding, concrete_mesh):
     (x,), (d,) = args, dims
     if d is None:
         return reshard_p.bind(x, dst_sharding=dst_sharding, concrete_mesh=concrete_mesh), None
+    # the mapped dimension keeps the split it has in the operand's type (vmap's spmd_axis_name
+    # when it has none)
+    typed = get_aval(x).sharding
+    kept = typed.spec.partitions[d] if typed is not None else None
     entries = list(dst_sharding.spec.partitions)
-    entries.insert(d, getattr(axis_data, "spmd_name", None))
+    entries.insert(d, kept if kept is not None else getattr(axis_data, "spmd_name", None))
     vmapped = dst_sharding.update(spec=PartitionSpec(*entries))
     return reshard_p.bind(x, dst_sharding=vmapped, concrete_mesh=concrete_mesh), d
 
