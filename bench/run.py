@@ -35,6 +35,7 @@ IMPLS = ("laminax", "jax")
 # Processes per library when `--reps` is not given: fewer for the modules that compile.
 DEFAULT_REPS = {
     "bench_compile_step": 3,
+    "bench_export": 3,
     "bench_memory": 1,
     "bench_sharded_step": 3,
     "bench_trace_lower": 3,

@@ -8,12 +8,22 @@ warmup-cosine schedule); `laminax.install_as_jax()` at start-up makes `jax`, and
     python examples/mlp_digits.py [--epochs 40] [--out examples/out]
     python examples/mlp_digits.py --devices 8                    # data-parallel on 8 devices
     python examples/mlp_digits.py --devices 8 --model-parallel   # hidden layers split over 8
+    python -m laminax_pjit.launch -n 2 --devices-per-process 4 examples/mlp_digits.py
+                                     # 2 processes x 4 devices, data-parallel over all 8
+    python examples/mlp_digits.py --export out/classifier.bin    # save the trained classifier
+
+With ``--export PATH`` the trained classifier (test images -> logits, the parameters inside) is
+saved as a serialized `jax.export` artifact in JAX's format, which real JAX can load and run,
+with the test images and laminax's logits next to it (``PATH`` with suffix ``.npz``).
 
 With ``--devices N`` (N > 1) the program runs on a mesh of N devices (N virtual CPU devices when
 the backend is the CPU): data-parallel by default (each batch split over the mesh, parameters
 replicated), or with ``--model-parallel`` the hidden layers' units split over the mesh (batches
 replicated). XLA partitions the same jitted epoch either way, so the losses match the one-device
-run to float rounding.
+run to float rounding. Started by the launcher (``LAMINAX_NUM_PROCESSES`` set), every process
+calls `jax.distributed.initialize()` and the mesh spans every process's devices: each process
+holds the same data and initial parameters (same seed) and passes them as global Arrays
+(`jax.make_array_from_process_local_data`).
 
 Each epoch is one compiled program: a `lax.scan` over the epoch's batches. The progress bar
 advances from inside it: every step taps its loss to the host with `host_callback.id_tap`,
@@ -27,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import time
 from pathlib import Path
@@ -143,7 +154,7 @@ def sharding_setup(devices: int, model_parallel: bool):
     returns the function that places parameters (and optimizer state) on the mesh."""
     global _batch_sharding
     if devices <= 1 and not model_parallel:
-        return lambda tree: tree
+        return (lambda tree: tree), (lambda host: host)
     from laminax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
     if len(jax.devices()) < devices:
@@ -168,18 +179,40 @@ def sharding_setup(devices: int, model_parallel: bool):
     def like_params(tree) -> bool:
         return jax.tree.structure(tree) == params_structure
 
+    def put(tree, shardings):
+        if jax.process_count() == 1:
+            return jax.device_put(tree, shardings)
+        # several processes: each holds the whole value and passes it as its part
+        return jax.tree.map(
+            lambda t, s: jax.make_array_from_process_local_data(s, np.asarray(t)), tree,
+            shardings if isinstance(shardings, list) else jax.tree.map(lambda _: shardings, tree),
+        )
+
     def place(tree):
         # the parameters, and the parameter-shaped parts of the optimizer state (Adam's moments)
         # as the parameters; the rest of the state (step counts) replicated
         return jax.tree.map(
-            lambda t: jax.device_put(t, layers if like_params(t) else replicated),
+            lambda t: put(t, layers if like_params(t) else replicated),
             tree,
             is_leaf=like_params,
         )
 
     kind = "model" if model_parallel else "data"
-    print(f"devices: {devices} ({kind}-parallel, mesh {dict(mesh.shape)})")
-    return place
+    where = f", {jax.process_count()} processes" if jax.process_count() > 1 else ""
+    print(f"devices: {devices} ({kind}-parallel, mesh {dict(mesh.shape)}{where})")
+    return place, (lambda host: put(host, replicated))
+
+
+def export_classifier(params, x, path: Path) -> None:
+    """Saves `x -> logits` (the trained parameters inside) as a serialized `jax.export`
+    artifact, and the images and logits it answers for them as `<path>.npz`."""
+    params = jax.tree.map(np.asarray, params)  # gathered: constants of a one-device module
+    classify = jax.jit(functools.partial(predict, params))
+    exported = jax.export.export(classify)(jax.ShapeDtypeStruct(x.shape, x.dtype))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(exported.serialize())
+    np.savez(path.with_suffix(".npz"), x=x, logits=np.asarray(classify(x)))
+    print(f"classifier exported to {path}")
 
 
 def save_loss_curve(losses: list[float], path: Path) -> None:
@@ -207,14 +240,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--model-parallel", action="store_true", help="split the hidden layers (default N: 8)"
     )
+    parser.add_argument("--export", type=Path, default=None,
+                        help="save the trained classifier as a jax.export artifact")
     args = parser.parse_args(argv)
-    devices = args.devices or (8 if args.model_parallel else 1)
-    if devices > 1:  # virtual CPU devices, if the backend is the CPU (before it starts)
-        jax.config.update("jax_num_cpu_devices", devices)
+    if os.environ.get("LAMINAX_NUM_PROCESSES"):  # started by laminax_pjit.launch
+        jax.distributed.initialize()
+        devices = args.devices or jax.device_count()
+    else:
+        devices = args.devices or (8 if args.model_parallel else 1)
+        if devices > 1:  # virtual CPU devices, if the backend is the CPU (before it starts)
+            jax.config.update("jax_num_cpu_devices", devices)
 
     x_train, y_train, x_test, y_test = load_data(args.seed)
     key = jax.random.PRNGKey(args.seed)
-    place = sharding_setup(devices, args.model_parallel)
+    place, on_mesh = sharding_setup(devices, args.model_parallel)
+    x_train, y_train, x_test, y_test = (on_mesh(a) for a in (x_train, y_train, x_test, y_test))
     params = place(init_params(key))
     shuffle = np.random.default_rng(args.seed)
     batches = len(x_train) // args.batch_size
@@ -228,7 +268,7 @@ def main(argv: list[str]) -> int:
     _progress_bar = progress
     for epoch in range(1, args.epochs + 1):
         order = shuffle.permutation(len(x_train))[: batches * args.batch_size]
-        batch_indices = order.reshape(batches, args.batch_size).astype(np.int32)
+        batch_indices = on_mesh(order.reshape(batches, args.batch_size).astype(np.int32))
         params, opt_state, losses = train_epoch(
             optimizer, params, opt_state, x_train, y_train, batch_indices
         )
@@ -245,10 +285,13 @@ def main(argv: list[str]) -> int:
     elapsed = time.perf_counter() - start
 
     plot_path = args.out / "loss_curve.png"
-    save_loss_curve(epoch_losses, plot_path)
+    if jax.process_index() == 0:  # one picture per run, not one per process
+        save_loss_curve(epoch_losses, plot_path)
     final = float(accuracy(params, x_test, y_test))
     print(f"test accuracy {final:.4f} after {args.epochs} epochs in {elapsed:.1f} s")
     print(f"loss curve saved to {plot_path}")
+    if args.export:
+        export_classifier(params, np.asarray(x_test, np.float32), args.export)
     if final < TARGET_ACCURACY:
         print(f"FAILED: test accuracy {final:.4f} is below {TARGET_ACCURACY}", file=sys.stderr)
         return 1

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 JAX_VERSION = "0.10.2"
-REQUIREMENTS = [f"jax=={JAX_VERSION}", f"jaxlib=={JAX_VERSION}", "numpy", "opt_einsum"]
+REQUIREMENTS = [f"jax=={JAX_VERSION}", f"jaxlib=={JAX_VERSION}", "numpy", "opt_einsum",
+                "flatbuffers"]  # flatbuffers: jax.export serialization
 _DEFAULT_VENV = Path.home() / ".cache" / "laminax" / f"jaxref-{JAX_VERSION}"
 _STAMP_NAME = ".laminax-jaxref-ready"
 

@@ -141,6 +141,35 @@ def test_jax_src_shims_are_the_listed_ones_only():
     assert result == (True, True, {}, ["cpu"])
 
 
+def test_jax_src_shim_modules_are_reachable_as_attributes():
+    # chex reads `jax._src.xla_bridge._backends` after a plain `import jax`
+    result = run_as_jax(
+        """
+        backends = jax._src.xla_bridge._backends
+        jnp.ones(1).block_until_ready()
+        result = (type(backends).__name__, sorted(jax._src.xla_bridge._backends))
+        """
+    )
+    assert result == ("dict", ["cpu"])
+
+
+def test_jax_src_compiler_compiles_for_chex():
+    result = run_as_jax(
+        """
+        from jax._src import compiler
+        from jaxlib import _jax
+        from laminax_dispatch.internal import compile_options
+        backend = jax.extend.backend.get_backend()
+        devices = backend.devices()[:1]
+        text = jax.jit(lambda x: x * 3.0).lower(np.float32(1)).as_text()
+        exe = compiler.backend_compile_and_load(
+            backend, text, _jax.DeviceList(tuple(devices)), compile_options(devices))
+        result = "multiply" in exe.hlo_modules()[0].to_string()
+        """
+    )
+    assert result is True
+
+
 # ----- behaviour through jax.core ---------------------------------------------------------
 
 

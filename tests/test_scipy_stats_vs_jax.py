@@ -320,3 +320,70 @@ def test_gradients_match_jax():
         got = jax.tree_util.tree_leaves(eval(expr, dict(jax=jax, S=S, np=np, P=P, X6=X6)))  # noqa: S307
         for g, e in zip(got, expected[name], strict=True):
             np.testing.assert_allclose(np.asarray(g), e, rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+# ----- gaussian_kde
+
+KDE_EXPRS = {
+    "evaluate": "S.gaussian_kde(D2).evaluate(P2)",
+    "call_1d": "S.gaussian_kde(D1)(P1)",
+    "logpdf": "S.gaussian_kde(D2, bw_method='silverman').logpdf(P2)",
+    "weights": "S.gaussian_kde(D2, weights=W).pdf(P2)",
+    "scalar_bw": "S.gaussian_kde(D1, bw_method=0.3)(P1)",
+    "callable_bw": "S.gaussian_kde(D1, bw_method=lambda k: 0.5 * k.neff ** -0.2)(P1)",
+    "attrs": "(lambda k: (k.covariance, k.inv_cov, k.neff, k.weights))(S.gaussian_kde(D2, weights=W))",
+    "integrate_gaussian": "S.gaussian_kde(D2).integrate_gaussian(np.zeros(2), np.eye(2))",
+    "integrate_box_1d": "S.gaussian_kde(D1).integrate_box_1d(-0.5, 1.0)",
+    "integrate_kde": "S.gaussian_kde(D2).integrate_kde(S.gaussian_kde(D2[:, :7] + 1))",
+    "resample": "S.gaussian_kde(D2, weights=W).resample(jax.random.key(3), (6,))",
+    "point_vector": "S.gaussian_kde(D2)(np.array([0.1, 0.2]))",
+    "jit_pytree": "jax.jit(lambda k, p: k(p))(S.gaussian_kde(D2), P2)",
+    "grad": "jax.grad(lambda p: S.gaussian_kde(D1).logpdf(p).sum())(P1)",
+}
+KDE_ERRORS = {
+    "one_element": "S.gaussian_kde(np.ones(1))",
+    "bad_bw": "S.gaussian_kde(D1, bw_method='nope')",
+    "bad_weights": "S.gaussian_kde(D1, weights=np.ones(3))",
+    "dims": "S.gaussian_kde(D2)(np.ones((3, 4)))",
+    "box_2d": "S.gaussian_kde(D2).integrate_box_1d(0.0, 1.0)",
+    "box": "S.gaussian_kde(D2).integrate_box(np.zeros(2), np.ones(2))",
+    "set_bandwidth": "S.gaussian_kde(D2).set_bandwidth('scott')",
+    "complex": "S.gaussian_kde(D1 + 1j)",
+}
+KDE_INPUTS = dict(D2=R.randn(2, 25).astype(np.float32), P2=R.randn(2, 6).astype(np.float32),
+                  D1=R.randn(20).astype(np.float32), P1=np.linspace(-2, 2, 7, dtype=np.float32),
+                  W=R.uniform(0.5, 2.0, 25).astype(np.float32))
+_KDE_SNIPPET = """
+import jax.scipy.stats as S
+def _run(expr):
+    try:
+        out = eval(expr, dict(S=S, jax=jax, jnp=jnp, np=np, **inputs))
+        return ("ok", [np.asarray(v) for v in jax.tree_util.tree_leaves(out)])
+    except Exception as err:
+        return ("error", type(err).__name__)
+result = {k: _run(v) for k, v in exprs.items()}
+"""
+
+
+@requires_jax
+def test_gaussian_kde_matches_jax_and_scipy():
+    import laminax as jax
+    import laminax.numpy as jnp
+    import laminax.scipy.stats as S  # noqa: N812
+
+    exprs = {**KDE_EXPRS, **KDE_ERRORS}
+    expected = run_jax(_KDE_SNIPPET, exprs=exprs, inputs=KDE_INPUTS)
+    for name, expr in exprs.items():
+        try:
+            out = eval(expr, dict(S=S, jax=jax, jnp=jnp, np=np, **KDE_INPUTS))  # noqa: S307
+            got = ("ok", [np.asarray(v) for v in jax.tree_util.tree_leaves(out)])
+        except Exception as err:  # noqa: BLE001 (the type is compared)
+            got = ("error", type(err).__name__)
+        assert got[0] == expected[name][0], (name, got, expected[name])
+        if got[0] == "error":
+            assert got[1] == expected[name][1], (name, got, expected[name])
+            continue
+        for g, w in zip(got[1], expected[name][1], strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-6, err_msg=name)
+    d2, p2 = KDE_INPUTS["D2"], KDE_INPUTS["P2"]
+    np.testing.assert_allclose(S.gaussian_kde(d2)(p2), sps.gaussian_kde(d2)(p2), rtol=1e-4)

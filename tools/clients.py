@@ -37,7 +37,15 @@ DEPENDENCIES = [
 CLIENTS = {
     "optax": {
         "version": "0.2.8",
-        "tests": ["optax"],
+        # the modules measured so far (692 tests, about 9 minutes on one worker); the rest of
+        # the suite (alias_test's 1,300 optimizer cases, contrib, ...) is not recorded yet
+        "tests": [
+            "optax/losses", "optax/tree_utils", "optax/schedules", "optax/transforms",
+            "optax/_src/base_test.py", "optax/_src/combine_test.py",
+            "optax/_src/factorized_test.py", "optax/_src/lookahead_test.py",
+            "optax/_src/numerics_test.py", "optax/_src/transform_test.py",
+            "optax/_src/update_test.py", "optax/_src/utils_test.py",
+        ],
         # flax is a JAX library itself (not pinned here): its tests are left out on both sides
         "ignore": ["optax/_src/linear_algebra_test.py", "optax/contrib/_common_test.py"],
     },

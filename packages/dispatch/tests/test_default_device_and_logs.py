@@ -90,3 +90,25 @@ def test_trivial_computations_are_not_compiled_and_return_fresh_buffers():
     assert outs[3] is not x
     # the AOT stages still compile it on demand
     np.testing.assert_array_equal(forward.lower(x, 3).compile()(x, 3)[1], X)
+
+
+def test_the_shared_executable_cache_is_bounded_by_bytes(monkeypatch):
+    from laminax_dispatch import _compile
+    from laminax_dispatch.internal import cache_info
+
+    ld.clear_caches()
+    budget = 4 * _compile._DEFAULT_EXECUTABLE_BYTES
+    monkeypatch.setattr(_compile, "_CACHE_BYTES", budget)
+    for i in range(12):  # twelve distinct programs (the constant differs)
+        np.testing.assert_array_equal(ld.jit(lambda x, i=i: x * 2 + i)(X), X * 2 + i)
+    info = cache_info()
+    assert info["misses"] == 12
+    assert info["size"] == 4 and info["bytes"] <= budget
+    # a live function keeps its own executable: evicted from the shared cache, it still runs
+    keep = ld.jit(lambda x: x * 5)
+    keep(X)
+    for i in range(6):
+        ld.jit(lambda x, i=i: x - i)(X)
+    misses = cache_info()["misses"]
+    np.testing.assert_array_equal(keep(X), X * 5)
+    assert cache_info()["misses"] == misses

@@ -214,14 +214,19 @@ class ArrayImpl:
         return value
 
     def _gather(self) -> np.ndarray:
-        """The whole array on the host, assembled from the first copy of each piece."""
-        if not self.is_fully_addressable:
-            raise RuntimeError(
-                "Fetching the value of an Array spread over several processes needs every "
-                "piece; this process holds only some. Gather it inside a computation first "
-                "(for example with out_shardings replicated), or read addressable_shards."
-            )
+        """The whole array on the host, assembled from the first copy of each piece (in a
+        multi-process run, when this process holds a copy of every piece)."""
         indices = self._sharding.devices_indices_map(self.shape)
+        if not self.is_fully_addressable and not _process_holds_every_piece(
+            indices, self._sharding.addressable_devices
+        ):
+            raise RuntimeError(
+                "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+                "devices is not possible. You can use "
+                "`jax.experimental.multihost_utils.process_allgather` to print the global array "
+                "or use `.addressable_shards` method of jax.Array to inspect the addressable "
+                "(process local) shards."
+            )
         pieces, seen = [], set()
         for i, buffer in enumerate(self._arrays):
             index = indices[buffer.sharding._device]
@@ -413,3 +418,14 @@ def _array_aval(x: ArrayImpl) -> ShapedArray:
 
 pytype_aval_mappings[_jax.ArrayImpl] = _array_aval
 SingleDeviceSharding.__module__ = __name__.rpartition(".")[0]
+
+
+def _index_key(index) -> tuple:
+    return tuple((s.start, s.stop, s.step) for s in index)
+
+
+def _process_holds_every_piece(indices: dict, addressable) -> bool:
+    """Whether this process's devices hold every distinct piece of an array spread over
+    several processes (each piece replicated onto some device here)."""
+    local = {_index_key(indices[d]) for d in addressable}
+    return len(local) == len({_index_key(i) for i in indices.values()})

@@ -40,6 +40,7 @@ __all__ = [
     "process_count",
     "process_index",
     "default_device",
+    "set_cpu_client_options",
 ]
 
 logger = logging.getLogger("laminax_dispatch")
@@ -117,11 +118,24 @@ def _quiet_runtime_logging() -> None:
     jaxlib_utils.absl_set_min_log_level(level)
 
 
+# A multi-process run (laminax_pjit.distributed) builds the CPU client with its distributed
+# client, node id and collectives; the provider returns those keyword arguments ({} alone).
+_cpu_client_options: list = []
+
+
+def set_cpu_client_options(provider) -> None:
+    """Registers `provider() -> dict`, extra keyword arguments for jaxlib's `make_cpu_client`
+    read when the CPU backend is created (the distributed runtime's client and collectives)."""
+    _cpu_client_options[:] = [provider]
+
+
 def _make_cpu_client() -> xc.Client:
     count = num_cpu_devices.value
+    extra = _cpu_client_options[0]() if _cpu_client_options else {}
     return xc.make_cpu_client(
         asynchronous=cpu_enable_async_dispatch.value,
         num_devices=count if count >= 0 else None,
+        **extra,
     )
 
 

@@ -60,26 +60,83 @@ dump_ir_to = config.define_optional_string_state(
     "Directory to write each compiled module to, as <name>.mlir text with source locations.",
 )
 
-_CACHE_SIZE = 4096
+# The shared in-memory cache (one executable per distinct module) is bounded by bytes: jitted
+# functions hold their own executables for as long as they live, so this cache only shares
+# compilations between functions and must not keep every dropped closure's code alive.
+_CACHE_BYTES = 64 << 20
+# What an executable occupies when the runtime does not say (the CPU client reports 0 bytes of
+# generated code; a small CPU executable takes about this much)
+_DEFAULT_EXECUTABLE_BYTES = 256 << 10
 _lock = threading.Lock()
 _executables: collections.OrderedDict[str, _jax.LoadedExecutable] = collections.OrderedDict()
+_sizes: dict[str, int] = {}
 _stats = {"hits": 0, "misses": 0, "disk_hits": 0}
 _dump_counter = itertools.count()
 
 
-def compile_options(devices: Sequence[xc.Device], *, num_replicas: int = 1) -> _jax.CompileOptions:
+# XLA's effort levels (xla::ExecutionOptions' EffortLevel enum values), by JAX's names.
+_EFFORT_LEVELS = {"UNKNOWN": 0, "O0": 9, "O1": 19, "O2": 29, "O3": 39}
+# profile_version -1: no XLA-AutoFDO profile, and XLA is not to look one up (JAX's value when
+# no profile version is configured and the backend reports none).
+_NO_PROFILE = -1
+
+optimization_level = config.define_enum_state(
+    "jax_optimization_level",
+    list(_EFFORT_LEVELS),
+    "UNKNOWN",
+    "How hard XLA optimizes for execution time (an XLA effort level).",
+)
+memory_fitting_level = config.define_enum_state(
+    "jax_memory_fitting_level",
+    list(_EFFORT_LEVELS),
+    "O2",
+    "How hard XLA tries to make the program fit in device memory (an XLA effort level).",
+)
+exec_time_optimization_effort = config.define_float_state(
+    "jax_exec_time_optimization_effort",
+    0.0,
+    "Effort XLA spends minimizing execution time, in [-1.0, 1.0].",
+)
+memory_fitting_effort = config.define_float_state(
+    "jax_memory_fitting_effort",
+    0.0,
+    "Effort XLA spends minimizing memory use, in [-1.0, 1.0].",
+)
+xla_profile_version = config.define_int_state(
+    "jax_xla_profile_version",
+    0,
+    "XLA-AutoFDO profile version to compile with; 0: none.",
+)
+enable_remat_pass = config.define_bool_state(
+    "jax_compiler_enable_remat_pass",
+    True,
+    "Let XLA's rematerialization pass trade recomputation for memory.",
+)
+
+
+def compile_options(
+    devices: Sequence[xc.Device],
+    *,
+    num_replicas: int = 1,
+    propagate_to_inputs: Sequence[bool] | None = None,
+    propagate_to_outputs: Sequence[bool] | None = None,
+) -> _jax.CompileOptions:
     """Compile options for an SPMD program with one partition per device of `devices`.
 
-    laminax compiles every program the way JAX 0.10.2 does: SPMD partitioning on (XLA splits
-    the one program over the devices, guided by the module's sharding attributes),
-    ``num_partitions`` = the number of devices, ``num_replicas`` = 1, the Shardy partitioner
-    when ``jax_use_shardy_partitioner`` is on (as the module's sdy attributes need), and the
-    device assignment in the order the module's shardings number the devices.
+    laminax hands XLA the options JAX 0.10.2 does (dispatch's README says why each is set):
+    SPMD partitioning on, ``num_partitions`` = the number of devices, ``num_replicas`` = 1,
+    the Shardy partitioner when ``jax_use_shardy_partitioner`` is on, the device assignment
+    in the order the module's shardings number the devices, the effort values and levels of
+    the ``jax_*optimization*``/``jax_memory_fitting*`` options (memory fitting level O2 by
+    default), no AutoFDO profile (version -1), and sharding propagation allowed exactly for
+    the inputs and outputs whose sharding is unspecified.
 
     Args:
       devices: the device assignment (one device for single-device computations).
       num_replicas: replicas (pmap-style programs); the devices are split into
         ``num_replicas`` rows of ``len(devices) // num_replicas`` partitions.
+      propagate_to_inputs, propagate_to_outputs: per parameter / result of main (runtime
+        tokens included), whether XLA may choose its sharding; None: not for any.
 
     Returns:
       A jaxlib `CompileOptions`.
@@ -99,6 +156,18 @@ def compile_options(devices: Sequence[xc.Device], *, num_replicas: int = 1) -> _
     build = options.executable_build_options
     build.use_spmd_partitioning = True
     build.use_shardy_partitioner = use_shardy_partitioner.value
+    build.exec_time_optimization_effort = exec_time_optimization_effort.value
+    build.memory_fitting_effort = memory_fitting_effort.value
+    build.optimization_level = _EFFORT_LEVELS[optimization_level.value]
+    build.memory_fitting_level = _EFFORT_LEVELS[memory_fitting_level.value]
+    if not enable_remat_pass.value:
+        build.debug_options.xla_disable_hlo_passes = "rematerialization"
+    profile = xla_profile_version.value
+    options.profile_version = profile if profile > 0 else _NO_PROFILE
+    if propagate_to_inputs is not None:
+        build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
+    if propagate_to_outputs is not None:
+        build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
     return options
 
 
@@ -167,6 +236,8 @@ def compile_module(
     *,
     in_avals: Sequence[ShapedArray] = (),
     host_callbacks: Sequence[Any] = (),
+    propagate_to_inputs: Sequence[bool] | None = None,
+    propagate_to_outputs: Sequence[bool] | None = None,
 ) -> _jax.LoadedExecutable:
     """Compiles `module` for `devices`, reusing a cached executable when there is one.
 
@@ -176,6 +247,8 @@ def compile_module(
       in_avals: the input avals, for the compile log.
       host_callbacks: Python host callbacks the module calls (kept alive by the executable);
         modules with callbacks are not cached.
+      propagate_to_inputs, propagate_to_outputs: per parameter / result of main, whether
+        its sharding is unspecified (XLA may choose it), as `compile_options` takes them.
 
     Returns:
       The loaded executable.
@@ -200,7 +273,11 @@ def compile_module(
     if dump_ir_to.value:
         _dump_module(name, module)
     bytecode = module_to_bytecode(module)
-    options = compile_options(devices)
+    options = compile_options(
+        devices,
+        propagate_to_inputs=propagate_to_inputs,
+        propagate_to_outputs=propagate_to_outputs,
+    )
     avals_text = ", ".join(a.str_short() for a in in_avals)
     if host_callbacks:
         # jaxlib takes host callbacks only with the module object; such executables call into
@@ -215,23 +292,35 @@ def compile_module(
             return executable
         _stats["misses"] += 1
     executable = _compile_uncached(name, bytecode, devices, options, (), avals_text)
+    size = _executable_bytes(executable)
     with _lock:
         _executables[key] = executable
-        while len(_executables) > _CACHE_SIZE:
-            _executables.popitem(last=False)
+        _sizes[key] = size
+        while len(_executables) > 1 and sum(_sizes.values()) > _CACHE_BYTES:
+            oldest, _ = _executables.popitem(last=False)
+            del _sizes[oldest]
     return executable
+
+
+def _executable_bytes(executable: _jax.LoadedExecutable) -> int:
+    try:
+        reported = executable.size_of_generated_code_in_bytes()
+    except _jax.JaxRuntimeError:
+        reported = 0
+    return max(reported, _DEFAULT_EXECUTABLE_BYTES)
 
 
 def cache_info() -> dict[str, int]:
     """Counts of in-memory hits and misses, persistent-cache hits, and the in-memory size."""
     with _lock:
-        return {**_stats, "size": len(_executables)}
+        return {**_stats, "size": len(_executables), "bytes": sum(_sizes.values())}
 
 
 def clear_caches() -> None:
     """Empties the in-memory executable cache and resets its counters."""
     with _lock:
         _executables.clear()
+        _sizes.clear()
         for key in _stats:
             _stats[key] = 0
 
@@ -379,7 +468,9 @@ class Executable:
         tokens = [runtime_tokens.get_token_input(e, where) for e in self.ordered_effects]
         results = self.xla_executable.execute_sharded([*tokens, *inputs], with_tokens=True)
         done = results.consume_token()
-        for i, device in enumerate(self.devices):
+        # one token per device of this process (a multi-process program runs here on those)
+        here = [d for d in self.devices if d.process_index == d.client.process_index()]
+        for i, device in enumerate(here):
             runtime_tokens.set_output_runtime_token(device, done.get_token(i))
         if len(self.devices) == 1:
             # C++ result handlers for the tokens too: Python handlers (strict=False) make
@@ -391,7 +482,10 @@ class Executable:
             return outs[n:]
         token_outs = results.consume_with_handlers([lambda bufs: bufs] * len(tokens), strict=False)
         for effect, bufs in zip(self.ordered_effects, token_outs, strict=True):
-            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], self.device))
+            # the first buffer this process holds (in a multi-process program, not always on
+            # the program's first device)
+            device = next(iter(bufs[0].devices()))
+            runtime_tokens.set_token_result(effect, _wrap_token(bufs[0], device))
         return results.consume_with_handlers(handlers)
 
 

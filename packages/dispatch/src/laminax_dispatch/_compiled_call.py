@@ -175,18 +175,24 @@ class CompiledCall:
         with self._lock:
             if self._executable is None:
                 placement = self.placement
+                main_ins = self._main_in_shardings(len(lowering.hoisted_consts))
+                outs = tuple(placement.out_shardings) or (None,) * len(lowering.out_avals)
+                tokens = (False,) * len(self.ordered)
                 start = time.perf_counter()
                 compiled = compile_module(
                     lowering.module,
                     placement.devices,
                     in_avals=lowering.in_avals,
                     host_callbacks=lowering.host_callbacks,
+                    # as JAX: XLA may choose exactly the unspecified shardings
+                    propagate_to_inputs=tokens + tuple(s is None for s in main_ins),
+                    propagate_to_outputs=tokens + tuple(s is None for s in outs),
                 )
                 if self.log:
                     _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
                 main_placement = Placement(
                     placement.devices,
-                    tuple(self._main_in_shardings(len(lowering.hoisted_consts))),
+                    tuple(main_ins),
                     placement.out_shardings,
                     placement.committed,
                     placement.template,

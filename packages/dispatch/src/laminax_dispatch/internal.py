@@ -12,6 +12,7 @@ axis contexts, the Shardy descriptions `SdyMesh`/`SdyDim`/`SdySharding` a shardi
 """
 
 from laminax_dispatch._backends import backends_are_initialized as backends_are_initialized
+from laminax_dispatch._backends import set_cpu_client_options as set_cpu_client_options
 from laminax_dispatch._compilation_cache import cache_key as cache_key
 from laminax_dispatch._compile import Executable as Executable
 from laminax_dispatch._compile import cache_info as cache_info
@@ -67,6 +68,7 @@ from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_thread
 
 __all__ = [
     "backends_are_initialized",
+    "set_cpu_client_options",
     "AxisContext",
     "JitFunction",
     "Placement",

@@ -95,8 +95,10 @@ from laminax_pjit import smap as smap
 from laminax import core as core
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
+from laminax import export as export
 from laminax import extend as extend
 from laminax import flatten_util as flatten_util
 from laminax import interpreters as interpreters
@@ -140,7 +142,9 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "debug",
+    "distributed",
     "debug_infs",
+    "export",
     "debug_key_reuse",
     "debug_nans",
     "default_backend",

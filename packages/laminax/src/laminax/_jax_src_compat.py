@@ -17,7 +17,14 @@ from collections.abc import Callable
 from laminax_core import dtypes as _dtypes
 from laminax_dispatch import internal as _dispatch_internal
 
-__all__ = ["SHIMS", "module", "register_exclusion", "include_frame", "api_boundary"]
+__all__ = [
+    "SHIMS",
+    "module",
+    "register_exclusion",
+    "include_frame",
+    "api_boundary",
+    "backend_compile_and_load",
+]
 
 
 # ----- jax._src.traceback_util: equinox registers its files for traceback filtering -------
@@ -52,6 +59,18 @@ def _initialized_backends() -> dict:
     return backends()
 
 
+# ----- jax._src.compiler: chex imports it at package import (chex.restrict_backends) --------
+
+
+def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
+    """Compiles an MLIR module on `backend` (jaxlib's `Client.compile_and_load`). chex's
+    `restrict_backends` wraps this function; laminax's own compilations do not call it, so
+    that restriction does not apply to them (tests/clients/KNOWN.md)."""
+    if host_callbacks:
+        return backend.compile_and_load(module, executable_devices, options, list(host_callbacks))
+    return backend.compile_and_load(module, executable_devices, options)
+
+
 # module name -> {attribute: (value, or a zero-argument callable giving it when read
 # (`dynamic=True`), the library that needs it and what for)}
 SHIMS: dict[str, dict[str, tuple]] = {
@@ -72,6 +91,12 @@ SHIMS: dict[str, dict[str, tuple]] = {
             "equinox: waits for ordered effects before reading error values",
         ),
     },
+    "jax._src.compiler": {
+        "backend_compile_and_load": (
+            backend_compile_and_load, False,
+            "chex: imported by chex/__init__ (restrict_backends wraps it)",
+        ),
+    },
     "jax._src.xla_bridge": {
         "_backends": (
             _initialized_backends, True,
@@ -86,6 +111,11 @@ class _ShimModule(types.ModuleType):
         entry = SHIMS.get(self.__name__, {}).get(name)
         if entry is not None and entry[1]:
             return entry[0]()
+        submodule = f"{self.__name__}.{name}"
+        if submodule in SHIMS:  # `jax._src.xla_bridge` read as an attribute (chex does)
+            import importlib
+
+            return importlib.import_module(submodule)
         raise AttributeError(
             f"module {self.__name__!r} has no attribute {name!r}: JAX's private modules are "
             "not part of laminax; only the names in laminax._jax_src_compat.SHIMS are provided."

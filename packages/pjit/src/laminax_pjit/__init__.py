@@ -5,7 +5,9 @@ This namespace is the user API the `laminax` facade re-exports (as `jax.sharding
 """
 
 from laminax_pjit import _shard_map_lowering  # noqa: F401  (registers shard_map's lowerings)
+from laminax_pjit import distributed as distributed
 from laminax_pjit import mesh_utils as mesh_utils
+from laminax_pjit import multihost_utils as multihost_utils
 from laminax_pjit._arrays import make_array_from_callback as make_array_from_callback
 from laminax_pjit._arrays import make_array_from_process_local_data as make_array_from_process_local_data
 from laminax_pjit._arrays import make_array_from_single_device_arrays as make_array_from_single_device_arrays
@@ -46,6 +48,8 @@ __all__ = [
     "PartitionSpec",
     "get_abstract_mesh",
     "get_mesh",
+    "distributed",
+    "multihost_utils",
     "make_array_from_callback",
     "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",

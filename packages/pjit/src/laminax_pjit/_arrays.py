@@ -106,23 +106,81 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding, arrays:
         ) from err
 
 
+def _process_block(sharding, global_shape, local_shape) -> list[int]:
+    """Where this process's local data starts in the global array, per dimension: 0 where the
+    local data spans the whole dimension, else the first index its devices hold (their pieces
+    must form one block of the local data's size)."""
+    everywhere = sharding.devices_indices_map(global_shape)
+    here = [everywhere[d] for d in sharding.addressable_devices]
+    offsets = []
+    for dim, (g, l) in enumerate(zip(global_shape, local_shape)):
+        if g == l:
+            offsets.append(0)
+            continue
+        starts = [index[dim].indices(g)[0] for index in here]
+        stops = [index[dim].indices(g)[1] for index in here]
+        if max(stops) - min(starts) != l:
+            raise ValueError(
+                f"make_array_from_process_local_data: along dimension {dim} this process's "
+                f"devices hold [{min(starts)}, {max(stops)}) of the global {g}, but the local "
+                f"data has size {l}; pass exactly the block this process holds, or the whole "
+                "dimension."
+            )
+        offsets.append(min(starts))
+    return offsets
+
+
+def _inferred_global_shape(sharding, local_shape) -> tuple[int, ...]:
+    """Each dimension grows by (distinct pieces over all devices) / (distinct pieces here)."""
+    # a shape every tiling divides, only to count the distinct pieces along each dimension
+    probe = (len(sharding.device_set),) * len(local_shape)
+    everywhere = sharding.devices_indices_map(probe)
+    here = {d: everywhere[d] for d in sharding.addressable_devices}
+    out = []
+    for dim, (size, wanted) in enumerate(zip(probe, local_shape)):
+        total = len({everywhere[d][dim].indices(size) for d in everywhere})
+        local = len({index[dim].indices(size) for index in here.values()})
+        out.append(wanted * total // local)
+    return tuple(out)
+
+
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """An Array laid out by `sharding` from the data this process holds (with one process,
-    all of it: `global_shape` defaults to ``local_data.shape``).
+    """An Array laid out by `sharding` from the data this process holds: the block of the
+    global array its devices need (or whole dimensions, the same in every process).
+
+    `global_shape` defaults to the local shape grown by the number of processes each
+    dimension is split over (with one process, the local shape).
 
     Raises:
-      ValueError: `global_shape` disagrees with the local data of a single process.
+      ValueError: the local data is not the block this process's devices hold.
     """
     _check_sharding(sharding, "make_array_from_process_local_data")
     local = np.asarray(local_data)
     if global_shape is None:
-        global_shape = local.shape
+        global_shape = (local.shape if sharding.is_fully_addressable
+                        else _inferred_global_shape(sharding, local.shape))
     global_shape = tuple(global_shape)
-    if sharding.is_fully_addressable and math.prod(global_shape) != local.size:
+    if sharding.is_fully_addressable:
+        if math.prod(global_shape) != local.size:
+            raise ValueError(
+                f"make_array_from_process_local_data: with every device of the sharding in "
+                f"this process, the local data (shape {local.shape}) is the whole array, but "
+                f"global_shape={global_shape}."
+            )
+        local = local.reshape(global_shape)
+        return make_array_from_callback(global_shape, sharding, lambda index: local[index])
+    if local.ndim != len(global_shape):
         raise ValueError(
-            f"make_array_from_process_local_data: with every device of the sharding in this "
-            f"process, the local data (shape {local.shape}) is the whole array, but "
-            f"global_shape={global_shape}."
+            f"make_array_from_process_local_data: local data of rank {local.ndim} for a global "
+            f"shape {global_shape} of rank {len(global_shape)}."
         )
-    local = local.reshape(global_shape)
-    return make_array_from_callback(global_shape, sharding, lambda index: local[index])
+    offsets = _process_block(sharding, global_shape, local.shape)
+
+    def piece(index):
+        shifted = tuple(
+            slice(s.indices(g)[0] - o, s.indices(g)[1] - o)
+            for s, g, o in zip(index, global_shape, offsets)
+        )
+        return local[shifted]
+
+    return make_array_from_callback(global_shape, sharding, piece, dtype=local.dtype)

@@ -128,6 +128,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         jitted, flat = prepare(args, kwargs)
+        if jitted.across_processes:
+            return jitted.call_across_processes(flat)
         return jitted(*flat)
 
     def lower(*args, **kwargs):
@@ -154,6 +156,16 @@ def _mapped_size(flat, axes_flat) -> int:
 def _mesh_devices(devices, backend, size) -> tuple:
     import laminax_dispatch as ld
 
+    if devices is None and ld.process_count(backend) > 1:
+        # each process maps over its own devices; the program spans every process's
+        local = ld.local_device_count(backend)
+        if size != local:
+            raise ValueError(
+                f"pmap across {ld.process_count(backend)} processes maps over each process's "
+                f"{local} local devices, but the mapped axis has size {size}: give each process "
+                f"inputs whose mapped axis has size {local}."
+            )
+        return tuple(ld.devices(backend))
     if devices is None:
         devices = tuple(ld.devices(backend) if backend is not None else ld.devices())
     if size > len(devices):
@@ -210,15 +222,27 @@ def _build(fun, static, static_values, n_args, in_tree, axes_flat, out_axes, don
                  out_shardings=out_shardings, donate_argnums=donate)
     # under a transformation JAX calls the jit without shardings (so jaxprs show none)
     traced = jit(mapped, donate_argnums=donate)
-    return _Mapped(placed, traced)
+    return _Mapped(placed, traced, mesh, in_specs, out_specs)
 
 
 class _Mapped:
     """The two jits of one pmap signature: with the mesh shardings when called on values,
     without them when traced."""
 
-    def __init__(self, placed, traced):
+    def __init__(self, placed, traced, mesh, in_specs, out_specs):
         self.placed, self.traced = placed, traced
+        self.mesh, self.in_specs, self.out_specs = mesh, in_specs, out_specs
+        self.across_processes = mesh.is_multi_process
+
+    def call_across_processes(self, flat):
+        """Each process's local inputs (mapped axis = its local devices) become global Arrays
+        over the mesh of every process's devices, and the outputs this process's part again."""
+        from laminax_pjit import multihost_utils
+
+        global_args = [multihost_utils.host_local_array_to_global_array(x, self.mesh, spec)
+                       for x, spec in zip(flat, self.in_specs, strict=True)]
+        out = self.placed(*global_args)
+        return multihost_utils.global_array_to_host_local_array(out, self.mesh, self.out_specs)
 
     def _pick(self):
         from laminax_core.internal import current_trace, eval_interpreter

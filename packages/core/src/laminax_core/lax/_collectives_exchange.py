@@ -18,7 +18,7 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._primitive import define_primitive, linear
-from laminax_core.lax._collectives import all_gather_p, axis_index, psum_p
+from laminax_core.lax._collectives import _index_groups, all_gather_p, axis_index, psum_p
 from laminax_core.lax._elementwise import eq, mul, select_n
 from laminax_core.lax._joining import concatenate
 from laminax_core.lax._reductions import reduce_sum
@@ -56,8 +56,6 @@ def axis_size(axis_name) -> int:
 def _group_size(axis_name, axis_index_groups):
     """The number of positions a collective combines (the group size with
     `axis_index_groups`), and the groups as tuples."""
-    from laminax_core.lax._collectives import _index_groups
-
     size = axis_size(axis_name)
     groups = _index_groups(axis_index_groups, size)
     return (size if groups is None else len(groups[0])), groups

@@ -27,7 +27,7 @@ from laminax_core._primitive import (
 )
 from laminax_core._trace import Tracer
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
-from laminax_core.lax._structural import broadcast_in_dim
+from laminax_core.lax._structural import broadcast_in_dim, reshape
 
 __all__ = [
     "abs", "add", "add_any", "convert_element_type", "cos", "div", "eq", "exp", "ge", "gt",
@@ -43,8 +43,16 @@ def _hide_none(*names):
 
 
 def _like_ans(t, ans):
-    """A tangent contribution broadcast to the output's shape."""
-    return broadcast_to_shape(t, get_aval(ans).shape)
+    """A tangent contribution broadcast to the output's shape, as JAX's binary jvps do it: the
+    size-1 dims dropped with a `reshape` (whose transpose is a reshape, not a broadcast) and
+    the rest broadcast with `broadcast_in_dim`, so gradients lower to JAX's ops."""
+    shape = get_aval(ans).shape
+    t_shape = get_aval(t).shape
+    if t_shape == shape or len(t_shape) != len(shape):
+        return broadcast_to_shape(t, shape)
+    kept = tuple(i for i, (a, b) in enumerate(zip(t_shape, shape, strict=True)) if a == b)
+    squeezed = reshape(t, tuple(t_shape[i] for i in kept))
+    return broadcast_in_dim(squeezed, shape, kept)
 
 
 # ----- add, sub, add_any, neg -------------------------------------------------------------

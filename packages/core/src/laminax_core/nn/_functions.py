@@ -462,7 +462,9 @@ def softmax(x, axis=-1, where=None):
 
 
 def _softmax_value(x, axes, where, on_max=lambda m: m):
-    x_max = on_max(_max(x, axes, where))
+    # JAX takes the maximum with an initial value of -inf (one `max` after the reduction)
+    reduced = lax.max(-np.inf, lax.reduce_max(_masked(x, where, -np.inf), axes))
+    x_max = on_max(_keep(x, reduced, axes))
     unnormalized = lax.exp(lax.sub(_masked(x, where, -np.inf), x_max))
     result = lax.div(unnormalized, _sum(unnormalized, axes, where))
     return result if where is None else _where(where, result, 0)

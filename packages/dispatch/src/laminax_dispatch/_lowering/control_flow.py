@@ -213,14 +213,16 @@ def _index_in_dim(x, i):
     # x[i] along the leading axis: dynamic_slice then drop the axis
     shape = x.aval.shape
     starts = [i] + [np.int32(0)] * (len(shape) - 1)
-    piece = lax.dynamic_slice(x, starts, (1, *shape[1:]))
+    # the loop's index is never negative: no wrap-around select (JAX's scan emits none either)
+    piece = lax.dynamic_slice(x, starts, (1, *shape[1:]), allow_negative_indices=False)
     return lax.reshape(piece, shape[1:])
 
 
 def _update_index_in_dim(xs, x, i):
     shape = xs.aval.shape
     starts = [i] + [np.int32(0)] * (len(shape) - 1)
-    return lax.dynamic_update_slice(xs, lax.reshape(x, (1, *shape[1:])), starts)
+    update = lax.reshape(x, (1, *shape[1:]))
+    return lax.dynamic_update_slice(xs, update, starts, allow_negative_indices=False)
 
 
 def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):

@@ -1,6 +1,11 @@
 """`laminax.scipy`: SciPy-style functions (`special`, `stats`, ...)."""
 
+from laminax.scipy import cluster as cluster
+from laminax.scipy import fft as fft
+from laminax.scipy import integrate as integrate
+from laminax.scipy import linalg as linalg
+from laminax.scipy import optimize as optimize
 from laminax.scipy import special as special
 from laminax.scipy import stats as stats
 
-__all__ = ["special", "stats"]
+__all__ = ["cluster", "fft", "integrate", "linalg", "optimize", "special", "stats"]

@@ -114,9 +114,14 @@ def _bind_forwarding(closed, consts, carry, xs, params) -> list:
 
 
 def _fresh(x):
-    # a forwarded NumPy x comes back as a new array (JAX puts it on the device); tracers and
-    # device arrays are immutable and come back as they are
-    return np.array(x) if isinstance(x, np.ndarray) else x
+    # a forwarded NumPy x comes back as a new array of the canonical dtype, as JAX
+    # puts it on the device (int64 -> int32 with x64 off): `copy` is dispatched like any op;
+    # when evaluated eagerly; tracers and device arrays are immutable and come back as they are
+    if not isinstance(x, np.ndarray | np.generic):
+        return x
+    if _trace.current_trace() is _trace.eval_trace():
+        return lax.copy_p.bind(x)
+    return np.array(x)  # traced: the constant itself, as in JAX's jaxpr
 
 
 def _scan_length(xs_leaves, length):

@@ -34,11 +34,12 @@ from laminax_core.scipy.stats import (
     vonmises,
     wrapcauchy,
 )
+from laminax_core.scipy.stats._kde import gaussian_kde
 from laminax_core.scipy.stats._summaries import ModeResult, mode, rankdata, sem
 
 __all__ = [
     "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet",
-    "expon", "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+    "expon", "gamma", "gaussian_kde", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
     "mode", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson",
     "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
 ]  # fmt: skip
