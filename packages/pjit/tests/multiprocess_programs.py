@@ -152,7 +152,29 @@ def pmap_over_local_devices() -> dict:
             "local_shape": np.array(out.shape)}
 
 
+def layout() -> dict:
+    """What a process sees of a global Array: its own shards addressable, every shard in
+    global_shards, devices' process indices, a Mesh spanning processes."""
+    mesh = _mesh((2, ld.device_count() // 2), ("a", "b"))
+    x = _global(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("a", "b")))
+    me = ld.process_index()
+    return {
+        "fully_addressable": np.array(x.is_fully_addressable),
+        "addressable_devices_are_local": np.array(
+            all(s.device.process_index == me for s in x.addressable_shards)),
+        "addressable_count": np.array(len(x.addressable_shards)),
+        "global_count": np.array(len(x.global_shards)),
+        "global_shard_has_data": np.array([s.data is not None for s in x.global_shards]),
+        "device_processes": np.array([d.process_index for d in ld.devices()]),
+        "local_devices_match": np.array(ld.local_devices() == [
+            d for d in ld.devices() if d.process_index == me]),
+        "mesh_multi_process": np.array(mesh.is_multi_process),
+        "local_mesh_shape": np.array(list(mesh.local_mesh.shape.values())),
+    }
+
+
 PROGRAMS = {
+    "layout": layout,
     "pmap": pmap_over_local_devices,
     "collectives": collectives,
     "training": data_parallel_training,

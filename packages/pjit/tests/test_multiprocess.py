@@ -47,7 +47,8 @@ def oracle():
 
 @pytest.mark.parametrize("num_processes", [2, 4])
 def test_programs_match_one_process(tmp_path, oracle, num_processes):
-    names = ["collectives", "training", "local_data", "pmap", "multihost", "non_addressable"]
+    names = ["collectives", "training", "local_data", "pmap", "multihost", "non_addressable",
+             "layout"]
     code, output = _run(tmp_path, num_processes, names)
     assert code == 0, output
     for line in output.splitlines():
@@ -75,6 +76,17 @@ def test_programs_match_one_process(tmp_path, oracle, num_processes):
             for p in range(num_processes)])
         np.testing.assert_array_equal(multihost["global_value"], expected_global)
         assert bool(multihost["round_trip_equal"])
+        seen = _load(tmp_path, "layout", process)
+        per = 8 // num_processes
+        assert not seen["fully_addressable"] and seen["addressable_devices_are_local"]
+        assert int(seen["addressable_count"]) == per and int(seen["global_count"]) == 8
+        # a shard on another process's device has no data here
+        assert seen["global_shard_has_data"].tolist() == [
+            i // per == process for i in range(8)]
+        assert seen["device_processes"].tolist() == [i // per for i in range(8)]
+        assert seen["local_devices_match"] and seen["mesh_multi_process"]
+        # the local mesh: this process's block of the (2, 4) mesh
+        assert seen["local_mesh_shape"].tolist() == ([1, 4] if num_processes == 2 else [1, 2])
         message = str(_load(tmp_path, "non_addressable", process)["message"])
         assert "non-addressable" in message and "process_allgather" in message
 

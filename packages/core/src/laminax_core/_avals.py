@@ -95,7 +95,7 @@ def canonicalize_shape(shape, context: str = "", *, allow_unknown: bool = False)
         ) from err
     if any(d < (-1 if allow_unknown else 0) for d in result):
         raise TypeError(f"{where}shape {result} has a negative dimension.")
-    if len(result) > 1 and math.prod(d for d in result if d > 0) > _MAX_ELEMENTS:
+    if len(result) > 1 and math.prod(result) > _MAX_ELEMENTS:
         _too_many_elements(result, context)
     return result
 
