@@ -50,6 +50,11 @@ TARGETS = {
     "bench_trace_lower": (None, 1.00),
     "bench_compile_step": (0.95, 1.05),
     "bench_sharded": (None, 1.00),
+    # issue 14: export + serialize, deserialize + first call <= 1.0 (call_in_jit: compare
+    # with jit_original within each library, at most 1.1x)
+    "bench_export": (
+        {"export_serialize/": (None, 1.00), "deserialize_first_call/": (None, 1.00)}, None,
+    ),
     # issue 11: trace+lower <= 0.8, compiled step 1.00 +- 5%
     "bench_sharded_step": (
         {"trace_lower/": (None, 0.80), "step/": (0.95, 1.05), "compile/": (0.95, 1.05)},

@@ -158,22 +158,8 @@ def test_compile_options_are_jaxs(name):
     assert _laminax(name)[2] == _jax(name)[2]
 
 
-# The transformer's gradient still differs in a few autodiff rules (div's and where's
-# transposes, a reduce over a unit dim where laminax reshapes): XLA's module has 2 negates,
-# 2 multiplies and 1 fusion fewer and 1 slice more than JAX's (bench/PROFILE.md).
-_KNOWN_DIFFERENT = {"transformer"}
-
-
 @requires_jax
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="see _KNOWN_DIFFERENT"))
-        if n in _KNOWN_DIFFERENT
-        else n
-        for n in NAMES
-    ],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_optimized_hlo_has_jaxs_ops_and_fusions(name):
     ours, theirs = opcode_counts(_laminax(name)[1]), opcode_counts(_jax(name)[1])
     differences = {k: (ours[k], theirs[k]) for k in ours.keys() | theirs.keys() if ours[k] != theirs[k]}

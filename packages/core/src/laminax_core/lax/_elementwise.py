@@ -58,6 +58,20 @@ def _like_ans(t, ans):
 # ----- add, sub, add_any, neg -------------------------------------------------------------
 
 
+def _add_or_sub_jvp(op, primals, tangents):
+    # As JAX's: with both tangents nonzero, one `op` of them (broadcasting implicitly, so the
+    # transpose negates before it reduces); with one, that tangent broadcast to the output
+    ans = op(*primals)
+    x_dot, y_dot = tangents
+    if isinstance(x_dot, Zero) and isinstance(y_dot, Zero):
+        return ans, Zero.from_primal_value(ans)
+    if isinstance(x_dot, Zero):
+        return ans, _like_ans(y_dot if op is add else neg(y_dot), ans)
+    if isinstance(y_dot, Zero):
+        return ans, _like_ans(x_dot, ans)
+    return ans, op(x_dot, y_dot)
+
+
 def add(x, y):
     """Elementwise `x + y` (same dtypes; rank-0 and size-1 dims broadcast).
 
@@ -79,7 +93,7 @@ add_p = define_primitive(
     "add",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=np.add,
-    jvp=jvp_from(lambda t, ans, x, y: _like_ans(t, ans), lambda t, ans, x, y: _like_ans(t, ans)),
+    jvp=lambda primals, tangents: _add_or_sub_jvp(add, primals, tangents),
     transpose=_add_transpose,
     batch=batch_elementwise,
 )
@@ -131,9 +145,7 @@ sub_p = define_primitive(
     "sub",
     abstract_eval=same_shape(dtypes=NUMERIC),
     reference=np.subtract,
-    jvp=jvp_from(
-        lambda t, ans, x, y: _like_ans(t, ans), lambda t, ans, x, y: _like_ans(neg(t), ans)
-    ),
+    jvp=lambda primals, tangents: _add_or_sub_jvp(sub, primals, tangents),
     transpose=_sub_transpose,
     batch=batch_elementwise,
 )
@@ -337,8 +349,8 @@ def sqrt(x, accuracy=None):
     return sqrt_p.bind(x, accuracy=accuracy)
 
 
-# d sqrt x = 1 / (2 sqrt x)
-sqrt_p = _unary("sqrt", np.sqrt, lambda t, ans, x, **_: div(t, mul(2.0, ans)))
+# d sqrt x = 1 / (2 sqrt x), written 0.5 / sqrt x as JAX's rule
+sqrt_p = _unary("sqrt", np.sqrt, lambda t, ans, x, **_: mul(t, div(0.5, ans)))
 
 
 def rsqrt(x, accuracy=None):
@@ -687,7 +699,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
 
 
 def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
-    return ShapedArray(x.shape, new_dtype, weak_type)
+    return ShapedArray(x.shape, new_dtype, weak_type, x.sharding)
 
 
 def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):

@@ -88,8 +88,8 @@ def _axes(axis, ndim: int, name: str) -> tuple[int, ...]:
 
 def _keep(x, reduced, axes):
     """The reduction `reduced` of `x` over `axes` with the reduced dims kept as size 1."""
-    shape = tuple(1 if i in axes else d for i, d in enumerate(get_aval(x).shape))
-    return lax.reshape(reduced, shape)
+    # expand_dims (a broadcast_in_dim), as jnp's keepdims in JAX: its transpose reduces
+    return lax.expand_dims(reduced, tuple(sorted(axes)))
 
 
 def _masked(x, where, fill):

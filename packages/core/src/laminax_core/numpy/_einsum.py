@@ -150,11 +150,20 @@ def _sum_labels(x, term, keep):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c in keep)
 
 
-def _contract_pair(x, tx, y, ty, keep, preferred, precision):
+def _contract_pair(x, tx, y, ty, keep, preferred, precision, output=None):
     x, tx = _sum_labels(x, tx, set(ty) | keep)
     y, ty = _sum_labels(y, ty, set(tx) | keep)
     batch = [c for c in tx if c in ty and c in keep]
     contract = [c for c in tx if c in ty and c not in keep]
+    if output is not None:
+        # the last contraction, laid out as JAX's einsum does: batch labels in output order,
+        # contracted ones sorted, and `y` first when `x` first would need a transpose after
+        batch = [c for c in output if c in batch]
+        contract = sorted(contract)
+        free_x = [c for c in tx if c not in ty]
+        free_y = [c for c in ty if c not in tx]
+        if "".join(batch + free_x + free_y) != output:
+            x, tx, y, ty = y, ty, x, tx
     dims = (((tuple(tx.index(c) for c in contract), tuple(ty.index(c) for c in contract)),
              (tuple(tx.index(c) for c in batch), tuple(ty.index(c) for c in batch))))
     x_shape, y_shape = get_aval(x).shape, get_aval(y).shape
@@ -226,7 +235,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         x, tx, y, ty = arrays[i], terms[i], arrays[j], terms[j]
         rest = [k for k in range(len(arrays)) if k not in (i, j)]
         keep = set(output).union(*(terms[k] for k in rest))
-        z, tz = _contract_pair(x, tx, y, ty, keep, preferred, precision)
+        last = output if not rest else None
+        z, tz = _contract_pair(x, tx, y, ty, keep, preferred, precision, last)
         arrays = [arrays[k] for k in rest] + [z]
         terms = [terms[k] for k in rest] + [tz]
     (result,), (term,) = arrays, terms
