@@ -13,9 +13,6 @@ LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 def _lint(env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, **(env_extra or {}))
-    if env_extra and "PYTHONPATH" in env_extra and os.environ.get("PYTHONPATH"):
-        # the planted copy shadows its package; the rest still comes from this checkout
-        env["PYTHONPATH"] = env_extra["PYTHONPATH"] + os.pathsep + os.environ["PYTHONPATH"]
     return subprocess.run(
         [str(LINT_IMPORTS), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
         cwd=ROOT,
