@@ -127,6 +127,34 @@ def run(x):
     err, out = checkify.checkify(f, errors=checkify.div_checks)(jnp.int32(x))
     return err.get(), out
 """,
+    "index_dynamic_slice": """
+def run(x):
+    f = lambda v, i: (v[i], lax.dynamic_slice(v, (i,), (2,)))
+    err, out = jax.jit(checkify.checkify(f, errors=checkify.index_checks))(
+        jnp.arange(4.0), jnp.int32(int(x * 2)))
+    return err.get(), out
+""",
+    "index_gather": """
+def run(x):
+    f = lambda v, i: v[jnp.array([0, 1]) + i]
+    err, out = checkify.checkify(f, errors=checkify.all_checks)(jnp.arange(4.0), jnp.int32(int(x * 2)))
+    return err.get(), out
+""",
+    "index_dynamic_update_slice": """
+def run(x):
+    f = lambda v, i: lax.dynamic_update_slice(v, jnp.ones((2, 1)), (i, jnp.int32(1)))
+    err, out = checkify.checkify(f, errors=checkify.index_checks)(
+        jnp.zeros((3, 2)), jnp.int32(int(x)))
+    return err.get(), out
+""",
+    "pytree_format_args": """
+def run(x):
+    f = lambda t: checkify.check(t["b"] > 0, "tree {} / {b}", t, b=t["b"])
+    tree = {"a": jnp.float32(0), "b": jnp.float32(x)}
+    err, _ = checkify.checkify(f)(tree)
+    err2, _ = jax.vmap(checkify.checkify(f))({"a": jnp.zeros(2), "b": jnp.array([x, -x])})
+    return err.get(), err2.get()
+""",
     "user_checks_only_ignores_nan": """
 def run(x):
     err, out = checkify.checkify(jnp.log)(jnp.float32(x))
