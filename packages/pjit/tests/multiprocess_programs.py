@@ -4,6 +4,8 @@ of devices (the oracle). Each returns a dict of NumPy results every process can 
 
 from __future__ import annotations
 
+import warnings
+
 import laminax_core as lc
 import laminax_dispatch as ld
 import numpy as np
@@ -15,6 +17,7 @@ from laminax_pjit import (
     make_array_from_callback,
     make_array_from_process_local_data,
     multihost_utils,
+    pjit,
     shard_map,
 )
 
@@ -55,6 +58,12 @@ def collectives() -> dict:
     g = ld.jit(shard_map(lambda b: lax.psum(b, "a") * 2 + lax.psum(b, "b"), mesh=mesh2,
                          in_specs=P("a", "b"), out_specs=P("a", "b"), check_vma=False))
     out["psum_2d"] = _host(g(y))
+    # pjit under `with mesh:`: the reduction over the split axis crosses processes
+    h = pjit(lambda a: (a * 2).sum(axis=0), in_shardings=P("x"), out_shardings=P())
+    with warnings.catch_warnings():  # JAX deprecates `with mesh:`; pjit's seed API uses it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mesh:
+            out["pjit_sum"] = np.asarray(h(x))  # replicated: every process holds it
     return out
 
 

@@ -26,11 +26,11 @@ RUN_TIMEOUT = 420  # seconds for a whole run: generous (a loaded 2-core machine)
 pytestmark = pytest.mark.skipif(len(ld.devices()) != 8, reason="needs the 8-device oracle")
 
 
-def _run(tmp_path, num_processes, names, timeout=RUN_TIMEOUT):
+def _run(tmp_path, num_processes, names, timeout=RUN_TIMEOUT, grace=60, **extra_env):
     out = io.StringIO()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **extra_env)
     code = launch([WORKER, str(tmp_path), *names], num_processes, 8 // num_processes,
-                  timeout=timeout, grace=60, out=out, env=env)
+                  timeout=timeout, grace=grace, out=out, env=env)
     return code, out.getvalue()
 
 
@@ -104,4 +104,16 @@ def test_dead_process_fails_the_others_within_the_timeout(tmp_path):
     assert "process 0 also failed" in output, output
     assert "still running" not in output
     assert "unhealthy" in output or "another task died" in output
+    assert elapsed < RUN_TIMEOUT - 5, output
+
+
+def test_a_process_that_never_arrives_fails_the_others_within_the_timeout(tmp_path):
+    start = time.monotonic()
+    code, output = _run(tmp_path, 2, ["--never-arrives"], timeout=RUN_TIMEOUT, grace=5,
+                        WORKER_INIT_TIMEOUT="5")
+    elapsed = time.monotonic() - start
+    # process 0 gives up by itself once the initialization timeout passes (jaxlib ends it)
+    assert code != 0
+    assert "process 0 failed" in output, output
+    assert "DEADLINE_EXCEEDED" in output or "Deadline Exceeded" in output, output
     assert elapsed < RUN_TIMEOUT - 5, output
