@@ -54,6 +54,11 @@ TARGETS = {
     "bench_sharded": (None, 1.00),
     # issue 19: compiled steps and compilation 1.00 +- 3%
     "bench_models": ({"step/": (0.97, 1.03), "compile/": (0.97, 1.03)}, None),
+    # issue 14: export + serialize, deserialize + first call <= 1.0 (call_in_jit: compare
+    # with jit_original within each library, at most 1.1x)
+    "bench_export": (
+        {"export_serialize/": (None, 1.00), "deserialize_first_call/": (None, 1.00)}, None,
+    ),
     # issue 11: trace+lower <= 0.8, compiled step 1.00 +- 5%
     "bench_sharded_step": (
         {"trace_lower/": (None, 0.80), "step/": (0.95, 1.05), "compile/": (0.95, 1.05)},

@@ -71,6 +71,17 @@ def test_sharded_artifacts_cross_both_ways():
     assert str(out0.sharding.spec) == got["out0_spec"]
     out0_jit, _ = lx.jit(theirs.call)(x, B)
     np.testing.assert_allclose(np.asarray(out0_jit), want0, rtol=1e-6)
+    # in_shardings_jax on a mesh of other devices (reversed), as JAX's docs show
+    run_mesh = lx.sharding.Mesh(np.array(lx.devices()[::-1]).reshape(4, 2), ("x", "y"),
+                                axis_types=mesh.axis_types)
+    shardings = theirs.in_shardings_jax(run_mesh)
+    assert shardings[1] is None and shardings[0].mesh is run_mesh
+    assert str(shardings[0].spec) == "P('x', None)"
+    out0, _ = theirs.call(lx.device_put(A, shardings[0]), B)
+    np.testing.assert_allclose(np.asarray(out0), want0, rtol=1e-6)
+    assert out0.sharding.mesh is run_mesh
+    with pytest.raises(ValueError, match="does not match the mesh used for export"):
+        theirs.in_shardings_jax(lx.make_mesh((2, 4), ("x", "y")))
 
 
 def test_sharded_artifact_on_one_device_is_refused():

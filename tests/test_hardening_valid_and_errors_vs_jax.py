@@ -298,3 +298,23 @@ def table_sizes() -> dict[str, int]:
         "custom_jvp/vjp outside transformations": len(set(_custom_outside_exprs()[1])),
         "float0 through jit/device_put": len(set(_float0_exprs())),
     }
+
+
+def _solve_shape_exprs():
+    a_shapes = [(3, 3), (2, 3, 3), (1, 3, 3), (4, 2, 3, 3), (0, 0), (2, 0, 0)]
+    b_shapes = [(3,), (2,), (0,), (2, 3), (1, 3), (3, 1), (3, 2), (2, 0), (2, 3, 1), (1, 3, 2),
+                (2, 0, 1), (4, 2, 3), (4, 2, 3, 2), (4, 1, 3, 1)]
+    exprs = []
+    for a, b in itertools.product(a_shapes, b_shapes):
+        a_value = f"(jnp.ones({a}) + 3 * jnp.eye({a[-1]}))"
+        exprs.append(f"jnp.linalg.solve({a_value}, jnp.ones({b}))")
+        if len(a) == 3:
+            exprs.append(f"jax.jit(jnp.linalg.solve)({a_value}, jnp.ones({b}))")
+    return exprs
+
+
+def test_solve_treats_only_a_1d_b_as_a_vector_as_jax_does():
+    # A batched b of a's batch shape minus one dimension was once read as a batch of vectors;
+    # JAX refuses it, and laminax must not silently answer.
+    counts = check_table(_solve_shape_exprs())
+    assert counts["ok"] > 40, counts

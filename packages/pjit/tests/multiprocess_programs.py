@@ -4,6 +4,8 @@ of devices (the oracle). Each returns a dict of NumPy results every process can 
 
 from __future__ import annotations
 
+import warnings
+
 import laminax_core as lc
 import laminax_dispatch as ld
 import numpy as np
@@ -15,6 +17,7 @@ from laminax_pjit import (
     make_array_from_callback,
     make_array_from_process_local_data,
     multihost_utils,
+    pjit,
     shard_map,
 )
 
@@ -55,6 +58,12 @@ def collectives() -> dict:
     g = ld.jit(shard_map(lambda b: lax.psum(b, "a") * 2 + lax.psum(b, "b"), mesh=mesh2,
                          in_specs=P("a", "b"), out_specs=P("a", "b"), check_vma=False))
     out["psum_2d"] = _host(g(y))
+    # pjit under `with mesh:`: the reduction over the split axis crosses processes
+    h = pjit(lambda a: (a * 2).sum(axis=0), in_shardings=P("x"), out_shardings=P())
+    with warnings.catch_warnings():  # JAX deprecates `with mesh:`; pjit's seed API uses it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mesh:
+            out["pjit_sum"] = np.asarray(h(x))  # replicated: every process holds it
     return out
 
 
@@ -129,11 +138,16 @@ def non_addressable_error() -> dict:
     """Reading a global Array this process holds only part of raises JAX's error."""
     mesh = _mesh()
     x = _global(np.arange(mesh.size, dtype=np.float32), NamedSharding(mesh, P("x")))
+    messages = {"message": np.array(""), "closure_message": np.array("")}
     try:
         np.asarray(x)
     except RuntimeError as err:
-        return {"message": np.array(str(err))}
-    return {"message": np.array("")}
+        messages["message"] = np.array(str(err))
+    try:
+        ld.jit(lambda a: a + x)(x)  # x captured as a constant, not passed
+    except RuntimeError as err:
+        messages["closure_message"] = np.array(str(err))
+    return messages
 
 
 def pmap_over_local_devices() -> dict:
@@ -152,7 +166,29 @@ def pmap_over_local_devices() -> dict:
             "local_shape": np.array(out.shape)}
 
 
+def layout() -> dict:
+    """What a process sees of a global Array: its own shards addressable, every shard in
+    global_shards, devices' process indices, a Mesh spanning processes."""
+    mesh = _mesh((2, ld.device_count() // 2), ("a", "b"))
+    x = _global(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("a", "b")))
+    me = ld.process_index()
+    return {
+        "fully_addressable": np.array(x.is_fully_addressable),
+        "addressable_devices_are_local": np.array(
+            all(s.device.process_index == me for s in x.addressable_shards)),
+        "addressable_count": np.array(len(x.addressable_shards)),
+        "global_count": np.array(len(x.global_shards)),
+        "global_shard_has_data": np.array([s.data is not None for s in x.global_shards]),
+        "device_processes": np.array([d.process_index for d in ld.devices()]),
+        "local_devices_match": np.array(ld.local_devices() == [
+            d for d in ld.devices() if d.process_index == me]),
+        "mesh_multi_process": np.array(mesh.is_multi_process),
+        "local_mesh_shape": np.array(list(mesh.local_mesh.shape.values())),
+    }
+
+
 PROGRAMS = {
+    "layout": layout,
     "pmap": pmap_over_local_devices,
     "collectives": collectives,
     "training": data_parallel_training,

@@ -4,6 +4,7 @@ from the launcher's environment, runs the named programs and saves each one's re
 
     multiprocess_worker.py OUT_DIR PROGRAM [PROGRAM...]
     multiprocess_worker.py OUT_DIR --die-after-start   (process 1 dies mid-run)
+    multiprocess_worker.py OUT_DIR --never-arrives     (process 1 never joins)
 """
 
 import os
@@ -16,7 +17,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from laminax_pjit import distributed  # noqa: E402
 
-distributed.initialize(initialization_timeout=60, heartbeat_timeout_seconds=10,
+if sys.argv[2:] == ["--never-arrives"] and os.environ["LAMINAX_PROCESS_ID"] == "1":
+    time.sleep(300)  # never joins: the others must give up after the initialization timeout
+    sys.exit(0)
+
+distributed.initialize(initialization_timeout=int(os.environ.get("WORKER_INIT_TIMEOUT", "60")),
+                       heartbeat_timeout_seconds=10,
                        shutdown_timeout_seconds=30)
 
 import laminax_dispatch as ld  # noqa: E402

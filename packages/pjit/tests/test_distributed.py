@@ -117,7 +117,7 @@ def test_slurm_detection(clean_env, node_list, host):
                         ("SLURM_NTASKS", "8"), ("SLURM_PROCID", "5"), ("SLURM_LOCALID", "1")]:
         clean_env.setenv(name, value)
     port = 123456 % 2**12 + 65535 - 2**12 + 1
-    assert distributed._resolve(None, None, None, None, None) == (f"{host}:{port}", 8, 5, None)
+    assert distributed._resolve(None, None, None, None, None) == (f"{host}:{port}", 8, 5, [1])
     clean_env.setenv("JAX_COORDINATOR_PORT", "4000")
     assert distributed._resolve(None, None, None, None, "slurm")[0] == f"{host}:4000"
     # the explicit spelling of one variable still wins
@@ -132,7 +132,7 @@ def test_open_mpi_detection(clean_env):
     clean_env.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0")
     port = (1531576320 // 2**12) % 2**12 + 65535 - 2**12 + 1
     assert _clusters.detect(_clusters.ClusterParams(None, None, None, None), None) == (
-        f"10.1.2.3:{port}", 4, 2, None)
+        f"10.1.2.3:{port}", 4, 2, [0])
     clean_env.setenv("OMPI_MCA_orte_hnp_uri", "1.0;udp://nowhere")
     with pytest.raises(RuntimeError, match="coordinator_address"):
         _clusters.detect(_clusters.ClusterParams(None, None, None, None), "ompi")

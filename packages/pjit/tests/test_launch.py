@@ -94,3 +94,12 @@ def test_missing_script(tmp_path):
                            str(tmp_path / "nope.py")], env=env, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "no such script" in done.stderr
+
+
+def test_another_interpreter(tmp_path):
+    done = _launch(tmp_path, "import sys; print(sys.executable)", "-n", "2", "--python",
+                   sys.executable)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(done.stdout.splitlines()) == [f"[0] {sys.executable}", f"[1] {sys.executable}"]
+    done = _launch(tmp_path, "print('never')", "-n", "2", "--python", str(tmp_path / "nopython"))
+    assert done.returncode == 2 and "no such interpreter" in done.stderr

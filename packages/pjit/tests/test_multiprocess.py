@@ -26,11 +26,11 @@ RUN_TIMEOUT = 420  # seconds for a whole run: generous (a loaded 2-core machine)
 pytestmark = pytest.mark.skipif(len(ld.devices()) != 8, reason="needs the 8-device oracle")
 
 
-def _run(tmp_path, num_processes, names, timeout=RUN_TIMEOUT):
+def _run(tmp_path, num_processes, names, timeout=RUN_TIMEOUT, grace=60, **extra_env):
     out = io.StringIO()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **extra_env)
     code = launch([WORKER, str(tmp_path), *names], num_processes, 8 // num_processes,
-                  timeout=timeout, grace=60, out=out, env=env)
+                  timeout=timeout, grace=grace, out=out, env=env)
     return code, out.getvalue()
 
 
@@ -47,7 +47,8 @@ def oracle():
 
 @pytest.mark.parametrize("num_processes", [2, 4])
 def test_programs_match_one_process(tmp_path, oracle, num_processes):
-    names = ["collectives", "training", "local_data", "pmap", "multihost", "non_addressable"]
+    names = ["collectives", "training", "local_data", "pmap", "multihost", "non_addressable",
+             "layout"]
     code, output = _run(tmp_path, num_processes, names)
     assert code == 0, output
     for line in output.splitlines():
@@ -75,8 +76,22 @@ def test_programs_match_one_process(tmp_path, oracle, num_processes):
             for p in range(num_processes)])
         np.testing.assert_array_equal(multihost["global_value"], expected_global)
         assert bool(multihost["round_trip_equal"])
+        seen = _load(tmp_path, "layout", process)
+        per = 8 // num_processes
+        assert not seen["fully_addressable"] and seen["addressable_devices_are_local"]
+        assert int(seen["addressable_count"]) == per and int(seen["global_count"]) == 8
+        # a shard on another process's device has no data here
+        assert seen["global_shard_has_data"].tolist() == [
+            i // per == process for i in range(8)]
+        assert seen["device_processes"].tolist() == [i // per for i in range(8)]
+        assert seen["local_devices_match"] and seen["mesh_multi_process"]
+        # the local mesh: this process's block of the (2, 4) mesh
+        assert seen["local_mesh_shape"].tolist() == ([1, 4] if num_processes == 2 else [1, 2])
         message = str(_load(tmp_path, "non_addressable", process)["message"])
         assert "non-addressable" in message and "process_allgather" in message
+        closure = str(_load(tmp_path, "non_addressable", process)["closure_message"])
+        assert closure.startswith("Closing over jax.Array that spans non-addressable"), closure
+        assert "pass such arrays as arguments" in closure and "f32[8]" in closure
 
 
 def test_dead_process_fails_the_others_within_the_timeout(tmp_path):
@@ -92,4 +107,16 @@ def test_dead_process_fails_the_others_within_the_timeout(tmp_path):
     assert "process 0 also failed" in output, output
     assert "still running" not in output
     assert "unhealthy" in output or "another task died" in output
+    assert elapsed < RUN_TIMEOUT - 5, output
+
+
+def test_a_process_that_never_arrives_fails_the_others_within_the_timeout(tmp_path):
+    start = time.monotonic()
+    code, output = _run(tmp_path, 2, ["--never-arrives"], timeout=RUN_TIMEOUT, grace=5,
+                        WORKER_INIT_TIMEOUT="5")
+    elapsed = time.monotonic() - start
+    # process 0 gives up by itself once the initialization timeout passes (jaxlib ends it)
+    assert code != 0
+    assert "process 0 failed" in output, output
+    assert "DEADLINE_EXCEEDED" in output or "Deadline Exceeded" in output, output
     assert elapsed < RUN_TIMEOUT - 5, output

@@ -233,7 +233,8 @@ def make_jaxpr(
         closed, outs = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
         if not return_shape:
             return closed
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, sharding=a.sharding)
+                  for a in closed.out_avals]
         return closed, tree_unflatten(out_trees[0], shapes)
 
     return make_jaxpr_fun
@@ -258,7 +259,8 @@ def eval_shape(fun: Callable, *args, **kwargs):
     out_trees: list = []
     flat = _flatten_fun("eval_shape", lambda *a: fun(*a, **kwargs), in_tree, out_trees)
     closed, _ = partial_eval.trace_to_jaxpr(flat, [get_aval(x) for x in leaves], "eval_shape")
-    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, sharding=a.sharding)
+                  for a in closed.out_avals]
     return tree_unflatten(out_trees[0], shapes)
 
 

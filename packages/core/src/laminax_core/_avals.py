@@ -1,4 +1,5 @@
-"""Abstract values: what tracing knows about an array (shape, dtype, weak type).
+"""Abstract values: what tracing knows about an array (shape, dtype, weak type, and, on meshes
+with Explicit axes, its sharding).
 
 `ShapedArray` is the only abstract value of this phase. `get_aval(x)` maps any value a
 transformation may meet (tracers, NumPy arrays and scalars, Python scalars, and whatever an
@@ -20,6 +21,7 @@ __all__ = [
     "AbstractValue",
     "ShapeDtypeStruct",
     "ShapedArray",
+    "ShardingTypeError",
     "canonicalize_shape",
     "get_aval",
     "is_array_like",
@@ -34,6 +36,10 @@ _PYTHON_SCALARS = (bool, int, float, complex)
 
 # Upper layers (dispatch's Array) register `type -> (value -> ShapedArray)` here.
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
+
+# Upper layers (pjit) register `type -> (value, its aval) -> aval`: the aval with the typed
+# sharding of a concrete array laid out along Explicit mesh axes (the aval itself otherwise).
+sharding_typers: dict[type, Callable[[Any, ShapedArray], ShapedArray]] = {}
 
 
 def short_dtype_name(dtype) -> str:
@@ -102,6 +108,17 @@ def _too_many_elements(shape, context: str):
     )
 
 
+_KEEP = object()  # `update`'s "leave the sharding as it is"
+
+
+def _dim_str(size: int, entry) -> str:
+    if entry is None:
+        return str(size)
+    if isinstance(entry, tuple):
+        return f"{size}@({','.join(entry)})"
+    return f"{size}@{entry}"
+
+
 class AbstractValue:
     """The base class of abstract values (JAX's `jax.core.AbstractValue`): what a tracer knows
     of the value it stands for. `ShapedArray` is the one kind laminax has."""
@@ -109,40 +126,57 @@ class AbstractValue:
     __slots__ = ()
 
 
+class ShardingTypeError(Exception):
+    """Operands' explicit shardings do not combine (JAX: `ShardingTypeError`): reshard one
+    operand (`reshard`) or pass `out_sharding=`."""
+
+
 class ShapedArray(AbstractValue):
-    """The abstract value of an array: its shape, dtype and weak type.
+    """The abstract value of an array: its shape, dtype, weak type and typed sharding.
 
     Args:
       shape: a tuple of non-negative ints.
       dtype: a NumPy dtype (canonicalized, so float64 becomes float32 unless x64 is enabled).
       weak_type: True for values that came from Python scalars and adopt the other operand's
         dtype in binary operations.
+      sharding: None (the default: no sharding in the type), or an opaque hashable object from
+        an upper layer (pjit's NamedSharding on an abstract mesh) for arrays split along
+        Explicit mesh axes. Core reads it only through `aval_partitions` (one entry per
+        dimension: None, an axis name or a tuple of names) and `with_aval_partitions(entries)`
+        (the same mesh with other entries); see `_sharding_rules`.
 
     Example:
       >>> ShapedArray((3, 4), np.float32).str_short()
       'f32[3,4]'
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
     array_abstraction_level = 1
 
-    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, sharding=None):
         self.shape = canonicalize_shape(shape)
         self.dtype = dtypes.canonicalize_dtype(dtype)
         self.weak_type = bool(weak_type)
+        if sharding is not None and len(sharding.aval_partitions) != len(self.shape):
+            raise ValueError(
+                f"Length of sharding.spec must be equal to aval's ndim. Got sharding "
+                f"{sharding} for shape {self.shape}; give one entry per dimension."
+            )
+        self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-    # laminax's avals carry no layout (placement travels in jit's params): JAX code reading
-    # `jax.typeof(x).sharding` to pass on as `out_sharding=` gets None, "unspecified".
-    sharding = property(lambda self: None)
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
-        """A copy with the given fields replaced."""
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=_KEEP) -> ShapedArray:
+        """A copy with the given fields replaced. A new shape drops the typed sharding (its
+        entries were per dimension of the old shape) unless `sharding` is given."""
+        if sharding is _KEEP:
+            sharding = self.sharding if shape is None or tuple(shape) == self.shape else None
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            sharding,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -153,11 +187,19 @@ class ShapedArray(AbstractValue):
         """The aval of this value's tangents: float0 for integer and boolean dtypes."""
         if dtypes.issubdtype(self.dtype, np.inexact):
             return self.update(weak_type=self.weak_type)
-        return ShapedArray(self.shape, dtypes.float0)
+        return ShapedArray(self.shape, dtypes.float0, sharding=self.sharding)
+
+    def _dims_str(self) -> str:
+        if self.sharding is None:
+            return ",".join(map(str, self.shape))
+        return ",".join(
+            _dim_str(d, p) for d, p in zip(self.shape, self.sharding.aval_partitions, strict=True)
+        )
 
     def str_short(self) -> str:
-        """`f32[3,4]`: the form jaxprs print (weak types are not shown, as in JAX)."""
-        return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+        """`f32[3,4]`: the form jaxprs print (weak types are not shown, as in JAX); a dimension
+        split along explicit mesh axes prints as JAX's `f32[8@x,4]`."""
+        return f"{short_dtype_name(self.dtype)}[{self._dims_str()}]"
 
     def __eq__(self, other) -> bool:
         return (
@@ -165,15 +207,16 @@ class ShapedArray(AbstractValue):
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
+            and self.sharding == other.sharding
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self) -> str:
         name = self.dtype.name if self.dtype != dtypes.float0 else "float0"
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({name}[{','.join(map(str, self.shape))}]{weak})"
+        return f"ShapedArray({name}[{self._dims_str()}]{weak})"
 
     __str__ = __repr__
 
@@ -252,12 +295,18 @@ def get_aval(x) -> ShapedArray:
     """
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
+        if sharding_typers:
+            typer = sharding_typers.get(type(x))
+            if typer is not None:
+                return typer(x, aval)
         return aval
     for base in type(x).__mro__:
         if base in pytype_aval_mappings:
             return pytype_aval_mappings[base](x)
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        # a sharding along Explicit mesh axes is part of the type (see `_sharding_rules`)
+        typed = getattr(x.sharding, "as_aval_sharding", None)
+        return ShapedArray(x.shape, x.dtype, x.weak_type, typed and typed(len(x.shape)))
     raise TypeError(
         f"Value {x!r} of type {type(x).__name__} is not a valid array type. Arguments of "
         "transformed functions must be arrays, NumPy scalars or Python scalars; mark other "

@@ -19,6 +19,7 @@ import numpy as np
 
 from laminax_core import _effects, _trace, dtypes
 from laminax_core._avals import ShapedArray
+from laminax_core._sharding_rules import broadcasting_sharding
 from laminax_core._interpreters import batching
 from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters import jvp as jvp_interpreter
@@ -375,7 +376,10 @@ def same_shape(*, dtypes=ANY, result_dtype=None, n_skip: int = 0) -> Callable:
         shape = broadcast_operand_shapes(name, avals)
         dtype = checked[0].dtype if result_dtype is None else result_dtype
         weak = result_dtype is None and all(a.weak_type for a in checked)
-        return ShapedArray(shape, dtype, weak)
+        sharding = None
+        if any(a.sharding is not None for a in avals):
+            sharding = broadcasting_sharding(name, avals, shape, dtype)
+        return ShapedArray(shape, dtype, weak, sharding)
 
     rule.primitive_name = "elementwise"
     return rule

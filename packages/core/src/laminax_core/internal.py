@@ -13,6 +13,8 @@ from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
+from laminax_core._avals import ShardingTypeError as ShardingTypeError
+from laminax_core._avals import sharding_typers as sharding_typers
 from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
@@ -133,6 +135,8 @@ __all__ = [
     "eval_trace",
     "FLOATING",
     "get_aval",
+    "ShardingTypeError",
+    "sharding_typers",
     "get_eager_impl",
     "highest",
     "hoist_tracer_consts",

@@ -31,7 +31,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from jaxlib import _jax
 from laminax_core import config as core_config
 from laminax_core import dtypes as core_dtypes
 # `_trace_context.trace is None`: no transformation is running
@@ -338,7 +337,8 @@ class JitFunction:
     def _entry(self, args, kwargs) -> tuple[CompiledCall, list]:
         dyn_args, dyn_kwargs, static = self._options.split(args, kwargs)
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(x.aval if isinstance(x, _jax.ArrayImpl) else get_aval(x) for x in leaves)
+        # get_aval, not x.aval: an Array on Explicit mesh axes has its sharding in its type
+        avals = tuple(map(get_aval, leaves))
         # what placement depends on besides the options: the committed arguments' shardings
         placed = committed_shardings(leaves)
         key = (self._options.key, in_tree, avals, static, placed, core_config.trace_context())

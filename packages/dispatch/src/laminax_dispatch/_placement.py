@@ -396,7 +396,9 @@ def jaxpr_shardings(closed) -> dict[Sharding, str]:
 
     def visit(value, where: str) -> None:
         if isinstance(value, Sharding):
-            found.setdefault(value, where)
+            # a sharding on an abstract mesh (a typed `reshard`'s) names no devices
+            if getattr(value, "_is_concrete", True):
+                found.setdefault(value, where)
         elif isinstance(value, xc.Device):
             return
         elif _mesh_devices(value):  # a mesh (shard_map's): the program runs on all of it

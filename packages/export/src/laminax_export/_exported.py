@@ -132,6 +132,25 @@ class Exported:
         # short: the module can be long
         return f"Exported(fun_name={self.fun_name}, ...)"
 
+    def _key(self):
+        key = self.__dict__.get("_content_key")
+        if key is None:
+            key = (self.fun_name, self.in_tree, self.out_tree, self.in_avals, self.out_avals,
+                   self._in_named_shardings, self._out_named_shardings, self.nr_devices,
+                   self.platforms, tuple(self.disabled_safety_checks),
+                   self.calling_convention_version, self.module_kept_var_idx,
+                   hashlib.sha256(self.mlir_module_serialized).digest())
+            object.__setattr__(self, "_content_key", key)
+        return key
+
+    # equal when they describe the same module and signature (an artifact deserialized twice
+    # is one program: the call primitive's caches then compile it once)
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Exported) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def mlir_module(self) -> str:
         """The StableHLO module as text."""
         return _module_text(self.mlir_module_serialized)
@@ -156,12 +175,13 @@ class Exported:
         return cached
 
     def in_shardings_jax(self, mesh) -> tuple:
-        """One sharding on `mesh` per input leaf (None where unspecified)."""
-        return tuple(_sharding_on(mesh, s) for s in self.in_shardings_hlo)
+        """One NamedSharding on `mesh` per input leaf (None where unspecified): the exported
+        layouts, on a mesh of the same axis names, sizes and types (its devices may be any)."""
+        return tuple(_sharding_on(mesh, s) for s in self._in_named_shardings)
 
     def out_shardings_jax(self, mesh) -> tuple:
-        """One sharding on `mesh` per output leaf (None where unspecified)."""
-        return tuple(_sharding_on(mesh, s) for s in self.out_shardings_hlo)
+        """One NamedSharding on `mesh` per output leaf (None where unspecified)."""
+        return tuple(_sharding_on(mesh, s) for s in self._out_named_shardings)
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """The artifact in JAX's serialization format, with `vjp_order` orders of backward
@@ -177,12 +197,18 @@ class Exported:
         return call_exported(self)(*args, **kwargs)
 
 
-def _sharding_on(mesh, hlo):
-    if hlo is None:
+def _sharding_on(mesh, named):
+    if named is None:
         return None
-    from laminax_dispatch.internal import sharding_from_hlo
+    new = getattr(mesh, "abstract_mesh", mesh)
+    old = getattr(named.mesh, "abstract_mesh", named.mesh)
+    if (tuple(new.axis_sizes), tuple(new.axis_names), tuple(new.axis_types)) != (
+            tuple(old.axis_sizes), tuple(old.axis_names), tuple(old.axis_types)):
+        raise ValueError(
+            f"NamedSharding new mesh {mesh} does not match the mesh used for export {named.mesh}.")
+    from laminax_pjit import NamedSharding
 
-    return sharding_from_hlo(list(mesh.devices.flat), hlo)
+    return NamedSharding(mesh, named.spec, memory_kind=named.memory_kind)
 
 
 _text_cache: dict[bytes, str] = {}

@@ -86,6 +86,7 @@ from laminax_pjit import make_array_from_process_local_data as make_array_from_p
 from laminax_pjit import make_array_from_single_device_arrays as make_array_from_single_device_arrays
 from laminax_pjit import make_mesh as make_mesh
 from laminax_pjit import set_mesh as set_mesh
+from laminax_pjit import reshard as reshard
 from laminax_hostcb import pure_callback as pure_callback
 from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
@@ -198,6 +199,7 @@ __all__ = [
     "pure_callback",
     "random",
     "remat",
+    "reshard",
     "scipy",
     "ShapeDtypeStruct",
     "Shard",

@@ -1,8 +1,8 @@
 """laminax.sharding: JAX's `jax.sharding` (meshes, PartitionSpec, shardings, the mesh in
 context), implemented by `laminax_pjit` on dispatch's `Sharding` protocol.
 
-Not provided yet: explicit-sharding mode's `reshard`, `auto_axes`, `explicit_axes` and
-`ManualAxisType`.
+Explicit-sharding mode (`reshard`, `auto_axes`, `explicit_axes`, shardings in array types) is
+`laminax_pjit._explicit`'s. Not provided yet: `ManualAxisType`.
 """
 
 from laminax_dispatch import Sharding as Sharding
@@ -13,9 +13,12 @@ from laminax_pjit import AxisType as AxisType
 from laminax_pjit import Mesh as Mesh
 from laminax_pjit import NamedSharding as NamedSharding
 from laminax_pjit import PartitionSpec as PartitionSpec
+from laminax_pjit import auto_axes as auto_axes
+from laminax_pjit import explicit_axes as explicit_axes
 from laminax_pjit import get_abstract_mesh as get_abstract_mesh
 from laminax_pjit import get_mesh as get_mesh
 from laminax_pjit import set_mesh as set_mesh
+from laminax_pjit import reshard as reshard
 from laminax_pjit import use_abstract_mesh as use_abstract_mesh
 
 
@@ -33,9 +36,12 @@ __all__ = [
     "PartitionSpec",
     "Sharding",
     "SingleDeviceSharding",
+    "auto_axes",
+    "explicit_axes",
     "get_abstract_mesh",
     "get_mesh",
     "make_single_device_sharding",
+    "reshard",
     "set_mesh",
     "use_abstract_mesh",
 ]

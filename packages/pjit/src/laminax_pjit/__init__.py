@@ -11,6 +11,9 @@ from laminax_pjit import multihost_utils as multihost_utils
 from laminax_pjit._arrays import make_array_from_callback as make_array_from_callback
 from laminax_pjit._arrays import make_array_from_process_local_data as make_array_from_process_local_data
 from laminax_pjit._arrays import make_array_from_single_device_arrays as make_array_from_single_device_arrays
+from laminax_pjit._explicit import auto_axes as auto_axes
+from laminax_pjit._explicit import explicit_axes as explicit_axes
+from laminax_pjit._explicit import reshard as reshard
 from laminax_pjit._mesh import AbstractDevice as AbstractDevice
 from laminax_pjit._mesh import AbstractMesh as AbstractMesh
 from laminax_pjit._mesh import AxisType as AxisType
@@ -38,6 +41,8 @@ __all__ = [
     "AbstractMesh",
     "AxisType",
     "Mesh",
+    "auto_axes",
+    "explicit_axes",
     "NamedSharding",
     "P",
     "PartitionSpec",
@@ -51,6 +56,7 @@ __all__ = [
     "make_mesh",
     "mesh_utils",
     "pjit",
+    "reshard",
     "sharding_constraint_p",
     "visualize_array_sharding",
     "visualize_sharding",

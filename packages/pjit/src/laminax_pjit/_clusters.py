@@ -71,7 +71,10 @@ def _from_slurm(port: str | None) -> ClusterParams | None:
     env = os.environ
     port = port or _port_from_job_id(int(env["SLURM_JOB_ID"]))
     host = _slurm_first_host(env["SLURM_STEP_NODELIST"])
-    return ClusterParams(f"{host}:{port}", int(env["SLURM_NTASKS"]), int(env["SLURM_PROCID"]), None)
+    # one device per process by default, as JAX does under a cluster manager (the task's
+    # local rank); it restricts accelerator plugins only
+    return ClusterParams(f"{host}:{port}", int(env["SLURM_NTASKS"]), int(env["SLURM_PROCID"]),
+                         [int(env["SLURM_LOCALID"])])
 
 
 def _from_open_mpi(port: str | None) -> ClusterParams | None:
@@ -88,8 +91,10 @@ def _from_open_mpi(port: str | None) -> ClusterParams | None:
             "coordinator_address to distributed.initialize."
         )
     host = next(g for g in match.groups() if g is not None)
+    local = env.get("OMPI_COMM_WORLD_LOCAL_RANK")
     return ClusterParams(
-        f"{host}:{port}", int(env["OMPI_COMM_WORLD_SIZE"]), int(env["OMPI_COMM_WORLD_RANK"]), None
+        f"{host}:{port}", int(env["OMPI_COMM_WORLD_SIZE"]), int(env["OMPI_COMM_WORLD_RANK"]),
+        None if local is None else [int(local)],
     )
 
 

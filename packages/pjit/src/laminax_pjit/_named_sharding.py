@@ -348,6 +348,25 @@ class NamedSharding(Sharding):
         used = {a for entry in self.spec.partitions for a in axes_of(entry)}
         return frozenset(self.mesh.axis_names) - used - self.spec.unreduced - self.spec.reduced
 
+    # -- core's aval-sharding protocol (`laminax_core._sharding_rules`) ----------------------
+
+    @property
+    def aval_partitions(self) -> tuple:
+        """The spec's entries, one per dimension of the typed array."""
+        return self.spec.partitions
+
+    @property
+    def aval_mesh(self):
+        return self.mesh
+
+    @property
+    def aval_axis_sizes(self) -> dict:
+        return dict(self.mesh.shape_tuple)
+
+    def with_aval_partitions(self, entries) -> NamedSharding:
+        """The same mesh with other per-dimension entries (a typed result's sharding)."""
+        return NamedSharding(self.mesh, PartitionSpec(*entries))
+
     def with_memory_kind(self, kind: str) -> NamedSharding:
         """The same layout in another memory space (``'device'``, ``'pinned_host'`` ...)."""
         return self.update(memory_kind=kind)

@@ -207,13 +207,16 @@ def _all_explicit(mesh, manual) -> bool:
 
 def _value_spec(x, mesh, ndim: int):
     """The spec an argument's type has on an Explicit mesh (JAX: `typeof(x).sharding.spec`):
-    a NamedSharding's on this mesh, replicated for host values; None when laminax cannot
-    know it (a traced value: laminax's avals carry no shardings)."""
+    a NamedSharding's on this mesh, replicated for host values; for a traced value its typed
+    sharding, or None when its type has none (a result of an op with no sharding rule yet)."""
     from laminax_core.internal import Tracer
 
     spec_class = _partition_spec_class()
     if isinstance(x, Tracer):
-        return None
+        typed = get_aval(x).sharding
+        if typed is None or tuple(typed.mesh.axis_names) != tuple(mesh.axis_names):
+            return None
+        return typed.spec
     sharding = getattr(x, "sharding", None)
     spec = getattr(sharding, "spec", None)
     if spec is None or getattr(sharding, "mesh", None) is None or \
@@ -227,9 +230,9 @@ def _inferred_spec(x, mesh, manual):
     spec = _value_spec(x, mesh, get_aval(x).ndim)
     if spec is None:
         raise TypeError(
-            "shard_map could not infer in_specs for a traced argument: laminax's abstract values "
-            "carry no shardings, so pass in_specs= explicitly under jit and other "
-            "transformations."
+            "shard_map could not infer in_specs for a traced argument whose type carries no "
+            "sharding (it comes from an operation laminax has no sharding rule for yet); pass "
+            "in_specs= explicitly, or reshard the argument first."
         )
     # axes the body is not manual over stay out of its specs
     keep = [tuple(n for n in ((e,) if not isinstance(e, tuple) else e) if n in manual) or None

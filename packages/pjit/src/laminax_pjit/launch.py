@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -171,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--devices-per-process must be at least 1")
     if not os.path.exists(ns.script):
         parser.error(f"no such script: {ns.script}")
+    if ns.python is not None and shutil.which(ns.python) is None:
+        parser.error(f"--python {ns.python}: no such interpreter")
     return launch([ns.script, *ns.args], ns.num_processes, ns.devices_per_process,
                   timeout=ns.timeout or None, grace=ns.grace, python=ns.python)
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._sharding_rules import dot_general_sharding, requested_sharding
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
 from laminax_core.lax._elementwise import convert_element_type
@@ -78,7 +79,10 @@ def _dot_general_abstract_eval(
         *(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)),
     )
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
-    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+    sharding = requested_sharding(out_sharding, len(shape))
+    if sharding is None and (lhs.sharding is not None or rhs.sharding is not None):
+        sharding = dot_general_sharding(lhs, rhs, dimension_numbers, shape, dtype)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type, sharding)
 
 
 def _dot_general_reference(

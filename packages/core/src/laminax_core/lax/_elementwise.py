@@ -699,7 +699,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
 
 
 def _convert_abstract_eval(x, new_dtype, weak_type, sharding):
-    return ShapedArray(x.shape, new_dtype, weak_type)
+    return ShapedArray(x.shape, new_dtype, weak_type, x.sharding)
 
 
 def _convert_jvp(primals, tangents, new_dtype, weak_type, sharding):

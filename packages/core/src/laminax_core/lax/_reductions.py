@@ -12,6 +12,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core import dtypes
 from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._sharding_rules import reduce_sharding
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
@@ -55,8 +56,9 @@ def _reduced_aval(x, axes, name, dtype=None):
         if not 0 <= a < x.ndim:
             raise TypeError(f"{name}: axis {a} is out of bounds for shape {x.shape}.")
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return ShapedArray(shape, x.dtype if dtype is None else dtype,
-                       x.weak_type if dtype is None else False)
+    weak = x.weak_type if dtype is None else False
+    dtype = x.dtype if dtype is None else dtype
+    return ShapedArray(shape, dtype, weak, reduce_sharding(x, axes, shape, dtype))
 
 
 def _batch_reduction(bind):

@@ -13,6 +13,13 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._sharding_rules import (
+    broadcast_in_dim_sharding,
+    reduce_sharding,
+    requested_sharding,
+    reshape_sharding,
+    transpose_sharding,
+)
 from laminax_core._interpreters.batching import move_bdim
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
 from laminax_core.lax._helpers import as_operands, checked_axis
@@ -53,7 +60,10 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
         if size not in (1, shape[d]):
             raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
                             f"{shape} along broadcast_dimensions {dims}.")
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    out = requested_sharding(sharding, len(shape))
+    if out is None:
+        out = broadcast_in_dim_sharding(x, shape, dims)
+    return ShapedArray(shape, x.dtype, x.weak_type, out)
 
 
 def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
@@ -127,7 +137,10 @@ def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
     if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
         raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of "
                         f"{tuple(range(x.ndim))}.")
-    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+    out = requested_sharding(sharding, len(new_sizes))
+    if out is None:
+        out = reshape_sharding(x, new_sizes, dimensions)
+    return ShapedArray(new_sizes, x.dtype, x.weak_type, out)
 
 
 def _reshape_reference(x, new_sizes, dimensions, sharding):
@@ -174,7 +187,7 @@ def _squeeze_abstract_eval(x, dimensions):
             raise TypeError(f"squeeze: dimension {d} of an array of shape {x.shape} is not of "
                             "size 1; only size-1 dimensions can be squeezed.")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type, reduce_sharding(x, dimensions, shape, x.dtype))
 
 
 def _squeeze_transpose(ct, x, dimensions):
@@ -212,7 +225,8 @@ def _transpose_abstract_eval(x, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise TypeError(f"transpose: permutation {permutation} is not a permutation of the "
                         f"dimensions of an array of shape {x.shape}.")
-    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+    shape = tuple(x.shape[p] for p in permutation)
+    return ShapedArray(shape, x.dtype, x.weak_type, transpose_sharding(x, permutation, shape))
 
 
 def _transpose_batch(axis_data, args, dims, permutation):
@@ -342,6 +356,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """`full` with the shape and dtype of `x` unless given."""
     aval = get_aval(x)
+    if sharding is None and shape is None:
+        sharding = aval.sharding  # same type as x, split as x is along Explicit mesh axes
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype, sharding=sharding)
 

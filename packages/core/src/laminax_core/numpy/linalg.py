@@ -369,7 +369,8 @@ def solve(a, b):
 
     Args:
       a: a stack of square `N x N` matrices.
-      b: a vector of length N, or a stack of `N x K` matrices matching `a`'s batch dims.
+      b: a vector of length N, or a stack of `N x K` matrices whose batch dims broadcast
+        against `a`'s.
 
     Returns:
       `x`, of `b`'s shape.
@@ -382,15 +383,18 @@ def solve(a, b):
     check_arraylike("linalg.solve", b)
     a, b = promote_dtypes_inexact(a, as_array(b))
     a_shape, b_shape = get_aval(a).shape, get_aval(b).shape
-    vector = len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1)
+    # As JAX since 0.5: only a 1-D b is a vector; any other b is a stack of N x K matrices whose
+    # batch dimensions broadcast against a's (a batched vector b was ambiguous and is refused).
+    vector = len(b_shape) == 1
     if vector:
         if b_shape[-1] != a_shape[-1]:
-            raise ValueError(f"jnp.linalg.solve: b of shape {b_shape} does not match a of "
-                             f"shape {a_shape}.")
+            raise ValueError(f"Invalid shapes for solve: {a_shape}, {b_shape}: b's length must "
+                             f"equal a's size {a_shape[-1]}.")
         b = lax.reshape(b, (*b_shape, 1))
     elif b_shape[-2] != a_shape[-1]:
-        raise ValueError(f"jnp.linalg.solve: b of shape {b_shape} does not match a of shape "
-                         f"{a_shape} (b's second-to-last dimension must be {a_shape[-1]}).")
+        raise ValueError(
+            f"Invalid shapes for solve: {a_shape}, {b_shape}: b's second-to-last dimension must "
+            f"be {a_shape[-1]}. For a batch of vectors, use solve(a, b[..., None])[..., 0].")
     batch = tuple(np.broadcast_shapes(a_shape[:-2], get_aval(b).shape[:-2]))
 
     a = broadcast_to_shape(a, (*batch, *a_shape[-2:]))

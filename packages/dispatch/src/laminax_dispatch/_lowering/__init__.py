@@ -6,6 +6,7 @@ Importing this package registers every rule.
 from laminax_dispatch._lowering import approx_top_k as approx_top_k
 from laminax_dispatch._lowering import barriers as barriers
 from laminax_dispatch._lowering import bitwise as bitwise
+from laminax_dispatch._lowering import checkify as checkify
 from laminax_dispatch._lowering import checkpoint as checkpoint
 from laminax_dispatch._lowering import collectives as collectives
 from laminax_dispatch._lowering import control_flow as control_flow

@@ -4,6 +4,7 @@ laminax-hostcb, export by laminax-export, and the rest of the public library by 
 
 from laminax_hostcb import io_callback as io_callback
 
+from laminax.experimental import checkify as checkify
 from laminax.experimental import export as export
 
-__all__: list[str] = ["export", "io_callback"]
+__all__: list[str] = ["checkify", "export", "io_callback"]

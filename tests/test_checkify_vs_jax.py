@@ -1,0 +1,258 @@
+"""`checkify` against real JAX 0.10.2: the same programs run under both, with many inputs; the
+error messages (`Error.get()`), the exception types and the outputs must agree.
+
+Each program is a source defining `run(x)` returning `(message or None, output)`; it sees
+`jax`, `jnp`, `lax`, `np` and `checkify` (laminax's or JAX's).
+"""
+
+import numpy as np
+import pytest
+from jaxref import JaxReferenceError, requires_jax, run_jax
+
+import laminax
+import laminax.numpy as lnp
+from laminax import lax as llax
+from laminax.experimental import checkify as lcheckify
+
+PROGRAMS = {
+    "eager": """
+def f(x):
+    checkify.check(x > 0, "x must be positive, got {}", x)
+    return x + 1
+def run(x):
+    err, out = checkify.checkify(f)(jnp.float32(x))
+    return err.get(), out
+""",
+    "jit": """
+def f(x):
+    checkify.check(x < 1, "x={x} too big", x=x)
+    return jnp.sin(x)
+def run(x):
+    err, out = jax.jit(checkify.checkify(f))(jnp.float32(x))
+    return err.get(), out
+""",
+    "first_failure_wins": """
+def f(x):
+    checkify.check(x > -1, "first {}", x)
+    y = x * 2
+    checkify.check(y > -1, "second {}", y)
+    checkify.check(y < 2, "third {} {}", x, y)
+    return y
+def run(x):
+    err, out = checkify.checkify(f)(jnp.float32(x))
+    return err.get(), out
+""",
+    "vmap": """
+def f(x):
+    checkify.check(x > 0, "neg {}", x)
+    return x * 3
+def run(x):
+    err, out = jax.vmap(checkify.checkify(f))(jnp.array([x, -x, x + 1, 2.0], jnp.float32))
+    return err.get(), out
+""",
+    "vmap_jit": """
+def f(x):
+    checkify.check(jnp.all(x > 0), "row {}", x)
+    return x.sum()
+def run(x):
+    xs = jnp.array([[x, 1.0], [1.0, 2.0], [-x, x]], jnp.float32)
+    err, out = jax.jit(jax.vmap(checkify.checkify(f)))(xs)
+    return err.get(), out
+""",
+    "scan": """
+def f(xs):
+    def body(c, x):
+        checkify.check(c < 4.0, "carry {} at x={}", c, x)
+        return c + x, c * x
+    return lax.scan(body, jnp.float32(0), xs)
+def run(x):
+    err, out = checkify.checkify(f)(jnp.arange(5, dtype=jnp.float32) * x)
+    return err.get(), out
+""",
+    "while": """
+def f(n):
+    def body(c):
+        i, acc = c
+        checkify.check(acc < 10, "acc {} at i {}", acc, i)
+        return i + 1, acc + i
+    return lax.while_loop(lambda c: c[0] < n, body, (jnp.int32(0), jnp.int32(0)))
+def run(x):
+    err, out = jax.jit(checkify.checkify(f))(jnp.int32(abs(x) * 2))
+    return err.get(), out
+""",
+    "cond": """
+def f(x):
+    def neg(x):
+        checkify.check(x > -2, "too negative {}", x)
+        return -x
+    def pos(x):
+        checkify.check(x < 2, "too positive {}", x)
+        return x
+    return lax.cond(x > 0, pos, neg, x)
+def run(x):
+    err, out = checkify.checkify(f)(jnp.float32(x))
+    return err.get(), out
+""",
+    "nested_jit": """
+@jax.jit
+def g(x):
+    checkify.check(x != 0, "zero")
+    return 1 / x
+def run(x):
+    err, out = checkify.checkify(lambda x: g(x) + g(x - 1))(jnp.float32(x))
+    return err.get(), out
+""",
+    "grad": """
+def f(x):
+    checkify.check(x > 0, "grad at {}", x)
+    return jnp.sin(x) * x
+def run(x):
+    err, out = checkify.checkify(jax.grad(f))(jnp.float32(x))
+    return err.get(), out
+""",
+    "nan_checks": """
+def run(x):
+    err, out = checkify.checkify(lambda x: jnp.log(x) + 1, errors=checkify.nan_checks)(jnp.float32(x))
+    return err.get(), out
+""",
+    "float_checks_jit": """
+def run(x):
+    f = lambda x: jnp.sqrt(x) / (x - 1)
+    err, out = jax.jit(checkify.checkify(f, errors=checkify.float_checks))(jnp.float32(x))
+    return err.get(), out
+""",
+    "div_checks": """
+def run(x):
+    f = lambda x: 7 // x
+    err, out = checkify.checkify(f, errors=checkify.div_checks)(jnp.int32(x))
+    return err.get(), out
+""",
+    "user_checks_only_ignores_nan": """
+def run(x):
+    err, out = checkify.checkify(jnp.log)(jnp.float32(x))
+    return err.get(), out
+""",
+    "all_checks_user_and_nan": """
+def f(x):
+    y = jnp.log(x)
+    checkify.check(x < 2, "big {}", x)
+    return y
+def run(x):
+    err, out = checkify.checkify(f, errors=checkify.all_checks)(jnp.float32(x))
+    return err.get(), out
+""",
+    "throw": """
+def run(x):
+    err, out = checkify.checkify(lambda x: checkify.check(x > 0, "bad {}", x))(jnp.float32(x))
+    try:
+        err.throw()
+        return None, type(err.get_exception()).__name__
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e), type(err.get_exception()).__name__
+""",
+    "eager_check": """
+def run(x):
+    try:
+        checkify.check(jnp.float32(x) > 0, "eager {}", jnp.float32(x))
+        return None, 0
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e), 1
+""",
+    "unfunctionalized_under_jit": """
+def run(x):
+    try:
+        jax.jit(lambda x: checkify.check(x > 0, "never"))(jnp.float32(x))
+        return None, 0
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e), 1
+""",
+    "debug_check_under_jit": """
+def run(x):
+    out = jax.jit(lambda x: (checkify.debug_check(x > 0, "dropped"), x * 2)[1])(jnp.float32(x))
+    err, out2 = checkify.checkify(lambda x: (checkify.debug_check(x > 0, "kept {}", x), x)[1])(
+        jnp.float32(x))
+    return err.get(), (out, out2)
+""",
+}
+
+INPUTS = [-3.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0]
+
+
+def _plain(value):
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, str) or value is None:
+        return value
+    return np.asarray(value)
+
+
+def _run_laminax(source, xs):
+    scope = {"jax": laminax, "jnp": lnp, "lax": llax, "np": np, "checkify": lcheckify}
+    exec(source, scope)
+    return [_plain(scope["run"](x)) for x in xs]
+
+
+def _run_reference(source, xs):
+    return run_jax(
+        "from jax import lax\nfrom jax.experimental import checkify\n"
+        + source
+        + "\ndef _plain(v):\n"
+        "    if isinstance(v, (tuple, list)): return [_plain(u) for u in v]\n"
+        "    if isinstance(v, str) or v is None: return v\n"
+        "    return np.asarray(v)\n"
+        "result = [_plain(run(x)) for x in xs]",
+        xs=xs,
+    )
+
+
+def _assert_same(got, expected, where):
+    if isinstance(expected, list):
+        assert isinstance(got, list) and len(got) == len(expected), where
+        for g, e in zip(got, expected):
+            _assert_same(g, e, where)
+    elif expected is None or isinstance(expected, str):
+        assert got == expected, where
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, err_msg=where)
+        assert np.asarray(got).dtype == np.asarray(expected).dtype, where
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_matches_jax(name):
+    xs = [x for x in INPUTS if not (name == "div_checks" and x != int(x))]
+    expected = _run_reference(PROGRAMS[name], xs)
+    got = _run_laminax(PROGRAMS[name], xs)
+    for x, g, e in zip(xs, got, expected):
+        _assert_same(g, e, f"{name} at x={x}: laminax {g!r} vs JAX {e!r}")
+
+
+BAD_CALLS = {
+    "python_float_fmt_arg": "checkify.check(jnp.bool_(False), 'm {}', 1.5)",
+    "non_bool_pred": "checkify.check(jnp.float32(1.0), 'm')",
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_bad_input_raises_jax_error_type(name):
+    source = BAD_CALLS[name]
+    try:
+        run_jax("from jax.experimental import checkify\n" + source + "\nresult = None")
+        expected = None
+    except JaxReferenceError as e:
+        expected = e.type_name
+    if expected is None:
+        pytest.skip(f"JAX accepts {source}")
+    with pytest.raises(Exception) as info:
+        exec(source, {"jnp": lnp, "checkify": lcheckify})
+    assert type(info.value).__name__ == expected
+
+
+def test_error_is_a_pytree_with_array_leaves():
+    err, _ = lcheckify.checkify(lambda x: lcheckify.check(x > 0, "m {}", x))(lnp.float32(-1))
+    leaves, tree = laminax.tree_util.tree_flatten(err)
+    assert len(leaves) == 3  # failed, code, the check's payload
+    again = laminax.tree_util.tree_unflatten(tree, leaves)
+    assert again.get() == err.get() == "m -1.0 (`check` failed)"
+    assert lcheckify.init_error.get() is None
