@@ -37,7 +37,9 @@ DEFAULT_REPS = {
     "bench_compile_step": 3,
     "bench_export": 3,
     "bench_memory": 1,
+    "bench_models": 3,
     "bench_sharded_step": 3,
+    "bench_startup": 3,
     "bench_trace_lower": 3,
 }
 REPS = 5
@@ -50,6 +52,8 @@ TARGETS = {
     "bench_trace_lower": (None, 1.00),
     "bench_compile_step": (0.95, 1.05),
     "bench_sharded": (None, 1.00),
+    # issue 19: compiled steps and compilation 1.00 +- 3%
+    "bench_models": ({"step/": (0.97, 1.03), "compile/": (0.97, 1.03)}, None),
     # issue 14: export + serialize, deserialize + first call <= 1.0 (call_in_jit: compare
     # with jit_original within each library, at most 1.1x)
     "bench_export": (

@@ -1,8 +1,9 @@
 """laminax hands XLA what JAX 0.10.2 hands it, for the programs `bench/` times (issue 19).
 
 Not a timing test. For each program of `bench/_programs.py` (an 8-layer MLP's gradient, a
-transformer block's gradient, a 100-step `lax.scan` RNN's gradient), both libraries lower and
-compile the same step; the tests compare:
+transformer block's gradient, a 100-step `lax.scan` RNN's gradient) and each model step of
+`bench/bench_models.py` (GPT-style LM with AdamW, conv net), both libraries lower and compile
+the same step; the tests compare:
 
 - the compile options handed to XLA (serialized, byte for byte), except the per-argument
   sharding-propagation flags: on one device laminax places every argument concretely where
@@ -30,13 +31,16 @@ from laminax_dispatch import _compile
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 import _programs  # noqa: E402
+import bench_models  # noqa: E402
 
 NAMES = [make.__name__ for make in _programs.PROGRAMS]
+MODELS = list(bench_models.MODELS)
 
 _JAX_SNIPPET = """
 import sys
 sys.path.insert(0, bench)
 import _programs
+import bench_models
 from jax._src import compiler
 captured = []
 original = compiler.compile_or_get_cached
@@ -45,8 +49,12 @@ def spy(backend, computation, devices, options, *args, **kwargs):
     return original(backend, computation, devices, options, *args, **kwargs)
 compiler.compile_or_get_cached = spy
 try:
-    program = getattr(_programs, name)(jax)
-    lowered = jax.jit(program.make_step()).lower(*program.args)
+    if name in bench_models.MODELS:
+        step, args = bench_models.MODELS[name](jax)
+    else:
+        program = getattr(_programs, name)(jax)
+        step, args = program.make_step(), program.args
+    lowered = jax.jit(step).lower(*args)
     compiled = lowered.compile()
 finally:
     compiler.compile_or_get_cached = original
@@ -94,8 +102,12 @@ def _laminax(name: str) -> tuple[str, str, bytes]:
 
         _compile._backend_compile = spy
         try:
-            program = getattr(_programs, name)(laminax)
-            lowered = laminax.jit(program.make_step()).lower(*program.args)
+            if name in bench_models.MODELS:
+                step, args = bench_models.MODELS[name](laminax)
+            else:
+                program = getattr(_programs, name)(laminax)
+                step, args = program.make_step(), program.args
+            lowered = laminax.jit(step).lower(*args)
             compiled = lowered.compile()
         finally:
             _compile._backend_compile = original
@@ -152,14 +164,23 @@ ENTRY %main (a: f32[2]) -> (f32[2], s32[]) {
     )
 
 
+# The user-level models of bench/bench_models.py still differ from JAX in a few lowering and
+# autodiff rules (take_along_axis's gather, embedding lookup, reduce_window's and conv's
+# gradients, log_softmax): a handful of ops each in XLA's module (bench/PROFILE.md).
+_MODELS_DIFFERENT = pytest.mark.xfail(
+    strict=True, reason="gather/conv/reduce_window rules differ from JAX's (bench/PROFILE.md)"
+)
+ALL = NAMES + [pytest.param(m, marks=_MODELS_DIFFERENT) for m in MODELS]
+
+
 @requires_jax
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + MODELS)
 def test_compile_options_are_jaxs(name):
     assert _laminax(name)[2] == _jax(name)[2]
 
 
 @requires_jax
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ALL)
 def test_optimized_hlo_has_jaxs_ops_and_fusions(name):
     ours, theirs = opcode_counts(_laminax(name)[1]), opcode_counts(_jax(name)[1])
     differences = {k: (ours[k], theirs[k]) for k in ours.keys() | theirs.keys() if ours[k] != theirs[k]}

@@ -127,6 +127,17 @@ TRACED = {
         "g = jax.grad(lambda a: (reshard(a, P(None, 'y')) ** 2).sum())\nresult = out(g(x))"
     ),
     "jit_error": "result = out(jax.jit(lambda a: a @ a.T)(x))",
+    "jaxpr_slices": (
+        "f = lambda a: (a[2:6], a[1:7], a[:, 1:3], jax.lax.slice(a, (2, 0), (6, 4)))\n"
+        "result = str(jax.make_jaxpr(f)(x))"
+    ),
+    "slice_indivisible": "result = str(jax.make_jaxpr(lambda a: jax.lax.slice(a, (1, 0), (4, 4)))(x))",
+    "slice_indivisible_indexing": "result = str(jax.make_jaxpr(lambda a: a[1:4])(x))",
+    "jaxpr_like": (
+        "f = lambda a: (jnp.zeros_like(a), jnp.ones_like(a), jnp.full_like(a, 3.0),"
+        " jnp.zeros_like(a, shape=(2, 2)))\n"
+        "result = str(jax.make_jaxpr(f)(x))"
+    ),
     "vmap_reshard_keeps_mapped_split": "result = out(jax.vmap(lambda v: reshard(v, P('y')))(x))",
     "control_flow_keeps_types": (
         "f = lambda a: (jax.lax.fori_loop(0, 3, lambda i, c: c * 2, a),\n"

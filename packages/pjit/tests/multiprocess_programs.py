@@ -138,11 +138,16 @@ def non_addressable_error() -> dict:
     """Reading a global Array this process holds only part of raises JAX's error."""
     mesh = _mesh()
     x = _global(np.arange(mesh.size, dtype=np.float32), NamedSharding(mesh, P("x")))
+    messages = {"message": np.array(""), "closure_message": np.array("")}
     try:
         np.asarray(x)
     except RuntimeError as err:
-        return {"message": np.array(str(err))}
-    return {"message": np.array("")}
+        messages["message"] = np.array(str(err))
+    try:
+        ld.jit(lambda a: a + x)(x)  # x captured as a constant, not passed
+    except RuntimeError as err:
+        messages["closure_message"] = np.array(str(err))
+    return messages
 
 
 def pmap_over_local_devices() -> dict:

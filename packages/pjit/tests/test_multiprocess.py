@@ -89,6 +89,9 @@ def test_programs_match_one_process(tmp_path, oracle, num_processes):
         assert seen["local_mesh_shape"].tolist() == ([1, 4] if num_processes == 2 else [1, 2])
         message = str(_load(tmp_path, "non_addressable", process)["message"])
         assert "non-addressable" in message and "process_allgather" in message
+        closure = str(_load(tmp_path, "non_addressable", process)["closure_message"])
+        assert closure.startswith("Closing over jax.Array that spans non-addressable"), closure
+        assert "pass such arrays as arguments" in closure and "f32[8]" in closure
 
 
 def test_dead_process_fails_the_others_within_the_timeout(tmp_path):

@@ -16,7 +16,7 @@ from laminax_core._effects import Effect, control_flow_allowed_effects, lowerabl
 from laminax_core._primitive import Primitive
 from laminax_core._trace import Tracer
 
-__all__ = ["UNFUNCTIONALIZED", "check", "check_p", "debug_check", "error_effect"]
+__all__ = ["UNFUNCTIONALIZED", "check", "check_p", "debug_check", "error_effect", "ErrorEffect"]
 
 
 class ErrorEffect(Effect):

@@ -34,6 +34,7 @@ __all__ = [
     "index_checks",
     "nan_checks",
     "user_checks",
+    "format_user_message",
 ]
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "dot_general_sharding",
     "reduce_sharding",
     "requested_sharding",
+    "sliced_sharding",
     "reshape_sharding",
     "transpose_sharding",
 ]
@@ -166,6 +167,29 @@ def transpose_sharding(x, permutation, out_shape):
         return None
     ls = _entries(x)
     return _build("transpose", x.sharding, [ls[i] for i in permutation], out_shape, x.dtype, (x,))
+
+
+def sliced_sharding(x, out_shape, name: str):
+    """A slice's result sharding: the operand's, where each split dimension that changes size
+    still divides over its mesh axes.
+
+    Raises:
+      ShardingTypeError: a split dimension's new size does not divide over its mesh axes.
+    """
+    if x.sharding is None:
+        return None
+    sizes = x.sharding.aval_axis_sizes
+    for old, new, entry in zip(x.shape, out_shape, _entries(x), strict=True):
+        parts = 1
+        for ax in _axes_of(entry):
+            parts *= sizes[ax]
+        if old != new and entry is not None and new % parts:
+            raise ShardingTypeError(
+                f"{name} on sharded dims where out dim ({new}) is not divisible by mesh axes "
+                f"({parts}) with spec ({entry}) is not implemented. Got input "
+                f"type={x.str_short()} and output shape={tuple(out_shape)}; reshard first."
+            )
+    return x.sharding
 
 
 def requested_sharding(sharding, ndim: int):

@@ -9,7 +9,8 @@ printing, hashing, metadata the Array knows itself) is left alone.
 
 The hottest binary operators (`+`, `-`, `*`, `/`) get a shortcut on Arrays: when both operands
 are Arrays of one aval (shape, dtype and weak type) that NumPy-style promotion would leave
-alone, they go straight to the lax function, skipping the promotion that would change nothing.
+alone, they go straight to an inlined `jit` of the lax function (jaxlib's C++ fast path, as
+JAX's operators call jitted ufuncs), skipping the promotion that would change nothing.
 """
 
 from __future__ import annotations
@@ -50,12 +51,19 @@ _SHORTCUTS = {
 
 def _shortcut(slow, lax_fn, kinds: str):
     array_type = _jax.ArrayImpl
+    compiled = []  # the inlined jit of `lax_fn`, made on first use (jit imports this module)
 
     def operator(x, y):
         if type(y) is array_type:
             a, b = x.aval, y.aval
             if a == b and a.dtype.kind in kinds:
-                return lax_fn(x, y)
+                if not compiled:
+                    from laminax_dispatch._jit import jit
+
+                    compiled.append(jit(lax_fn, inline=True))
+                # as JAX's operators (a jitted ufunc): one call of jaxlib's C++ fast path
+                # instead of a Python primitive bind
+                return compiled[0](x, y)
         return slow(x, y)
 
     operator.__name__ = operator.__qualname__ = slow.__name__

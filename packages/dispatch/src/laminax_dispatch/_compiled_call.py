@@ -210,7 +210,7 @@ class CompiledCall:
                 # copies: a captured Array the user deletes later must not take this
                 # compiled function's constant with it (JAX keeps working then)
                 self._const_args = [
-                    device_put(c, s, may_alias=False)
+                    _place_constant(c, s)
                     for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
                 ]
             return self._executable
@@ -350,3 +350,16 @@ def _out_names(out_tree, closed) -> list[str]:
         return ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
     placeholders = tree_unflatten(out_tree, list(range(n)))
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(placeholders)[0]]
+
+
+def _place_constant(value, sharding):
+    """A captured constant copied onto the program's devices. One spread over several
+    processes cannot be: this process cannot read the other pieces (JAX's error)."""
+    if isinstance(value, _jax.ArrayImpl) and not value.is_fully_addressable \
+            and not value.is_fully_replicated:
+        raise RuntimeError(
+            "Closing over jax.Array that spans non-addressable (non process local) devices is "
+            "not allowed. Please pass such arrays as arguments to the function. Got jax.Array: "
+            f"{value.aval.str_short()}"
+        )
+    return device_put(value, sharding, may_alias=False)

@@ -25,7 +25,10 @@ def as_operands(*args):
     """lax's operand conversion: a Python scalar takes the dtype of the first array operand
     of its kind (`lax.add(x_f16, 1.0)` computes in float16), else its default dtype; it stays
     weakly typed either way. Other values pass through."""
-    if not any(type(a) in _KINDS for a in args):  # the common case: nothing to convert
+    for a in args:  # a loop, not any(<genexpr>): this runs on every eager lax call
+        if type(a) in _KINDS:
+            break
+    else:  # the common case: nothing to convert
         return list(args)
     reference = next((a for a in args if not is_python_scalar(a)), None)
     ref_dtype = None if reference is None else get_aval(reference).dtype

@@ -9,6 +9,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._sharding_rules import sliced_sharding
 from laminax_core._interpreters.batching import batch_rules, bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
@@ -46,7 +47,8 @@ def _slice_abstract_eval(x, start_indices, limit_indices, strides):
             raise TypeError(f"slice: start_indices {start_indices} and limit_indices "
                             f"{limit_indices} must satisfy 0 <= start <= limit <= {x.shape}.")
         shape.append((hi - lo + step - 1) // step)
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+    shape = tuple(shape)
+    return ShapedArray(shape, x.dtype, x.weak_type, sliced_sharding(x, shape, "slicing"))
 
 
 def _slice_reference(x, start_indices, limit_indices, strides):

@@ -60,7 +60,10 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
         if size not in (1, shape[d]):
             raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
                             f"{shape} along broadcast_dimensions {dims}.")
-    return ShapedArray(shape, x.dtype, x.weak_type, broadcast_in_dim_sharding(x, shape, dims))
+    out = requested_sharding(sharding, len(shape))
+    if out is None:
+        out = broadcast_in_dim_sharding(x, shape, dims)
+    return ShapedArray(shape, x.dtype, x.weak_type, out)
 
 
 def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
@@ -353,6 +356,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """`full` with the shape and dtype of `x` unless given."""
     aval = get_aval(x)
+    if sharding is None and shape is None:
+        sharding = aval.sharding  # same type as x, split as x is along Explicit mesh axes
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype, sharding=sharding)
 

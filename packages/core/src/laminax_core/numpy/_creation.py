@@ -247,8 +247,10 @@ def _like(name, a, dtype, shape):
     dtype = _user_dtype(dtype, name)
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtype
+    # same shape: split as `a` is along Explicit mesh axes (its typed sharding, usually None)
+    sharding = aval.sharding if shape is None else None
     shape = aval.shape if shape is None else _shape(shape, name)
-    return dtype, weak, shape
+    return dtype, weak, shape, sharding
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
@@ -258,11 +260,11 @@ def full_like(a, fill_value, dtype=None, shape=None):
       >>> full_like(np.arange(3), 2.5)
       array([2, 2, 2], dtype=int32)
     """
-    dtype, weak, shape = _like("full_like", a, dtype, shape)
+    dtype, weak, shape, sharding = _like("full_like", a, dtype, shape)
     check_arraylike("full_like", fill_value)
     value = convert_dtype(as_array(fill_value), dtype, weak)
     if get_aval(value).ndim == 0:
-        return lax.broadcast_in_dim(value, shape, ())
+        return lax.broadcast_in_dim(value, shape, (), sharding)
 
     return broadcast_to(value, shape)
 
@@ -274,8 +276,8 @@ def zeros_like(a, dtype=None, shape=None):
       >>> zeros_like(np.ones(2, np.int8))
       array([0, 0], dtype=int8)
     """
-    dtype, weak, shape = _like("zeros_like", a, dtype, shape)
-    return lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, ())
+    dtype, weak, shape, sharding = _like("zeros_like", a, dtype, shape)
+    return lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding)
 
 
 def ones_like(a, dtype=None, shape=None):
@@ -285,8 +287,8 @@ def ones_like(a, dtype=None, shape=None):
       >>> ones_like(np.zeros(2, np.float32))
       array([1., 1.], dtype=float32)
     """
-    dtype, weak, shape = _like("ones_like", a, dtype, shape)
-    return lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, ())
+    dtype, weak, shape, sharding = _like("ones_like", a, dtype, shape)
+    return lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, (), sharding)
 
 
 def empty_like(prototype, dtype=None, shape=None):
