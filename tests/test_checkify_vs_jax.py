@@ -284,3 +284,31 @@ def test_error_is_a_pytree_with_array_leaves():
     again = laminax.tree_util.tree_unflatten(tree, leaves)
     assert again.get() == err.get() == "m -1.0 (`check` failed)"
     assert lcheckify.init_error.get() is None
+
+
+PMAP_PROGRAM = """
+def f(x):
+    checkify.check(jnp.all(x > 0), "shard {}", x)
+    return jax.lax.pmean(x, "i") + 1
+def run(x):
+    n = jax.device_count()
+    xs = jnp.arange(n * 2, dtype=jnp.float32).reshape(n, 2) - x
+    err, out = checkify.checkify(jax.pmap(f, axis_name="i"))(xs)
+    err2, out2 = jax.jit(checkify.checkify(jax.pmap(f, axis_name="i")))(xs)
+    return err.get(), out, err2.get(), out2
+"""
+
+
+@requires_jax
+def test_pmap_errors_are_mapped_per_device_as_in_jax():
+    xs = [-1.0, 0.0, 1.0, 3.0, 20.0]
+    devices = laminax.device_count()
+    expected = run_jax(
+        "from jax import lax\nfrom jax.experimental import checkify\n" + PMAP_PROGRAM
+        + "\nresult = [[r if isinstance(r, str) or r is None else np.asarray(r) for r in run(x)]"
+        " for x in xs]",
+        xs=xs, devices=devices,
+    )
+    got = _run_laminax(PMAP_PROGRAM, xs)
+    for x, g, e in zip(xs, got, expected):
+        _assert_same(g, e, f"pmap at x={x}: laminax {g!r} vs JAX {e!r}")

@@ -34,7 +34,7 @@ from laminax_core._checkify_errors import (
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
 
-__all__ = ["check_error", "checkify", "init_error"]
+__all__ = ["CheckifyState", "check_error", "checkify", "checkify_rules", "evaluate", "init_error"]
 
 # The primitives that can produce a NaN from non-NaN inputs (JAX's list, by name).
 NAN_PRIMITIVES = frozenset(
@@ -110,7 +110,11 @@ class _Sites:
         return codes
 
 
-class _State:
+class CheckifyState:
+    """The error state threaded through a jaxpr: what a `checkify_rules` entry receives and
+    updates (`carried`/`child` move it in and out of a body; `absorb_stacked` merges the
+    per-shard states a mapped body returned)."""
+
     def __init__(self, sites: _Sites, failed, code, payloads: dict[int, list]):
         self.sites = sites
         self.failed = failed
@@ -125,10 +129,12 @@ class _State:
     def record(self, code: int, failed_here, payload: list) -> None:
         before = self.failed
         self.payloads[code] = [
-            lax.select(before, old, lax.convert_element_type(new, get_aval(old).dtype))
-            for old, new in zip(self.payload(code), payload, strict=True)
+            _pick(before, old, lax.convert_element_type(new, get_aval(old).dtype), aval.ndim)
+            for old, new, aval in zip(
+                self.payload(code), payload, self.sites.sites[code].payload_avals, strict=True
+            )
         ]
-        self.code = lax.select(
+        self.code = jnp.where(
             lax.bitwise_or(before, lax.bitwise_not(failed_here)), self.code, np.int32(code)
         )
         self.failed = lax.bitwise_or(before, failed_here)
@@ -136,10 +142,36 @@ class _State:
     def carried(self, codes: list[int]):
         return [self.failed, self.code, [self.payload(c) for c in codes]]
 
-    def child(self, carried, codes: list[int]) -> _State:
+    def child(self, carried, codes: list[int]) -> CheckifyState:
         failed, code, payloads = carried
-        return _State(self.sites, failed, code, dict(zip(codes, map(list, payloads), strict=True)))
+        return CheckifyState(
+            self.sites, failed, code, dict(zip(codes, map(list, payloads), strict=True))
+        )
 
+    def fresh(self) -> CheckifyState:
+        """A state with no failure yet (for a body that cannot take the current one in)."""
+        return CheckifyState(self.sites, np.bool_(False), np.int32(0), {})
+
+    def absorb_stacked(self, carried, codes: list[int]) -> None:
+        """Merges states stacked along a leading axis (one per shard, as a `pmap` returns
+        them): the state becomes mapped along that axis, as JAX's is."""
+        failed, code, payloads = carried
+        before = self.failed
+        for c, values in zip(codes, payloads, strict=True):
+            avals = self.sites.sites[c].payload_avals
+            self.payloads[c] = [
+                _pick(before, old, new, aval.ndim)
+                for old, new, aval in zip(self.payload(c), values, avals, strict=True)
+            ]
+        self.code = jnp.where(lax.bitwise_or(before, lax.bitwise_not(failed)), self.code, code)
+        self.failed = lax.bitwise_or(before, failed)
+
+
+def _pick(pred, on_true, on_false, payload_ndim: int):
+    """`where(pred, on_true, on_false)` for payloads: `pred` has the state's (mapped) shape,
+    the values that shape (or none) followed by the payload's own dimensions."""
+    pred = jnp.reshape(pred, np.shape(pred) + (1,) * payload_ndim)
+    return jnp.where(pred, on_true, on_false)
 
 def _oob_message(shape, payload) -> str:
     index, axis, size = (int(v) for v in np.asarray(payload[0]))
@@ -199,7 +231,7 @@ def _any(x):
     return lax.reduce_or(x, tuple(range(np.ndim(x)))) if np.ndim(x) else x
 
 
-def _automatic_checks(state: _State, eqn, invals, outs) -> None:
+def _automatic_checks(state: CheckifyState, eqn, invals, outs) -> None:
     for code, site in zip(state.sites.eqn_codes[id(eqn)], _eqn_sites(eqn, state.sites.errors)):
         if site.category is DivisionByZeroError:
             state.record(code, _any(lax.eq(invals[1], lax.full_like(invals[1], 0))), [])
@@ -215,7 +247,8 @@ def _automatic_checks(state: _State, eqn, invals, outs) -> None:
             state.record(code, functools.reduce(lax.bitwise_or, nans), [])
 
 
-def _eval(jaxpr: Jaxpr, consts, args, state: _State) -> list:
+def evaluate(jaxpr: Jaxpr, consts, args, state: CheckifyState) -> list:
+    """Evaluates `jaxpr` under the current trace, recording its sites' failures in `state`."""
     env: dict[int, object] = {}
 
     def read(atom):
@@ -232,12 +265,12 @@ def _eval(jaxpr: Jaxpr, consts, args, state: _State) -> list:
             for code in state.sites.eqn_codes[id(eqn)]:
                 pred, *fmt_args = invals
                 state.record(code, lax.bitwise_not(_all(pred)), fmt_args)
-        elif nested and prim.name in _HIGHER_ORDER_RULES:
-            outs = _HIGHER_ORDER_RULES[prim.name](eqn, invals, state, nested)
+        elif nested and prim.name in checkify_rules:
+            outs = checkify_rules[prim.name](eqn, invals, state, nested)
         elif nested:
             call = next(eqn.params[k] for k in _CALL_PARAMS if k in eqn.params)
             closed = call if isinstance(call, ClosedJaxpr) else ClosedJaxpr(call, [])
-            outs = _eval(closed.jaxpr, closed.consts, invals, state)
+            outs = evaluate(closed.jaxpr, closed.consts, invals, state)
         else:
             outs = prim.bind(*invals, **eqn.params)
             outs = outs if prim.multiple_results else [outs]
@@ -251,13 +284,13 @@ def _eval(jaxpr: Jaxpr, consts, args, state: _State) -> list:
 # ----- higher-order equations: the state is threaded through their bodies --------------------
 
 
-def _cond_rule(eqn, invals, state: _State, codes):
+def _cond_rule(eqn, invals, state: CheckifyState, codes):
     index, *operands = invals
 
     def branch(closed):
         def run(carried, ops):
             inner = state.child(carried, codes)
-            outs = _eval(closed.jaxpr, closed.consts, ops, inner)
+            outs = evaluate(closed.jaxpr, closed.consts, ops, inner)
             return inner.carried(codes), outs
 
         return run
@@ -268,20 +301,20 @@ def _cond_rule(eqn, invals, state: _State, codes):
     return outs
 
 
-def _adopt(state: _State, carried, codes) -> None:
+def _adopt(state: CheckifyState, carried, codes) -> None:
     state.failed, state.code, payloads = carried
     state.payloads.update(zip(codes, map(list, payloads), strict=True))
 
 
-def _while_rule(eqn, invals, state: _State, codes):
+def _while_rule(eqn, invals, state: CheckifyState, codes):
     p = eqn.params
     cond_consts = invals[: p["cond_nconsts"]]
     body_consts = invals[p["cond_nconsts"] : p["cond_nconsts"] + p["body_nconsts"]]
     init = invals[p["cond_nconsts"] + p["body_nconsts"] :]
     cond_jaxpr, body_jaxpr = p["cond_jaxpr"], p["body_jaxpr"]
 
-    def checked_cond(inner: _State, vals):
-        return _eval(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cond_consts, *vals], inner)[0]
+    def checked_cond(inner: CheckifyState, vals):
+        return evaluate(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cond_consts, *vals], inner)[0]
 
     def cond_fun(carry):
         # the predicate's own checks are recorded in the body (and before the loop): here they
@@ -291,7 +324,7 @@ def _while_rule(eqn, invals, state: _State, codes):
 
     def body_fun(carry):
         inner = state.child(carry[0], codes)
-        vals = _eval(body_jaxpr.jaxpr, body_jaxpr.consts, [*body_consts, *carry[1]], inner)
+        vals = evaluate(body_jaxpr.jaxpr, body_jaxpr.consts, [*body_consts, *carry[1]], inner)
         checked_cond(inner, vals)
         return inner.carried(codes), vals
 
@@ -301,7 +334,7 @@ def _while_rule(eqn, invals, state: _State, codes):
     return outs
 
 
-def _scan_rule(eqn, invals, state: _State, codes):
+def _scan_rule(eqn, invals, state: CheckifyState, codes):
     p = eqn.params
     n_consts, n_carry = p["num_consts"], p["num_carry"]
     consts, init, xs = invals[:n_consts], invals[n_consts : n_consts + n_carry], invals[n_consts + n_carry :]
@@ -309,7 +342,7 @@ def _scan_rule(eqn, invals, state: _State, codes):
 
     def body(carry, x):
         inner = state.child(carry[0], codes)
-        outs = _eval(closed.jaxpr, closed.consts, [*consts, *carry[1], *x], inner)
+        outs = evaluate(closed.jaxpr, closed.consts, [*consts, *carry[1], *x], inner)
         return (inner.carried(codes), outs[:n_carry]), outs[n_carry:]
 
     (carried, final), ys = lax.scan(
@@ -320,7 +353,9 @@ def _scan_rule(eqn, invals, state: _State, codes):
     return [*final, *ys]
 
 
-_HIGHER_ORDER_RULES: dict[str, Callable] = {
+# primitive name -> rule(eqn, operands, state, codes of the sites inside) -> outputs; the
+# layers above register their higher-order primitives' rules here (laminax-pjit: shard_map)
+checkify_rules: dict[str, Callable] = {
     "cond": _cond_rule,
     "while": _while_rule,
     "scan": _scan_rule,
@@ -367,8 +402,8 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
         closed, _ = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat], "checkify")
         sites = _Sites(errors)
         sites.collect(closed.jaxpr)
-        state = _State(sites, np.bool_(False), np.int32(0), {})
-        outs = _eval(closed.jaxpr, closed.consts, flat, state)
+        state = CheckifyState(sites, np.bool_(False), np.int32(0), {})
+        outs = evaluate(closed.jaxpr, closed.consts, flat, state)
         payloads = tuple(tuple(state.payload(c)) for c in range(len(sites.sites)))
         error = Error(state.failed, state.code, payloads, tuple(sites.sites))
         return error, tree_unflatten(out_tree[0], outs)
