@@ -127,6 +127,34 @@ def run(x):
     err, out = checkify.checkify(f, errors=checkify.div_checks)(jnp.int32(x))
     return err.get(), out
 """,
+    "index_dynamic_slice": """
+def run(x):
+    f = lambda v, i: (v[i], lax.dynamic_slice(v, (i,), (2,)))
+    err, out = jax.jit(checkify.checkify(f, errors=checkify.index_checks))(
+        jnp.arange(4.0), jnp.int32(int(x * 2)))
+    return err.get(), out
+""",
+    "index_gather": """
+def run(x):
+    f = lambda v, i: v[jnp.array([0, 1]) + i]
+    err, out = checkify.checkify(f, errors=checkify.all_checks)(jnp.arange(4.0), jnp.int32(int(x * 2)))
+    return err.get(), out
+""",
+    "index_dynamic_update_slice": """
+def run(x):
+    f = lambda v, i: lax.dynamic_update_slice(v, jnp.ones((2, 1)), (i, jnp.int32(1)))
+    err, out = checkify.checkify(f, errors=checkify.index_checks)(
+        jnp.zeros((3, 2)), jnp.int32(int(x)))
+    return err.get(), out
+""",
+    "pytree_format_args": """
+def run(x):
+    f = lambda t: checkify.check(t["b"] > 0, "tree {} / {b}", t, b=t["b"])
+    tree = {"a": jnp.float32(0), "b": jnp.float32(x)}
+    err, _ = checkify.checkify(f)(tree)
+    err2, _ = jax.vmap(checkify.checkify(f))({"a": jnp.zeros(2), "b": jnp.array([x, -x])})
+    return err.get(), err2.get()
+""",
     "user_checks_only_ignores_nan": """
 def run(x):
     err, out = checkify.checkify(jnp.log)(jnp.float32(x))
@@ -256,3 +284,31 @@ def test_error_is_a_pytree_with_array_leaves():
     again = laminax.tree_util.tree_unflatten(tree, leaves)
     assert again.get() == err.get() == "m -1.0 (`check` failed)"
     assert lcheckify.init_error.get() is None
+
+
+PMAP_PROGRAM = """
+def f(x):
+    checkify.check(jnp.all(x > 0), "shard {}", x)
+    return jax.lax.pmean(x, "i") + 1
+def run(x):
+    n = jax.device_count()
+    xs = jnp.arange(n * 2, dtype=jnp.float32).reshape(n, 2) - x
+    err, out = checkify.checkify(jax.pmap(f, axis_name="i"))(xs)
+    err2, out2 = jax.jit(checkify.checkify(jax.pmap(f, axis_name="i")))(xs)
+    return err.get(), out, err2.get(), out2
+"""
+
+
+@requires_jax
+def test_pmap_errors_are_mapped_per_device_as_in_jax():
+    xs = [-1.0, 0.0, 1.0, 3.0, 20.0]
+    devices = laminax.device_count()
+    expected = run_jax(
+        "from jax import lax\nfrom jax.experimental import checkify\n" + PMAP_PROGRAM
+        + "\nresult = [[r if isinstance(r, str) or r is None else np.asarray(r) for r in run(x)]"
+        " for x in xs]",
+        xs=xs, devices=devices,
+    )
+    got = _run_laminax(PMAP_PROGRAM, xs)
+    for x, g, e in zip(xs, got, expected):
+        _assert_same(g, e, f"pmap at x={x}: laminax {g!r} vs JAX {e!r}")

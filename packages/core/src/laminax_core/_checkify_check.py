@@ -50,7 +50,7 @@ def _check_abstract_eval(pred, *fmt_avals, msg, fmt_tree, debug):
 def _check_impl(pred, *fmt_args, msg, fmt_tree, debug):
     if not np.all(np.asarray(pred)):
         raise JaxRuntimeError(
-            format_user_message(msg, fmt_tree, [np.asarray(a) for a in fmt_args])
+            format_user_message(msg, fmt_tree, list(fmt_args))
         )
     return []
 

@@ -122,7 +122,8 @@ class Error:
             return (
                 np.asarray(self._failed),
                 np.asarray(self._code),
-                [[np.asarray(v) for v in p] for p in self._payloads],
+                # the payloads stay arrays of their kind: messages print them as JAX does
+                [list(p) for p in self._payloads],
             )
         except Exception as e:  # a tracer: its values are not known yet
             raise ValueError(

@@ -5,6 +5,7 @@ This namespace is the user API the `laminax` facade re-exports (as `jax.sharding
 """
 
 from laminax_pjit import _shard_map_lowering  # noqa: F401  (registers shard_map's lowerings)
+from laminax_pjit import _shard_map_checkify  # noqa: F401  (registers shard_map's checkify rule)
 from laminax_pjit import distributed as distributed
 from laminax_pjit import mesh_utils as mesh_utils
 from laminax_pjit import multihost_utils as multihost_utils
