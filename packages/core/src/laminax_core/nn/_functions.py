@@ -104,6 +104,12 @@ def _max(x, axes, where=None):
     return _keep(x, lax.reduce_max(_masked(x, where, -np.inf), axes), axes)
 
 
+def _max_from_minus_inf(x, axes, where=None):
+    # JAX's (log_)softmax take jnp.max with initial=-inf: one `max` after the reduction
+    reduced = lax.max(-np.inf, lax.reduce_max(_masked(x, where, -np.inf), axes))
+    return _keep(x, reduced, axes)
+
+
 def _count(x, axes, where=None):
     """How many elements each reduction over `axes` sees, in `x`'s dtype, dims kept."""
     dtype = get_aval(x).dtype
@@ -437,7 +443,7 @@ def log_softmax(x, axis=-1, where=None):
     """
     x = _inexact("log_softmax", x)
     axes = _axes(axis, get_aval(x).ndim, "log_softmax")
-    x_max = _max(x, axes, where)
+    x_max = _max_from_minus_inf(x, axes, where)
     shifted = lax.sub(_masked(x, where, -np.inf), lax.stop_gradient(x_max))
     result = lax.sub(shifted, lax.log(_sum(lax.exp(shifted), axes, where)))
     return result if where is None else _where(where, result, -np.inf)
@@ -462,9 +468,7 @@ def softmax(x, axis=-1, where=None):
 
 
 def _softmax_value(x, axes, where, on_max=lambda m: m):
-    # JAX takes the maximum with an initial value of -inf (one `max` after the reduction)
-    reduced = lax.max(-np.inf, lax.reduce_max(_masked(x, where, -np.inf), axes))
-    x_max = on_max(_keep(x, reduced, axes))
+    x_max = on_max(_max_from_minus_inf(x, axes, where))
     unnormalized = lax.exp(lax.sub(_masked(x, where, -np.inf), x_max))
     result = lax.div(unnormalized, _sum(unnormalized, axes, where))
     return result if where is None else _where(where, result, 0)
