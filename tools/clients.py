@@ -100,7 +100,10 @@ def run_suite(python: Path, name: str, *, on_laminax: bool, workers: str) -> Pat
     report = WORK / f"{name}.{side}.xml"
     log = WORK / f"{name}.{side}.log"
     args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", workers,
-            f"--timeout={PYTEST_TIMEOUT_S}", f"--junitxml={report}", "-o", "junit_family=xunit1"]
+            f"--timeout={PYTEST_TIMEOUT_S}", f"--junitxml={report}", "-o", "junit_family=xunit1",
+            # the sources lie under this checkout: keep its pyproject (rootdir, so test ids
+            # stay the library's) and its conftest (8 virtual devices) out of the suite's run
+            f"--rootdir={src}", f"--confcutdir={src}"]
     if on_laminax:
         args = ["-m", "laminax", "pytest", *args[2:]]
     args += [f"--ignore={path}" for path in spec["ignore"]] + spec["tests"]
