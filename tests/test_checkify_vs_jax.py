@@ -155,6 +155,35 @@ def run(x):
     err2, _ = jax.vmap(checkify.checkify(f))({"a": jnp.zeros(2), "b": jnp.array([x, -x])})
     return err.get(), err2.get()
 """,
+    "throw_mapped_error": """
+def run(x):
+    f = checkify.checkify(lambda v: checkify.check(v > 0, "mapped {}", v))
+    err, _ = jax.vmap(f)(jnp.array([x, x - 1, x - 2, 1.0], jnp.float32))
+    try:
+        err.throw()
+        return err.get(), None
+    except Exception as e:
+        return err.get(), type(e).__name__ + ": " + str(e)
+""",
+    "check_error_refunctionalized": """
+def inner(x):
+    checkify.check(x > 0, "inner {}", x)
+    return x * 2
+def outer(x):
+    err, y = checkify.checkify(inner)(x)
+    checkify.check_error(err)
+    checkify.check(y < 3, "outer {}", y)
+    return y
+def run(x):
+    err, out = jax.jit(checkify.checkify(outer))(jnp.float32(x))
+    err2, out2 = checkify.checkify(jax.vmap(outer))(jnp.array([x, -x], jnp.float32))
+    return err.get(), out, err2.get(), out2
+""",
+    "eager_debug_check_is_dropped": """
+def run(x):
+    checkify.debug_check(jnp.float32(x) > 0, "never raised")
+    return None, jnp.float32(x)
+""",
     "user_checks_only_ignores_nan": """
 def run(x):
     err, out = checkify.checkify(jnp.log)(jnp.float32(x))

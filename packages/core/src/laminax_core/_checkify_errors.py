@@ -33,6 +33,7 @@ __all__ = [
     "float_checks",
     "index_checks",
     "nan_checks",
+    "set_throw",
     "user_checks",
     "format_user_message",
 ]
@@ -106,6 +107,13 @@ class Site:
         return self.category(self.describe(payload))
 
 
+_throw: list = [None]  # `check`'s binding of an error, installed by `_checkify_check`
+
+
+def set_throw(fn) -> None:
+    _throw[0] = fn
+
+
 class Error:
     """The outcome of a checkified function: `get()`, `get_exception()` and `throw()`."""
 
@@ -156,10 +164,9 @@ class Error:
         return None if exception is None else str(exception)
 
     def throw(self) -> None:
-        """Raises `JaxRuntimeError` with the failed check's message when one failed."""
-        message = self.get()
-        if message is not None:
-            raise JaxRuntimeError(message)
+        """Raises `JaxRuntimeError` with the failed check's message when one failed (for a
+        mapped error, one failing index's); inside `checkify` the failure is re-recorded."""
+        _throw[0](self)
 
     def __repr__(self) -> str:
         try:

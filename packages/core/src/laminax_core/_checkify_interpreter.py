@@ -19,7 +19,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core import lax
 from laminax_core import numpy as jnp
 from laminax_core._avals import ShapedArray, get_aval
-from laminax_core._checkify_check import check_p
+from laminax_core._checkify_check import bind_error, check_p, reduce_mapped, split_operands
 from laminax_core._checkify_errors import (
     DivisionByZeroError,
     Error,
@@ -63,12 +63,8 @@ def _is_float(aval) -> bool:
 def _eqn_sites(eqn, errors) -> list[Site]:
     """The sites of one first-order equation, in the order they are checked."""
     name = eqn.primitive.name
-    if eqn.primitive is check_p:
-        if FailedCheckError not in errors:  # unchecked categories are dropped
-            return []
-        avals = tuple(v.aval for v in eqn.invars[1:])
-        describe = functools.partial(format_user_message, eqn.params["msg"], eqn.params["fmt_tree"])
-        return [Site(FailedCheckError, avals, describe)]
+    if eqn.primitive is check_p:  # unchecked categories are dropped
+        return [site for site in eqn.params["sites"] if site.category in errors]
     sites = []
     if DivisionByZeroError in errors and name == "div":
         sites.append(Site(DivisionByZeroError, (), lambda payload: "division by zero"))
@@ -223,10 +219,6 @@ def _oob_payload(mask, indices, dims_map, operand_shape):
     return jnp.stack([index.astype(np.int32), axis.astype(np.int32), size.astype(np.int32)])
 
 
-def _all(x):
-    return lax.reduce_and(x, tuple(range(np.ndim(x)))) if np.ndim(x) else x
-
-
 def _any(x):
     return lax.reduce_or(x, tuple(range(np.ndim(x)))) if np.ndim(x) else x
 
@@ -247,6 +239,16 @@ def _automatic_checks(state: CheckifyState, eqn, invals, outs) -> None:
             state.record(code, functools.reduce(lax.bitwise_or, nans), [])
 
 
+def _record_check(state: CheckifyState, eqn, invals) -> None:
+    local_sites = eqn.params["sites"]
+    failed, code, payloads = reduce_mapped(*split_operands(invals, local_sites))
+    codes = iter(state.sites.eqn_codes[id(eqn)])
+    for k, site in enumerate(local_sites):
+        if site.category in state.sites.errors:
+            failed_here = lax.bitwise_and(failed, lax.eq(code, np.int32(k)))
+            state.record(next(codes), failed_here, payloads[k])
+
+
 def evaluate(jaxpr: Jaxpr, consts, args, state: CheckifyState) -> list:
     """Evaluates `jaxpr` under the current trace, recording its sites' failures in `state`."""
     env: dict[int, object] = {}
@@ -262,9 +264,7 @@ def evaluate(jaxpr: Jaxpr, consts, args, state: CheckifyState) -> list:
         nested = state.sites.nested_codes.get(id(eqn))
         if prim is check_p:
             outs = []
-            for code in state.sites.eqn_codes[id(eqn)]:
-                pred, *fmt_args = invals
-                state.record(code, lax.bitwise_not(_all(pred)), fmt_args)
+            _record_check(state, eqn, invals)
         elif nested and prim.name in checkify_rules:
             outs = checkify_rules[prim.name](eqn, invals, state, nested)
         elif nested:
@@ -415,7 +415,10 @@ init_error = Error(np.bool_(False), np.int32(0), (), ())
 
 
 def check_error(error: Error) -> None:
-    """Raises `JaxRuntimeError` when `error` holds a failure (eagerly)."""
+    """Raises `JaxRuntimeError` when `error` holds a failure; inside `checkify` (even under
+    `jit`) the failure is recorded in the new error instead."""
     if not isinstance(error, Error):
-        raise TypeError(f"check_error expects a checkify.Error, got {type(error).__name__}.")
-    error.throw()
+        raise TypeError(
+            f"check_error takes an Error as argument, got type {type(error)} instead."
+        )
+    bind_error(error)

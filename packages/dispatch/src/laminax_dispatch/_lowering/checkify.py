@@ -11,7 +11,7 @@ from laminax_core.checkify import UNFUNCTIONALIZED, check_p
 from laminax_dispatch._lowering._core import register_lowering
 
 
-def _check_lowering(ctx, *args, msg, fmt_tree, debug):
+def _check_lowering(ctx, *args, sites, debug):
     if debug:
         return []
     raise ValueError(UNFUNCTIONALIZED)
