@@ -158,3 +158,48 @@ def test_xla_rejecting_a_module_raises_runtime_error():
     )
     with pytest.raises(RuntimeError, match="XLA could not compile the module"):
         compile_module(module, ld.devices()[:1])
+
+
+def test_compile_options_follow_jax_config_options():
+    # JAX 0.10.2's defaults (memory fitting O2, no AutoFDO profile: -1) and its option names
+    from laminax_dispatch._compile import compile_options
+
+    build = compile_options(ld.devices()[:1]).executable_build_options
+    assert (build.memory_fitting_level, build.optimization_level) == (29, 0)
+    assert compile_options(ld.devices()[:1]).profile_version == -1
+    saved = {
+        name: getattr(config, name)
+        for name in (
+            "jax_memory_fitting_level", "jax_optimization_level",
+            "jax_exec_time_optimization_effort", "jax_xla_profile_version",
+            "jax_compiler_enable_remat_pass",
+        )
+    }  # fmt: skip
+    try:
+        config.update("jax_memory_fitting_level", "O1")
+        config.update("jax_optimization_level", "O3")
+        config.update("jax_exec_time_optimization_effort", 0.5)
+        config.update("jax_xla_profile_version", 7)
+        config.update("jax_compiler_enable_remat_pass", False)
+        options = compile_options(ld.devices()[:1])
+        build = options.executable_build_options
+        assert (build.memory_fitting_level, build.optimization_level) == (19, 39)
+        assert build.exec_time_optimization_effort == 0.5
+        assert options.profile_version == 7
+        assert build.debug_options.xla_disable_hlo_passes == "rematerialization"
+        with pytest.raises(ValueError):
+            config.update("jax_memory_fitting_level", "O9")
+    finally:
+        for name, value in saved.items():
+            config.update(name, value)
+
+
+def test_compile_options_allow_propagation_per_argument():
+    from laminax_dispatch._compile import compile_options
+
+    options = compile_options(
+        ld.devices()[:1], propagate_to_inputs=[False, True], propagate_to_outputs=[True]
+    )
+    build = options.executable_build_options
+    assert build.allow_spmd_sharding_propagation_to_parameters == [False, True]
+    assert build.allow_spmd_sharding_propagation_to_output == [True]
