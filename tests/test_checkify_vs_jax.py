@@ -184,6 +184,30 @@ def run(x):
     checkify.debug_check(jnp.float32(x) > 0, "never raised")
     return None, jnp.float32(x)
 """,
+    "grad_jvp_checkpoint_custom_jvp": """
+def f(x):
+    checkify.check(x > 0, "pos {}", x)
+    return jnp.sin(x) * x
+@jax.custom_jvp
+def h(x):
+    checkify.check(x > 0, "cj {}", x)
+    return x * 2
+h.defjvp(lambda p, t: (h(p[0]), t[0] * 2))
+def run(x):
+    x = jnp.float32(x)
+    g = jax.grad(lambda x: checkify.checkify(f)(x)[1])(x)
+    err, (v, t) = checkify.checkify(lambda x: jax.jvp(f, (x,), (jnp.float32(1),)))(x)
+    err2, o2 = checkify.checkify(jax.checkpoint(f))(x)
+    err3, o3 = checkify.checkify(h)(x)
+    err4, o4 = checkify.checkify(jax.grad(h))(x)
+    return [err.get(), err2.get(), err3.get(), err4.get()], [g, v, t, o2, o3, o4]
+""",
+    "index_at_set": """
+def run(x):
+    f = lambda v: v.at[v[0].astype(jnp.int32)].set(1.0)
+    err, out = checkify.checkify(f, errors=checkify.index_checks)(jnp.array([x * 3, 1.0]))
+    return err.get(), out
+""",
     "user_checks_only_ignores_nan": """
 def run(x):
     err, out = checkify.checkify(jnp.log)(jnp.float32(x))
