@@ -130,18 +130,9 @@ def check(pred, msg: str, *fmt_args, debug: bool = False, **fmt_kwargs) -> None:
     Eagerly a failed check raises `JaxRuntimeError`; inside `checkify` it is recorded in the
     returned `Error`. Format arguments must be arrays (or pytrees of arrays).
     """
-    if not isinstance(msg, str):
-        raise TypeError(f"checkify.check: the message must be a str, got {type(msg).__name__}.")
-    if not _is_array_like(pred) and not isinstance(pred, bool | np.bool_):
-        raise TypeError(
-            f"checkify.check takes as predicate a boolean array, got {pred!r} of type "
-            f"{type(pred).__name__}."
-        )
-    pred_aval = get_aval(pred)
-    if pred_aval.dtype != np.dtype(bool):
-        raise TypeError(
-            f"checkify.check takes as predicate a boolean array, got {pred_aval.str_short()}."
-        )
+    aval = get_aval(pred) if _is_array_like(pred) or isinstance(pred, bool | np.bool_) else None
+    if aval is None or aval.shape != () or aval.dtype != np.dtype(bool):
+        raise TypeError(f"check takes a scalar pred as argument, got {pred}")
     leaves, tree = tree_flatten((fmt_args, fmt_kwargs))
     for leaf in leaves:
         if not _is_array_like(leaf):
@@ -151,7 +142,7 @@ def check(pred, msg: str, *fmt_args, debug: bool = False, **fmt_kwargs) -> None:
             )
     avals = tuple(get_aval(leaf) for leaf in leaves)
     site = Site(FailedCheckError, avals, functools.partial(format_user_message, msg, tree))
-    failed = lax.bitwise_not(lax.reduce_and(pred, tuple(range(pred_aval.ndim))))
+    failed = lax.bitwise_not(pred)
     check_p.bind(failed, np.int32(0), *leaves, sites=(site,), debug=debug)
 
 
