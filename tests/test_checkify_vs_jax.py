@@ -208,6 +208,20 @@ def run(x):
     err, out = checkify.checkify(f, errors=checkify.index_checks)(jnp.array([x * 3, 1.0]))
     return err.get(), out
 """,
+    "index_scatters": """
+def run(x):
+    def f(v, i):
+        idx = jnp.array([0, i])
+        return (v.at[idx].set(1.0), v.at[idx].add(1.0),
+                v.at[idx].mul(jnp.inf), v.at[idx].min(-1.0), v.at[idx].max(5.0),
+                jnp.zeros((3, 2)).at[i].set(jnp.ones(2)))
+    i = jnp.int32(int(x * 2))
+    outs = []
+    for errors in (checkify.index_checks, checkify.all_checks, checkify.nan_checks):
+        err, out = checkify.checkify(f, errors=errors)(jnp.arange(3.0), i)
+        outs.append(err.get())
+    return outs, out
+""",
     "user_checks_only_ignores_nan": """
 def run(x):
     err, out = checkify.checkify(jnp.log)(jnp.float32(x))
