@@ -27,7 +27,10 @@ from laminax_core._effects import Effect, control_flow_allowed_effects, lowerabl
 from laminax_core._primitive import Primitive
 from laminax_core._trace import Tracer
 
-__all__ = ["UNFUNCTIONALIZED", "check", "check_p", "debug_check", "error_effect", "ErrorEffect"]
+__all__ = [
+    "ErrorEffect", "UNFUNCTIONALIZED", "bind_error", "check", "check_p", "debug_check",
+    "error_effect", "reduce_mapped", "split_operands",
+]
 
 
 class ErrorEffect(Effect):
