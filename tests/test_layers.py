@@ -65,3 +65,17 @@ def test_a_private_import_inside_a_package_keeps_the_contract(tmp_path):
     (copy / "_reach.py").write_text("from laminax_dispatch._lowering import _core\n")
     result = _lint({"PYTHONPATH": str(tmp_path)})
     assert f"{SURFACES} KEPT" in result.stdout, result.stdout
+
+
+CORE_LAYERS = "Core's sub-layers import only downward"
+
+
+def test_an_upward_import_inside_core_breaks_the_contract(tmp_path):
+    # the interpreters sit beneath lax: reaching up to it (instead of `lax_ops`) is refused
+    copy = tmp_path / "laminax_core"
+    shutil.copytree(ROOT / "packages" / "core" / "src" / "laminax_core", copy)
+    (copy / "_interpreters" / "_upward.py").write_text("from laminax_core import lax\n")
+    result = _lint({"PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0
+    assert f"{CORE_LAYERS} BROKEN" in result.stdout
+    assert "laminax_core._interpreters._upward -> laminax_core.lax" in result.stdout
