@@ -111,9 +111,19 @@ def main() -> None:
     parser.add_argument("--worker", choices=["laminax", "jax"])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--reps", type=int, default=3)
+    # the smoke test's interface (tests/test_bench_smoke.py): one short laminax run, a JSON row
+    parser.add_argument("--impl", choices=["laminax"])
+    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.worker:
         _worker(args.worker, args.steps)
+        return
+    if args.impl:
+        steps = 3 if args.quick else args.steps
+        result = _run(sys.executable, args.impl, steps)
+        print(json.dumps({"case": "data-parallel MLP step, 2 processes x 4 CPU devices",
+                          "impl": args.impl, "unit": "s", "value": result["step_s"],
+                          "loss": result["loss"]}))
         return
     jax_python = os.environ.get("LAMINAX_JAX_PYTHON") or _jax_python()
     sides = {"laminax": (sys.executable, []), "jax": (jax_python, [])}

@@ -40,7 +40,9 @@ from typing import Any
 
 JAX_VERSION = "0.10.2"
 REQUIREMENTS = [f"jax=={JAX_VERSION}", f"jaxlib=={JAX_VERSION}", "numpy", "opt_einsum",
-                "flatbuffers"]  # flatbuffers: jax.export serialization
+                "flatbuffers",  # jax.export serialization
+                "rich",  # jax.debug.visualize_array_sharding
+                "jaxtyping"]  # equinox (linked in from the dev env) reads its metadata
 _DEFAULT_VENV = Path.home() / ".cache" / "laminax" / f"jaxref-{JAX_VERSION}"
 _STAMP_NAME = ".laminax-jaxref-ready"
 
@@ -72,7 +74,8 @@ def unavailable_reason() -> str | None:
         if not Path(os.environ["LAMINAX_JAX_PYTHON"]).exists():
             return f"LAMINAX_JAX_PYTHON={os.environ['LAMINAX_JAX_PYTHON']} does not exist"
         return None
-    if not (venv_dir() / _STAMP_NAME).exists():
+    stamp = venv_dir() / _STAMP_NAME
+    if not stamp.exists() or stamp.read_text() != _stamp_text():
         return (
             f"the real-JAX reference environment is not set up at {venv_dir()}; "
             "create it with `python tests/jaxref.py ensure`"
@@ -80,14 +83,20 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def _stamp_text() -> str:
+    """What a ready environment's stamp holds: a change to the requirements updates the env."""
+    return "\n".join(REQUIREMENTS)
+
+
 def ensure() -> str | None:
     """Creates the reference environment if it is missing; returns why it failed, or None."""
     if unavailable_reason() is None:
         return None
     target = venv_dir()
+    python = target / "bin" / "python"
     try:
-        venv.EnvBuilder(with_pip=True, clear=True).create(target)
-        python = target / "bin" / "python"
+        if not python.exists():  # else only the requirements changed: install what is new
+            venv.EnvBuilder(with_pip=True, clear=True).create(target)
         subprocess.run(
             [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS],
             check=True,
@@ -95,7 +104,7 @@ def ensure() -> str | None:
         subprocess.run([str(python), "-c", "import jax; jax.numpy.ones(1)"], check=True)
     except (OSError, subprocess.CalledProcessError) as err:
         return f"could not create the real-JAX environment at {target}: {err}"
-    (target / _STAMP_NAME).write_text(JAX_VERSION)
+    (target / _STAMP_NAME).write_text(_stamp_text())
     return None
 
 

@@ -138,7 +138,7 @@ def test_linalg_gradients_match_finite_differences():
 def test_linalg_errors_are_clear():
     with pytest.raises(ValueError, match=r"linalg.inv: the argument must be a stack of square"):
         jnp.linalg.inv(RECT)
-    with pytest.raises(ValueError, match="b of shape"):
+    with pytest.raises(ValueError, match="Invalid shapes for solve"):
         jnp.linalg.solve(M, np.ones(3))
     with pytest.raises(ValueError, match="mode must be 'reduced', 'complete' or 'r'"):
         jnp.linalg.qr(M, mode="economic")
