@@ -35,6 +35,9 @@ def _linked(tmp_path, packages) -> str:
         if where is None:
             pytest.fail(f"{name} is not installed in this environment: run `tools/dev.py setup`.")
         (tmp_path / where.name).symlink_to(where)
+        # and its metadata: libraries read their own version (importlib.metadata) at import
+        for info in where.parent.glob(f"{name.replace('-', '_')}-*.dist-info"):
+            (tmp_path / info.name).symlink_to(info)
     return str(tmp_path)
 
 
