@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from laminax_core import _trace, config, dtypes, lax
+from laminax_core._shape_poly import broadcast_shapes
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
 from laminax_core.numpy import _creation
 
@@ -151,7 +152,7 @@ def promote_shapes(name: str, *args) -> list:
         return list(args)
     shapes = [get_aval(a).shape for a in args]
     try:
-        result = np.broadcast_shapes(*shapes)
+        result = broadcast_shapes(*shapes)
     except ValueError as err:
         raise ValueError(f"{name}: incompatible shapes for broadcasting: "
                          f"{', '.join(map(str, shapes))}.") from err
@@ -228,5 +229,5 @@ def broadcast_to_shape(x, shape):
 def select(pred, on_false, on_true):
     """`lax.select_n(pred, on_false, on_true)` with all three broadcast to their common shape
     (the cases must already share a dtype)."""
-    shape = np.broadcast_shapes(*(get_aval(v).shape for v in (pred, on_false, on_true)))
+    shape = broadcast_shapes(*(get_aval(v).shape for v in (pred, on_false, on_true)))
     return lax.select_n(*(broadcast_to_shape(v, shape) for v in (pred, on_false, on_true)))

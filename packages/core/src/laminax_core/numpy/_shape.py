@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import dtypes, lax
+from laminax_core import _shape_poly, dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
 from laminax_core.numpy import _creation, _index_tricks, _indexing
 from laminax_core.numpy._operands import (
@@ -240,7 +240,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
       (2, 3)
     """
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        return _shape_poly.broadcast_shapes(*shapes)
     except ValueError as err:
         raise ValueError(f"jnp.broadcast_shapes: incompatible shapes for broadcasting: "
                          f"{', '.join(map(str, shapes))}.") from err

@@ -5,25 +5,27 @@ from __future__ import annotations
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import lowering_for
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
 @lowering_for(lax.broadcast_in_dim_p)
 def _broadcast_in_dim_lower(ctx, x, shape, broadcast_dimensions, sharding):
-    return hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, list(broadcast_dimensions))
+    return _dynamic.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape,
+                                     broadcast_dimensions)
 
 
 @lowering_for(lax.reshape_p)
 def _reshape_lower(ctx, x, new_sizes, dimensions, sharding):
     if dimensions is not None:  # reshape of the operand transposed by `dimensions`
         x = hlo.transpose(x, list(dimensions))
-    return hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)
+    return _dynamic.reshape(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape)
 
 
 @lowering_for(lax.squeeze_p)
 def _squeeze_lower(ctx, x, dimensions):
-    return hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)
+    return _dynamic.reshape(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape)
 
 
 @lowering_for(lax.transpose_p)
@@ -34,6 +36,10 @@ def _transpose_lower(ctx, x, permutation):
 @lowering_for(lax.slice_p)
 def _slice_lower(ctx, x, start_indices, limit_indices, strides):
     strides = list(strides) if strides is not None else [1] * len(start_indices)
+    if not _dynamic.is_static((*start_indices, *limit_indices)):
+        return hlo.real_dynamic_slice(
+            aval_to_ir_type(ctx.avals_out[0]), x, _dynamic.shape_tensor(start_indices),
+            _dynamic.shape_tensor(limit_indices), _dynamic.shape_tensor(strides))
     return hlo.slice(x, list(start_indices), list(limit_indices), strides)
 
 
@@ -74,6 +80,9 @@ def _pad_lower(ctx, x, padding_value, padding_config):
 
 @lowering_for(lax.iota_p)
 def _iota_lower(ctx, dtype, shape, dimension, sharding):
+    if not _dynamic.is_static(shape):
+        return hlo.dynamic_iota(aval_to_ir_type(ctx.avals_out[0]), _dynamic.shape_tensor(shape),
+                                dimension)
     return hlo.iota(aval_to_ir_type(ctx.avals_out[0]), dimension)
 
 
