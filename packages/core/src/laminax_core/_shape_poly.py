@@ -46,6 +46,18 @@ _INCONCLUSIVE_HELP = (
 )
 
 
+# lax installs `dimension_as_value` here: arithmetic of a dimension with an array or a float
+# computes with the dimension's value (JAX's `__jax_array__` of dimension expressions)
+dimension_as_value_hook: list = []
+
+
+def _with_value(dim, other, op, reverse: bool = False):
+    if not dimension_as_value_hook or isinstance(other, str | tuple | list):
+        return NotImplemented
+    value = dimension_as_value_hook[0](dim)
+    return op(other, value) if reverse else op(value, other)
+
+
 class _Factor:
     """A dimension variable, or an operation (`floordiv`, `mod`, `max`, `min`) on two
     expressions (ints or `DimExpr`s): the atoms that terms multiply."""
@@ -263,7 +275,7 @@ class DimExpr:
     def _lin(self, other, k: int):
         o = self._other(other, "for linear combination")
         if o is None:
-            return NotImplemented
+            return _with_value(self, other, operator.add if k > 0 else operator.sub)
         coeffs = self._coeffs()
         if isinstance(o, DimExpr):
             for t, c in o._terms:
@@ -281,8 +293,9 @@ class DimExpr:
         return self._lin(other, -1)
 
     def __rsub__(self, other):
-        r = self._lin(other, -1)
-        return r if r is NotImplemented else -r
+        if self._other(other, "for linear combination") is None:
+            return _with_value(self, other, operator.sub, reverse=True)
+        return -self._lin(other, -1)
 
     def __neg__(self):
         return DimExpr._build({t: -k for t, k in self._terms}, self._scope)
@@ -293,7 +306,7 @@ class DimExpr:
     def __mul__(self, other):
         o = self._other(other, "for multiplication")
         if o is None:
-            return NotImplemented
+            return _with_value(self, other, operator.mul)
         if not isinstance(o, DimExpr):
             return DimExpr._build({t: k * o for t, k in self._terms}, self._scope)
         coeffs: dict = {}
@@ -374,10 +387,13 @@ class DimExpr:
         o = self._other(other, "for divmod")
         return NotImplemented if o is None else self._divmod(o)
 
+    def __rtruediv__(self, other):
+        return _with_value(self, other, operator.truediv, reverse=True)
+
     def __truediv__(self, other):
         o = self._other(other, "for division")
         if o is None:
-            return NotImplemented
+            return _with_value(self, other, operator.truediv)
         q, r = self._divmod(o)
         if isinstance(r, DimExpr) or r != 0:
             raise InconclusiveDimensionOperation(
@@ -803,3 +819,25 @@ def broadcast_shapes(*shapes) -> tuple:
                 raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
         result.append(out)
     return tuple(result)
+
+
+def dim_index(d):
+    """`d` as a dimension: a `DimExpr` as it is, anything else through `operator.index`."""
+    return d if isinstance(d, DimExpr) else operator.index(d)
+
+
+def slice_indices(slc: slice, size) -> tuple:
+    """`slc.indices(size)` for a symbolic `size` (the slice's own entries are ints)."""
+    step = 1 if slc.step is None else operator.index(slc.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    last = size if step > 0 else size - 1
+    floor = 0 if step > 0 else -1
+
+    def clamp(v, default):
+        if v is None:
+            return default
+        v = operator.index(v)
+        return min_dim(v, last) if v >= 0 else max_dim(size + v, floor)
+
+    return clamp(slc.start, 0 if step > 0 else size - 1), clamp(slc.stop, last if step > 0 else -1), step

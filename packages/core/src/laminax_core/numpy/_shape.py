@@ -3,6 +3,7 @@ flipping, rolling and padding. All shapes and counts are static (Python ints).""
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -68,18 +69,18 @@ def size(a, axis: int | None = None) -> int:
 
 def _resolve_shape(name, size_, newshape):
     newshape = canonicalize_shape(newshape, f"jnp.{name}", allow_unknown=True)
-    unknown = [i for i, d in enumerate(newshape) if d == -1]
+    unknown = [i for i, d in enumerate(newshape) if type(d) is int and d == -1]
     if len(unknown) > 1:
         raise TypeError(f"jnp.{name}: can only specify one unknown dimension (-1), got "
                         f"{newshape}.")
     if unknown:
-        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
-        if known == 0 or size_ % known:
+        known = math.prod([d for d in newshape if type(d) is not int or d != -1])
+        if known == 0 or (size_ % known) != 0:
             raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
                             f"{newshape}.")
-        newshape = tuple(size_ // known if d == -1 else d for d in newshape)
+        newshape = tuple(size_ // known if type(d) is int and d == -1 else d for d in newshape)
     newshape = canonicalize_shape(newshape, f"jnp.{name}")
-    if int(np.prod(newshape, dtype=np.int64)) != size_:
+    if math.prod(newshape) != size_:
         raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
                         f"{newshape}: the sizes differ.")
     return newshape

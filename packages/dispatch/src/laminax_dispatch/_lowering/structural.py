@@ -117,7 +117,8 @@ def _stack_lower(ctx, *xs, axis):
     for x, aval in zip(xs, ctx.avals_in, strict=True):
         shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
         dims = [d for d in range(len(shape)) if d != axis]
-        pieces.append(hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x, dims))
+        pieces.append(_dynamic.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x,
+                                                shape, dims))
     return hlo.concatenate(pieces, axis)
 
 
@@ -132,3 +133,10 @@ def _unstack_lower(ctx, x, axis):
         piece = hlo.slice(x, starts, limits, [1] * aval.ndim)
         outs.append(hlo.reshape(aval_to_ir_type(aval_out), piece))
     return outs
+
+
+@lowering_for(lax.dimension_value_p)
+def _dimension_value_lower(ctx, *, dim):
+    value = _dynamic.eval_dim(dim)
+    want = aval_to_ir_type(ctx.avals_out[0])
+    return value if value.type == want else hlo.convert(want, value)
