@@ -222,3 +222,90 @@ def go(mod, jnp, jit, sds):
 def test_call_shape_errors_as_jax(spec, shape, constraints):
     mine, theirs = _call_error(spec, shape, constraints)
     assert mine == theirs
+
+
+# ----- operations over symbolic dimensions: avals and values as JAX's ---------------------------
+
+OPS = {
+    "mean": ("lambda x: jnp.mean(x, axis=0)", "b, 3"),
+    "mean_all": ("lambda x: x.mean()", "b, 3"),
+    "var": ("lambda x: jnp.var(x, axis=0)", "b, 3"),
+    "softmax": ("lambda x: jax.nn.softmax(x, axis=0)", "b, 3"),
+    "reshape_minus1": ("lambda x: x.reshape(-1)", "b, 3"),
+    "reshape_split": ("lambda x: x.reshape((-1, 2))", "b, 4"),
+    "reshape_keep": ("lambda x: x.reshape((x.shape[0], 3, 1))", "b, 3"),
+    "arange": ("lambda x: jnp.arange(x.shape[0]) + x[:, 0].astype(jnp.int32)", "b, 3"),
+    "zeros": ("lambda x: jnp.zeros((x.shape[0], 3)) + x", "b, 3"),
+    "ones_like_shape": ("lambda x: jnp.ones(x.shape) * 2 + x", "b, 3"),
+    "concat0": ("lambda x: jnp.concatenate([x, x], axis=0)", "b, 3"),
+    "concat1": ("lambda x: jnp.concatenate([x, x], axis=1)", "b, 3"),
+    "slice": ("lambda x: x[1:, :2]", "b, 3"),
+    "slice_neg": ("lambda x: x[:-1]", "b, 3"),
+    "slice_stop": ("lambda x: x[:4] * 2", "b, 3"),
+    "slice_outer": ("lambda x: x[:, None] + x[None, :4]", "b"),
+    "flip": ("lambda x: x[::-1]", "b, 3"),
+    "gram": ("lambda x: x.T @ x", "b, 3"),
+    "sum_all": ("lambda x: x.sum()", "b, n"),
+    "max_axis": ("lambda x: x.max(axis=1)", "b, n"),
+    "where": ("lambda x: jnp.where(x > 0, x, 0.0)", "b, 3"),
+    "outer": ("lambda x: x[:, None, :] * x[None, :, :]", "b, 3"),
+    "argmax": ("lambda x: jnp.argmax(x, axis=0)", "b, 3"),
+    "broadcast_to": ("lambda x: jnp.broadcast_to(x[0], x.shape)", "b, 3"),
+    "stack": ("lambda x: jnp.stack([x, x])", "b, 3"),
+    "square": ("lambda x: x @ x", "b, b"),
+    "pad": ("lambda x: jnp.pad(x, ((1, 1), (0, 0)))", "b, 3"),
+    "eye": ("lambda x: jnp.eye(x.shape[0]) @ x", "b, 3"),
+    "dim_times_array": ("lambda x: x * x.shape[0]", "b, 3"),
+    "mlp_layer": ("lambda x: jax.nn.relu(x @ jnp.ones((3, 5)) + jnp.arange(5.0))", "b, 3"),
+}
+
+_OPS_SRC = """
+def go(jax, jnp, export, jit, sds):
+    out = {}
+    rng = np.random.default_rng(1)
+    for name, (src, spec) in ops.items():
+        f = eval(src, {"jax": jax, "jnp": jnp})
+        exp = export.export(jit(f))(sds(export.symbolic_shape(spec), np.float32))
+        values = []
+        for m in (2, 5):
+            shape = tuple(m if isinstance(d, str) else d for d in
+                          [int(t) if t.strip().isdigit() else "v" for t in spec.split(",")])
+            values.append(np.asarray(exp.call(rng.standard_normal(shape).astype(np.float32))))
+        out[name] = ([repr(a) for a in exp.out_avals], values)
+    return out
+"""
+
+
+def test_operations_over_symbolic_dims_as_jax():
+    import laminax
+
+    scope = {"ops": OPS, "np": np}
+    exec(_OPS_SRC, scope)
+    mine = scope["go"](laminax, lnp, le, jit, lc.ShapeDtypeStruct)
+    theirs = run_jax(_OPS_SRC + "result = go(jax, jnp, jax.export, jax.jit, jax.ShapeDtypeStruct)",
+                     ops=OPS)
+    for name in OPS:
+        assert mine[name][0] == theirs[name][0], name
+        for a, b in zip(mine[name][1], theirs[name][1], strict=True):
+            assert a.shape == b.shape and a.dtype == b.dtype, name
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
+def test_inconclusive_shape_check_while_tracing_as_jax():
+    src = """
+def go(jnp, export, jit, sds):
+    out = []
+    for f, spec in ((lambda x: x + jnp.ones(4), "b"), (lambda x: x.reshape((3, -1)), "b"),
+                    (lambda x: x[:, None] + x[None, :4], "b")):
+        try:
+            export.export(jit(f))(sds(export.symbolic_shape(spec), np.float32))
+            out.append("ok")
+        except Exception as ex:
+            out.append(type(ex).__name__)
+    return out
+"""
+    scope = {"np": np}
+    exec(src, scope)
+    mine = scope["go"](lnp, le, jit, lc.ShapeDtypeStruct)
+    theirs = run_jax(src + "result = go(jnp, jax.export, jax.jit, jax.ShapeDtypeStruct)")
+    assert mine == theirs

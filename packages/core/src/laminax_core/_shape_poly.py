@@ -567,6 +567,18 @@ def _bounds(e):
         for c in e._scope._geq:  # e = (e - c) + c >= e - c; e = (e + c) - c <= e + c
             lo = max(lo, _interval(e - c)[0])
             hi = min(hi, _interval(e + c)[1])
+        for t, k in e._terms:
+            # k*min(x, y) <= k*x (k > 0): replacing the factor by an operand bounds e from
+            # above; the same for max from below (and the reverse for k < 0)
+            if len(t) != 1 or t[0][1] != 1 or t[0][0].op not in ("min", "max"):
+                continue
+            rest = e - DimExpr._build({t: k}, e._scope)
+            for operand in t[0][0].operands:
+                alt = _bounds(rest + k * operand)
+                if (t[0][0].op == "min") == (k > 0):
+                    hi = min(hi, alt[1])
+                else:
+                    lo = max(lo, alt[0])
     return lo, hi
 
 
@@ -838,6 +850,6 @@ def slice_indices(slc: slice, size) -> tuple:
         if v is None:
             return default
         v = operator.index(v)
-        return min_dim(v, last) if v >= 0 else max_dim(size + v, floor)
+        return min_dim(last, v) if v >= 0 else max_dim(size + v, floor)
 
     return clamp(slc.start, 0 if step > 0 else size - 1), clamp(slc.stop, last if step > 0 else -1), step

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from laminax_core import _trace, config, dtypes, lax
+from laminax_core import _shape_poly
 from laminax_core._shape_poly import broadcast_shapes
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
 from laminax_core.numpy import _creation
@@ -154,6 +155,9 @@ def promote_shapes(name: str, *args) -> list:
     try:
         result = broadcast_shapes(*shapes)
     except ValueError as err:
+        if any(_shape_poly.is_symbolic_dim(d) for s in shapes for d in s):  # JAX's words
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(map(str, shapes))}.") from err
         raise ValueError(f"{name}: incompatible shapes for broadcasting: "
                          f"{', '.join(map(str, shapes))}.") from err
     nonscalar_ranks = {len(s) for s in shapes if s}

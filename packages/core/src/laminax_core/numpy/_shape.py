@@ -75,6 +75,10 @@ def _resolve_shape(name, size_, newshape):
                         f"{newshape}.")
     if unknown:
         known = math.prod([d for d in newshape if type(d) is not int or d != -1])
+        if _shape_poly.is_symbolic_dim(size_ % known):
+            raise _shape_poly.InconclusiveDimensionOperation(
+                f"Cannot divide evenly the size {size_} into the shape {newshape}. The "
+                f"remainder {size_ % known} should be 0.")
         if known == 0 or (size_ % known) != 0:
             raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
                             f"{newshape}.")
