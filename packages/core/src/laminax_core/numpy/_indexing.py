@@ -71,6 +71,9 @@ def _is_int_scalar(i) -> bool:
 
 
 def _is_array(i) -> bool:
+    # static entries first: an aval for a Python scalar costs more than the rest of x[0]
+    if i is None or i is Ellipsis or isinstance(i, bool | int | float | complex | slice):
+        return False
     try:
         get_aval(i)
     except TypeError:
