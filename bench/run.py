@@ -31,6 +31,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -155,26 +156,83 @@ def median_interval(values: list[float], confidence: float = 0.9) -> tuple[float
     return ordered[k - 1], ordered[n - k]
 
 
-def _run_module(python: Path, module: Path, impl: str, extra: list[str]) -> list[dict]:
-    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [str(python), str(module), "--impl", impl, *extra]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0:
-        tail = " ".join(done.stderr.strip().splitlines()[-1:])[:300]
-        rows.append({"name": "(process)", "error": f"exit {done.returncode}: {tail}"})
+def _command(python: Path, module: Path, impl: str, extra: list[str]) -> list[str]:
+    return [str(python), str(module), "--impl", impl, *extra]
+
+
+def _rows(stdout: str, returncode: int, stderr: str) -> list[dict]:
+    rows = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    if returncode != 0:
+        tail = " ".join(stderr.strip().splitlines()[-1:])[:300]
+        rows.append({"name": "(process)", "error": f"exit {returncode}: {tail}"})
     return rows
 
 
-def measure(module: Path, rounds: int, extra: list[str], impls=IMPLS) -> Samples:
+def _env() -> dict:
+    return dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+
+
+def _run_module(python: Path, module: Path, impl: str, extra: list[str]) -> list[dict]:
+    done = subprocess.run(_command(python, module, impl, extra), capture_output=True,
+                          text=True, env=_env(), cwd=ROOT)
+    return _rows(done.stdout, done.returncode, done.stderr)
+
+
+def _run_in_turns(pythons: dict, module: Path, order: list[str], extra: list[str]) -> dict:
+    """Runs one process per library together, letting one run at a time: each hands over
+    before every timed unit (`_harness.turn`), `order[0]` starts. Returns rows per library."""
+    children = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for impl in order:
+            go_read, go_write = os.pipe()
+            done_read, done_write = os.pipe()
+            out, err = (open(Path(folder) / f"{impl}.{kind}", "w+") for kind in ("out", "err"))
+            env = dict(_env(), LAMINAX_BENCH_TURNS=f"{go_read},{done_write}")
+            process = subprocess.Popen(
+                _command(pythons[impl], module, impl, extra), stdout=out, stderr=err,
+                text=True, env=env, cwd=ROOT, pass_fds=(go_read, done_write))
+            os.close(go_read)
+            os.close(done_write)
+            children[impl] = (process, go_write, done_read, out, err)
+        running = list(order)
+        while running:
+            for impl in list(running):
+                _, go_write, done_read, _, _ = children[impl]
+                try:
+                    os.write(go_write, b"g")
+                    handed_back = os.read(done_read, 1)
+                except (BrokenPipeError, OSError):
+                    handed_back = b""
+                if not handed_back:  # the process ended
+                    running.remove(impl)
+        rows = {}
+        for impl, (process, go_write, done_read, out, err) in children.items():
+            process.wait()
+            os.close(go_write)
+            os.close(done_read)
+            out.seek(0)
+            err.seek(0)
+            rows[impl] = _rows(out.read(), process.returncode, err.read())
+            out.close()
+            err.close()
+    return rows
+
+
+def measure(module: Path, rounds: int, extra: list[str], impls=IMPLS,
+            turns: bool = True) -> Samples:
     """Runs `module` once per library in each of `rounds` rounds, alternating which goes
-    first."""
+    first; with `turns` the round's two processes take turns at every timed unit, else they
+    run one after the other."""
     pythons = _interpreters(impls)
     samples = Samples()
     for index in range(rounds):
         order = list(impls) if index % 2 == 0 else list(reversed(impls))
+        if turns and len(order) > 1:
+            rows = _run_in_turns(pythons, module, order, extra)
+        else:
+            rows = {impl: _run_module(pythons[impl], module, impl, extra) for impl in order}
         for impl in order:
-            for row in _run_module(pythons[impl], module, impl, extra):
+            for row in rows[impl]:
                 samples.add(impl, row, index)
         print(f"  {module.stem}: round {index + 1}/{rounds} done", file=sys.stderr, flush=True)
     return samples
@@ -266,6 +324,11 @@ def _parser() -> argparse.ArgumentParser:
         help="run laminax only (no ratios; checks that the modules run)",
     )
     parser.add_argument("--compilations", type=int, help="bench_memory: distinct compilations")
+    parser.add_argument(
+        "--one-after-the-other",
+        action="store_true",
+        help="run a round's two processes one after the other instead of taking turns",
+    )
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
     parser.add_argument("--raw", type=Path, help="write every sample to this JSON file")
     return parser
@@ -297,7 +360,8 @@ def main(argv: list[str]) -> int:
         if not module.exists():
             raise SystemExit(f"bench/run.py: no benchmark module {module}; have {every}")
         rounds = args.rounds or (1 if args.quick else DEFAULT_ROUNDS.get(name, ROUNDS))
-        samples = measure(module, rounds, _module_args(name, args), impls)
+        samples = measure(module, rounds, _module_args(name, args), impls,
+                          turns=not args.one_after_the_other)
         raw[name] = samples.as_json()
         output += table(name, samples) + [""]
     minutes = (time.time() - started) / 60
