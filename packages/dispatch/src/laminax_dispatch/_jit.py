@@ -252,10 +252,18 @@ class JitFunction:
         self._name = _fun_name(fun)
         self._local_cache: collections.OrderedDict | None = None
         self._cache_misses = 0  # calls the C++ fast path handed back to Python
+        # the C++ side calls back through a weak reference: a bound method would make a cycle
+        # (this object -> its PjitFunction -> the method -> this object), and a dropped jitted
+        # closure would then keep its executables alive until the cyclic GC happens to run
+        this = weakref.ref(self)
+
+        def cache_miss(*args, **kwargs):
+            return this()._cache_miss(*args, **kwargs)
+
         self._cpp = cpp_function(
             self._name,
             fun,
-            self._cache_miss,
+            cache_miss,
             _cpp_cache,
             static_argnums=options.static_argnums,
             static_argnames=options.static_argnames,
