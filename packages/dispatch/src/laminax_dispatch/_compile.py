@@ -2,9 +2,9 @@
 
 `compile_module(module, devices)` returns a jaxlib `LoadedExecutable`, looking first in an
 in-memory cache (shared by live functions; bounded by bytes for the rest), then in the
-persistent cache (`_compilation_cache`), and only then compiling. `Executable` wraps a compiled module with its avals: calling it moves host
-arguments onto its device, threads runtime tokens for ordered effects, executes, and wraps the
-outputs as Arrays.
+persistent cache (`_compilation_cache`), and only then compiling. `Executable` wraps a
+compiled module with its avals: calling it moves host arguments onto its device, threads
+runtime tokens for ordered effects, executes, and wraps the outputs as Arrays.
 
 Options: ``jax_log_compiles`` logs every compilation (module name, input avals, seconds) at
 WARNING level through `logging` (DEBUG otherwise); ``jax_dump_ir_to`` writes every module
