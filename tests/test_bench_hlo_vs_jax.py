@@ -9,7 +9,7 @@ the same step; the tests compare:
   sharding-propagation flags: on one device laminax places every argument concretely where
   JAX leaves an uncommitted one unspecified, which XLA cannot act on with one partition;
 - the optimized HLO XLA returns (`compiled.as_text()`): how many instructions of each opcode,
-  and how many fusions of each kind, in the whole module;
+  of each opcode and result shape, and how many fusions of each kind, in the whole module;
 - StableHLO: the scan's while loop carries the same values and its per-step slicing has no
   negative-index wrap-around (JAX's has none).
 """
@@ -116,12 +116,14 @@ def _laminax(name: str) -> tuple[str, str, bytes]:
 
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+\s*=\s*(.*)$")
+_LAYOUT = re.compile(r"\{[^{}]*\}")
 _OPCODE = re.compile(r"\s*([a-z][\w\-]*)\(")
 
 
 def opcode_counts(hlo_text: str) -> collections.Counter:
-    """How many instructions of each opcode the HLO module text has (all computations), and
-    how many fusions of each kind (as ``fusion:kLoop`` etc.)."""
+    """How many instructions of each opcode the HLO module text has (all computations), how
+    many fusions of each kind (as ``fusion:kLoop`` etc.), and how many of each opcode with each
+    result shape, layouts left out (as ``negate f32[2]``)."""
     counts: collections.Counter = collections.Counter()
     for line in hlo_text.splitlines():
         match = _INSTRUCTION.match(line)
@@ -134,13 +136,14 @@ def opcode_counts(hlo_text: str) -> collections.Counter:
                 depth += {"(": 1, ")": -1}.get(char, 0)
                 if depth == 0:
                     break
-            rest = rest[end + 1 :]
+            shape, rest = rest[: end + 1], rest[end + 1 :]
         else:
-            rest = rest.split(" ", 1)[1] if " " in rest else ""
+            shape, rest = rest.split(" ", 1) if " " in rest else (rest, "")
         opcode = _OPCODE.match(rest)
         if not opcode:
             continue
         counts[opcode.group(1)] += 1
+        counts[f"{opcode.group(1)} {_LAYOUT.sub('', shape)}"] += 1
         if opcode.group(1) == "fusion":
             kind = re.search(r"kind=(k\w+)", rest)
             counts[f"fusion:{kind.group(1) if kind else '?'}"] += 1
@@ -160,17 +163,13 @@ ENTRY %main (a: f32[2]) -> (f32[2], s32[]) {
   ROOT %t = (f32[2]{0}, s32[]) tuple(f32[2]{0} %f, s32[] %c)
 }"""
     assert opcode_counts(text) == collections.Counter(
-        {"parameter": 2, "negate": 1, "fusion": 1, "fusion:kLoop": 1, "constant": 1, "tuple": 1}
+        {"parameter": 2, "negate": 1, "fusion": 1, "fusion:kLoop": 1, "constant": 1, "tuple": 1,
+         "parameter f32[2]": 2, "negate f32[2]": 1, "fusion f32[2]": 1, "constant s32[]": 1,
+         "tuple (f32[2], s32[])": 1}
     )
 
 
-# The user-level models of bench/bench_models.py still differ from JAX in a few lowering and
-# autodiff rules (take_along_axis's gather, embedding lookup, reduce_window's and conv's
-# gradients, log_softmax): a handful of ops each in XLA's module (bench/PROFILE.md).
-_MODELS_DIFFERENT = pytest.mark.xfail(
-    strict=True, reason="gather/conv/reduce_window rules differ from JAX's (bench/PROFILE.md)"
-)
-ALL = NAMES + [pytest.param(m, marks=_MODELS_DIFFERENT) for m in MODELS]
+ALL = NAMES + MODELS
 
 
 @requires_jax

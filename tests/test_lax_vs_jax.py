@@ -177,7 +177,16 @@ CASES = [
                      "(1, 2, 2, 1), 'SAME').sum())", (IMG,), True, 1e-5),
     ("grad_conv", "g = grad(lambda x, w: (lax.conv_general_dilated(x, w, (1, 2), 'SAME', "
                   "dimension_numbers=('NHWC', 'HWIO', 'NHWC')) ** 2).sum(), argnums=(0, 1))",
-     (IMG, KER), False, 1e-3),
+     (IMG, KER), True, 1e-3),
+    # conv's gradients permute dimension numbers (no layout transposes), as JAX's
+    ("grad_conv_groups", "g = grad(lambda x, w: (lax.conv_general_dilated(x, w, (2, 1), "
+                         "((1, 0), (2, 1)), lhs_dilation=(1, 2), rhs_dilation=(2, 1), "
+                         "dimension_numbers=('NHWC', 'HWIO', 'NHWC'), feature_group_count=3) "
+                         "** 2).sum(), argnums=(0, 1))", (IMG, KER[:, :, :1, :3]), True, 1e-3),
+    ("grad_conv_batch_group", "g = grad(lambda x, w: (lax.conv_general_dilated(x, w, (1, 1), "
+                              "'VALID', dimension_numbers=('NCHW', 'IOHW', 'NHWC'), "
+                              "batch_group_count=2) ** 2).sum(), argnums=(0, 1))",
+     (IMG.transpose(0, 3, 1, 2), KER.transpose(2, 3, 0, 1)), True, 1e-3),
     ("grad_cumulative", "g = grad(lambda x: (lax.cumprod(x, 1) + lax.cummax(x, 0) + "
                         "lax.cumlogsumexp(x, 1)).sum())", (M,), False, 1e-4),
     ("grad_sort_topk", "g = grad(lambda x: (lax.sort(x, 1) * np.arange(4.0, dtype=np.float32)"

@@ -137,6 +137,13 @@ INDEXING_EXPRS = [
     "IN.at[0].set(2.7)", "jnp.take(F, IDX, axis=1)", "jnp.take(F, np.array([20, 1]))",
     "jnp.take(J, np.array([9, -1]), mode='clip')",
     "jnp.take_along_axis(F, jnp.argsort(F, axis=1), 1)",
+    "jnp.take_along_axis(F, IN[:, :1] % 4, axis=1)", "jnp.take_along_axis(F, IN[:1] % 3, 0)",
+    "jnp.take_along_axis(F[:1], IN % 4, axis=1)", "jnp.take_along_axis(F, IN, axis=-1)",
+    "jnp.take_along_axis(F, IN, axis=1, mode='clip')", "jnp.take_along_axis(J, U[:3], None)",
+    "jnp.take_along_axis(F, IN[:, :2] + 9, 1, fill_value=-1.0)",
+    "jnp.take_along_axis(F, IN % 4, 1, mode='promise_in_bounds')",
+    "jnp.take_along_axis(F, I8[None], 0, wrap_negative_indices=False, mode='clip')",
+    "jnp.take_along_axis(F[:, :0], IN[:, :2], 1)",
     "jnp.nonzero(IN)", "jnp.nonzero(IN, size=5, fill_value=-1)", "jnp.flatnonzero(B)",
     "jnp.argwhere(B)", "jnp.where(B)", "jnp.argwhere(IN, size=3)",
 ]
@@ -170,7 +177,9 @@ ERROR_EXPRS = [
     "jnp.zeros((2.5,))", "jnp.subtract(B, B)", "jnp.bitwise_and(F, F)", "jnp.matmul(F, F)",
     "jnp.split(J, 3)", "jnp.stack([F, J])", "jnp.round(IN, -1)",
     "jnp.linalg.inv(F)", "jnp.einsum('ij,jk', F, F)", "jnp.transpose(F, (0, 0))",
-    "jnp.squeeze(F, 0)", "jnp.arange(0, 3, 0)",
+    "jnp.squeeze(F, 0)", "jnp.arange(0, 3, 0)", "jnp.take_along_axis(F, F, 1)",
+    "jnp.take_along_axis(F, IN, None)", "jnp.take_along_axis(F, J, 0)",
+    "jnp.take_along_axis(F, IN[:2, :2], 1)",
 ]
 
 EXTRA_EXPRS = [
@@ -320,7 +329,8 @@ def test_jaxprs_of_common_functions_have_jax_equations():
              "jnp.transpose(x)", "x.at[0].set(1.0)", "jnp.cumsum(x, axis=1)",
              "jnp.concatenate([x, x])", "jnp.stack([x, x], 1)", "jnp.tile(x, (2, 1))",
              "jnp.repeat(x, 2, axis=0)", "jnp.mean(x, axis=0, keepdims=True)",
-             "jnp.linalg.norm(x)"]
+             "jnp.linalg.norm(x)", "jnp.take_along_axis(x, x.astype(jnp.int32), 1)",
+             "jnp.take_along_axis(x, x[:1].astype(jnp.int32), 0)"]
     source = ("def names(jaxpr):\n"
               "    out = []\n"
               "    for e in jaxpr.eqns:\n"

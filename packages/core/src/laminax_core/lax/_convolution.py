@@ -2,10 +2,10 @@
 string specs such as ('NHWC', 'HWIO', 'NHWC')), strides, 'SAME'/'VALID'/explicit padding,
 lhs (input) and rhs (kernel) dilation, and feature/batch grouping.
 
-The rules work in the canonical layout (N, C, spatial...) / (O, I, spatial...): the transposes
-to the input and to the kernel are convolutions themselves (of the cotangent with the flipped
-kernel, and of the input with the cotangent), and batching folds the vmapped dimension into the
-batch, output-feature or group dimensions.
+The transposes to the input and to the kernel are convolutions themselves (of the cotangent
+with the flipped kernel, and of the input with the cotangent) in the forward convolution's own
+layouts, with permuted dimension numbers; batching folds the vmapped dimension into the batch,
+output-feature or group dimensions.
 """
 
 from __future__ import annotations
@@ -331,99 +331,85 @@ def _conv_reference(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dila
 
 
 # ----- transposes ---------------------------------------------------------------------------
+#
+# Both gradients are convolutions expressed in the forward convolution's own layouts, by
+# permuting its dimension numbers rather than moving data: the lhs gradient convolves the
+# cotangent with the spatially reversed kernel whose in/out feature roles are swapped; the rhs
+# gradient convolves the input with the cotangent with batch and feature roles swapped. This
+# is the program JAX stages, so XLA receives no layout transposes to fold away.
 
 
-def _canonical(x, spec):
-    return transpose(x, spec)
+def _swap_roles(spec):
+    return (spec[1], spec[0], *spec[2:])
 
 
-def _from_canonical(x, spec):
-    return transpose(x, tuple(np.argsort(spec).tolist()))
+def _split_axis(x, axis, outer):
+    """`x` with dimension `axis` split into (outer, size // outer)."""
+    shape = get_aval(x).shape
+    return reshape(x, (*shape[:axis], outer, shape[axis] // outer, *shape[axis + 1:]))
 
 
-def _bind_canonical(x, w, **params):
-    ndim = get_aval(x).ndim
-    default = tuple(range(ndim))
-    return conv_general_dilated_p.bind(
-        x, w, dimension_numbers=ConvDimensionNumbers(default, default, default), **params)
-
-
-def _swap_groups(w, groups):
-    """(G*O_g, I, *K) -> (G*I, O_g, *K): the kernel of the transposed grouped convolution."""
-    shape = get_aval(w).shape
-    o_g = shape[0] // groups
-    w = reshape(w, (groups, o_g, shape[1], *shape[2:]))
-    w = transpose(w, (0, 2, 1, *range(3, len(shape) + 1)))
-    return reshape(w, (groups * shape[1], o_g, *shape[2:]))
-
-
-def _transpose_lhs_canonical(ct, w, in_shape, window_strides, padding, lhs_dilation,
-                             rhs_dilation, groups, precision, preferred):
-    spatial = len(in_shape) - 2
-    k = get_aval(w).shape[2:]
-    pads = conv_general_vjp_lhs_padding(in_shape[2:], k, window_strides,
-                                        get_aval(ct).shape[2:], padding, lhs_dilation,
-                                        rhs_dilation)
-    flipped = rev(w, tuple(range(2, 2 + spatial)))
-    kernel = _swap_groups(flipped, groups)
-    return _bind_canonical(ct, kernel, window_strides=lhs_dilation, padding=tuple(pads),
-                           lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
-                           feature_group_count=groups, batch_group_count=1,
-                           precision=precision, preferred_element_type=preferred,
-                           out_sharding=None)
+def _merge_axis(x, src, dst):
+    """`x` with dimension `src` folded (as the major part) into dimension `dst`, where `dst`
+    counts the dimensions left after removing `src`."""
+    shape = get_aval(x).shape
+    rest = [d for d in range(len(shape)) if d != src]
+    perm = (*rest[:dst], src, *rest[dst:])
+    sizes = [shape[d] for d in rest]
+    sizes[dst] *= shape[src]
+    return reshape(x, tuple(sizes), None if perm == tuple(range(len(shape))) else perm)
 
 
 def _conv_transpose_lhs(ct, rhs, lhs_aval, params):
-    dn = params["dimension_numbers"]
-    bgroups = params["batch_group_count"]
-    ct_c = _canonical(ct, dn.out_spec)
-    w_c = _canonical(rhs, dn.rhs_spec)
-    in_shape = tuple(lhs_aval.shape[d] for d in dn.lhs_spec)
-    args = (params["window_strides"], params["padding"], params["lhs_dilation"],
-            params["rhs_dilation"], params["feature_group_count"], params["precision"], None)
-    if bgroups == 1:
-        out = _transpose_lhs_canonical(ct_c, w_c, in_shape, *args)
-    else:  # batch group b pairs lhs batch block b with output feature block b
-        o_b = get_aval(w_c).shape[0] // bgroups
-        block_shape = (in_shape[0] // bgroups, *in_shape[1:])
-        pieces = [_transpose_lhs_canonical(_block(ct_c, 1, b, o_b), _block(w_c, 0, b, o_b),
-                                           block_shape, *args) for b in range(bgroups)]
-        out = concatenate(pieces, 0)
-    return _from_canonical(out, dn.lhs_spec)
-
-
-def _block(x, axis, index, size):
-    shape = get_aval(x).shape
-    start = [0] * len(shape)
-    limit = list(shape)
-    start[axis], limit[axis] = index * size, (index + 1) * size
-    return slice(x, start, limit)
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    groups, bgroups = params["feature_group_count"], params["batch_group_count"]
+    rhs_shape = get_aval(rhs).shape
+    if max(groups, bgroups) > 1:  # the group axis moves from out features to in features
+        rhs = _merge_axis(_split_axis(rhs, rhs_spec[0], max(groups, bgroups)), rhs_spec[0],
+                          rhs_spec[1])
+    pads = conv_general_vjp_lhs_padding(
+        [lhs_aval.shape[d] for d in lhs_spec[2:]], [rhs_shape[d] for d in rhs_spec[2:]],
+        params["window_strides"], [get_aval(ct).shape[d] for d in out_spec[2:]],
+        params["padding"], params["lhs_dilation"], params["rhs_dilation"])
+    kernel = rev(rhs, rhs_spec[2:])
+    if get_aval(kernel).dtype != get_aval(ct).dtype:  # a preferred_element_type cotangent
+        kernel = convert_element_type(kernel, get_aval(ct).dtype)
+    out = conv_general_dilated(
+        ct, kernel, params["lhs_dilation"], pads, params["window_strides"],
+        params["rhs_dilation"], ConvDimensionNumbers(out_spec, _swap_roles(rhs_spec), lhs_spec),
+        max(groups, bgroups), 1, params["precision"], params["preferred_element_type"])
+    if get_aval(out).dtype != lhs_aval.dtype:
+        out = convert_element_type(out, lhs_aval.dtype)
+    if bgroups > 1:  # the output's feature groups are the input's batch groups
+        out = _merge_axis(_split_axis(out, lhs_spec[1], bgroups), lhs_spec[1], lhs_spec[0])
+    return out
 
 
 def _conv_transpose_rhs(ct, lhs, rhs_aval, params):
     dn = params["dimension_numbers"]
+    if 0 in get_aval(ct).shape:  # the gradient convolution would have an empty kernel
+        return Zero(rhs_aval)
     groups, bgroups = params["feature_group_count"], params["batch_group_count"]
-    x_c = _canonical(lhs, dn.lhs_spec)
-    ct_c = _canonical(ct, dn.out_spec)
-    k = tuple(rhs_aval.shape[d] for d in dn.rhs_spec[2:])
-    in_spatial = get_aval(x_c).shape[2:]
-    # high padding that makes the output spatial extent equal the kernel's
-    pads = [(lo, (kk - 1) * rd + o_dil - i_dil - lo)
-            for (lo, _), kk, rd, o_dil, i_dil in zip(
-                params["padding"], k, params["rhs_dilation"],
-                dilate_shape(get_aval(ct_c).shape[2:], params["window_strides"]),
-                dilate_shape(in_spatial, params["lhs_dilation"]), strict=True)]
-    # swap batch and feature roles: the input's features become the batch, and the output's
-    # batch becomes the contracted feature
-    ndim = get_aval(x_c).ndim
-    swap = (1, 0, *range(2, ndim))
-    out = conv_general_dilated_p.bind(
-        x_c, ct_c, window_strides=params["rhs_dilation"], padding=tuple(pads),
-        lhs_dilation=params["lhs_dilation"], rhs_dilation=params["window_strides"],
-        dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
-        feature_group_count=bgroups, batch_group_count=groups, precision=params["precision"],
-        preferred_element_type=None, out_sharding=None)
-    return _from_canonical(out, dn.rhs_spec)
+    lhs_shape = get_aval(lhs).shape
+    in_spatial = dilate_shape([lhs_shape[d] for d in dn.lhs_spec[2:]], params["lhs_dilation"])
+    kernel = dilate_shape([rhs_aval.shape[d] for d in dn.rhs_spec[2:]], params["rhs_dilation"])
+    out = dilate_shape([get_aval(ct).shape[d] for d in dn.out_spec[2:]],
+                       params["window_strides"])
+    # high padding that makes the gradient's spatial extent the kernel's
+    pads = [(lo, k - 1 + o - i - lo) for (lo, _), k, o, i in zip(
+        params["padding"], kernel, out, in_spatial, strict=True)]
+    if get_aval(lhs).dtype != get_aval(ct).dtype:
+        lhs = convert_element_type(lhs, get_aval(ct).dtype)
+    # the input's features become the batch and the cotangent's batch the contracted feature;
+    # feature groups become batch groups and vice versa
+    grad = conv_general_dilated(
+        lhs, ct, params["rhs_dilation"], pads, params["lhs_dilation"], params["window_strides"],
+        ConvDimensionNumbers(_swap_roles(dn.lhs_spec), _swap_roles(dn.out_spec),
+                             _swap_roles(dn.rhs_spec)),
+        bgroups, groups, params["precision"], params["preferred_element_type"])
+    if get_aval(grad).dtype != rhs_aval.dtype:
+        grad = convert_element_type(grad, rhs_aval.dtype)
+    return grad
 
 
 def _conv_transpose(ct, lhs, rhs, **params):
@@ -432,13 +418,10 @@ def _conv_transpose(ct, lhs, rhs, **params):
     if undefined(lhs) and undefined(rhs):
         raise TypeError("conv_general_dilated is transposed with both operands linear (a bug "
                         "in a jvp rule).")
-
-    operand_dtype = (lhs.aval if undefined(lhs) else rhs.aval).dtype
-    if get_aval(ct).dtype != operand_dtype:  # a preferred_element_type output
-        ct = convert_element_type(ct, operand_dtype)
     if undefined(lhs):
         return [_conv_transpose_lhs(ct, rhs, lhs.aval, params), None]
-    return [None, _conv_transpose_rhs(ct, lhs, rhs.aval, params)]
+    grad = _conv_transpose_rhs(ct, lhs, rhs.aval, params)
+    return [None, None if isinstance(grad, Zero) else grad]
 
 
 # ----- batching -----------------------------------------------------------------------------
@@ -475,6 +458,14 @@ def _conv_batch(axis_data, args, dims, **params):
         out = conv_general_dilated_p.bind(x, w, **{**params, "feature_group_count": groups * size})
         return _split(out, dn.out_spec[1], size), dn.out_spec[1]
     return _conv_batch_loop(size, args, dims, params)
+
+
+def _block(x, axis, index, size):
+    shape = get_aval(x).shape
+    start = [0] * len(shape)
+    limit = list(shape)
+    start[axis], limit[axis] = index * size, (index + 1) * size
+    return slice(x, start, limit)
 
 
 def _conv_batch_loop(size, args, dims, params):

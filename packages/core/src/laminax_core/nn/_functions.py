@@ -2,9 +2,9 @@
 lax operations that follow JAX 0.10.2's formulas step by step, so results agree with JAX's to
 float rounding.
 
-Derivatives: JAX gives `relu` and `relu6` custom jvps (zero slope at the kinks). Here the same
-derivative falls out of the composition: the value is selected from `x` where the slope is 1 and
-from a `stop_gradient` elsewhere. Python scalars in the formulas are weakly typed, so float16
+Derivatives: `relu` and `relu6` have custom jvps, as in JAX (zero slope at the kinks): the
+value is a plain `max`/`min`, which XLA computes without the select a derivative-shaping
+composition would leave in the forward pass. Python scalars in the formulas are weakly typed, so float16
 inputs compute in float16 as in JAX.
 """
 
@@ -130,8 +130,15 @@ def relu(x):
       >>> relu(np.array([-1.0, 0.0, 2.0], np.float32))
       array([0., 0., 2.], dtype=float32)
     """
-    x = _array("relu", x)
-    return _where(lax.gt(x, _c(x, 0)), x, lax.stop_gradient(lax.max(x, _zeros_like(x))))
+    return _relu(_array("relu", x))
+
+
+@custom_jvp
+def _relu(x):
+    return lax.max(x, _zeros_like(x))
+
+
+_relu.defjvps(lambda g, ans, x: lax.select(lax.gt(x, _c(x, 0)), g, _zeros_like(g)))
 
 
 def relu6(x):
@@ -141,10 +148,16 @@ def relu6(x):
       >>> relu6(np.array([-1.0, 3.0, 7.0], np.float32))
       array([0., 3., 6.], dtype=float32)
     """
-    x = _array("relu6", x)
-    inside = lax.bitwise_and(lax.gt(x, _c(x, 0)), lax.lt(x, _c(x, 6)))
-    clipped = lax.min(lax.max(x, _zeros_like(x)), lax.add(_zeros_like(x), 6.0))
-    return _where(inside, x, lax.stop_gradient(clipped))
+    return _relu6(_array("relu6", x))
+
+
+@custom_jvp
+def _relu6(x):
+    return lax.min(lax.max(x, _zeros_like(x)), lax.add(_zeros_like(x), 6.0))
+
+
+_relu6.defjvps(lambda g, ans, x: lax.select(
+    lax.bitwise_and(lax.gt(x, _c(x, 0)), lax.lt(x, _c(x, 6))), g, _zeros_like(g)))
 
 
 def leaky_relu(x, negative_slope=0.01):

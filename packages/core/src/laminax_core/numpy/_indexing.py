@@ -637,9 +637,24 @@ def along_axis_index(shape, axis: int, indices) -> tuple:
     return tuple(index)
 
 
-def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None, *,
+                    wrap_negative_indices: bool | None = None):
     """Elements of `arr` at `indices` along `axis`, pairing the other axes elementwise
     (`indices` broadcasts against `arr` except along `axis`).
+
+    One gather, as JAX stages it: the paired axes are gather batching dimensions (no iota
+    index is built), an index axis of size 1 takes the whole of `arr`'s axis, and an `arr`
+    axis of size 1 is squeezed away and broadcast by the index.
+
+    Args:
+      arr: the array.
+      indices: integer indices, of `arr`'s rank (1-d when `axis` is None).
+      axis: the axis to take along; None flattens `arr` first.
+      mode: out-of-bounds handling as for `x.at[...].get`: "fill" (the default, giving
+        `fill_value`), "clip" or "promise_in_bounds".
+      fill_value: the fill for "fill" mode (default NaN, or the dtype's extreme integer).
+      wrap_negative_indices: whether negative indices count from the end (default: unless
+        `mode` is "promise_in_bounds").
 
     Example:
       >>> take_along_axis(np.array([[10, 30, 20]]), np.array([[1, 2, 0]]), axis=1)
@@ -647,21 +662,67 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     """
     check_arraylike("take_along_axis", arr, indices)
     arr, indices = as_array(arr), as_array(indices)
+    index_dtype = get_aval(indices).dtype
+    if not dtypes.issubdtype(index_dtype, np.integer):
+        raise TypeError(f"take_along_axis indices must be of integer type, got {index_dtype}")
     if axis is None:
+        if get_aval(indices).ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{get_aval(indices).shape}")
         arr = lax.reshape(arr, (get_aval(arr).size,))
-        indices = lax.reshape(indices, (get_aval(indices).size,))
         axis = 0
-    shape = get_aval(arr).shape
-    if get_aval(indices).ndim != len(shape):
+    shape, index_shape = get_aval(arr).shape, get_aval(indices).shape
+    if len(index_shape) != len(shape):
         raise ValueError(f"jnp.take_along_axis: indices and arr must have the same number of "
-                         f"dimensions, got {get_aval(indices).ndim} and {len(shape)}.")
+                         f"dimensions, got {len(index_shape)} and {len(shape)}.")
     axis = canonicalize_axis(axis, len(shape), "jnp.take_along_axis")
-    index = along_axis_index(shape, axis, indices)
-    if mode in (None, "fill") and fill_value is None:
+    arr_shape = shape[:axis] + (1,) + shape[axis + 1:]
+    out_shape = lax.broadcast_shapes(index_shape, arr_shape)
+    if shape[axis] == 0:
+        return lax.full(out_shape, 0, get_aval(arr).dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:  # the wrapped index must not overflow a narrow index dtype
+        wide = np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32
+        indices = _normalize_index(convert_dtype(indices, wide), shape[axis])
+    offset_dims, collapsed, operand_batching, index_batching, squeezed = [], [], [], [], []
+    slice_sizes, gather_shape = [], []
+    position, index_position = 0, 0  # in the squeezed `arr`, and in the gather's indices
+    for d in range(len(shape)):
+        if d == axis:
+            collapsed.append(position)
+            slice_sizes.append(1)
+        elif index_shape[d] == 1:  # take the whole axis of `arr`
+            offset_dims.append(d)
+            slice_sizes.append(shape[d])
+            position += 1
+            continue
+        elif shape[d] == 1:  # `arr` broadcasts along the index's axis
+            squeezed.append(d)
+            gather_shape.append(out_shape[d])
+            index_position += 1
+            continue
+        else:  # paired elementwise
+            operand_batching.append(position)
+            index_batching.append(index_position)
+            slice_sizes.append(1 if shape[d] else 0)
+        gather_shape.append(out_shape[d])
+        position += 1
+        index_position += 1
+    start = collapsed[0]
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims), collapsed_slice_dims=(start,), start_index_map=(start,),
+        operand_batching_dims=tuple(operand_batching),
+        start_indices_batching_dims=tuple(index_batching))
+    mode = "fill" if mode is None else mode
+    if mode == "fill" and fill_value is None:
         fill_value = default_fill_value(get_aval(arr).dtype)
-    elif mode not in (None, "fill"):
+    elif mode != "fill":
         fill_value = None
-    return getitem(arr, index, mode="fill" if mode is None else mode, fill_value=fill_value)
+    if squeezed:
+        arr = lax.squeeze(arr, tuple(squeezed))
+    return lax.gather(arr, lax.reshape(indices, (*gather_shape, 1)), dnums, tuple(slice_sizes),
+                      mode=mode, fill_value=fill_value)
 
 
 install_take_along_axis(take_along_axis)
