@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
+from laminax_core._api import index_or_indices as index_or_indices
+from laminax_core._api import resolve_argnums as resolve_argnums
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
@@ -104,6 +106,8 @@ from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 __all__ = [
     "check_argnames",
     "check_argnums",
+    "index_or_indices",
+    "resolve_argnums",
     "AbstractValue",
     "all_primitives",
     "empty2_p",

@@ -46,6 +46,7 @@ from laminax_core.internal import (
     eval_interpreter,
     eval_jaxpr,
     get_aval,
+    resolve_argnums,
     trace_to_jaxpr,
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -101,12 +102,17 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
                 f"jit: {what}_argnums={argnums} refers to argument {n}, but "
                 f"{_fun_name(fun)} takes {len(positional)} positional arguments."
             )
-    nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
+    if what == "static":
+        # JAX resolves negative static positions against each call's arguments (jaxlib's C++
+        # does the same), so they stay negative here and name no parameter
+        nums = tuple(sorted(set(nums)))
+    else:
+        nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
     by_name = {p.name: i for i, p in enumerate(positional)}
     names_out = set(names) | {
         positional[n].name
         for n in nums
-        if n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
+        if 0 <= n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
     }
     nums_out = set(nums) | {by_name[name] for name in names if name in by_name}
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
@@ -152,6 +158,10 @@ class _Options:
         self.static_argnums, self.static_argnames = _resolve(
             fun, static_argnums, static_argnames, "static"
         )
+        # negative static positions count from the end of each call's arguments too (JAX
+        # resolves them per call): one reaching before the first argument is an error then
+        self.negative = tuple(
+            n for n in check_argnums("jit static_argnums", static_argnums) if n < 0)
         self.donate_argnums, self.donate_argnames = _resolve(
             fun, donate_argnums, donate_argnames, "donate"
         )
@@ -186,10 +196,13 @@ class _Options:
     def split(self, args, kwargs):
         """`(dyn_args, dyn_kwargs, static_key)`, checking that static values are hashable."""
         nums, names = self.static_argnums, self.static_argnames
+        if self.negative:
+            nums = frozenset(n for n in nums if n >= 0) | set(
+                resolve_argnums(self.negative, len(args)))
         if not nums and not names:
             return args, kwargs, ()
         static = []
-        for i in nums:
+        for i in sorted(nums):
             if i < len(args):
                 _check_hashable(args[i], f"{i}")
                 static.append((i, args[i]))
@@ -252,10 +265,18 @@ class JitFunction:
         self._name = _fun_name(fun)
         self._local_cache: collections.OrderedDict | None = None
         self._cache_misses = 0  # calls the C++ fast path handed back to Python
+        # the C++ side calls back through a weak reference: a bound method would make a cycle
+        # (this object -> its PjitFunction -> the method -> this object), and a dropped jitted
+        # closure would then keep its executables alive until the cyclic GC happens to run
+        this = weakref.ref(self)
+
+        def cache_miss(*args, **kwargs):
+            return this()._cache_miss(*args, **kwargs)
+
         self._cpp = cpp_function(
             self._name,
             fun,
-            self._cache_miss,
+            cache_miss,
             _cpp_cache,
             static_argnums=options.static_argnums,
             static_argnames=options.static_argnames,

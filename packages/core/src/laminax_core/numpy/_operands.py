@@ -144,18 +144,29 @@ def _rank_promotion_check(name: str, shapes) -> None:
     warnings.warn(message, stacklevel=4)
 
 
+# binary functions whose operands JAX broadcasts explicitly before computing (they are built of
+# several primitives), so a mismatch is broadcasting's ValueError there
+_BROADCAST_FIRST = frozenset({"copysign", "heaviside", "gcd", "lcm"})
+
+
 def promote_shapes(name: str, *args) -> list:
     """The arguments brought to a common rank by adding leading size-1 axes (NumPy's rank
-    promotion); raises ValueError if the shapes do not broadcast."""
+    promotion); raises TypeError (one rank) or ValueError (several) if the shapes do not
+    broadcast."""
     if len(args) < 2:
         return list(args)
     shapes = [get_aval(a).shape for a in args]
+    nonscalar_ranks = {len(s) for s in shapes if s}
     try:
         result = np.broadcast_shapes(*shapes)
     except ValueError as err:
-        raise ValueError(f"{name}: incompatible shapes for broadcasting: "
-                         f"{', '.join(map(str, shapes))}.") from err
-    nonscalar_ranks = {len(s) for s in shapes if s}
+        # as JAX: two operands of one rank reach the binary primitive's shape rule
+        # (TypeError); ranks that differ fail in the rank promotion before it, and where's
+        # three operands in an explicit broadcast (ValueError)
+        binary = len(args) == 2 and name not in _BROADCAST_FIRST
+        error = TypeError if len(nonscalar_ranks) < 2 and binary else ValueError
+        raise error(f"{name}: incompatible shapes for broadcasting: "
+                    f"{', '.join(map(str, shapes))}.") from err
     if len(nonscalar_ranks) < 2:
         return list(args)
     _rank_promotion_check(name, shapes)
