@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+__all__ = ["device_put", "jit"]
+
 
 def _not_installed(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("laminax_dispatch: import the package, not one of its modules alone")

@@ -23,6 +23,7 @@ from laminax_dispatch.internal import make_ir_context
 __all__ = [
     "DisabledSafetyCheck",
     "Exported",
+    "install_method",
     "is_symbolic_dim",
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
