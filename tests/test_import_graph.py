@@ -16,25 +16,10 @@ PACKAGES = ["laminax_pytree", "laminax_core", "laminax_dispatch", "laminax_pjit"
 CORE = ROOT / "packages" / "core" / "src" / "laminax_core"
 
 # Modules still in an import cycle: the families of lax define each other's rules (elementwise,
-# structural, reductions, indexing ... and the control-flow modules reach `lax` itself); jnp's
-# families call each other (creation, shape, indexing, ufuncs, logic, reductions, sorting);
-# dispatch's arrays, device_put, compilation and jit call each other; the facade's jax alias
-# imports the facade; export's Exported methods import the modules that build on Exported. A module may leave this list, never join it: untying a knot shrinks it.
+# structural, reductions, indexing ... and the control-flow modules reach `lax` itself).
+# A module may leave this list, never join it: untying a knot shrinks it.
 KNOWN_CYCLES = {
     "laminax_core.lax": "the lax families",
-    "laminax_core.numpy._creation": "jnp families", "laminax_core.numpy._index_tricks": "jnp",
-    "laminax_core.numpy._indexing": "jnp", "laminax_core.numpy._logic": "jnp",
-    "laminax_core.numpy._operands": "jnp", "laminax_core.numpy._reductions": "jnp",
-    "laminax_core.numpy._shape": "jnp", "laminax_core.numpy._sorting": "jnp",
-    "laminax_core.numpy._ufuncs": "jnp",
-    "laminax_dispatch._array": "arrays, placement, compilation",
-    "laminax_dispatch._compile": "dispatch", "laminax_dispatch._compiled_call": "dispatch",
-    "laminax_dispatch._device_put": "dispatch", "laminax_dispatch._fast_path": "dispatch",
-    "laminax_dispatch._jit": "dispatch", "laminax_dispatch._tokens": "dispatch",
-    "laminax_dispatch._eager": "dispatch",
-    "laminax._jax_alias": "the facade's alias module imports the facade",
-    "laminax_export._exported": "Exported.call/.serialize reach the modules built on Exported",
-    "laminax_export._call": "export", "laminax_export._serialization": "export",
 }  # fmt: skip
 MAX_FUNCTION_LEVEL_IMPORTS_IN_CORE = 30
 

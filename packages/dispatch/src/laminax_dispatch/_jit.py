@@ -51,11 +51,13 @@ from laminax_core.internal import (
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
+from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
 from laminax_dispatch._sharding import SingleDeviceSharding
+from laminax_dispatch._stages import Traced
 from laminax_dispatch._placement import (
     Placement,
     committed_shardings,
@@ -501,8 +503,6 @@ class JitFunction:
           >>> jit(lambda x: x * 2).trace(1.0).jaxpr
           { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
         """
-        from laminax_dispatch._stages import Traced
-
         entry, _ = self._entry(args, kwargs)
         return Traced(entry)
 
@@ -564,8 +564,6 @@ def clear_caches() -> None:
     """Forgets every traced and compiled computation: each jitted function's signatures (the
     Python and C++ caches), derived jaxprs, the eager op caches and the in-memory executable
     cache (the persistent cache on disk stays). JAX's `jax.clear_caches`."""
-    from laminax_dispatch import _compile, _eager, _jit_primitive
-
     with _lock:
         for cache in list(_fun_caches.values()):
             cache.clear()
@@ -741,3 +739,6 @@ def inline_jit_cpp(fun: Callable):
         setattr(fast, name, getattr(jitted, name))
     fast._jit_function = jitted
     return fast
+
+
+_hooks.jit = jit

@@ -18,7 +18,12 @@ from laminax_dispatch import default_backend
 from laminax_dispatch.internal import register_lowering
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_export._exported import DisabledSafetyCheck, Exported, parse_artifact
+from laminax_export._exported import (
+    DisabledSafetyCheck,
+    Exported,
+    install_method,
+    parse_artifact,
+)
 from laminax_export._vjp import differentiable, float0_as_bool
 
 __all__ = ["call_exported", "call_exported_p"]
@@ -169,3 +174,6 @@ def _differentiable(exported: Exported, flat_call):
 
     f_flat.defvjp(fwd, bwd)
     return f_flat
+
+
+install_method("call", call_exported)

@@ -20,6 +20,7 @@ from laminax_pytree import PyTreeDef, default_registry, tree_structure
 from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
+    install_method,
     maximum_supported_calling_convention_version,
     minimum_supported_calling_convention_version,
 )
@@ -502,3 +503,6 @@ def _read_check(c, fail) -> DisabledSafetyCheck:
     if kind == _CHECK_PLATFORM:
         return DisabledSafetyCheck.platform()
     raise ValueError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
+
+
+install_method("serialize", serialize)

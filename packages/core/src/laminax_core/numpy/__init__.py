@@ -3,7 +3,7 @@
 Arrays are immutable (update them with `x.at[idx].set(v)`), Python scalars are weakly typed (they
 do not upcast arrays), and every function works alike on NumPy arrays (core's eager values),
 tracers, and the device arrays of the layers above. Modules by family: `_creation`, `_ufuncs`,
-`_logic`, `_reductions`, `_shape`, `_indexing`, `_linalg_products`, `_einsum`, `_sorting`,
+`_logic`, `_selection`, `_reductions`, `_shape`, `_indexing`, `_linalg_products`, `_einsum`, `_sorting`,
 `_dtypes`, and the public `linalg` and `fft`. Importing this package also puts the numpy-backed
 array methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on tracers (`_array_methods.py`).
 """
@@ -105,28 +105,28 @@ from laminax_core.numpy._linalg_products import trace as trace
 from laminax_core.numpy._linalg_products import vdot as vdot
 from laminax_core.numpy._linalg_products import vecdot as vecdot
 from laminax_core.numpy._linalg_products import vecmat as vecmat
-from laminax_core.numpy._logic import allclose as allclose
-from laminax_core.numpy._logic import array_equal as array_equal
-from laminax_core.numpy._logic import array_equiv as array_equiv
+from laminax_core.numpy._selection import allclose as allclose
+from laminax_core.numpy._selection import array_equal as array_equal
+from laminax_core.numpy._selection import array_equiv as array_equiv
 from laminax_core.numpy._logic import bitwise_count as bitwise_count
 from laminax_core.numpy._logic import bitwise_invert as bitwise_invert
 from laminax_core.numpy._logic import bitwise_left_shift as bitwise_left_shift
 from laminax_core.numpy._logic import bitwise_not as bitwise_not
 from laminax_core.numpy._logic import bitwise_right_shift as bitwise_right_shift
-from laminax_core.numpy._logic import clip as clip
+from laminax_core.numpy._selection import clip as clip
 from laminax_core.numpy._logic import equal as equal
 from laminax_core.numpy._logic import greater as greater
 from laminax_core.numpy._logic import greater_equal as greater_equal
 from laminax_core.numpy._logic import invert as invert
-from laminax_core.numpy._logic import isclose as isclose
-from laminax_core.numpy._logic import iscomplex as iscomplex
+from laminax_core.numpy._selection import isclose as isclose
+from laminax_core.numpy._selection import iscomplex as iscomplex
 from laminax_core.numpy._logic import iscomplexobj as iscomplexobj
 from laminax_core.numpy._logic import isfinite as isfinite
 from laminax_core.numpy._logic import isinf as isinf
 from laminax_core.numpy._logic import isnan as isnan
 from laminax_core.numpy._logic import isneginf as isneginf
 from laminax_core.numpy._logic import isposinf as isposinf
-from laminax_core.numpy._logic import isreal as isreal
+from laminax_core.numpy._selection import isreal as isreal
 from laminax_core.numpy._logic import isrealobj as isrealobj
 from laminax_core.numpy._logic import left_shift as left_shift
 from laminax_core.numpy._logic import less as less
@@ -134,7 +134,7 @@ from laminax_core.numpy._logic import less_equal as less_equal
 from laminax_core.numpy._logic import logical_not as logical_not
 from laminax_core.numpy._logic import not_equal as not_equal
 from laminax_core.numpy._logic import right_shift as right_shift
-from laminax_core.numpy._logic import where as where
+from laminax_core.numpy._selection import where as where
 from laminax_core.numpy._polynomials import polydiv as polydiv
 from laminax_core.numpy._polynomials import polyfit as polyfit
 from laminax_core.numpy._polynomials import roots as roots
