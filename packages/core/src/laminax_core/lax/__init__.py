@@ -303,11 +303,11 @@ from laminax_core.lax._special import (
     lgamma_p as lgamma_p,
     polygamma as polygamma,
     polygamma_p as polygamma_p,
-    random_gamma_grad as random_gamma_grad,
     regularized_incomplete_beta_p as regularized_incomplete_beta_p,
     zeta as zeta,
     zeta_p as zeta_p,
 )
+from laminax_core.lax._special_programs import random_gamma_grad as random_gamma_grad
 from laminax_core.lax._windowed import (
     padtype_to_pads as padtype_to_pads,
     reduce_window as reduce_window,

@@ -26,6 +26,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core.lax import _hooks
 from laminax_core.lax._bitwise import bitwise_and
 from laminax_core.lax._elementwise import (
     _hide_none,
@@ -699,3 +700,6 @@ def reciprocal(x):
       array(0.25, dtype=float32)
     """
     return integer_pow(x, -1)
+
+
+_hooks.install(conj=conj, real=real)

@@ -25,7 +25,7 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
-from laminax_core.lax import _bitwise, _elementwise, _slicing
+from laminax_core.lax import _bitwise, _elementwise, _hooks, _slicing
 from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._joining import concatenate
@@ -522,3 +522,6 @@ reduce_p = define_primitive(
     multiple_results=True,
     print_params=lambda params: {**params, "computation": _MaskedAddress(params["computation"])},
 )
+
+
+_hooks.install(reduce_sum=reduce_sum)

@@ -36,7 +36,6 @@ from laminax_core.lax._elementwise import abs as abs_
 from laminax_core.lax._elementwise import sub as ew_sub
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 from laminax_core.lax._math import log1p, square
-from laminax_core.lax._special_programs import random_gamma_grad_program
 
 __all__ = [
     "bessel_i0e", "bessel_i1e", "betainc", "digamma", "erf", "erf_inv", "erfc", "igamma",
@@ -411,18 +410,6 @@ def igamma_grad_a(a, x):
 
 igamma_grad_a_p = _special("igamma_grad_a", _igamma_grad_a_reference,
                            _no_jvp_rule("igamma_grad_a"))
-
-
-def random_gamma_grad(a, x):
-    """The derivative of a Gamma(a, 1) sample `x` with respect to `a` (implicit
-    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)), a lax program as in JAX (not a
-    primitive): the incomplete gamma series or continued fraction, differentiated.
-
-    Example:
-      >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
-      1.21...
-    """
-    return random_gamma_grad_program(*as_operands(a, x))
 
 
 # ----- bessel_i0e, bessel_i1e ---------------------------------------------------------------

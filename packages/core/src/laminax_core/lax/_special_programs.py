@@ -25,17 +25,15 @@ import functools
 import numpy as np
 
 from laminax_core import dtypes
-from laminax_core import lax as _lax_package  # the lax namespace; bound when first called
 from laminax_core._avals import get_aval
+from laminax_core.lax import _bitwise, _elementwise, _math, _reductions, _special, _structural
+from laminax_core.lax._helpers import as_operands
+from laminax_core.lax._control_flow.while_loop import while_loop
 
 __all__ = [
     "betainc_program", "bessel_i0e_program", "igamma_grad_a_program", "igamma_program",
-    "igammac_program", "random_gamma_grad_program",
+    "igammac_program", "random_gamma_grad", "random_gamma_grad_program",
 ]  # fmt: skip
-
-
-def _lax():
-    return _lax_package
 
 
 def _shape_and_upcast(program):
@@ -43,41 +41,40 @@ def _shape_and_upcast(program):
 
     @functools.wraps(program)
     def wrapped(*args):
-        lax = _lax()
         shape = np.broadcast_shapes(*(get_aval(a).shape for a in args))
         args = [a if get_aval(a).shape == shape else _broadcast(a, shape) for a in args]
         dtype = np.dtype(get_aval(args[0]).dtype)
         if dtype in (np.float32, np.float64):
             return program(*args, dtype=dtype)
-        args = [lax.convert_element_type(a, np.float32) for a in args]
-        return lax.convert_element_type(program(*args, dtype=np.dtype(np.float32)), dtype)
+        args = [_elementwise.convert_element_type(a, np.float32) for a in args]
+        return _elementwise.convert_element_type(program(*args, dtype=np.dtype(np.float32)), dtype)
 
     return wrapped
 
 
 def _broadcast(x, shape):
     rank = len(get_aval(x).shape)
-    return _lax().broadcast_in_dim(x, shape, tuple(range(len(shape) - rank, len(shape))))
+    return _structural.broadcast_in_dim(x, shape, tuple(range(len(shape) - rank, len(shape))))
 
 
 def _full(x, value):
-    return _lax().full_like(x, value)
+    return _structural.full_like(x, value)
 
 
 def _any(predicate):
-    return _lax().reduce_or(predicate, tuple(range(get_aval(predicate).ndim)))
+    return _reductions.reduce_or(predicate, tuple(range(get_aval(predicate).ndim)))
 
 
 def _any_of(*predicates):
-    return functools.reduce(_lax().bitwise_or, predicates)
+    return functools.reduce(_bitwise.bitwise_or, predicates)
 
 
 def _isnan(x):
-    return _lax().ne(x, x)
+    return _elementwise.ne(x, x)
 
 
 def _where(predicate, on_true, on_false):
-    return _lax().select_n(predicate, on_false, on_true)
+    return _elementwise.select_n(predicate, on_false, on_true)
 
 
 def _eps(dtype):
@@ -95,111 +92,107 @@ class _Mode(enum.Enum):
 
 def _log_prefactor(a, x):
     """log(x^a e^-x / Gamma(a)), and whether its exponential underflows."""
-    lax = _lax()
-    log_ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a))
+    log_ax = _elementwise.sub(_elementwise.sub(_elementwise.mul(a, _elementwise.log(x)), x), _special.lgamma(a))
     limit = -np.log(np.asarray(dtypes.finfo(get_aval(a).dtype).max))
-    return log_ax, lax.lt(log_ax, np.asarray(limit, get_aval(a).dtype))
+    return log_ax, _elementwise.lt(log_ax, np.asarray(limit, get_aval(a).dtype))
 
 
 def _igamma_series(ax, x, a, enabled, dtype, mode):
     """P(a, x) = ax / a * sum_n x^n / ((a+1)...(a+n)) and its derivative in `a`, summed until
     the last term (of the value or of the derivative) drops below eps relative."""
-    lax = _lax()
     eps = _eps(dtype)
 
     def body(state):
         active, r, c, ans, x_, dc_da, dans_da = state
-        r_new = lax.add(r, 1.0)
-        x_over_r = lax.div(x_, r_new)
-        dc_da_new = lax.sub(lax.mul(dc_da, x_over_r),
-                            lax.div(lax.mul(c, x_), lax.mul(r_new, r_new)))
-        dans_da_new = lax.add(dans_da, dc_da_new)
-        c_new = lax.mul(c, x_over_r)
-        ans_new = lax.add(ans, c_new)
+        r_new = _elementwise.add(r, 1.0)
+        x_over_r = _elementwise.div(x_, r_new)
+        dc_da_new = _elementwise.sub(_elementwise.mul(dc_da, x_over_r),
+                            _elementwise.div(_elementwise.mul(c, x_), _elementwise.mul(r_new, r_new)))
+        dans_da_new = _elementwise.add(dans_da, dc_da_new)
+        c_new = _elementwise.mul(c, x_over_r)
+        ans_new = _elementwise.add(ans, c_new)
         if mode is _Mode.VALUE:
-            unconverged = lax.gt(lax.div(c_new, ans_new), eps)
+            unconverged = _elementwise.gt(_elementwise.div(c_new, ans_new), eps)
         else:
-            unconverged = lax.gt(lax.abs(lax.div(dc_da_new, dans_da_new)), eps)
+            unconverged = _elementwise.gt(_elementwise.abs(_elementwise.div(dc_da_new, dans_da_new)), eps)
         new = (r_new, c_new, ans_new, x_, dc_da_new, dans_da_new)
         kept = tuple(_where(active, n, o) for n, o in zip(new, state[1:], strict=True))
-        return (lax.bitwise_and(active, unconverged), *kept)
+        return (_bitwise.bitwise_and(active, unconverged), *kept)
 
     init = (enabled, a, _full(a, 1), _full(a, 1), x, _full(a, 0), _full(a, 0))
-    _, _, _, ans, _, _, dans_da = lax.while_loop(lambda s: _any(s[0]), body, init)
+    _, _, _, ans, _, _, dans_da = while_loop(lambda s: _any(s[0]), body, init)
     if mode is _Mode.VALUE:
-        return lax.div(lax.mul(ans, ax), a)
-    dlogax_da = lax.sub(lax.log(x), lax.digamma(lax.add(a, 1.0)))
+        return _elementwise.div(_elementwise.mul(ans, ax), a)
+    dlogax_da = _elementwise.sub(_elementwise.log(x), _special.digamma(_elementwise.add(a, 1.0)))
     if mode is _Mode.DERIVATIVE:
-        return lax.div(lax.mul(ax, lax.add(lax.mul(ans, dlogax_da), dans_da)), a)
-    return lax.div(lax.mul(lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da))), x), a)
+        return _elementwise.div(_elementwise.mul(ax, _elementwise.add(_elementwise.mul(ans, dlogax_da), dans_da)), a)
+    return _elementwise.div(_elementwise.mul(_elementwise.neg(_elementwise.add(dans_da, _elementwise.mul(ans, dlogax_da))), x), a)
 
 
 def _fraction_step(state, eps, mode):
     """One step of the continued fraction for Q(a, x): the next convergent p_k / q_k from the
     three-term recurrences (and their derivatives in `a`), rescaled by eps when large."""
-    lax = _lax()
     (active, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
      dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = state  # fmt: skip
-    c = lax.add(c, 1.0)
-    y = lax.add(y, 1.0)
-    z = lax.add(z, 2.0)
-    yc = lax.mul(y, c)
-    pk = lax.sub(lax.mul(pkm1, z), lax.mul(pkm2, yc))
-    qk = lax.sub(lax.mul(qkm1, z), lax.mul(qkm2, yc))
-    qk_nonzero = lax.ne(qk, 0.0)
-    r = lax.div(pk, qk)
-    t_new = _where(qk_nonzero, lax.abs(lax.div(lax.sub(ans, r), r)), _full(r, 1))
+    c = _elementwise.add(c, 1.0)
+    y = _elementwise.add(y, 1.0)
+    z = _elementwise.add(z, 2.0)
+    yc = _elementwise.mul(y, c)
+    pk = _elementwise.sub(_elementwise.mul(pkm1, z), _elementwise.mul(pkm2, yc))
+    qk = _elementwise.sub(_elementwise.mul(qkm1, z), _elementwise.mul(qkm2, yc))
+    qk_nonzero = _elementwise.ne(qk, 0.0)
+    r = _elementwise.div(pk, qk)
+    t_new = _where(qk_nonzero, _elementwise.abs(_elementwise.div(_elementwise.sub(ans, r), r)), _full(r, 1))
     ans_new = _where(qk_nonzero, r, ans)
-    dpk_da = lax.add(lax.sub(lax.sub(lax.mul(dpkm1_da, z), pkm1), lax.mul(dpkm2_da, yc)),
-                     lax.mul(pkm2, c))
-    dqk_da = lax.add(lax.sub(lax.sub(lax.mul(dqkm1_da, z), qkm1), lax.mul(dqkm2_da, yc)),
-                     lax.mul(qkm2, c))
-    dans_da_new = _where(qk_nonzero, lax.div(lax.sub(dpk_da, lax.mul(ans_new, dqk_da)), qk),
+    dpk_da = _elementwise.add(_elementwise.sub(_elementwise.sub(_elementwise.mul(dpkm1_da, z), pkm1), _elementwise.mul(dpkm2_da, yc)),
+                     _elementwise.mul(pkm2, c))
+    dqk_da = _elementwise.add(_elementwise.sub(_elementwise.sub(_elementwise.mul(dqkm1_da, z), qkm1), _elementwise.mul(dqkm2_da, yc)),
+                     _elementwise.mul(qkm2, c))
+    dans_da_new = _where(qk_nonzero, _elementwise.div(_elementwise.sub(dpk_da, _elementwise.mul(ans_new, dqk_da)), qk),
                          dans_da)
-    grad_change = _where(qk_nonzero, lax.abs(lax.sub(dans_da_new, dans_da)), _full(dans_da, 1))
-    rescale = lax.gt(lax.abs(pk), lax.div(1.0, eps))
+    grad_change = _where(qk_nonzero, _elementwise.abs(_elementwise.sub(dans_da_new, dans_da)), _full(dans_da, 1))
+    rescale = _elementwise.gt(_elementwise.abs(pk), _elementwise.div(1.0, eps))
     history = [pk, qk, pkm1, qkm1, dpk_da, dqk_da, dpkm1_da, dqkm1_da]
-    history = [_where(rescale, lax.mul(v, eps), v) for v in history]
+    history = [_where(rescale, _elementwise.mul(v, eps), v) for v in history]
     pkm1, qkm1, pkm2, qkm2, dpkm1_da, dqkm1_da, dpkm2_da, dqkm2_da = history
     if mode is _Mode.VALUE:
-        unconverged = lax.gt(t_new, eps)
+        unconverged = _elementwise.gt(t_new, eps)
     else:
-        unconverged = lax.gt(grad_change, eps)
+        unconverged = _elementwise.gt(grad_change, eps)
     new = (ans_new, t_new, y, z, c, pkm1, qkm1, pkm2, qkm2,
            dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)  # fmt: skip
     # the step counter `c` advances for every element; the rest only where still active
     kept = [n if i == 4 else _where(active, n, o)
             for i, (n, o) in enumerate(zip(new, state[1:], strict=True))]
-    return (lax.bitwise_and(active, unconverged), *kept)
+    return (_bitwise.bitwise_and(active, unconverged), *kept)
 
 
 def _igammac_fraction(ax, x, a, enabled, dtype, mode):
     """Q(a, x) = ax * (continued fraction), at most 2000 steps, and its derivative in `a`."""
-    lax = _lax()
     eps = _eps(dtype)
-    y = lax.sub(1.0, a)
-    z = lax.add(lax.add(x, y), 1.0)
-    pkm1 = lax.add(x, 1.0)
-    qkm1 = lax.mul(z, x)
-    ans = lax.div(pkm1, qkm1)
-    dqkm1_da = lax.neg(x)
-    dans_da = lax.div(lax.sub(_full(x, 0), lax.mul(ans, dqkm1_da)), qkm1)
+    y = _elementwise.sub(1.0, a)
+    z = _elementwise.add(_elementwise.add(x, y), 1.0)
+    pkm1 = _elementwise.add(x, 1.0)
+    qkm1 = _elementwise.mul(z, x)
+    ans = _elementwise.div(pkm1, qkm1)
+    dqkm1_da = _elementwise.neg(x)
+    dans_da = _elementwise.div(_elementwise.sub(_full(x, 0), _elementwise.mul(ans, dqkm1_da)), qkm1)
     zero = _full(x, 0)
     init = (enabled, ans, _full(x, 1), y, z, np.asarray(0, dtype), pkm1, qkm1, _full(x, 1), x,
             zero, zero, zero, dqkm1_da, dans_da)
 
     def keep_going(state):
-        return lax.bitwise_and(lax.lt(state[5], np.asarray(2000, dtype)), _any(state[0]))
+        return _bitwise.bitwise_and(_elementwise.lt(state[5], np.asarray(2000, dtype)), _any(state[0]))
 
-    out = lax.while_loop(keep_going, lambda s: _fraction_step(s, eps, mode), init)
+    out = while_loop(keep_going, lambda s: _fraction_step(s, eps, mode), init)
     ans, dans_da = out[1], out[14]
     if mode is _Mode.VALUE:
-        return lax.mul(ans, ax)
-    dlogax_da = lax.sub(lax.log(x), lax.digamma(a))
-    slope = lax.add(lax.mul(ans, dlogax_da), dans_da)
+        return _elementwise.mul(ans, ax)
+    dlogax_da = _elementwise.sub(_elementwise.log(x), _special.digamma(a))
+    slope = _elementwise.add(_elementwise.mul(ans, dlogax_da), dans_da)
     if mode is _Mode.DERIVATIVE:
-        return lax.mul(ax, slope)
-    return lax.neg(lax.mul(slope, x))
+        return _elementwise.mul(ax, slope)
+    return _elementwise.neg(_elementwise.mul(slope, x))
 
 
 @_shape_and_upcast
@@ -217,20 +210,19 @@ def igamma_program(a, x, *, dtype):
       >>> igamma_program(np.float32(2), np.float32(2.5))
       array(0.7127025, dtype=float32)
     """
-    lax = _lax()
-    x_is_zero = lax.eq(x, 0.0)
-    x_is_inf = lax.eq(x, np.inf)
-    domain_error = _any_of(lax.lt(x, 0.0), lax.lt(a, 0.0),
-                           lax.bitwise_and(lax.eq(a, 0.0), x_is_zero), _isnan(a), _isnan(x))
-    use_fraction = lax.bitwise_and(lax.ge(x, 1.0), lax.gt(x, a))
+    x_is_zero = _elementwise.eq(x, 0.0)
+    x_is_inf = _elementwise.eq(x, np.inf)
+    domain_error = _any_of(_elementwise.lt(x, 0.0), _elementwise.lt(a, 0.0),
+                           _bitwise.bitwise_and(_elementwise.eq(a, 0.0), x_is_zero), _isnan(a), _isnan(x))
+    use_fraction = _bitwise.bitwise_and(_elementwise.ge(x, 1.0), _elementwise.gt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    ax = lax.exp(log_ax)
-    enabled = lax.bitwise_not(_any_of(x_is_zero, domain_error, underflow, x_is_inf))
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, use_fraction), dtype,
+    ax = _elementwise.exp(log_ax)
+    enabled = _bitwise.bitwise_not(_any_of(x_is_zero, domain_error, underflow, x_is_inf))
+    upper = _igammac_fraction(ax, x, a, _bitwise.bitwise_and(enabled, use_fraction), dtype,
                               _Mode.VALUE)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_fraction)),
+    lower = _igamma_series(ax, x, a, _bitwise.bitwise_and(enabled, _bitwise.bitwise_not(use_fraction)),
                            dtype, _Mode.VALUE)
-    out = _where(use_fraction, lax.sub(1.0, upper), lower)
+    out = _where(use_fraction, _elementwise.sub(1.0, upper), lower)
     out = _where(x_is_zero, _full(a, 0), out)
     out = _where(x_is_inf, _full(a, 1), out)
     return _where(domain_error, _full(a, np.nan), out)
@@ -244,38 +236,36 @@ def igammac_program(a, x, *, dtype):
       >>> igammac_program(np.float32(2), np.float32(2.5))
       array(0.28729752, dtype=float32)
     """
-    lax = _lax()
-    a_is_zero = lax.eq(a, 0.0)
-    x_is_inf = lax.eq(x, np.inf)
-    domain_error = _any_of(lax.lt(x, 0.0), lax.lt(a, 0.0),
-                           lax.bitwise_and(a_is_zero, lax.eq(x, 0.0)), _isnan(a), _isnan(x))
-    use_series = lax.bitwise_or(lax.lt(x, 1.0), lax.lt(x, a))
+    a_is_zero = _elementwise.eq(a, 0.0)
+    x_is_inf = _elementwise.eq(x, np.inf)
+    domain_error = _any_of(_elementwise.lt(x, 0.0), _elementwise.lt(a, 0.0),
+                           _bitwise.bitwise_and(a_is_zero, _elementwise.eq(x, 0.0)), _isnan(a), _isnan(x))
+    use_series = _bitwise.bitwise_or(_elementwise.lt(x, 1.0), _elementwise.lt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    enabled = lax.bitwise_not(_any_of(domain_error, underflow, x_is_inf, a_is_zero))
-    ax = lax.exp(log_ax)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, use_series), dtype, _Mode.VALUE)
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_series)),
+    enabled = _bitwise.bitwise_not(_any_of(domain_error, underflow, x_is_inf, a_is_zero))
+    ax = _elementwise.exp(log_ax)
+    lower = _igamma_series(ax, x, a, _bitwise.bitwise_and(enabled, use_series), dtype, _Mode.VALUE)
+    upper = _igammac_fraction(ax, x, a, _bitwise.bitwise_and(enabled, _bitwise.bitwise_not(use_series)),
                               dtype, _Mode.VALUE)
-    out = _where(use_series, lax.sub(1.0, lower), upper)
-    out = _where(lax.bitwise_or(x_is_inf, a_is_zero), _full(out, 0), out)
+    out = _where(use_series, _elementwise.sub(1.0, lower), upper)
+    out = _where(_bitwise.bitwise_or(x_is_inf, a_is_zero), _full(out, 0), out)
     return _where(domain_error, _full(a, np.nan), out)
 
 
 def _igamma_derivative(a, x, dtype, mode):
-    lax = _lax()
-    is_nan = lax.bitwise_or(_isnan(a), _isnan(x))
-    x_is_zero = lax.eq(x, 0.0)
-    domain_error = lax.bitwise_or(lax.lt(x, 0.0), lax.le(a, 0.0))
-    use_fraction = lax.bitwise_and(lax.gt(x, 1.0), lax.gt(x, a))
+    is_nan = _bitwise.bitwise_or(_isnan(a), _isnan(x))
+    x_is_zero = _elementwise.eq(x, 0.0)
+    domain_error = _bitwise.bitwise_or(_elementwise.lt(x, 0.0), _elementwise.le(a, 0.0))
+    use_fraction = _bitwise.bitwise_and(_elementwise.gt(x, 1.0), _elementwise.gt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    ax = lax.exp(log_ax)
-    enabled = lax.bitwise_not(_any_of(x_is_zero, domain_error, underflow, is_nan))
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, use_fraction), dtype, mode)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_fraction)),
+    ax = _elementwise.exp(log_ax)
+    enabled = _bitwise.bitwise_not(_any_of(x_is_zero, domain_error, underflow, is_nan))
+    upper = _igammac_fraction(ax, x, a, _bitwise.bitwise_and(enabled, use_fraction), dtype, mode)
+    lower = _igamma_series(ax, x, a, _bitwise.bitwise_and(enabled, _bitwise.bitwise_not(use_fraction)),
                            dtype, mode)
-    out = _where(use_fraction, lax.neg(upper), lower)
+    out = _where(use_fraction, _elementwise.neg(upper), lower)
     out = _where(x_is_zero, _full(out, 0), out)
-    return _where(lax.bitwise_or(domain_error, is_nan), _full(a, np.nan), out)
+    return _where(_bitwise.bitwise_or(domain_error, is_nan), _full(a, np.nan), out)
 
 
 @_shape_and_upcast
@@ -332,15 +322,26 @@ _I0E_TERMS = {np.dtype(np.float32): (18, 7), np.dtype(np.float64): (30, 25)}
 
 def _chebyshev(x, coefficients):
     """Clenshaw's recurrence for sum' c_k T_k(x/2) (Cephes' `chbevl`)."""
-    lax = _lax()
     b0 = _full(x, 0)
     b1 = _full(x, 0)
     b2 = b1
     for c in coefficients:
         b2 = b1
         b1 = b0
-        b0 = lax.add(lax.sub(lax.mul(x, b1), b2), _full(x, c))
-    return lax.mul(0.5, lax.sub(b0, b2))
+        b0 = _elementwise.add(_elementwise.sub(_elementwise.mul(x, b1), b2), _full(x, c))
+    return _elementwise.mul(0.5, _elementwise.sub(b0, b2))
+
+
+def random_gamma_grad(a, x):
+    """The derivative of a Gamma(a, 1) sample `x` with respect to `a` (implicit
+    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)), a lax program as in JAX (not a
+    primitive): the incomplete gamma series or continued fraction, differentiated.
+
+    Example:
+      >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
+      1.21...
+    """
+    return random_gamma_grad_program(*as_operands(a, x))
 
 
 def bessel_i0e_program(x):
@@ -350,17 +351,16 @@ def bessel_i0e_program(x):
       >>> bessel_i0e_program(np.float32(1))
       array(0.46575963, dtype=float32)
     """
-    lax = _lax()
     dtype = np.dtype(get_aval(x).dtype)
     if dtype not in _I0E_TERMS:
-        return lax.convert_element_type(
-            bessel_i0e_program(lax.convert_element_type(x, np.float32)), dtype)
+        return _elementwise.convert_element_type(
+            bessel_i0e_program(_elementwise.convert_element_type(x, np.float32)), dtype)
     small_terms, large_terms = _I0E_TERMS[dtype]
-    x = lax.abs(x)
-    near = _chebyshev(lax.sub(lax.mul(0.5, x), 2.0), _I0E_SMALL[-small_terms:])
-    far = lax.div(_chebyshev(lax.sub(lax.div(32.0, x), 2.0), _I0E_LARGE[-large_terms:]),
-                  lax.sqrt(x))
-    return _where(lax.le(x, 8.0), near, far)
+    x = _elementwise.abs(x)
+    near = _chebyshev(_elementwise.sub(_elementwise.mul(0.5, x), 2.0), _I0E_SMALL[-small_terms:])
+    far = _elementwise.div(_chebyshev(_elementwise.sub(_elementwise.div(32.0, x), 2.0), _I0E_LARGE[-large_terms:]),
+                  _elementwise.sqrt(x))
+    return _where(_elementwise.le(x, 8.0), near, far)
 
 
 # ----- regularized_incomplete_beta ------------------------------------------------------------
@@ -369,68 +369,65 @@ def bessel_i0e_program(x):
 def _lentz(numerator, denominator, operands, steps, small, threshold):
     """The continued fraction b0 + a1/(b1 + a2/(b2 + ...)) by the modified Lentz algorithm,
     until every element's last factor is within `threshold` of 1 or after `steps` steps."""
-    lax = _lax()
     b0 = denominator(np.int32(0), *operands)
-    h = _where(lax.lt(lax.abs(b0), small), _full(b0, small), b0)
+    h = _where(_elementwise.lt(_elementwise.abs(b0), small), _full(b0, small), b0)
 
     def body(state):
         i, _, c, d, h = state
         a_i = numerator(i, *operands)
         b_i = denominator(i, *operands)
-        c = lax.add(b_i, lax.div(a_i, c))
-        c = _where(lax.lt(lax.abs(c), small), _full(c, small), c)
-        d = lax.add(b_i, lax.mul(a_i, d))
-        d = _where(lax.lt(lax.abs(d), small), _full(d, small), d)
-        d = lax.div(1.0, d)
-        delta = lax.mul(c, d)
-        unconverged = _any(lax.ge(lax.abs(lax.sub(delta, 1.0)), threshold))
-        return lax.add(i, np.int32(1)), unconverged, c, d, lax.mul(h, delta)
+        c = _elementwise.add(b_i, _elementwise.div(a_i, c))
+        c = _where(_elementwise.lt(_elementwise.abs(c), small), _full(c, small), c)
+        d = _elementwise.add(b_i, _elementwise.mul(a_i, d))
+        d = _where(_elementwise.lt(_elementwise.abs(d), small), _full(d, small), d)
+        d = _elementwise.div(1.0, d)
+        delta = _elementwise.mul(c, d)
+        unconverged = _any(_elementwise.ge(_elementwise.abs(_elementwise.sub(delta, 1.0)), threshold))
+        return _elementwise.add(i, np.int32(1)), unconverged, c, d, _elementwise.mul(h, delta)
 
     def keep_going(state):
-        return lax.bitwise_and(lax.lt(state[0], np.int32(steps)), state[1])
+        return _bitwise.bitwise_and(_elementwise.lt(state[0], np.int32(steps)), state[1])
 
     init = (np.int32(1), np.bool_(True), h, _full(h, 0), h)
-    return lax.while_loop(keep_going, body, init)[4]
+    return while_loop(keep_going, body, init)[4]
 
 
 def _betainc_numerator(i, a, b, x):
     """The partial numerators of DLMF 8.17.22: 1, then d_1, d_2, ... alternating odd/even."""
-    lax = _lax()
     dtype = get_aval(x).dtype
-    step = lax.broadcast_in_dim(i, get_aval(a).shape, ())
-    m_int = lax.div(lax.sub(step, np.int32(1)), np.int32(2))
-    m = lax.convert_element_type(m_int, dtype)
-    two_m = lax.mul(2.0, m)
-    odd = lax.div(lax.mul(lax.mul(m, lax.sub(b, m)), x),
-                  lax.mul(lax.sub(lax.add(a, two_m), 1.0), lax.add(a, two_m)))
-    even = lax.div(lax.mul(lax.mul(lax.neg(lax.add(a, m)), lax.add(lax.add(a, b), m)), x),
-                   lax.mul(lax.add(a, two_m), lax.add(lax.add(a, two_m), 1.0)))
+    step = _structural.broadcast_in_dim(i, get_aval(a).shape, ())
+    m_int = _elementwise.div(_elementwise.sub(step, np.int32(1)), np.int32(2))
+    m = _elementwise.convert_element_type(m_int, dtype)
+    two_m = _elementwise.mul(2.0, m)
+    odd = _elementwise.div(_elementwise.mul(_elementwise.mul(m, _elementwise.sub(b, m)), x),
+                  _elementwise.mul(_elementwise.sub(_elementwise.add(a, two_m), 1.0), _elementwise.add(a, two_m)))
+    even = _elementwise.div(_elementwise.mul(_elementwise.mul(_elementwise.neg(_elementwise.add(a, m)), _elementwise.add(_elementwise.add(a, b), m)), x),
+                   _elementwise.mul(_elementwise.add(a, two_m), _elementwise.add(_elementwise.add(a, two_m), 1.0)))
     # the first even term, -(a+b) x / (a+1), written apart for accuracy when a is tiny
-    first = lax.div(lax.mul(lax.neg(lax.add(a, b)), x), lax.add(a, 1.0))
-    even = _where(lax.eq(m_int, np.int32(0)), first, even)
-    is_even = lax.eq(lax.rem(step, np.int32(2)), np.int32(0))
+    first = _elementwise.div(_elementwise.mul(_elementwise.neg(_elementwise.add(a, b)), x), _elementwise.add(a, 1.0))
+    even = _where(_elementwise.eq(m_int, np.int32(0)), first, even)
+    is_even = _elementwise.eq(_math.rem(step, np.int32(2)), np.int32(0))
     out = _where(is_even, even, odd)
-    return _where(lax.eq(step, np.int32(1)), _full(x, 1), out)
+    return _where(_elementwise.eq(step, np.int32(1)), _full(x, 1), out)
 
 
 def _betainc_denominator(i, a, b, x):
-    step = _lax().broadcast_in_dim(i, get_aval(a).shape, ())
-    return _where(_lax().eq(step, np.int32(0)), _full(x, 0), _full(x, 1))
+    step = _structural.broadcast_in_dim(i, get_aval(a).shape, ())
+    return _where(_elementwise.eq(step, np.int32(0)), _full(x, 0), _full(x, 1))
 
 
 def _betainc_special_values(a, b, x):
     """Masks of the arguments where I_x(a, b) is 0, 1 or NaN by definition."""
-    lax = _lax()
-    a_is_zero = lax.bitwise_or(lax.eq(a, 0.0), lax.eq(b, np.inf))
-    b_is_zero = lax.bitwise_or(lax.eq(b, 0.0), lax.eq(a, np.inf))
-    x_is_zero = lax.eq(x, 0.0)
-    x_is_one = lax.eq(x, 1.0)
-    is_zero = lax.bitwise_or(lax.bitwise_and(b_is_zero, lax.bitwise_not(x_is_one)),
-                             lax.bitwise_and(a_is_zero, x_is_zero))
-    is_one = lax.bitwise_or(lax.bitwise_and(a_is_zero, lax.bitwise_not(x_is_zero)),
-                            lax.bitwise_and(b_is_zero, x_is_one))
-    is_nan = _any_of(lax.lt(a, 0.0), lax.lt(b, 0.0), lax.lt(x, 0.0), lax.gt(x, 1.0),
-                     lax.bitwise_and(a_is_zero, b_is_zero), _isnan(a), _isnan(b), _isnan(x))
+    a_is_zero = _bitwise.bitwise_or(_elementwise.eq(a, 0.0), _elementwise.eq(b, np.inf))
+    b_is_zero = _bitwise.bitwise_or(_elementwise.eq(b, 0.0), _elementwise.eq(a, np.inf))
+    x_is_zero = _elementwise.eq(x, 0.0)
+    x_is_one = _elementwise.eq(x, 1.0)
+    is_zero = _bitwise.bitwise_or(_bitwise.bitwise_and(b_is_zero, _bitwise.bitwise_not(x_is_one)),
+                             _bitwise.bitwise_and(a_is_zero, x_is_zero))
+    is_one = _bitwise.bitwise_or(_bitwise.bitwise_and(a_is_zero, _bitwise.bitwise_not(x_is_zero)),
+                            _bitwise.bitwise_and(b_is_zero, x_is_one))
+    is_nan = _any_of(_elementwise.lt(a, 0.0), _elementwise.lt(b, 0.0), _elementwise.lt(x, 0.0), _elementwise.gt(x, 1.0),
+                     _bitwise.bitwise_and(a_is_zero, b_is_zero), _isnan(a), _isnan(b), _isnan(x))
     return is_zero, is_one, is_nan
 
 
@@ -442,25 +439,24 @@ def betainc_program(a, b, x, *, dtype):
       >>> betainc_program(np.float32(2), np.float32(3), np.float32(0.5))
       array(0.6875, dtype=float32)
     """
-    lax = _lax()
     is_zero, is_one, is_nan = _betainc_special_values(a, b, x)
     # the fraction converges fast for x < (a+1)/(a+b+2); elsewhere use I_{1-x}(b, a)
-    direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
+    direct = _elementwise.lt(x, _elementwise.div(_elementwise.add(a, 1.0), _elementwise.add(_elementwise.add(a, b), 2.0)))
     a, b = _where(direct, a, b), _where(direct, b, a)
-    x = _where(direct, x, lax.sub(1.0, x))
+    x = _where(direct, x, _elementwise.sub(1.0, x))
     half_eps = np.asarray(dtypes.finfo(dtype).eps / 2, dtype)
     fraction = _lentz(_betainc_numerator, _betainc_denominator, (a, b, x),
                       200 if dtype == np.float32 else 600, half_eps, half_eps)
     # x^a (1-x)^b / (a B(a, b)); for tiny a, a Gamma(a) -> 1 replaces the division by a
     tiny = np.asarray(dtypes.finfo(dtype).tiny * 2, dtype)
-    log_beta_without_a = lax.sub(lax.lgamma(b), lax.lgamma(lax.add(a, b)))
-    log_beta = lax.add(lax.lgamma(a), log_beta_without_a)
-    log1m_x_b = lax.mul(lax.log1p(lax.neg(x)), b)
-    factor = _where(lax.lt(a, tiny), lax.exp(lax.sub(log1m_x_b, log_beta_without_a)),
-                    lax.div(lax.exp(lax.sub(lax.add(lax.mul(lax.log(x), a), log1m_x_b),
+    log_beta_without_a = _elementwise.sub(_special.lgamma(b), _special.lgamma(_elementwise.add(a, b)))
+    log_beta = _elementwise.add(_special.lgamma(a), log_beta_without_a)
+    log1m_x_b = _elementwise.mul(_math.log1p(_elementwise.neg(x)), b)
+    factor = _where(_elementwise.lt(a, tiny), _elementwise.exp(_elementwise.sub(log1m_x_b, log_beta_without_a)),
+                    _elementwise.div(_elementwise.exp(_elementwise.sub(_elementwise.add(_elementwise.mul(_elementwise.log(x), a), log1m_x_b),
                                             log_beta)), a))
-    out = lax.mul(fraction, factor)
-    out = _where(direct, out, lax.sub(1.0, out))
+    out = _elementwise.mul(fraction, factor)
+    out = _where(direct, out, _elementwise.sub(1.0, out))
     out = _where(is_zero, _full(a, 0), out)
     out = _where(is_one, _full(a, 1), out)
     return _where(is_nan, _full(a, np.nan), out)
