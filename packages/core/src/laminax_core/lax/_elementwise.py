@@ -36,6 +36,13 @@ __all__ = [
     "rsqrt", "select_n", "sign", "sin", "sqrt", "stop_gradient", "sub", "tanh",
     "broadcast_in_dim_for_select",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "abs_p", "add_any_p", "add_p", "convert_element_type_p", "copy_p", "cos_p", "div_p", "eq_p",
+    "exp_p", "ge_p", "gt_p", "integer_pow_p", "le_p", "log_p", "logistic_p", "lt_p", "max_p",
+    "min_p", "mul_p", "ne_p", "neg_p", "pow_p", "rsqrt_p", "select_n_p", "sign_p", "sin_p",
+    "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p",
+]  # fmt: skip
 
 
 def _hide_none(*names):

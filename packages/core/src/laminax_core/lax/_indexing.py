@@ -39,6 +39,11 @@ __all__ = [
     "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
     "default_fill_value",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "gather_p", "scatter_add_p", "scatter_max_p", "scatter_min_p", "scatter_mul_p", "scatter_p",
+    "scatter_sub_p",
+]  # fmt: skip
 
 
 class GatherDimensionNumbers(NamedTuple):

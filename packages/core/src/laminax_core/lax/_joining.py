@@ -20,6 +20,10 @@ from laminax_core.lax._structural import reshape
 __all__ = [
     "concatenate", "split", "stack", "tile", "unstack",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "concatenate_p", "split_p", "stack_p", "tile_p", "unstack_p",
+]  # fmt: skip
 
 
 # ----- concatenate --------------------------------------------------------------------------

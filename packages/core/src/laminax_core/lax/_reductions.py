@@ -35,6 +35,11 @@ __all__ = [
     "argmax", "argmin", "reduce", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
     "reduce_prod", "reduce_sum", "reduce_xor",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "argmax_p", "argmin_p", "reduce_and_p", "reduce_max_p", "reduce_min_p", "reduce_or_p",
+    "reduce_p", "reduce_prod_p", "reduce_sum_p", "reduce_xor_p",
+]  # fmt: skip
 
 
 def _normalize_axes(axes, ndim: int, name: str) -> tuple[int, ...]:

@@ -25,6 +25,10 @@ __all__ = [
     "dynamic_update_slice", "dynamic_update_slice_in_dim", "index_in_dim", "pad", "slice",
     "slice_in_dim",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "dynamic_slice_p", "dynamic_update_slice_p", "pad_p", "slice_p",
+]  # fmt: skip
 
 
 # ----- slice --------------------------------------------------------------------------------

@@ -39,7 +39,12 @@ from laminax_core.lax._math import log1p, square
 
 __all__ = [
     "bessel_i0e", "bessel_i1e", "betainc", "digamma", "erf", "erf_inv", "erfc", "igamma",
-    "igamma_grad_a", "igammac", "lgamma", "polygamma", "random_gamma_grad", "zeta",
+    "igamma_grad_a", "igammac", "lgamma", "polygamma", "zeta",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "bessel_i0e_p", "bessel_i1e_p", "digamma_p", "erf_inv_p", "erf_p", "erfc_p", "igamma_grad_a_p",
+    "igamma_p", "igammac_p", "lgamma_p", "polygamma_p", "regularized_incomplete_beta_p", "zeta_p",
 ]  # fmt: skip
 
 
@@ -312,7 +317,7 @@ def _polygamma_jvp(primals, tangents):
 polygamma_p = _special("polygamma", _polygamma_reference, _polygamma_jvp)
 
 
-# ----- igamma, igammac, igamma_grad_a, random_gamma_grad -----------------------------------
+# ----- igamma, igammac, igamma_grad_a --------------------------------------------------------
 
 
 def _igamma_series(a, x):

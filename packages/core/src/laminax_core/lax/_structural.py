@@ -29,6 +29,10 @@ __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse",
     "expand_dims", "full", "full_like", "iota", "reshape", "rev", "squeeze", "transpose",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "broadcast_in_dim_p", "iota_p", "reshape_p", "rev_p", "squeeze_p", "transpose_p",
+]  # fmt: skip
 
 
 # ----- broadcast_in_dim ---------------------------------------------------------------------

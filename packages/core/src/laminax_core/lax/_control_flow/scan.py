@@ -173,7 +173,8 @@ def _batched_map(f, xs, batch_size):
     batched = vmap(f)
     _, ys = scan(lambda carry, x: ((), batched(x)), (), tree_unflatten(tree, full))
     ys_leaves, ys_tree = tree_flatten(ys)
-    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:])) for y in ys_leaves]
+    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:]))
+                 for y in ys_leaves]
     if rest:
         tail = tree_unflatten(tree, [_slicing.slice_in_dim(x, n_full * batch_size, n, axis=0)
                                      for x in leaves])
