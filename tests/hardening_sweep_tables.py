@@ -171,6 +171,21 @@ def linalg_shapes():
     return textwrap.dedent(SETUP), EXPRS
 
 
+def shard_map_specs():
+    SETUP = """
+    from functools import partial
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((1,), ('i',))
+    x = jnp.arange(4.0)
+    def sm(**kw): return jax.shard_map(lambda a: a * 2, mesh=mesh, **kw)
+    """
+    EXPRS = []
+    for ins in ["P('i')", "P()", "(P('i'),)", "P('j')", "P('i', 'i')", "'i'", "0", "None", "[P('i')]", "(P('i'), P('i'))", "P(None)", "P(('i',))", "P('i', None)"]:
+        for outs in ["P('i')", "P()", "P('j')", "'i'", "None", "(P('i'),)"]:
+            EXPRS.append(f"sm(in_specs={ins}, out_specs={outs})(x)")
+    return textwrap.dedent(SETUP), EXPRS
+
+
 # left out, by table (see the module docstring); each entry: JAX's error and laminax's
 JAX_ACCIDENTS = {
     # axis out of range: JAX's IndexError from a tuple lookup in these reductions; laminax

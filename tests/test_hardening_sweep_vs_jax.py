@@ -16,7 +16,8 @@ NaN); non-integer indices were IndexError (JAX: TypeError; `take`: ValueError); 
 that failed: `median`/`quantile` over several axes, `reshape` to a 0-d integer array shape,
 `astype(None)`, `cumsum(dtype=bool)`, `lax.map(batch_size=0)`, a list pair from a has_aux
 function, `dot_general` with bare-int dimensions, `tensordot(axes=-1)`, `matrix_rank` of a
-vector; error types of conv/pad/dot_general/linalg shape checks, `arange(dtype=bool)`.
+vector; error types of conv/pad/dot_general/linalg shape checks, `arange(dtype=bool)`, and
+shard_map's `out_specs=None` (a ValueError, not a crash in laminax's spec reading).
 """
 
 import pytest
@@ -71,3 +72,7 @@ def test_index_types_as_jax():
 
 def test_linalg_shape_checks_as_jax():
     _run("linalg_shapes", 50, 70)
+
+
+def test_shard_map_specs_as_jax():
+    _run("shard_map_specs", 5, 60)

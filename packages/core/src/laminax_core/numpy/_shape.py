@@ -254,11 +254,14 @@ def broadcast_to(array, shape):
       (2, 3)
     """
     array = _array("broadcast_to", array)
-    if isinstance(shape, tuple | list) and any(
-            isinstance(d, int | np.integer) and d < 0 for d in shape):
-        # JAX's type: a negative size cannot be broadcast to (ValueError)
-        raise ValueError(f"jnp.broadcast_to: incompatible shapes for broadcasting: "
-                         f"{get_aval(array).shape} and requested shape {tuple(shape)}.")
+    if isinstance(shape, tuple | list) and all(isinstance(d, int | np.integer) for d in shape):
+        # JAX's order: shapes that do not match are a ValueError, also when the requested
+        # size is negative; a negative size the operand would broadcast to is the shape
+        # check's TypeError (below)
+        a_shape, lead = get_aval(array).shape, len(shape) - get_aval(array).ndim
+        if lead < 0 or any(d not in (1, s) for d, s in zip(a_shape, shape[lead:], strict=True)):
+            raise ValueError(f"jnp.broadcast_to: incompatible shapes for broadcasting: "
+                             f"{a_shape} and requested shape {tuple(shape)}.")
     shape = canonicalize_shape(shape, "jnp.broadcast_to")
     a_shape = get_aval(array).shape
     lead = len(shape) - len(a_shape)
