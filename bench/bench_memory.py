@@ -83,6 +83,7 @@ def compilations(jax, count: int, limit_gib: float) -> None:
     tenths = [max(1, count * k // 10) for k in range(11)]  # tenths[k]: after k tenths
     checkpoints = dict.fromkeys(tenths[1:])
     before = rss_bytes()
+    _harness.turn()
     start = time.perf_counter()
     for n in range(count):
         jax.block_until_ready(g(x, n))

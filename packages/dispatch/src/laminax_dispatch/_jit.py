@@ -51,11 +51,13 @@ from laminax_core.internal import (
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
+from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
 from laminax_dispatch._sharding import SingleDeviceSharding
+from laminax_dispatch._stages import Traced
 from laminax_dispatch._placement import (
     Placement,
     committed_shardings,
@@ -69,7 +71,7 @@ from laminax_dispatch._placement import (
     sharding_key,
 )
 
-__all__ = ["JitFunction", "clear_caches", "jit"]
+__all__ = ["JitFunction", "clear_caches", "inline_jit_cpp", "jit"]
 
 
 _CACHE_SIZE = 4096  # entries per function
@@ -406,20 +408,16 @@ class JitFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        # jaxlib's C++ cannot see laminax's trace or the debug checks: both stay in Python
-        # (`_trace_context.trace is None` is `current_trace() is _EVAL_TRACE`, without a call)
-        if _trace_context.trace is None and not (_debug_nans.value or _debug_infs.value):
-            try:
-                return self._cpp(*args, **kwargs)
-            except ValueError as err:
+        # Every call enters jaxlib's C++ `PjitFunction`: its cache key holds laminax's running
+        # trace and the debug-check flags (config values in the jit key), so a call under a
+        # transformation or with checks on misses and reaches `_cache_miss`; with
+        # `jax_disable_jit` jaxlib calls the function itself.
+        try:
+            return self._cpp(*args, **kwargs)
+        except ValueError as err:
+            if _trace_context.trace is None:
                 self._explain(err, args, kwargs)
-                raise
-        if core_config.disable_jit.value:
-            return self._fun(*args, **kwargs)
-        if current_trace() is not _EVAL_TRACE:
-            return self._call_traced(args, kwargs)
-        entry, leaves = self._entry(args, kwargs)
-        return tree_unflatten(entry.out_tree, entry(leaves))
+            raise
 
     def _explain(self, err: ValueError, args, kwargs) -> None:
         # jaxlib's and XLA's terse errors, raised again as the Python path's, which name things
@@ -432,11 +430,16 @@ class JitFunction:
         raise_if_deleted(err, args, kwargs)
 
     def _cache_miss(self, *args, **kwargs):
-        # what the C++ fast path calls for a signature it cannot run by itself
+        # what the C++ fast path calls for a signature it cannot run by itself; a traced or
+        # checked call gives it nothing to remember, so the next one comes back here
+        if _trace_context.trace is not None:
+            return self._call_traced(args, kwargs), None, False
         self._cache_misses += 1
         entry, leaves = self._entry(args, kwargs)
         outs = entry(leaves)
-        return tree_unflatten(entry.out_tree, outs), entry.fast_path_data(outs), False
+        checked = _debug_nans.value or _debug_infs.value
+        data = None if checked else entry.fast_path_data(outs)
+        return tree_unflatten(entry.out_tree, outs), data, False
 
     def _call_traced(self, args, kwargs):
         # Under another transformation: stage this call as one `jit` equation.
@@ -500,8 +503,6 @@ class JitFunction:
           >>> jit(lambda x: x * 2).trace(1.0).jaxpr
           { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
         """
-        from laminax_dispatch._stages import Traced
-
         entry, _ = self._entry(args, kwargs)
         return Traced(entry)
 
@@ -563,8 +564,6 @@ def clear_caches() -> None:
     """Forgets every traced and compiled computation: each jitted function's signatures (the
     Python and C++ caches), derived jaxprs, the eager op caches and the in-memory executable
     cache (the persistent cache on disk stays). JAX's `jax.clear_caches`."""
-    from laminax_dispatch import _compile, _eager, _jit_primitive
-
     with _lock:
         for cache in list(_fun_caches.values()):
             cache.clear()
@@ -719,3 +718,27 @@ def jit(
         out_shardings,
     )
     return JitFunction(fun, options)
+
+
+def inline_jit_cpp(fun: Callable):
+    """`jit(fun, inline=True)` as jaxlib's `PjitFunction` itself, carrying the jitted
+    function's `lower`, `trace`, `eval_shape` and `clear_cache`: what JAX's `jnp.sin` is. A
+    call runs no Python at all on a cache hit (a `JitFunction` call is one Python frame);
+    traced and checked calls reach `JitFunction._cache_miss` through jaxlib's cache key.
+
+    Example:
+      >>> import numpy as np
+      >>> double = inline_jit_cpp(lambda x: x * 2)
+      >>> double(np.float32(3)), type(double).__name__
+      (Array(6., dtype=float32), 'PjitFunction')
+    """
+    jitted = jit(fun, inline=True)
+    fast = jitted._cpp
+    functools.update_wrapper(fast, fun, updated=())
+    for name in ("lower", "trace", "eval_shape", "clear_cache"):
+        setattr(fast, name, getattr(jitted, name))
+    fast._jit_function = jitted
+    return fast
+
+
+_hooks.jit = jit

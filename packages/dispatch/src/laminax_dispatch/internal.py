@@ -24,6 +24,7 @@ from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
 from laminax_dispatch._compiled_call import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
+from laminax_dispatch._jit import inline_jit_cpp as inline_jit_cpp
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import LoweringResult as LoweringResult
 from laminax_dispatch._lowering import LoweringRuleContext as LoweringRuleContext
@@ -71,6 +72,7 @@ __all__ = [
     "set_cpu_client_options",
     "AxisContext",
     "JitFunction",
+    "inline_jit_cpp",
     "Placement",
     "SPMDAxisContext",
     "SdyDim",

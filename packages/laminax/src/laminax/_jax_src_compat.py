@@ -15,6 +15,7 @@ import types
 from collections.abc import Callable
 
 from laminax_core import dtypes as _dtypes
+from laminax_dispatch import backends
 from laminax_dispatch import internal as _dispatch_internal
 
 __all__ = [
@@ -54,8 +55,6 @@ def api_boundary(fun: Callable) -> Callable:
 def _initialized_backends() -> dict:
     if not _dispatch_internal.backends_are_initialized():
         return {}
-    from laminax_dispatch import backends
-
     return backends()
 
 

@@ -35,6 +35,10 @@ __all__ = [
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_transpose", "conv_with_general_padding",
 ]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "conv_general_dilated_p",
+]  # fmt: skip
 
 
 class ConvDimensionNumbers(NamedTuple):

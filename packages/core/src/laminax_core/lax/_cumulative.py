@@ -30,6 +30,10 @@ from laminax_core.lax._math import log1p
 from laminax_core.lax._slicing import pad
 
 __all__ = ["cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "cumlogsumexp_p", "cummax_p", "cummin_p", "cumprod_p", "cumsum_p",
+]  # fmt: skip
 
 
 def _canonical_axis(x, axis: int, name: str) -> int:

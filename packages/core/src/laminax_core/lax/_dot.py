@@ -13,6 +13,10 @@ from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._structural import transpose
 
 __all__ = ["dot_general"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "dot_general_p",
+]  # fmt: skip
 
 
 def _canonical_dimension_numbers(dimension_numbers):

@@ -13,11 +13,16 @@ from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import define_primitive, linear
+from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, checked_axis
 from laminax_core.lax._structural import reshape
 
 __all__ = [
     "concatenate", "split", "stack", "tile", "unstack",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "concatenate_p", "split_p", "stack_p", "tile_p", "unstack_p",
 ]  # fmt: skip
 
 
@@ -148,11 +153,9 @@ def _tile_abstract_eval(x, reps):
 
 def _tile_transpose(ct, x, reps):
     # the cotangent viewed as (r0, d0, r1, d1, ...), summed over the repetitions
-    from laminax_core.lax._reductions import reduce_sum
-
     shape = x.aval.shape
     split_shape = tuple(v for r, d in zip(reps, shape, strict=True) for v in (r, d))
-    summed = reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))
+    summed = _hooks.reduce_sum(reshape(ct, split_shape), tuple(range(0, 2 * len(shape), 2)))
     return [summed]
 
 

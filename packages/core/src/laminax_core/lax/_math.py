@@ -26,6 +26,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core.lax import _hooks
 from laminax_core.lax._bitwise import bitwise_and
 from laminax_core.lax._elementwise import (
     _hide_none,
@@ -52,6 +53,13 @@ __all__ = [
     "bitcast_convert_type", "cbrt", "ceil", "clamp", "complex", "conj", "cosh", "exp2",
     "expm1", "floor", "imag", "is_finite", "log1p", "nextafter", "real", "reciprocal",
     "reduce_precision", "rem", "round", "select", "sinh", "square", "tan",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "acos_p", "acosh_p", "asin_p", "asinh_p", "atan2_p", "atan_p", "atanh_p",
+    "bitcast_convert_type_p", "cbrt_p", "ceil_p", "clamp_p", "complex_p", "conj_p", "cosh_p",
+    "exp2_p", "expm1_p", "floor_p", "imag_p", "is_finite_p", "log1p_p", "nextafter_p", "real_p",
+    "reduce_precision_p", "rem_p", "round_p", "sinh_p", "square_p", "tan_p",
 ]  # fmt: skip
 
 _INTEGER_OR_FLOATING = (np.integer, np.floating)
@@ -699,3 +707,6 @@ def reciprocal(x):
       array(0.25, dtype=float32)
     """
     return integer_pow(x, -1)
+
+
+_hooks.install(conj=conj, real=real)

@@ -20,6 +20,10 @@ from laminax_core.lax._indexing import GatherDimensionNumbers, GatherScatterMode
 from laminax_core.lax._structural import broadcasted_iota, expand_dims
 
 __all__ = ["sort", "sort_key_val", "top_k", "take_along_axis"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "sort_p", "top_k_p",
+]  # fmt: skip
 
 
 def _canonical_dimension(ndim: int, dimension: int, name: str) -> int:

@@ -30,11 +30,16 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
+from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, checked_axis
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse",
     "expand_dims", "full", "full_like", "iota", "reshape", "rev", "squeeze", "transpose",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "broadcast_in_dim_p", "iota_p", "reshape_p", "rev_p", "squeeze_p", "transpose_p",
 ]  # fmt: skip
 
 
@@ -82,13 +87,10 @@ def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
 
 
 def _broadcast_in_dim_transpose(ct, x, shape, broadcast_dimensions, sharding):
-    # _structural and the families below it define each other's rules: bound at call time
-    from laminax_core.lax._reductions import reduce_sum
-
     dims = broadcast_dimensions
     summed = [d for d in range(len(shape)) if d not in dims]
     summed += [d for size, d in zip(x.aval.shape, dims, strict=True) if size == 1 != shape[d]]
-    out = reduce_sum(ct, tuple(sorted(summed))) if summed else ct
+    out = _hooks.reduce_sum(ct, tuple(sorted(summed))) if summed else ct
     return [reshape(out, x.aval.shape) if get_aval(out).shape != x.aval.shape else out]
 
 
@@ -357,10 +359,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal
         value = np.asarray(value, dtypes.canonicalize_dtype(dtype))
     elif dtype is not None and get_aval(value).dtype != dtypes.canonicalize_dtype(dtype):
-        # _structural and the families below it define each other's rules: bound at call time
-        from laminax_core.lax._elementwise import convert_element_type
-
-        value = convert_element_type(value, dtype)
+        value = _hooks.convert_element_type(value, dtype)  # _elementwise builds on this module
     if get_aval(value).ndim:
         raise TypeError(f"full must be called with a scalar fill_value, got "
                         f"{get_aval(value).str_short()}.")
@@ -397,3 +396,6 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
     stop = len(shape) if stop_dimension is None else stop_dimension
     size = int(np.prod(shape[start_dimension:stop], dtype=np.int64))
     return reshape(operand, (*shape[:start_dimension], size, *shape[stop:]))
+
+
+_hooks.install(broadcast_in_dim=broadcast_in_dim, reshape=reshape, squeeze=squeeze)

@@ -17,6 +17,7 @@ from laminax_core.numpy import (
     _linalg_products,
     _logic,
     _reductions,
+    _selection,
     _shape,
     _sorting,
     _ufuncs,
@@ -76,7 +77,7 @@ def _argsort(x, axis=-1, *, kind=None, order=None, stable=True, descending=False
 METHODS = {
     "all": _reductions.all, "any": _reductions.any, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "argsort": _argsort, "astype": _astype,
-    "clip": _logic.clip, "conj": _ufuncs.conjugate, "conjugate": _ufuncs.conjugate,
+    "clip": _selection.clip, "conj": _ufuncs.conjugate, "conjugate": _ufuncs.conjugate,
     "cumprod": _reductions.cumprod, "cumsum": _reductions.cumsum,
     "diagonal": _linalg_products.diagonal, "dot": _linalg_products.dot,
     "flatten": _flatten, "item": _item, "max": _reductions.max, "mean": _reductions.mean,

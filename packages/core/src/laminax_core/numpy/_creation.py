@@ -15,6 +15,7 @@ from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
     convert_dtype,
+    install_array,
     is_arraylike,
     promote_dtypes,
 )
@@ -576,3 +577,6 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
         target[axis] = shape[axis]
         out.append(lax.broadcast_in_dim(x, tuple(target), (axis,)))
     return out
+
+
+install_array(array)

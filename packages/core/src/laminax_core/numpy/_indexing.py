@@ -40,7 +40,6 @@ from laminax_core.numpy._operands import (
     select,
 )
 from laminax_core.numpy._reductions import cumsum
-from laminax_core.numpy._sorting import argsort
 
 __all__ = [
     "argwhere",
@@ -71,6 +70,9 @@ def _is_int_scalar(i) -> bool:
 
 
 def _is_array(i) -> bool:
+    # static entries first: an aval for a Python scalar costs more than the rest of x[0]
+    if i is None or i is Ellipsis or isinstance(i, bool | int | float | complex | slice):
+        return False
     try:
         get_aval(i)
     except TypeError:
@@ -786,7 +788,10 @@ def _nonzero_static(a, size, fill_value):
     int_dtype = dtypes.default_int_dtype()
     mask = lax.reshape(lax.ne(a, convert_dtype(np.asarray(0), get_aval(a).dtype)), (total,))
     # a stable sort of "is zero" puts the flat positions of the non-zeros first, in order
-    order = argsort(lax.convert_element_type(lax.eq(mask, False), np.int32), stable=True)
+    is_zero = lax.convert_element_type(lax.eq(mask, False), np.int32)
+    positions = lax.iota_p.bind(dtype=np.dtype(int_dtype), shape=(total,), dimension=0,
+                                sharding=None)
+    _, order = lax.sort((is_zero, positions), dimension=0, is_stable=True, num_keys=1)
     if size <= total:
         order = lax.slice(order, (0,), (size,))
     else:

@@ -10,9 +10,8 @@ import warnings
 
 import numpy as np
 
-from laminax_core import _trace, config, dtypes, lax
+from laminax_core import _trace, config, dtypes, errors, lax
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
-from laminax_core.numpy import _creation
 
 __all__ = [
     "as_array",
@@ -20,7 +19,9 @@ __all__ = [
     "canonicalize_axes",
     "canonicalize_axis",
     "check_arraylike",
+    "concrete_array",
     "convert_dtype",
+    "install_array",
     "is_arraylike",
     "is_concrete",
     "promote_args",
@@ -61,12 +62,33 @@ def is_concrete(x) -> bool:
     return not isinstance(x, _trace.Tracer) or x.to_concrete_value() is not None
 
 
+def concrete_array(name: str, x) -> np.ndarray:
+    """`x` as a NumPy array; a tracer must carry its value (the caller's result shape depends
+    on it)."""
+    if isinstance(x, _trace.Tracer):
+        if not is_concrete(x):
+            raise errors.ConcretizationTypeError(
+                x, f"jnp.{name} needs a concrete value here (its result's shape depends on it)")
+        x = x.to_concrete_value()
+    return np.asarray(x)
+
+
+# `jnp.array` (in `_creation`, above this module) turns lists and tuples into arrays; it
+# installs itself here at import, so that operand handling sits beneath array creation.
+_array_from_sequence = None
+
+
+def install_array(array) -> None:
+    global _array_from_sequence
+    _array_from_sequence = array
+
+
 def as_array(x, name: str = "asarray"):
     """`x` as an array operand: arrays and tracers pass through; Python scalars become weakly
     typed arrays of their default dtype; lists and tuples become arrays (stacked with lax
     if they hold tracers)."""
     if isinstance(x, (list, tuple)):
-        return _creation.array(x)
+        return _array_from_sequence(x)
     check_arraylike(name, x)
     if type(x) in _SCALARS:
         if type(x) is bool:

@@ -9,13 +9,14 @@ import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
-from laminax_core.numpy import _creation, _index_tricks, _indexing
+from laminax_core.numpy import _indexing
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    concrete_array,
     convert_dtype,
     promote_dtypes,
 )
@@ -868,7 +869,7 @@ def resize(a, new_shape):
     total = int(np.prod(new_shape, dtype=np.int64))
     n = get_aval(a).shape[0]
     if n == 0 or total == 0:
-        return _creation.zeros(new_shape, get_aval(a).dtype)
+        return lax.broadcast_in_dim(np.zeros((), get_aval(a).dtype), new_shape, ())
     repeats = -(-total // n)
     return lax.reshape(lax.slice(tile(a, repeats), (0,), (total,)), new_shape)
 
@@ -926,7 +927,7 @@ def trim_zeros(filt, trim: str = "fb"):
       array([1, 2], dtype=int32)
     """
     filt = _array("trim_zeros", filt)
-    value = _index_tricks._concrete("trim_zeros", filt)
+    value = concrete_array("trim_zeros", filt)
     nonzero = np.flatnonzero(value)
     if nonzero.size == 0:
         return lax.slice(filt, (0,), (0,))

@@ -14,7 +14,6 @@ from laminax_core._avals import get_aval
 from laminax_core.numpy import linalg
 from laminax_core.numpy._indexing import take
 from laminax_core.numpy._linalg_products import diagonal
-from laminax_core.numpy._logic import clip
 from laminax_core.numpy._operands import (
     as_array,
     canonicalize_axis,
@@ -26,6 +25,7 @@ from laminax_core.numpy._operands import (
 )
 from laminax_core.numpy._reductions import cumsum
 from laminax_core.numpy._reductions import sum as sum_
+from laminax_core.numpy._selection import clip
 from laminax_core.numpy._shape import atleast_2d, broadcast_to, concatenate, ravel
 from laminax_core.numpy._sorting import argsort, searchsorted
 from laminax_core.numpy._ufuncs import abs as abs_

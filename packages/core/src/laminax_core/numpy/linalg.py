@@ -36,7 +36,6 @@ from laminax_core.numpy._linalg_products import (
 from laminax_core.numpy._linalg_products import (
     vecdot as np_vecdot,
 )
-from laminax_core.numpy._logic import where
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -47,6 +46,7 @@ from laminax_core.numpy._operands import (
     select,
 )
 from laminax_core.numpy._reductions import sum as total
+from laminax_core.numpy._selection import where
 from laminax_core.numpy._shape import moveaxis
 from laminax_core.numpy._ufuncs import absolute, exp, log, multiply, power, sign
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, lax
+from laminax_core import _trace
 from laminax_core._api import vmap
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
@@ -17,6 +17,7 @@ from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import define_higher_order_primitive
+from laminax_core.lax import _elementwise, _joining, _slicing, _structural
 from laminax_core.lax._control_flow import common
 
 __all__ = ["map", "scan", "scan_p"]
@@ -124,7 +125,7 @@ def _fresh(x):
     if not isinstance(x, np.ndarray | np.generic):
         return x
     if _trace.current_trace() is _trace.eval_trace():
-        return lax.copy_p.bind(x)
+        return _elementwise.copy_p.bind(x)
     return np.array(x)  # traced: the constant itself, as in JAX's jaxpr
 
 
@@ -172,17 +173,18 @@ def _batched_map(f, xs, batch_size):
     n = _scan_length(leaves, None)
     batch_size = min(int(batch_size), n) or 1
     n_full, rest = divmod(n, batch_size)
-    full = [lax.reshape(lax.slice_in_dim(x, 0, n_full * batch_size, axis=0),
+    full = [_structural.reshape(_slicing.slice_in_dim(x, 0, n_full * batch_size, axis=0),
                         (n_full, batch_size, *get_aval(x).shape[1:])) for x in leaves]
     batched = vmap(f)
     _, ys = scan(lambda carry, x: ((), batched(x)), (), tree_unflatten(tree, full))
     ys_leaves, ys_tree = tree_flatten(ys)
-    ys_leaves = [lax.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:])) for y in ys_leaves]
+    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:]))
+                 for y in ys_leaves]
     if rest:
-        tail = tree_unflatten(tree, [lax.slice_in_dim(x, n_full * batch_size, n, axis=0)
+        tail = tree_unflatten(tree, [_slicing.slice_in_dim(x, n_full * batch_size, n, axis=0)
                                      for x in leaves])
         tail_leaves = tree_flatten(batched(tail))[0]
-        ys_leaves = [lax.concatenate([y, t], 0) for y, t in zip(ys_leaves, tail_leaves,
+        ys_leaves = [_joining.concatenate([y, t], 0) for y, t in zip(ys_leaves, tail_leaves,
                                                                  strict=True)]
     return tree_unflatten(ys_tree, ys_leaves)
 
@@ -209,8 +211,8 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     ys_per_step = []
     for i in reversed(range(length)) if reverse else range(length):
         x = [
-            lax.squeeze(
-                lax.dynamic_slice(
+            _structural.squeeze(
+                _slicing.dynamic_slice(
                     v, [np.int32(i)] + [np.int32(0)] * (v.ndim - 1), (1, *v.shape[1:])
                 ),
                 (0,),
@@ -525,7 +527,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
 
         new_acc = [
-            lax.add_any(a_, c)
+            _elementwise.add_any(a_, c)
             for a_, c in zip(
                 acc, [c for c, lin in zip(ct_c, lin_c, strict=True) if lin], strict=True
             )
