@@ -10,6 +10,7 @@ ModuleNotFoundError, as an absent module should (libraries guard such imports).
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 from collections.abc import Callable
@@ -112,8 +113,6 @@ class _ShimModule(types.ModuleType):
             return entry[0]()
         submodule = f"{self.__name__}.{name}"
         if submodule in SHIMS:  # `jax._src.xla_bridge` read as an attribute (chex does)
-            import importlib
-
             return importlib.import_module(submodule)
         raise AttributeError(
             f"module {self.__name__!r} has no attribute {name!r}: JAX's private modules are "

@@ -41,6 +41,10 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
       >>> scan(lambda c, x: (c + x, c), np.float32(0), np.arange(3, dtype=np.float32))
       (array(3., dtype=float32), array([0., 0., 1.], dtype=float32))
     """
+    if not isinstance(unroll, bool) and (
+            not isinstance(unroll, int | np.integer) or unroll < 0):
+        raise ValueError(f"scan: `unroll` must be a `bool` or a non-negative `int`, got "
+                         f"{unroll!r}.")
     carry, carry_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
@@ -154,7 +158,8 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 (JAX's name)
       >>> map(lambda x: x * 2.0, np.arange(3, dtype=np.float32))
       array([0., 2., 4.], dtype=float32)
     """
-    if batch_size is None:
+    if batch_size is None or (type(batch_size) is int and batch_size == 0):
+        # batch_size=0 means no batching in JAX too
         _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
         return ys
     return _batched_map(f, xs, batch_size)
