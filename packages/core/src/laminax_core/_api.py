@@ -94,7 +94,7 @@ def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_sto
 
     def flat(*leaves):
         result = fun(*tree_unflatten(in_tree, leaves))
-        if not (isinstance(result, tuple) and len(result) == 2):
+        if not (isinstance(result, tuple | list) and len(result) == 2):
             raise TypeError(
                 f"{name} with has_aux=True requires the function to return a pair "
                 f"(output, auxiliary data), got {type(result).__name__}."

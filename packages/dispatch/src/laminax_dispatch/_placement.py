@@ -27,6 +27,9 @@ from typing import Any
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import ShapeDtypeStruct
+from laminax_core.internal import ClosedJaxpr, Jaxpr
+from laminax_pytree import tree_flatten, tree_leaves, tree_unflatten
+from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
@@ -343,8 +346,6 @@ def freeze_shardings(value):
 def sharding_key(value):
     """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
     and leaves."""
-    from laminax_pytree import tree_flatten
-
     leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
     return tree, tuple(leaves)
 
@@ -357,9 +358,6 @@ def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_na
       ValueError: keyword arguments with in_shardings, or a prefix that does not fit.
       TypeError: an entry that is neither a Sharding nor None.
     """
-    from laminax_pytree import tree_flatten
-    from laminax_pytree.internal import broadcast_prefix
-
     if n_kwarg_leaves:
         raise ValueError(
             f"jit({fun_name}) does not support keyword arguments when in_shardings is "
@@ -387,9 +385,6 @@ def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_na
 def flat_out_shardings(out_shardings, out_tree, fun_name: str) -> list:
     """One sharding (or None) per output leaf from `jit`'s ``out_shardings``, a pytree prefix
     of the output."""
-    from laminax_pytree import tree_unflatten
-    from laminax_pytree.internal import broadcast_prefix
-
     n = out_tree.num_leaves
     if _is_sharding_leaf(out_shardings):
         return [_resolve(out_shardings, "out_shardings")] * n
@@ -405,8 +400,6 @@ def flat_out_shardings(out_shardings, out_tree, fun_name: str) -> list:
 
 def explicit_shardings(value) -> list:
     """The Shardings (resolved) in a pytree of shardings, for the device check."""
-    from laminax_pytree import tree_leaves
-
     return [
         s
         for s in (_resolve(x, "sharding") for x in tree_leaves(value, is_leaf=_is_sharding_leaf))
@@ -419,8 +412,6 @@ def jaxpr_shardings(closed) -> dict[Sharding, str]:
     with the name of the first primitive naming it: where a program without committed
     arguments must run. A bare device (`device_put(x, device)` under jit) does not count, as
     in JAX; a shard_map mesh counts as all its devices."""
-    from laminax_core.internal import ClosedJaxpr, Jaxpr
-
     found: dict[Any, str] = {}
     seen: set[int] = set()
 

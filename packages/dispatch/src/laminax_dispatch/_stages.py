@@ -11,6 +11,7 @@ from typing import Any
 
 from jaxlib import _hlo, _jax
 from jaxlib.mlir import ir
+from laminax_core import ShapeDtypeStruct
 from laminax_core import config as core_config
 from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
@@ -24,8 +25,6 @@ __all__ = ["Compiled", "Lowered", "Traced"]
 
 
 def _shape_dtype_structs(entry):
-    from laminax_core import ShapeDtypeStruct
-
     outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.out_avals]
     return tree_unflatten(entry.out_tree, outs)
 

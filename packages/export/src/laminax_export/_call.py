@@ -16,7 +16,7 @@ from laminax_core import custom_vjp, dtypes
 from laminax_core.internal import Primitive, ShapedArray
 from laminax_dispatch import default_backend
 from laminax_dispatch.internal import register_lowering
-from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_export._exported import (
     DisabledSafetyCheck,
@@ -55,8 +55,6 @@ call_exported_p.print_params = lambda params: {"exported": params["exported"].fu
 
 
 def _arg_descriptor(exported: Exported, i: int) -> str:
-    from laminax_pytree import keystr, tree_flatten_with_path
-
     placeholders = tree_unflatten(exported.in_tree, list(range(exported.in_tree.num_leaves)))
     paths = [p for p, _ in tree_flatten_with_path(placeholders)[0]]
     if i < len(paths) and paths[i]:

@@ -214,6 +214,7 @@ def _sharding_on(mesh, named):
             tuple(old.axis_sizes), tuple(old.axis_names), tuple(old.axis_types)):
         raise ValueError(
             f"NamedSharding new mesh {mesh} does not match the mesh used for export {named.mesh}.")
+    # the sharding layer is imported only when shardings are asked for (import-time cost)
     from laminax_pjit import NamedSharding
 
     return NamedSharding(mesh, named.spec, memory_kind=named.memory_kind)

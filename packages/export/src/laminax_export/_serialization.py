@@ -14,7 +14,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 from laminax_core import dtypes
-from laminax_core.internal import ShapedArray
+from laminax_core.internal import ShapedArray, lowerable_effects
 from laminax_pytree import PyTreeDef, default_registry, tree_structure
 
 from laminax_export._exported import (
@@ -360,6 +360,8 @@ _AXIS_TYPE_NAMES = {v: k for k, v in _AXIS_TYPES.items()}
 
 
 def _read_mesh(m):
+    # laminax_pjit is imported only for an artifact that carries shardings: exporting and
+    # calling unsharded functions never pays for importing the sharding layer
     from laminax_pjit import AbstractDevice, AbstractMesh, AxisType
 
     fail = m.r.fail
@@ -385,6 +387,7 @@ def _read_mesh(m):
 
 
 def _read_named(n, meshes):
+    # as in _read_mesh: the sharding layer is imported only for a sharded artifact
     from laminax_pjit import NamedSharding, PartitionSpec
 
     fail = n.r.fail
@@ -485,8 +488,6 @@ def _read_tree(t, fail, depth) -> PyTreeDef:
 
 def _read_effect(e, fail):
     name = e.string(0)
-    from laminax_core.internal import lowerable_effects
-
     for effect_type in getattr(lowerable_effects, "_effect_types", ()):
         if str(effect_type) == name:
             return effect_type()

@@ -109,6 +109,7 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
         if fullname == _ALIAS:
             return _make_jax_module()
         if fullname == _COMPAT_PREFIX or fullname.startswith(_COMPAT_PREFIX + "."):
+            # the compatibility shims load only for programs that reach into `jax._src`
             from laminax import _jax_src_compat
 
             return _jax_src_compat.module(fullname)

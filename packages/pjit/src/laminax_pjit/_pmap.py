@@ -12,10 +12,20 @@ over `axis_name` inside `f` are shard_map's. The outputs are Arrays sharded over
 from __future__ import annotations
 
 import functools
+
+import laminax_dispatch as ld
+import numpy as np
 from laminax_core import lax
-from laminax_core.internal import check_argnums, get_aval
+from laminax_core.internal import check_argnums, current_trace, eval_interpreter, get_aval
+from laminax_dispatch import jit
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
+
+from laminax_pjit import multihost_utils
+from laminax_pjit._mesh import Mesh
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._partition_spec import PartitionSpec
+from laminax_pjit._shard_map import shard_map
 
 __all__ = ["pmap"]
 
@@ -23,8 +33,6 @@ _DEFAULT_AXIS = "_internal_pmap_axis_name"
 
 
 def _axes_to_spec(axis_name, axis):
-    from laminax_pjit._partition_spec import PartitionSpec
-
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
@@ -166,8 +174,6 @@ def _mapped_size(flat, axes_flat) -> int:
 
 
 def _mesh_devices(devices, backend, size) -> tuple:
-    import laminax_dispatch as ld
-
     if devices is None and ld.process_count(backend) > 1:
         # each process maps over its own devices; the program spans every process's
         local = ld.local_device_count(backend)
@@ -199,13 +205,6 @@ def _donated_leaves(donate, dyn_args, kwargs) -> tuple[bool, ...]:
 
 def _build(fun, static, static_values, n_args, in_tree, axes_flat, out_axes, donated,
            mesh_devices, axis_name):
-    import numpy as np
-    from laminax_dispatch import jit
-
-    from laminax_pjit._mesh import Mesh
-    from laminax_pjit._named_sharding import NamedSharding
-    from laminax_pjit._shard_map import shard_map
-
     mesh = Mesh(np.array(mesh_devices, dtype=object), (axis_name,))
     in_specs = tuple(_axes_to_spec(axis_name, a) for a in axes_flat)
     out_specs = tree_map(lambda a: _axes_to_spec(axis_name, a), out_axes,
@@ -249,16 +248,12 @@ class _Mapped:
     def call_across_processes(self, flat):
         """Each process's local inputs (mapped axis = its local devices) become global Arrays
         over the mesh of every process's devices, and the outputs this process's part again."""
-        from laminax_pjit import multihost_utils
-
         global_args = [multihost_utils.host_local_array_to_global_array(x, self.mesh, spec)
                        for x, spec in zip(flat, self.in_specs, strict=True)]
         out = self.placed(*global_args)
         return multihost_utils.global_array_to_host_local_array(out, self.mesh, self.out_specs)
 
     def _pick(self):
-        from laminax_core.internal import current_trace, eval_interpreter
-
         return self.placed if isinstance(current_trace(), eval_interpreter.EvalTrace) \
             else self.traced
 

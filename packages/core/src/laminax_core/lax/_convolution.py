@@ -241,17 +241,19 @@ def _conv_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs
     for name, value in (("window_strides", window_strides), ("padding", padding),
                         ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
         if len(value) != ndim - 2:
-            raise TypeError(f"conv_general_dilated: {name} {value} must have one entry per "
-                            f"spatial dimension ({ndim - 2}).")
+            # JAX's types: explicit padding pairs TypeError, the other tuples ValueError
+            raise (TypeError if name == "padding" else ValueError)(
+                f"conv_general_dilated: {name} {value} must have one entry per spatial "
+                f"dimension ({ndim - 2}).")
     if feature_group_count > 1 and batch_group_count > 1:
         raise ValueError("conv_general_dilated: at most one of feature_group_count and "
                          "batch_group_count may exceed 1.")
     if c != i * feature_group_count:
-        raise TypeError(f"conv_general_dilated lhs feature dimension size ({c}) must equal the "
+        raise ValueError(f"conv_general_dilated lhs feature dimension size ({c}) must equal the "
                         f"rhs input feature dimension size ({i}) times feature_group_count "
                         f"({feature_group_count}); got {where}.")
     if o % feature_group_count or o % batch_group_count or n % batch_group_count:
-        raise TypeError(f"conv_general_dilated: the rhs output feature dimension ({o}) must be "
+        raise ValueError(f"conv_general_dilated: the rhs output feature dimension ({o}) must be "
                         f"a multiple of feature_group_count ({feature_group_count}) and of "
                         f"batch_group_count ({batch_group_count}), which must also divide the "
                         f"lhs batch ({n}); got {where}.")

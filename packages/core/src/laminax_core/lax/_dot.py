@@ -21,7 +21,11 @@ __all__ += [
 
 def _canonical_dimension_numbers(dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
-    return (tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb)))
+
+    def dims(d):  # a bare int is one dimension, as JAX reads it
+        return (int(d),) if np.ndim(d) == 0 else tuple(map(int, d))
+
+    return (dims(lc), dims(rc)), (dims(lb), dims(rb))
 
 
 def dot_general(
@@ -76,6 +80,14 @@ def _dot_general_abstract_eval(
                 f"dot_general requires {name} dimensions to have the same shape, "
                 f"got {[a for a, _ in sizes]} and {[b for _, b in sizes]} (lhs "
                 f"{lhs.shape}, rhs {rhs.shape})."
+            )
+    for side, contracting, batch in (("lhs", lc, lb), ("rhs", rc, rb)):
+        if len(set(contracting) | set(batch)) != len(contracting) + len(batch):
+            # XLA would reject the module later with a compiler error
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions and {side} contracting "
+                f"dimensions to be distinct and disjoint, got batch {batch} and contracting "
+                f"{contracting}."
             )
     shape = (
         *(lhs.shape[d] for d in lb),

@@ -25,7 +25,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
-from laminax_core._trace import Tracer
+from laminax_core._trace import Tracer, current_trace, eval_trace
 from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
 from laminax_core.lax._structural import broadcast_in_dim, reshape
@@ -696,8 +696,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       array(2, dtype=int32)
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if not isinstance(x, Tracer) and np.ndim(x) == 0:
-        # a scalar constant is converted right away (it becomes a literal), as in JAX
+    if not isinstance(x, Tracer) and np.ndim(x) == 0 and current_trace() is not eval_trace():
+        # under a transformation a scalar constant is converted right away (it becomes a
+        # literal), as in JAX; outside any, the conversion runs and gives an Array as JAX's
         value = _convert_reference(np.asarray(x), new_dtype, weak_type, None)
         return weak_array(value, new_dtype) if weak_type else value
     return convert_element_type_p.bind(

@@ -320,16 +320,24 @@ def pad(operand, padding_value, padding_config):
 
 
 def _pad_abstract_eval(x, padding_value, padding_config):
-    if padding_value.ndim != 0 or padding_value.dtype != x.dtype:
+    # JAX's types: a shape problem is a ValueError, a dtype one a TypeError
+    if padding_value.ndim != 0:
+        raise ValueError(f"pad: padding_value must be a scalar, got "
+                         f"{padding_value.str_short()}.")
+    if padding_value.dtype != x.dtype:
         raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
                         f"{x.dtype.name}, got {padding_value.str_short()}.")
-    if len(padding_config) != x.ndim or any(i < 0 for _, _, i in padding_config):
-        raise TypeError(f"pad: padding_config {padding_config} needs one (low, high, interior) "
-                        f"per dimension of shape {x.shape}, with interior >= 0.")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"pad: padding_config {padding_config} needs one (low, high, "
+                         f"interior) per dimension of shape {x.shape}.")
+    if any(i < 0 for _, _, i in padding_config):
+        raise ValueError(f"pad: interior padding in padding_config must be nonnegative, got "
+                         f"{padding_config}.")
     shape = tuple(lo + hi + d + max(d - 1, 0) * i
                   for d, (lo, hi, i) in zip(x.shape, padding_config, strict=True))
     if any(s < 0 for s in shape):
-        raise TypeError(f"pad: padding_config {padding_config} gives a negative dimension.")
+        raise ValueError(f"pad: padding_config {padding_config} gives a negative dimension "
+                         f"{shape} for an operand of shape {x.shape}.")
     return ShapedArray(shape, x.dtype, x.weak_type, sliced_sharding(x, shape, "padding"))
 
 

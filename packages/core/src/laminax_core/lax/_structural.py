@@ -21,7 +21,15 @@ from laminax_core._sharding_rules import (
     transpose_sharding,
 )
 from laminax_core._interpreters.batching import move_bdim
-from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
+from laminax_core._primitive import (
+    NO_OPERANDS,
+    NOT_LINEAR,
+    NUMERIC,
+    ZERO_TANGENT,
+    check_dtype,
+    define_primitive,
+    linear,
+)
 from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, checked_axis
 
@@ -270,9 +278,15 @@ def _iota_reference(dtype, shape, dimension, sharding):
     return np.array(np.broadcast_to(values, shape))
 
 
+def _iota_abstract_eval(dtype, shape, dimension, sharding):
+    # XLA has no boolean iota; refuse it here, as JAX does, not in the compiler
+    check_dtype("iota", dtype, NUMERIC)
+    return ShapedArray(shape, dtype)
+
+
 iota_p = define_primitive(
     "iota",
-    abstract_eval=lambda dtype, shape, dimension, sharding: ShapedArray(shape, dtype),
+    abstract_eval=_iota_abstract_eval,
     reference=_iota_reference,
     jvp=ZERO_TANGENT,
     transpose=NOT_LINEAR,

@@ -5,8 +5,9 @@ do not upcast arrays), and every function works alike on NumPy arrays (core's ea
 tracers, and the device arrays of the layers above. Modules by family: `_creation`, `_ufuncs`,
 `_logic`, `_selection`, `_reductions`, `_shape`, `_indexing`, `_linalg_products`, `_einsum`,
 `_sorting`, `_dtypes`, and the public `linalg` and `fft`; this namespace is their `__all__`
-together (a function listed in its family's `__all__` appears here). Importing this package also puts the numpy-backed
-array methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on tracers (`_array_methods.py`).
+together (a function listed in its family's `__all__` appears here). Importing this package
+also puts the numpy-backed array methods (`x.sum()`, `x.at[...]`, advanced indexing ...) on
+tracers (`_array_methods.py`).
 """
 
 import numpy as _np

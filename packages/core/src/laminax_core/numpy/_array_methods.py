@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import _trace, errors
 from laminax_core.numpy import (
     _creation,
     _indexing,
@@ -28,8 +28,7 @@ __all__ = ["METHODS", "OPERATORS", "PROPERTIES", "install", "lookup"]
 
 
 def _astype(x, dtype, copy: bool = False, device=None):
-    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
-    return lax.convert_element_type(x, dtype)
+    return _shape.astype(x, dtype)
 
 
 def _reshape(x, *args, order: str = "C", **kwargs):

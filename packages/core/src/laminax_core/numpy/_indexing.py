@@ -85,6 +85,11 @@ def _index_error(message):
                      "arrays and boolean arrays.")
 
 
+def _index_type_error(message):
+    raise TypeError(message + " Valid indices are ints, slices, None, Ellipsis, integer "
+                    "arrays and boolean arrays.")
+
+
 def _canonical_entries(idx):
     """The index as a list of entries (lists made arrays, scalar bools made masks)."""
     if not isinstance(idx, tuple) and isinstance(idx, Sequence) and not isinstance(
@@ -110,12 +115,13 @@ def _canonical_entries(idx):
                 i = i.astype(np.int32)
         if isinstance(i, (bool, np.bool_)):
             i = np.asarray(i)
+        # an index of the wrong type is JAX's TypeError (NumPy says IndexError)
         if isinstance(i, (float, complex, str)):
-            _index_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
+            _index_type_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
         if _is_array(i) and not dtypes.issubdtype(get_aval(i).dtype, np.integer) and \
                 not dtypes.issubdtype(get_aval(i).dtype, np.bool_):
-            _index_error(f"Indexing with an array of dtype {get_aval(i).dtype.name} is not "
-                         "supported; convert it to an integer dtype.")
+            _index_type_error(f"Indexing with an array of dtype {get_aval(i).dtype.name} is "
+                              "not supported; convert it to an integer dtype.")
         out.append(i)
     return out
 
@@ -551,26 +557,39 @@ class IndexUpdateRef:
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """A copy of `x` with `x[idx] /= values` (computed as a get, divide and set).
+        """`x` divided by divisors that are `values` at `idx` (multiplied where indices repeat)
+        and 1 elsewhere: JAX's `x[idx] /= values`, a true division of the whole array, so an
+        integer `x` gives floats.
 
         Example:
           >>> IndexUpdateRef(np.ones(2, np.float32), 0).divide(4.0)
           array([0.25, 1.  ], dtype=float32)
         """
-        return self._apply_once(lambda v: _ufuncs.divide(v, values),
-                                indices_are_sorted=indices_are_sorted,
-                                unique_indices=unique_indices, mode=mode)
+        return _ufuncs.divide(self.array, self._factors(values, indices_are_sorted,
+                                                        unique_indices, mode))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """A copy of `x` with `x[idx] **= values` (computed as a get, power and set).
+        """`x` raised to exponents that are `values` at `idx` (multiplied where indices repeat)
+        and 1 elsewhere: JAX's `x[idx] **= values`.
 
         Example:
           >>> IndexUpdateRef(np.full(2, 3.0, np.float32), 1).power(2)
           array([3., 9.], dtype=float32)
         """
-        return self._apply_once(lambda v: _ufuncs.power(v, values),
-                                indices_are_sorted=indices_are_sorted,
-                                unique_indices=unique_indices, mode=mode)
+        return _ufuncs.power(self.array, self._factors(values, indices_are_sorted,
+                                                       unique_indices, mode))
+
+    def _factors(self, values, indices_are_sorted, unique_indices, mode):
+        x = as_array(self.array)
+        dtype = get_aval(x).dtype
+        # booleans multiply as a logical and: counted in int32 and compared back
+        work = np.int32 if dtype == np.bool_ else dtype
+        if dtype == np.bool_:
+            values = convert_dtype(convert_dtype(as_array(values), np.bool_), np.int32)
+        ones = lax.broadcast_in_dim(np.ones((), work), get_aval(x).shape, ())
+        factors = _scatter("multiply", ones, self.index, values, lax.scatter_mul,
+                           indices_are_sorted, unique_indices, mode)
+        return convert_dtype(factors, dtype)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """A copy of `x` with `x[idx] = minimum(x[idx], values)`.
@@ -604,11 +623,6 @@ class IndexUpdateRef:
         counts = _scatter("apply", np.zeros(get_aval(x).shape, np.int32), self.index,
                           np.int32(1), lax.scatter_add, indices_are_sorted, unique_indices, mode)
         return apply_counted(x, counts, func)
-
-    def _apply_once(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        current = getitem(self.array, self.index, mode="clip" if mode == "clip" else None)
-        return self.set(func(current), indices_are_sorted=indices_are_sorted,
-                        unique_indices=unique_indices, mode=mode)
 
 
 class IndexUpdateHelper:
@@ -670,6 +684,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
         raise ValueError(f"jnp.take: invalid mode {mode!r}; use 'fill' (the default), 'clip' "
                          "or 'wrap'.")
     indices = as_array(indices)
+    if not dtypes.issubdtype(get_aval(indices).dtype, np.integer):
+        raise ValueError(f"jnp.take: indices must have an integer type, got "
+                         f"{get_aval(indices).dtype.name}.")
     if mode == "wrap":
         # indices count modulo the axis length, so every one lands in bounds
 

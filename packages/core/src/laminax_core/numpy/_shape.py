@@ -255,6 +255,14 @@ def broadcast_to(array, shape):
       (2, 3)
     """
     array = _array("broadcast_to", array)
+    if isinstance(shape, tuple | list) and all(isinstance(d, int | np.integer) for d in shape):
+        # JAX's order: shapes that do not match are a ValueError, also when the requested
+        # size is negative; a negative size the operand would broadcast to is the shape
+        # check's TypeError (below)
+        a_shape, lead = get_aval(array).shape, len(shape) - get_aval(array).ndim
+        if lead < 0 or any(d not in (1, s) for d, s in zip(a_shape, shape[lead:], strict=True)):
+            raise ValueError(f"jnp.broadcast_to: incompatible shapes for broadcasting: "
+                             f"{a_shape} and requested shape {tuple(shape)}.")
     shape = canonicalize_shape(shape, "jnp.broadcast_to")
     a_shape = get_aval(array).shape
     lead = len(shape) - len(a_shape)
@@ -476,8 +484,10 @@ def _split(name, ary, indices_or_sections, axis, even: bool):
     shape = get_aval(ary).shape
     axis = canonicalize_axis(axis, len(shape), f"jnp.{name}")
     n = shape[axis]
-    if isinstance(indices_or_sections, int | np.integer):
-        sections = operator.index(indices_or_sections)
+    if not isinstance(indices_or_sections, tuple | list | range) and np.ndim(
+            indices_or_sections) == 0:
+        # a number of sections, read as JAX does (int(): 2.0 is 2 sections)
+        sections = int(indices_or_sections)
         if sections <= 0:
             raise ValueError(f"jnp.{name}: the number of sections must be positive.")
         if even and n % sections:
@@ -490,10 +500,14 @@ def _split(name, ary, indices_or_sections, axis, even: bool):
         cuts = [operator.index(i) + n if operator.index(i) < 0 else operator.index(i)
                 for i in indices_or_sections]
     sizes = np.diff([0, *cuts, n]).tolist()
-    if all(s >= 0 for s in sizes):
-        # one `split`, as JAX: its transpose is one concatenate, where slices' are pads
-        return list(lax.split(ary, sizes, axis))
-    return _split_at(ary, cuts, axis)
+    if not all(s >= 0 for s in sizes):
+        # NumPy gives empty or overlapping pieces here; JAX refuses (decreasing indices, or
+        # indices past the end)
+        raise ValueError(f"jnp.{name}: sizes passed to split must be nonnegative, got {sizes} "
+                         f"(indices {list(cuts)} along an axis of size {n}); give increasing "
+                         "indices within the axis.")
+    # one `split`, as JAX: its transpose is one concatenate, where slices' are pads
+    return list(lax.split(ary, sizes, axis))
 
 
 def split(ary, indices_or_sections, axis: int = 0) -> list:
@@ -576,6 +590,10 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
       array([1, 1, 2, 2], dtype=int32)
     """
     a = _array("repeat", a)
+    if isinstance(repeats, list | tuple):
+        # JAX takes arrays and scalars only (a list would be read as one array)
+        raise TypeError(f"jnp.repeat requires ndarray or scalar arguments, got "
+                        f"{type(repeats)} at position 1; pass jnp.array(repeats).")
     if axis is None:
         a = ravel(a)
         axis = 0
@@ -616,7 +634,15 @@ def flip(m, axis=None):
       array([2, 1, 0], dtype=int32)
     """
     m = _array("flip", m)
-    axes = canonicalize_axes(axis, get_aval(m).ndim, "jnp.flip")
+    ndim = get_aval(m).ndim
+    if isinstance(axis, list | tuple):
+        # a repeated axis reaches lax.rev in JAX, whose check raises TypeError
+        axes = tuple(canonicalize_axis(a, ndim, "jnp.flip") for a in axis)
+        if len(set(axes)) != len(axes):
+            raise TypeError(f"jnp.flip: rev dimensions must be unique, got {axes} (axis="
+                            f"{axis!r}).")
+    else:
+        axes = canonicalize_axes(axis, ndim, "jnp.flip")
     return lax.rev(m, axes) if axes else m
 
 
@@ -947,5 +973,6 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
       array([ 1, -1], dtype=int32)
     """
     x = _array("astype", x)
-    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
+    # None is the default float type, as in JAX (and NumPy)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, "astype")
     return lax.convert_element_type(x, dtype)

@@ -311,9 +311,10 @@ def digitize(x, bins, right: bool = False):
     increasing = lax.le(lax.reshape(lax.slice(bins, (0,), (1,)), ()),
                         lax.reshape(lax.slice(bins, (n - 1,), (n,)), ()))
     up = searchsorted(bins, x, side=side)
+    # decreasing bins: counted from the end of the reversed bins, with the same side (NumPy's
+    # rule: bins[i-1] > x >= bins[i] when right is False)
     down = lax.sub(np.asarray(n, get_aval(up).dtype),
-                   searchsorted(lax.rev(bins, (0,)), x, side="left" if side == "right" else
-                                "right"))
+                   searchsorted(lax.rev(bins, (0,)), x, side=side))
     return select(increasing, down, up)
 
 

@@ -42,6 +42,10 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
       >>> scan(lambda c, x: (c + x, c), np.float32(0), np.arange(3, dtype=np.float32))
       (array(3., dtype=float32), array([0., 0., 1.], dtype=float32))
     """
+    if not isinstance(unroll, bool) and (
+            not isinstance(unroll, int | np.integer) or unroll < 0):
+        raise ValueError(f"scan: `unroll` must be a `bool` or a non-negative `int`, got "
+                         f"{unroll!r}.")
     carry, carry_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
@@ -155,7 +159,8 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 (JAX's name)
       >>> map(lambda x: x * 2.0, np.arange(3, dtype=np.float32))
       array([0., 2., 4.], dtype=float32)
     """
-    if batch_size is None:
+    if batch_size is None or (type(batch_size) is int and batch_size == 0):
+        # batch_size=0 means no batching in JAX too
         _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
         return ys
     return _batched_map(f, xs, batch_size)
@@ -174,7 +179,8 @@ def _batched_map(f, xs, batch_size):
     batched = vmap(f)
     _, ys = scan(lambda carry, x: ((), batched(x)), (), tree_unflatten(tree, full))
     ys_leaves, ys_tree = tree_flatten(ys)
-    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:])) for y in ys_leaves]
+    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:]))
+                 for y in ys_leaves]
     if rest:
         tail = tree_unflatten(tree, [_slicing.slice_in_dim(x, n_full * batch_size, n, axis=0)
                                      for x in leaves])

@@ -143,7 +143,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll: int | bool | None = N
         )
 
     def cond_fun(carry):
-        return _elementwise.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
+        # lax.lt: a weak bound is not converted, as in JAX
+        return _elementwise.lt(carry[0], carry[1])
 
     def body(carry):
         i, stop, val = carry
