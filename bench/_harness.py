@@ -10,6 +10,12 @@ Timing: fast cases (`run_all`) are called in rounds of about 50 ms and report th
 time per call; slow ones (`run_each`: a trace, a compilation) are called one at a time and
 report the best single call. Both keep the garbage collector off while timing, as `timeit`.
 
+Taking turns: `bench/run.py` starts the laminax and the JAX process of a round together and
+lets only one run at a time, handing the machine over before every timed unit (`turn()`: a
+round of calls, one slow call, one child process). The two libraries' measurements then
+alternate every 50 ms or so, so a busy phase of a shared machine hits both alike instead of
+one process. Run by hand (no `LAMINAX_BENCH_TURNS` in the environment), `turn()` does nothing.
+
 This module imports nothing from laminax or JAX itself, so both interpreters can load it.
 """
 
@@ -19,12 +25,33 @@ import argparse
 import gc
 import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from types import ModuleType
 
 IMPLS = ("laminax", "jax")
+
+# (fd to read "your turn" from, fd to write "done, next please" to), from bench/run.py
+_TURNS = tuple(int(fd) for fd in os.environ["LAMINAX_BENCH_TURNS"].split(",")) if (
+    os.environ.get("LAMINAX_BENCH_TURNS")) else None
+
+
+def _wait_for_turn() -> None:
+    if _TURNS is not None and not os.read(_TURNS[0], 1):
+        sys.exit("bench: run.py went away")
+
+
+def turn() -> None:
+    """Hands the machine to the other library's process and returns when it is this one's
+    turn again: called right before each timed unit. Does nothing outside `bench/run.py`."""
+    if _TURNS is not None:
+        os.write(_TURNS[1], b"y")
+        _wait_for_turn()
+
+
+_wait_for_turn()  # the process starts only when run.py says so
 
 
 def parse_args(description: str, extra: tuple = ()) -> argparse.Namespace:
@@ -92,6 +119,7 @@ class _gc_off:
 
 
 def _timed_round(fn, calls, sync) -> float:
+    turn()
     start = time.perf_counter()
     for _ in range(calls):
         fn()
@@ -130,6 +158,7 @@ def time_each(
     for _ in range(repeat):
         arguments = () if setup is None else (setup(),)
         with _gc_off(keep_gc):
+            turn()
             start = time.perf_counter()
             fn(*arguments)
             best = min(best, time.perf_counter() - start)

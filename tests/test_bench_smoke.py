@@ -72,6 +72,35 @@ def test_table_shows_ratios_memory_differences_and_errors():
     samples.add("laminax", {"name": "scan", "error": "AttributeError: no scan"})
     samples.add("jax", {"name": "scan", "value": 0.5, "unit": "s"})
     rows = run.table("bench_jit_dispatch", samples)[2:]
-    assert rows[0] == "| call | 2 µs | 1 µs | 2.000 | 2.000 | ≤ 1.10 MISSED |"
-    assert rows[1] == "| calls/growth | 3.0 MiB | 1.0 MiB | Δ 2.0 MiB | | |"
-    assert rows[2] == "| scan | error: AttributeError: no scan | 500 ms | — | — | |"
+    assert rows[0] == "| call | 2 µs | 1 µs | 2.000 | 2.000–2.000 (1) | 2.000 | ≤ 1.10 MISSED |"
+    assert rows[1] == "| calls/growth | 3.0 MiB | 1.0 MiB | Δ 2.0 MiB | | | |"
+    assert rows[2] == "| scan | error: AttributeError: no scan | 500 ms | — | — | — | |"
+
+
+def test_ratio_is_the_median_of_paired_rounds_with_its_interval():
+    run = _run_py()
+    samples = run.Samples()
+    # the machine slows down over the rounds: the per-round ratio stays 1.0 to 1.04, while
+    # the ratio of the per-side medians (1.2 / 1.0) would read 1.2
+    jax_times = [1.0, 1.0, 2.0, 3.0, 4.0]
+    for index, (theirs, ratio) in enumerate(zip(jax_times, [1.0, 1.04, 1.01, 1.02, 1.0])):
+        samples.add("jax", {"name": "step", "value": theirs, "unit": "s"}, index)
+        if index != 3:  # a round that failed on one side is left out of the pairs
+            samples.add("laminax", {"name": "step", "value": theirs * ratio, "unit": "s"},
+                        index)
+    assert samples.paired_ratios("step") == [1.0, 1.04, 1.01, 1.0]
+    row = run.table("bench_compile_step", samples)[2]
+    assert row.split(" | ")[3:5] == ["1.005", "1.000–1.040 (4)"]
+    assert row.endswith("| 0.97–1.03 met |")
+
+
+def test_median_interval_has_at_least_90_percent_coverage():
+    run = _run_py()
+    assert run.median_interval([3.0]) == (3.0, 3.0)
+    assert run.median_interval([5, 1, 4, 2, 3]) == (1, 5)  # 5 rounds: the extremes (93.8%)
+    assert run.median_interval(list(range(1, 10))) == (2, 8)  # 9 rounds: 96.1%
+    assert run.median_interval(list(range(1, 21))) == (6, 15)  # 20 rounds: 95.9%
+
+
+def test_all_leaves_out_standalone_modules():
+    assert "bench_distributed" in _run_py().STANDALONE

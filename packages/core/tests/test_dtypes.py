@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from laminax_core import dtypes
+from laminax_core import _dtypes_base, _promotion, dtypes
 from laminax_core.config import (
     config,
     enable_x64,
@@ -67,8 +67,10 @@ def test_public_names_have_docstrings():
 def test_docstring_examples_run():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    for test in finder.find(dtypes, globs={"np": np, **vars(dtypes)}):
-        runner.run(test)
+    # the docstrings live where the functions are defined: the dtypes and the lattice modules
+    for module in (_dtypes_base, _promotion):
+        for test in finder.find(module, globs={"np": np, **vars(dtypes)}):
+            runner.run(test)
     assert runner.failures == 0 and runner.tries > 20
 
 

@@ -49,7 +49,7 @@ def test_argnums_int_and_tuple():
 def test_argnums_errors():
     with pytest.raises(TypeError, match=r"argnums=\(2,\) requires at least 3 positional"):
         grad(lambda x: x, argnums=(2,))(1.0)
-    with pytest.raises(TypeError, match="argnums must be an int or a tuple"):
+    with pytest.raises(TypeError, match="must be an int or a sequence of ints"):
         grad(lambda x: x, argnums="0")(1.0)
 
 

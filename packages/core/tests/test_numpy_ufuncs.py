@@ -204,9 +204,13 @@ def test_rank_promotion_config_raise_and_warn():
             jnp.add(x, y)
 
 
-def test_incompatible_shapes_raise_value_error_naming_the_function():
-    with pytest.raises(ValueError, match="multiply: incompatible shapes"):
+def test_incompatible_shapes_raise_jax_error_naming_the_function():
+    # JAX's types: one rank reaches the primitive's shape rule (TypeError), ranks that differ
+    # fail in rank promotion (ValueError)
+    with pytest.raises(TypeError, match="multiply: incompatible shapes"):
         jnp.multiply(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="multiply: incompatible shapes"):
+        jnp.multiply(np.ones((2, 3)), np.ones(4))
 
 
 def test_non_array_arguments_raise_type_error():

@@ -112,3 +112,29 @@ def test_the_shared_executable_cache_is_bounded_by_bytes(monkeypatch):
     misses = cache_info()["misses"]
     np.testing.assert_array_equal(keep(X), X * 5)
     assert cache_info()["misses"] == misses
+
+
+def test_live_functions_share_executables_beyond_the_byte_budget(monkeypatch):
+    from laminax_dispatch import _compile
+    from laminax_dispatch.internal import cache_info
+
+    ld.clear_caches()
+    monkeypatch.setattr(_compile, "_CACHE_BYTES", 0)  # nothing unheld is kept
+    def make(i):  # one source location: the modules differ only in the constant
+        return ld.jit(lambda x: x * 3 + i)
+
+    def call(f):  # one call site too (modules carry their caller's location)
+        return f(X)
+
+    live = [make(i) for i in range(5)]
+    for i, f in enumerate(live):
+        np.testing.assert_array_equal(call(f), X * 3 + i)
+    # held by live functions: kept whatever the budget, and a new function compiling the same
+    # module shares the executable instead of compiling again
+    assert cache_info()["size"] == 5
+    misses = cache_info()["misses"]
+    np.testing.assert_array_equal(call(make(2)), X * 3 + 2)
+    assert cache_info()["misses"] == misses and cache_info()["hits"] >= 1
+    # dropped (no cyclic GC needed: a jitted function is not part of a reference cycle)
+    del live, f
+    assert cache_info()["size"] == 0

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from jaxlib.mlir import ir
 from laminax_core import ShapeDtypeStruct
+from laminax_core import config as core_config
 from laminax_dispatch import jit, stages
 
 F32 = np.float32
@@ -83,3 +84,36 @@ def test_eval_shape_runs_nothing():
     shapes = jit(g).eval_shape(np.ones(5, F32))
     assert shapes == {"y": ShapeDtypeStruct((2,), F32)}
     assert jit(lambda x: x * 2).eval_shape(1.0) == ShapeDtypeStruct((), F32, weak_type=True)
+
+
+
+def test_compiled_calls_take_the_cpp_fast_path_and_still_check_arguments(monkeypatch):
+    misses = []
+    original = stages.Compiled._cache_miss
+
+    def counted(self, *args, **kwargs):
+        misses.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(stages.Compiled, "_cache_miss", counted)
+    compiled = jit(lambda x, y: x * 2.0 + y).lower(np.ones(3, F32), np.ones(3, F32)).compile()
+    x, y = ld.device_put(np.arange(3, dtype=F32)), ld.device_put(np.ones(3, F32))
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(x, y), [1, 3, 5])
+    assert len(misses) == 1  # the first call; the others ran in C++
+    # once the fast path has an entry, wrong calls still get the Python path's errors
+    with pytest.raises(TypeError, match="compiled with float32"):
+        compiled(np.ones(4, F32), y)
+    with pytest.raises(TypeError, match="compiled for arguments with tree"):
+        compiled(x)
+    x.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        compiled(x, y)
+
+
+def test_compiled_checks_nans_when_asked_after_fast_calls():
+    compiled = jit(lambda x: x / x).lower(np.ones(2, F32)).compile()
+    zeros = ld.device_put(np.zeros(2, F32))
+    assert np.isnan(np.asarray(compiled(zeros))).all()  # the fast path has its entry now
+    with core_config.debug_nans(True), pytest.raises(FloatingPointError):
+        compiled(zeros)

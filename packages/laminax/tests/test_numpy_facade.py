@@ -35,10 +35,20 @@ def test_traced_calls_stage_the_same_equations_as_the_plain_function(name):
 def test_repeated_eager_calls_do_not_return_to_python():
     x = jnp.ones(4, jnp.float32)
     jnp.cos(x)
-    misses = jnp.cos._cache_misses
+    misses = jnp.cos._jit_function._cache_misses
     for _ in range(20):
         jnp.cos(x)
-    assert jnp.cos._cache_misses == misses
+    assert jnp.cos._jit_function._cache_misses == misses
+
+
+def test_the_wrapper_is_jaxlibs_pjit_function_with_the_jit_methods():
+    # as JAX's jnp.sin: no Python frame around the C++ call
+    assert type(jnp.sin).__name__ == "PjitFunction" and jnp.sin.__name__ == "sin"
+    assert "stablehlo.sine" in jnp.sin.lower(np.float32(1)).as_text()
+    assert jnp.sin.eval_shape(np.ones(3, np.float32)).shape == (3,)
+    # a constant under a transformation is staged, not computed by the C++ cache
+    text = str(laminax.make_jaxpr(lambda y: jnp.sin(np.float32(2)) + y)(np.float32(1)))
+    assert "sin" in text
 
 
 def test_bad_input_still_gets_the_numpy_error():

@@ -18,6 +18,7 @@ from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_ma
 from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
+from laminax_core._argnums import check_argnames, check_argnums, index_or_indices, resolve_argnums
 from laminax_core._avals import ShapedArray, ShapeDtypeStruct, get_aval
 from laminax_core._interpreters import batching, partial_eval, transpose
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -34,6 +35,8 @@ __all__ = [
     "vmap",
     "check_argnums",
     "check_argnames",
+    "index_or_indices",
+    "resolve_argnums",
 ]
 
 
@@ -91,7 +94,7 @@ def _flatten_fun_aux(name: str, fun: Callable, in_tree, out_trees: list, aux_sto
 
     def flat(*leaves):
         result = fun(*tree_unflatten(in_tree, leaves))
-        if not (isinstance(result, tuple) and len(result) == 2):
+        if not (isinstance(result, tuple | list) and len(result) == 2):
             raise TypeError(
                 f"{name} with has_aux=True requires the function to return a pair "
                 f"(output, auxiliary data), got {type(result).__name__}."
@@ -127,60 +130,28 @@ def _check_args(name: str, leaves) -> None:
             )
 
 
-def check_argnums(name: str, argnums) -> tuple[int, ...]:
-    """An `*_argnums` argument (None, an int, or a sequence of ints) as a tuple of ints.
-
-    Raises:
-      TypeError: naming `name` (e.g. "jit static_argnums") and the value, for anything else.
-    """
-    if argnums is None:
-        return ()
-    given = argnums
-    if isinstance(argnums, str) or not isinstance(argnums, Iterable):
-        argnums = (argnums,)
-    out = []
-    for a in argnums:
-        try:
-            out.append(operator.index(a))
-        except TypeError:
-            raise TypeError(
-                f"{name} must be an int or a sequence of ints (argument positions), got "
-                f"{given!r}" + (f" ({a!r} is a {type(a).__name__})." if a is not given else ".")
-            ) from None
-    return tuple(out)
-
-
-def check_argnames(name: str, argnames) -> tuple[str, ...]:
-    """An `*_argnames` argument (None, a str, or a sequence of strs) as a tuple of strs.
-
-    Raises:
-      TypeError: naming `name` and the value, for anything else.
-    """
-    if argnames is None:
-        return ()
-    if isinstance(argnames, str):
-        return (argnames,)
-    if not isinstance(argnames, Iterable) or not all(isinstance(a, str) for a in argnames):
-        raise TypeError(f"{name} must be a str or a sequence of strs (argument names), got "
-                        f"{argnames!r}.")
-    return tuple(argnames)
-
-
 def _normalize_argnums(name: str, argnums, nargs: int) -> tuple[int, ...]:
-    if isinstance(argnums, int | np.integer):
-        nums = (operator.index(argnums),)
-    elif isinstance(argnums, tuple | list) and all(isinstance(a, int) for a in argnums):
-        nums = tuple(argnums)
-    else:
-        raise TypeError(f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}.")
-    for a in nums:
-        if not -nargs <= a < nargs:
-            raise TypeError(
-                f"differentiating with respect to argnums={argnums} requires at least "
-                f"{max(nums) + 1 if a >= 0 else -a} positional arguments to be passed by the "
-                f"caller, but got only {nargs} positional arguments."
-            )
-    return tuple(a % nargs for a in nums)
+    """The positions a differentiation API differentiates (`argnums` as `index_or_indices`
+    gives it): in range, non-negative, each once, at least one."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ValueError(f"{name}: argnums=() selects no argument to differentiate with "
+                         "respect to; pass at least one position.")
+    if name == "grad" and max(nums) >= nargs:
+        # grad and value_and_grad raise TypeError for a position past the arguments given,
+        # ValueError (below) for one before them, the Jacobians ValueError for both (as JAX)
+        raise TypeError(
+            f"differentiating with respect to argnums={argnums} requires at least "
+            f"{max(nums) + 1} positional arguments to be "
+            f"passed by the caller, but got only {nargs} positional arguments."
+        )
+    resolved = resolve_argnums(nums, nargs)
+    if len(set(resolved)) != len(resolved):
+        # JAX fails here too (with a TypeError from inside its argument bookkeeping); a
+        # repeated position would otherwise differentiate the same argument twice
+        raise TypeError(f"{name}: argnums={argnums} names an argument more than once; "
+                        "list each position once.")
+    return resolved
 
 
 def _partial_on(fun: Callable, args: Sequence, argnums: tuple[int, ...]) -> Callable:
@@ -494,6 +465,7 @@ def value_and_grad(
       (array(9., dtype=float32), array(6., dtype=float32))
     """
     del reduce_axes  # accepted for JAX compatibility; has no effect (as in current JAX)
+    argnums = index_or_indices("grad argnums", argnums)
 
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
@@ -514,7 +486,7 @@ def value_and_grad(
         aval = get_aval(outs[0])
         _check_grad_output(aval, holomorphic)
         grads = tree_unflatten(in_tree, pullback([np.ones((), aval.dtype)]))
-        grads = grads[0] if isinstance(argnums, int | np.integer) else grads
+        grads = grads[0] if isinstance(argnums, int) else grads
         value = tree_unflatten(out_trees[0], outs)
         return ((value, aux[0]) if has_aux else value), grads
 

@@ -84,8 +84,9 @@ def canonicalize_shape(shape, context: str = "", *, allow_unknown: bool = False)
             _too_many_elements(shape, context)
         return shape  # already canonical: most shapes come from another aval
     where = f"{context}: " if context else ""
-    if isinstance(shape, int | np.integer):
-        shape = (shape,)
+    if isinstance(shape, int | np.integer) or (
+            np.ndim(shape) == 0 and hasattr(shape, "__index__") and not isinstance(shape, str)):
+        shape = (shape,)  # one dimension (a 0-d concrete integer array too, as in JAX)
     try:
         # symbolic dimensions (shape polymorphism) pass as they are
         result = tuple(d if type(d) is DimExpr else operator.index(d) for d in shape)

@@ -17,6 +17,7 @@ import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace, dtypes, lax
+from laminax_core._argnums import resolve_argnums
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -99,11 +100,9 @@ def checkpoint(
       ...     np.float32(0.5)))
       True
     """
-    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
-        static_set = {s % len(args) for s in static} if args else set()
+        static_set = set(_static_positions(static_argnums, len(args)))
         dyn_idx = [i for i in range(len(args)) if i not in static_set]
         leaves, in_tree = tree_flatten(tuple(args[i] for i in dyn_idx))
         out_trees: list = []
@@ -131,6 +130,24 @@ def checkpoint(
 
 
 remat = checkpoint
+
+
+def _static_positions(static_argnums, nargs: int) -> tuple[int, ...]:
+    """checkpoint's static positions for a call with `nargs` positional arguments, checked
+    in JAX's order: a negative position before the first argument (ValueError, whatever the
+    container), then the type, stricter than jit's: an int or a tuple of ints, no lists,
+    NumPy integers or bools (TypeError), then the range (ValueError)."""
+    items = ((static_argnums,) if type(static_argnums) is int
+             else static_argnums if isinstance(static_argnums, tuple | list | range) else ())
+    resolve_argnums([i for i in items if isinstance(i, int) and i < 0], nargs)
+    if type(static_argnums) is int:
+        static_argnums = (static_argnums,)
+    elif not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+        raise TypeError(
+            "checkpoint / remat static_argnums must be an int or a tuple of ints, got "
+            f"{static_argnums!r}."
+        )
+    return resolve_argnums(static_argnums, nargs)
 
 
 def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):

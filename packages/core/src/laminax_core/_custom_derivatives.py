@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,6 +28,7 @@ from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
+from laminax_core._argnums import check_argnums, resolve_argnums
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import batching, lax_ops, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -204,8 +206,22 @@ def _resolve_args(fun, args, kwargs):
     return tuple(bound.args) + tuple(bound.kwargs.values())
 
 
+def _check_nondiff_argnums(kind: str, nondiff_argnums) -> tuple[int, ...]:
+    # a collection of positions: JAX does not take a bare int (or NumPy integer) here
+    try:
+        operator.index(nondiff_argnums)
+    except TypeError:
+        return check_argnums(f"{kind} nondiff_argnums", nondiff_argnums)
+    raise TypeError(f"{kind} nondiff_argnums must be a tuple of ints (argument positions), "
+                    f"got {nondiff_argnums!r}; write ({nondiff_argnums!r},) for one.")
+
+
 def _split_nondiff(args, nondiff_argnums):
-    nondiff = {i: args[i] for i in nondiff_argnums}
+    n = len(args)
+    # negative positions count from the end of this call's arguments (as JAX); positions past
+    # the end fail on the lookup below
+    nums = [resolve_argnums((i,), n)[0] if i < 0 else i for i in nondiff_argnums]
+    nondiff = {i: args[i] for i in nums}
     dyn = [a for i, a in enumerate(args) if i not in nondiff]
     return nondiff, dyn
 
@@ -234,11 +250,13 @@ def _stage_call(wrapper, rule, kind: str, class_name: str, define: str, args, kw
     checks that the rule is defined, binds the arguments to the function's signature, sets
     the non-differentiable ones apart, flattens the rest and traces the function on them.
     Outside any transformation the function just runs (`direct_result`), as in JAX."""
+    args = _resolve_args(wrapper.fun, args, kwargs)
+    # negative positions are checked against the call first, as JAX does
+    resolve_argnums([i for i in wrapper.nondiff_argnums if i < 0], len(args))
     if rule is None:
         raise AttributeError(
             f"No {kind} defined for {class_name} function {_name(wrapper.fun)} using {define}."
         )
-    args = _resolve_args(wrapper.fun, args, kwargs)
     nondiff, dyn = _split_nondiff(args, wrapper.nondiff_argnums)
     leaves, in_tree = tree_flatten(dyn)
     if _outside_transformations(leaves):
@@ -432,7 +450,7 @@ class custom_jvp:  # noqa: N801 (JAX's name)
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _check_nondiff_argnums(type(self).__name__, nondiff_argnums)
         self.jvp: Callable | None = None
         self.symbolic_zeros = False
 
@@ -624,7 +642,7 @@ class custom_vjp:  # noqa: N801 (JAX's name)
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _check_nondiff_argnums(type(self).__name__, nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.symbolic_zeros = False

@@ -13,6 +13,7 @@ from laminax_core._api import (
     _check_args,
     _flatten_fun_for,
     _normalize_argnums,
+    index_or_indices,
     _partial_on,
     _vjp_flat,
 )
@@ -65,7 +66,7 @@ def _check_jac_inputs(name: str, leaves, holomorphic: bool, allow_int: bool = Fa
 
 def _jacobian_tree(out_tree, in_tree, blocks_per_out, argnums):
     per_out = [tree_unflatten(in_tree, blocks) for blocks in blocks_per_out]
-    if isinstance(argnums, int | np.integer):
+    if isinstance(argnums, int):
         per_out = [b[0] for b in per_out]
     return tree_unflatten(out_tree, per_out)
 
@@ -87,6 +88,8 @@ def jacfwd(
       array([[0., 0.],
              [0., 2.]], dtype=float32)
     """
+
+    argnums = index_or_indices("jacfwd argnums", argnums)
 
     def jacfun(*args, **kwargs):
         nums = _normalize_argnums("jacfwd", argnums, len(args))
@@ -146,6 +149,8 @@ def jacrev(
       array([[0., 0.],
              [0., 2.]], dtype=float32)
     """
+
+    argnums = index_or_indices("jacrev argnums", argnums)
 
     def jacfun(*args, **kwargs):
         nums = _normalize_argnums("jacrev", argnums, len(args))

@@ -21,6 +21,8 @@ import sys
 import tokenize
 from io import StringIO
 
+import numpy as np
+
 from laminax_core.errors import InconclusiveDimensionOperation
 
 __all__ = [
@@ -814,8 +816,6 @@ def broadcast_shapes(*shapes) -> tuple:
       ValueError: the shapes do not broadcast.
     """
     if all(type(d) is int for s in shapes for d in s):
-        import numpy as np
-
         return tuple(np.broadcast_shapes(*shapes))
     rank = max(len(s) for s in shapes)
     result = []

@@ -25,8 +25,10 @@ import operator
 import sys
 import threading
 import types
+import weakref
 
 import numpy as np
+from jaxlib._jax import config as _config_ext
 
 from laminax_core import config, dtypes, errors
 from laminax_core._avals import ShapedArray
@@ -278,15 +280,32 @@ def current_trace() -> Trace:
     return _eval_trace if trace is None else trace
 
 
+# The running trace as jaxlib's C++ jit sees it: part of its cache key, so that a jitted call
+# under a transformation misses the C++ cache and reaches Python (which stages it) even when
+# its arguments are concrete Arrays. A weak reference, so cache entries do not keep traces.
+_trace_key = _config_ext.Config("laminax_trace_state", None, include_in_jit_key=True)
+
+
+def _weak(trace: Trace | None):
+    if trace is None:
+        return None
+    ref = trace.__dict__.get("_laminax_weakref")
+    if ref is None:
+        ref = trace.__dict__["_laminax_weakref"] = weakref.ref(trace)
+    return ref
+
+
 @contextlib.contextmanager
 def set_current_trace(trace: Trace):
     """Makes `trace` current for the duration of the block."""
     previous = _context.trace
-    _context.trace = None if trace is _eval_trace else trace
+    current = _context.trace = None if trace is _eval_trace else trace
+    _trace_key.set_local(_weak(current))
     try:
         yield trace
     finally:
         _context.trace = previous
+        _trace_key.set_local(_weak(previous))
 
 
 def current_name_stack() -> str:

@@ -846,6 +846,9 @@ debug_nans = bool_state(
     False,
     "Checks every operation's output for NaNs and raises FloatingPointError naming the "
     "operation that produced one.",
+    # in jaxlib's jit key: a call with the checks on misses the C++ cache and is checked in
+    # Python
+    include_in_jit_key=True,
 )
 
 debug_infs = bool_state(
@@ -853,6 +856,9 @@ debug_infs = bool_state(
     False,
     "Checks every operation's output for infinities and raises FloatingPointError naming the "
     "operation that produced one.",
+    # in jaxlib's jit key: a call with the checks on misses the C++ cache and is checked in
+    # Python
+    include_in_jit_key=True,
 )
 
 enable_checks = bool_state(

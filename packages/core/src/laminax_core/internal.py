@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
+from laminax_core._api import index_or_indices as index_or_indices
+from laminax_core._api import resolve_argnums as resolve_argnums
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._shape_poly import DimExpr as DimExpr
 from laminax_core._shape_poly import SymbolicScope as SymbolicScope
@@ -23,6 +25,7 @@ from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
 from laminax_core._avals import sharding_typers as sharding_typers
+from laminax_core._sharding_rules import leading_added as leading_added
 from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
@@ -120,6 +123,8 @@ __all__ = [
     "parse_shape",
     "check_argnames",
     "check_argnums",
+    "index_or_indices",
+    "resolve_argnums",
     "AbstractValue",
     "all_primitives",
     "empty2_p",
@@ -153,6 +158,7 @@ __all__ = [
     "get_aval",
     "ShardingTypeError",
     "sharding_typers",
+    "leading_added",
     "get_eager_impl",
     "highest",
     "hoist_tracer_consts",

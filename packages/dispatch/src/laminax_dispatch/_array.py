@@ -22,6 +22,7 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core.internal import ShapedArray, Tracer, pytype_aval_mappings
 
+from laminax_dispatch import _hooks
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding, on_cpp_class
 
 __all__ = ["Array", "ArrayImpl", "Shard", "make_array"]
@@ -313,11 +314,9 @@ class ArrayImpl:
         if len(self._sharding.device_set) > 1:
             # rows of a sharded array are sliced where the data lives
             return (self[i] for i in range(self.shape[0]))
-        from laminax_dispatch._device_put import device_put
-
         device = self.device if self._committed else None
         weak = self.aval.weak_type
-        return (device_put(row, device, _weak_type=weak) for row in self._value)
+        return (_hooks.device_put(row, device, _weak_type=weak) for row in self._value)
 
     # -- printing ---------------------------------------------------------------------------
 
@@ -378,9 +377,7 @@ _jax.set_tracer_class(Tracer)
 
 
 def _unpickle_array(value: np.ndarray, weak_type: bool):
-    from laminax_dispatch._device_put import device_put
-
-    return device_put(value, _weak_type=weak_type)
+    return _hooks.device_put(value, _weak_type=weak_type)
 
 
 def make_array(

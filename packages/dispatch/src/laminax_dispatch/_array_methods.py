@@ -21,6 +21,7 @@ from laminax_core import lax
 from laminax_core.internal import Tracer
 
 from laminax_dispatch import _array
+from laminax_dispatch._jit import jit
 
 __all__ = ["install_array_methods"]
 
@@ -51,15 +52,13 @@ _SHORTCUTS = {
 
 def _shortcut(slow, lax_fn, kinds: str):
     array_type = _jax.ArrayImpl
-    compiled = []  # the inlined jit of `lax_fn`, made on first use (jit imports this module)
+    compiled = []  # the inlined jit of `lax_fn`, made on first use
 
     def operator(x, y):
         if type(y) is array_type:
             a, b = x.aval, y.aval
             if a == b and a.dtype.kind in kinds:
                 if not compiled:
-                    from laminax_dispatch._jit import jit
-
                     compiled.append(jit(lax_fn, inline=True))
                 # as JAX's operators (a jitted ufunc): one call of jaxlib's C++ fast path
                 # instead of a Python primitive bind

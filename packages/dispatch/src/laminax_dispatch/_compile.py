@@ -1,10 +1,10 @@
 """Compiling StableHLO modules with XLA and running the executables.
 
-`compile_module(module, devices)` returns a jaxlib `LoadedExecutable`, looking first in a
-bounded in-memory LRU cache, then in the persistent cache (`_compilation_cache`), and only
-then compiling. `Executable` wraps a compiled module with its avals: calling it moves host
-arguments onto its device, threads runtime tokens for ordered effects, executes, and wraps the
-outputs as Arrays.
+`compile_module(module, devices)` returns a jaxlib `LoadedExecutable`, looking first in an
+in-memory cache (shared by live functions; bounded by bytes for the rest), then in the
+persistent cache (`_compilation_cache`), and only then compiling. `Executable` wraps a
+compiled module with its avals: calling it moves host arguments onto its device, threads
+runtime tokens for ordered effects, executes, and wraps the outputs as Arrays.
 
 Options: ``jax_log_compiles`` logs every compilation (module name, input avals, seconds) at
 WARNING level through `logging` (DEBUG otherwise); ``jax_dump_ir_to`` writes every module
@@ -17,6 +17,7 @@ import collections
 import hashlib
 import itertools
 import logging
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -60,10 +61,13 @@ dump_ir_to = config.define_optional_string_state(
     "Directory to write each compiled module to, as <name>.mlir text with source locations.",
 )
 
-# The shared in-memory cache (one executable per distinct module) is bounded by bytes: jitted
-# functions hold their own executables for as long as they live, so this cache only shares
-# compilations between functions and must not keep every dropped closure's code alive.
-_CACHE_BYTES = 64 << 20
+# The shared in-memory cache, one executable per distinct module. An executable some live
+# jitted function still holds costs nothing extra here, so such entries stay (two live
+# functions compiling the same module share one executable). Executables nobody else holds
+# (their functions were dropped) are kept only within a small byte budget, for the common
+# pattern of a closure re-created with the same code; JAX keeps none (its executables live
+# and die with their jaxprs), so a program that creates and drops closures stays flat.
+_CACHE_BYTES = 2 << 20
 # What an executable occupies when the runtime does not say (the CPU client reports 0 bytes of
 # generated code; a small CPU executable takes about this much)
 _DEFAULT_EXECUTABLE_BYTES = 256 << 10
@@ -302,10 +306,37 @@ def compile_module(
     with _lock:
         _executables[key] = executable
         _sizes[key] = size
-        while len(_executables) > 1 and sum(_sizes.values()) > _CACHE_BYTES:
-            oldest, _ = _executables.popitem(last=False)
-            del _sizes[oldest]
+        _evict_unheld(keep=key)
     return executable
+
+
+def _held_elsewhere(key: str) -> bool:
+    """Whether anything besides this cache refers to the entry's executable (a live jitted
+    function's CompiledCall, the C++ fast path's entries, a caller that is still running)."""
+    return sys.getrefcount(_executables[key]) > _OWN_REFERENCES
+
+
+def _own_references() -> int:
+    # what getrefcount reports for a value only a dict holds (its argument and the dict's
+    # slot), measured rather than assumed
+    probe = collections.OrderedDict(k=object())
+    return sys.getrefcount(probe["k"])
+
+
+_OWN_REFERENCES = _own_references()
+
+
+def _evict_unheld(keep: str | None = None) -> None:
+    """Drops the oldest entries nobody else holds until those left fit in `_CACHE_BYTES`
+    (`keep`, the entry being returned, stays). Called with `_lock` held."""
+    unheld = [k for k in _executables if not _held_elsewhere(k)]
+    total = sum(_sizes[k] for k in unheld)
+    for k in unheld:
+        if total <= _CACHE_BYTES:
+            break
+        if k != keep:
+            del _executables[k]
+            total -= _sizes.pop(k)
 
 
 def _executable_bytes(executable: _jax.LoadedExecutable) -> int:
@@ -317,8 +348,11 @@ def _executable_bytes(executable: _jax.LoadedExecutable) -> int:
 
 
 def cache_info() -> dict[str, int]:
-    """Counts of in-memory hits and misses, persistent-cache hits, and the in-memory size."""
+    """Counts of in-memory hits and misses, persistent-cache hits, and the in-memory size
+    (after dropping what the byte budget no longer allows: executables of functions dropped
+    since the last compilation)."""
     with _lock:
+        _evict_unheld()
         return {**_stats, "size": len(_executables), "bytes": sum(_sizes.values())}
 
 

@@ -28,7 +28,7 @@ from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._backends import default_device
-from laminax_dispatch import _placement
+from laminax_dispatch import _hooks, _placement
 from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
 
@@ -184,9 +184,7 @@ def _reshard_on_devices(x: ArrayImpl, sharding: Sharding) -> ArrayImpl:
 @functools.lru_cache(maxsize=256)
 def _identity_for(sharding: Sharding):
     # one compiled copy program per target layout (and, inside jit's cache, per aval)
-    from laminax_dispatch._jit import jit
-
-    return jit(_copy, out_shardings=sharding)
+    return _hooks.jit(_copy, out_shardings=sharding)
 
 
 def _copy(value):
@@ -390,3 +388,6 @@ def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | Non
     buffer = _jax.dlpack_managed_tensor_to_buffer(capsule, target, None, copy)
     aval = ShapedArray(np.shape(external), dtype)
     return _jax.ArrayImpl(aval, SingleDeviceSharding(target), [buffer], committed, True)
+
+
+_hooks.device_put = device_put

@@ -30,6 +30,7 @@ from jaxlib._jax import config as _config_ext
 from laminax_core.internal import Tracer, WeakTypedArray
 from laminax_pytree import default_registry, tree_leaves
 
+from laminax_dispatch import _hooks
 from laminax_dispatch._array import _deleted_error
 
 __all__ = [
@@ -116,9 +117,7 @@ def new_cache(capacity: int) -> _jax.PjitFunctionCache:
 def _shard_arg(x, sharding, layout):
     # jaxlib calls this for an argument whose sharding is not the compiled one (a host value,
     # an uncommitted Array elsewhere): place it as the executable takes it
-    from laminax_dispatch._device_put import device_put
-
-    return device_put(x, sharding)
+    return _hooks.device_put(x, sharding)
 
 
 def cpp_function(

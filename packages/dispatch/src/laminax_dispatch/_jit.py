@@ -46,15 +46,18 @@ from laminax_core.internal import (
     eval_interpreter,
     eval_jaxpr,
     get_aval,
+    resolve_argnums,
     trace_to_jaxpr,
 )
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
+from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._jit_primitive import call_jaxpr, jit_p, memoize_on_jaxpr
 from laminax_dispatch._sharding import SingleDeviceSharding
+from laminax_dispatch._stages import Traced
 from laminax_dispatch._placement import (
     Placement,
     committed_shardings,
@@ -65,10 +68,11 @@ from laminax_dispatch._placement import (
     jaxpr_shardings,
     context_sharding,
     place_inputs,
+    typed_out_shardings,
     sharding_key,
 )
 
-__all__ = ["JitFunction", "clear_caches", "jit"]
+__all__ = ["JitFunction", "clear_caches", "inline_jit_cpp", "jit"]
 
 
 _CACHE_SIZE = 4096  # entries per function
@@ -101,12 +105,17 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
                 f"jit: {what}_argnums={argnums} refers to argument {n}, but "
                 f"{_fun_name(fun)} takes {len(positional)} positional arguments."
             )
-    nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
+    if what == "static":
+        # JAX resolves negative static positions against each call's arguments (jaxlib's C++
+        # does the same), so they stay negative here and name no parameter
+        nums = tuple(sorted(set(nums)))
+    else:
+        nums = tuple(sorted({n % len(positional) if n < 0 and positional else n for n in nums}))
     by_name = {p.name: i for i, p in enumerate(positional)}
     names_out = set(names) | {
         positional[n].name
         for n in nums
-        if n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
+        if 0 <= n < len(positional) and positional[n].kind != inspect.Parameter.POSITIONAL_ONLY
     }
     nums_out = set(nums) | {by_name[name] for name in names if name in by_name}
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
@@ -152,6 +161,10 @@ class _Options:
         self.static_argnums, self.static_argnames = _resolve(
             fun, static_argnums, static_argnames, "static"
         )
+        # negative static positions count from the end of each call's arguments too (JAX
+        # resolves them per call): one reaching before the first argument is an error then
+        self.negative = tuple(
+            n for n in check_argnums("jit static_argnums", static_argnums) if n < 0)
         self.donate_argnums, self.donate_argnames = _resolve(
             fun, donate_argnums, donate_argnames, "donate"
         )
@@ -186,10 +199,13 @@ class _Options:
     def split(self, args, kwargs):
         """`(dyn_args, dyn_kwargs, static_key)`, checking that static values are hashable."""
         nums, names = self.static_argnums, self.static_argnames
+        if self.negative:
+            nums = frozenset(n for n in nums if n >= 0) | set(
+                resolve_argnums(self.negative, len(args)))
         if not nums and not names:
             return args, kwargs, ()
         static = []
-        for i in nums:
+        for i in sorted(nums):
             if i < len(args):
                 _check_hashable(args[i], f"{i}")
                 static.append((i, args[i]))
@@ -252,10 +268,18 @@ class JitFunction:
         self._name = _fun_name(fun)
         self._local_cache: collections.OrderedDict | None = None
         self._cache_misses = 0  # calls the C++ fast path handed back to Python
+        # the C++ side calls back through a weak reference: a bound method would make a cycle
+        # (this object -> its PjitFunction -> the method -> this object), and a dropped jitted
+        # closure would then keep its executables alive until the cyclic GC happens to run
+        this = weakref.ref(self)
+
+        def cache_miss(*args, **kwargs):
+            return this()._cache_miss(*args, **kwargs)
+
         self._cpp = cpp_function(
             self._name,
             fun,
-            self._cache_miss,
+            cache_miss,
             _cpp_cache,
             static_argnums=options.static_argnums,
             static_argnames=options.static_argnames,
@@ -363,7 +387,9 @@ class JitFunction:
     def _compiled_call(self, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
                        in_tree):
         placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
-        placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
+        outs = typed_out_shardings(closed.out_avals, placement,
+                                   self._out_shardings(out_tree, placement))
+        placement = placement.with_out_shardings(outs)
         if self._options.keep_unused:
             kept = list(range(len(closed.in_avals)))
         else:
@@ -385,20 +411,16 @@ class JitFunction:
     # -- calling ----------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        # jaxlib's C++ cannot see laminax's trace or the debug checks: both stay in Python
-        # (`_trace_context.trace is None` is `current_trace() is _EVAL_TRACE`, without a call)
-        if _trace_context.trace is None and not (_debug_nans.value or _debug_infs.value):
-            try:
-                return self._cpp(*args, **kwargs)
-            except ValueError as err:
+        # Every call enters jaxlib's C++ `PjitFunction`: its cache key holds laminax's running
+        # trace and the debug-check flags (config values in the jit key), so a call under a
+        # transformation or with checks on misses and reaches `_cache_miss`; with
+        # `jax_disable_jit` jaxlib calls the function itself.
+        try:
+            return self._cpp(*args, **kwargs)
+        except ValueError as err:
+            if _trace_context.trace is None:
                 self._explain(err, args, kwargs)
-                raise
-        if core_config.disable_jit.value:
-            return self._fun(*args, **kwargs)
-        if current_trace() is not _EVAL_TRACE:
-            return self._call_traced(args, kwargs)
-        entry, leaves = self._entry(args, kwargs)
-        return tree_unflatten(entry.out_tree, entry(leaves))
+            raise
 
     def _explain(self, err: ValueError, args, kwargs) -> None:
         # jaxlib's and XLA's terse errors, raised again as the Python path's, which name things
@@ -411,11 +433,16 @@ class JitFunction:
         raise_if_deleted(err, args, kwargs)
 
     def _cache_miss(self, *args, **kwargs):
-        # what the C++ fast path calls for a signature it cannot run by itself
+        # what the C++ fast path calls for a signature it cannot run by itself; a traced or
+        # checked call gives it nothing to remember, so the next one comes back here
+        if _trace_context.trace is not None:
+            return self._call_traced(args, kwargs), None, False
         self._cache_misses += 1
         entry, leaves = self._entry(args, kwargs)
         outs = entry(leaves)
-        return tree_unflatten(entry.out_tree, outs), entry.fast_path_data(outs), False
+        checked = _debug_nans.value or _debug_infs.value
+        data = None if checked else entry.fast_path_data(outs)
+        return tree_unflatten(entry.out_tree, outs), data, False
 
     def _call_traced(self, args, kwargs):
         # Under another transformation: stage this call as one `jit` equation.
@@ -479,8 +506,6 @@ class JitFunction:
           >>> jit(lambda x: x * 2).trace(1.0).jaxpr
           { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
         """
-        from laminax_dispatch._stages import Traced
-
         entry, _ = self._entry(args, kwargs)
         return Traced(entry)
 
@@ -542,8 +567,6 @@ def clear_caches() -> None:
     """Forgets every traced and compiled computation: each jitted function's signatures (the
     Python and C++ caches), derived jaxprs, the eager op caches and the in-memory executable
     cache (the persistent cache on disk stays). JAX's `jax.clear_caches`."""
-    from laminax_dispatch import _compile, _eager, _jit_primitive
-
     with _lock:
         for cache in list(_fun_caches.values()):
             cache.clear()
@@ -608,7 +631,8 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
         outs = list(out_shardings)
         if len(placement.devices) == 1:
             outs = [placement.replicated() if s is None else s for s in outs]
-        placement = placement.with_out_shardings(outs)
+        placement = placement.with_out_shardings(
+            typed_out_shardings(jaxpr.out_avals, placement, outs))
         kept = list(range(len(args)))
         return CompiledCall(name, jaxpr, None, None, names, [False] * len(args), kept, placement)
 
@@ -698,3 +722,27 @@ def jit(
         out_shardings,
     )
     return JitFunction(fun, options)
+
+
+def inline_jit_cpp(fun: Callable):
+    """`jit(fun, inline=True)` as jaxlib's `PjitFunction` itself, carrying the jitted
+    function's `lower`, `trace`, `eval_shape` and `clear_cache`: what JAX's `jnp.sin` is. A
+    call runs no Python at all on a cache hit (a `JitFunction` call is one Python frame);
+    traced and checked calls reach `JitFunction._cache_miss` through jaxlib's cache key.
+
+    Example:
+      >>> import numpy as np
+      >>> double = inline_jit_cpp(lambda x: x * 2)
+      >>> double(np.float32(3)), type(double).__name__
+      (Array(6., dtype=float32), 'PjitFunction')
+    """
+    jitted = jit(fun, inline=True)
+    fast = jitted._cpp
+    functools.update_wrapper(fast, fun, updated=())
+    for name in ("lower", "trace", "eval_shape", "clear_cache"):
+        setattr(fast, name, getattr(jitted, name))
+    fast._jit_function = jitted
+    return fast
+
+
+_hooks.jit = jit

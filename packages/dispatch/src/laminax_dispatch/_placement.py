@@ -27,6 +27,9 @@ from typing import Any
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import ShapeDtypeStruct
+from laminax_core.internal import ClosedJaxpr, Jaxpr
+from laminax_pytree import tree_flatten, tree_leaves, tree_unflatten
+from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch._sharding import GSPMDSharding, Sharding, SingleDeviceSharding
@@ -48,6 +51,8 @@ __all__ = [
     "sharding_key",
     "register_context_sharding",
     "context_sharding",
+    "register_typed_sharding",
+    "typed_out_shardings",
 ]
 
 
@@ -271,6 +276,34 @@ def context_sharding() -> Sharding | None:
     return None
 
 
+# (aval, Placement) -> Sharding or None: the layout an output's type names (laminax_pjit: a
+# sharding along Explicit mesh axes), so the program lays the result out as its type says
+# instead of reporting whatever the compiler chose, as JAX does in explicit mode
+_typed_providers: list = []
+
+
+def register_typed_sharding(provider) -> None:
+    """Registers ``provider(aval, placement) -> Sharding | None``: the concrete sharding an
+    output of type `aval` has on the placement's devices (None: the compiler chooses)."""
+    _typed_providers.append(provider)
+
+
+def typed_out_shardings(out_avals, placement: Placement, flat: Sequence) -> list:
+    """`flat` with the unspecified (None) entries filled from the outputs' types (where a
+    provider knows the layout a type names)."""
+    flat = list(flat)
+    if not _typed_providers or None not in flat:
+        return flat
+    for i, (s, aval) in enumerate(zip(flat, out_avals, strict=True)):
+        if s is None:
+            for provider in _typed_providers:
+                found = provider(aval, placement)
+                if found is not None:
+                    flat[i] = found
+                    break
+    return flat
+
+
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------
 
 # type -> converter for sharding-like values `jit` accepts besides `Sharding`s (laminax_pjit
@@ -313,8 +346,6 @@ def freeze_shardings(value):
 def sharding_key(value):
     """A hashable stand-in for a pytree of shardings (dicts are not hashable): its structure
     and leaves."""
-    from laminax_pytree import tree_flatten
-
     leaves, tree = tree_flatten(value, is_leaf=_is_sharding_leaf)
     return tree, tuple(leaves)
 
@@ -327,9 +358,6 @@ def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_na
       ValueError: keyword arguments with in_shardings, or a prefix that does not fit.
       TypeError: an entry that is neither a Sharding nor None.
     """
-    from laminax_pytree import tree_flatten
-    from laminax_pytree.internal import broadcast_prefix
-
     if n_kwarg_leaves:
         raise ValueError(
             f"jit({fun_name}) does not support keyword arguments when in_shardings is "
@@ -357,9 +385,6 @@ def flat_in_shardings(in_shardings, dyn_args: tuple, n_kwarg_leaves: int, fun_na
 def flat_out_shardings(out_shardings, out_tree, fun_name: str) -> list:
     """One sharding (or None) per output leaf from `jit`'s ``out_shardings``, a pytree prefix
     of the output."""
-    from laminax_pytree import tree_unflatten
-    from laminax_pytree.internal import broadcast_prefix
-
     n = out_tree.num_leaves
     if _is_sharding_leaf(out_shardings):
         return [_resolve(out_shardings, "out_shardings")] * n
@@ -375,8 +400,6 @@ def flat_out_shardings(out_shardings, out_tree, fun_name: str) -> list:
 
 def explicit_shardings(value) -> list:
     """The Shardings (resolved) in a pytree of shardings, for the device check."""
-    from laminax_pytree import tree_leaves
-
     return [
         s
         for s in (_resolve(x, "sharding") for x in tree_leaves(value, is_leaf=_is_sharding_leaf))
@@ -389,8 +412,6 @@ def jaxpr_shardings(closed) -> dict[Sharding, str]:
     with the name of the first primitive naming it: where a program without committed
     arguments must run. A bare device (`device_put(x, device)` under jit) does not count, as
     in JAX; a shard_map mesh counts as all its devices."""
-    from laminax_core.internal import ClosedJaxpr, Jaxpr
-
     found: dict[Any, str] = {}
     seen: set[int] = set()
 

@@ -11,17 +11,20 @@ from typing import Any
 
 from jaxlib import _hlo, _jax
 from jaxlib.mlir import ir
+from laminax_core import ShapeDtypeStruct
+from laminax_core import config as core_config
 from laminax_core.internal import ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_unflatten
 
+from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
 from laminax_dispatch._mlir import module_to_bytecode, module_to_string
+
+_debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
 
 __all__ = ["Compiled", "Lowered", "Traced"]
 
 
 def _shape_dtype_structs(entry):
-    from laminax_core import ShapeDtypeStruct
-
     outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in entry.out_avals]
     return tree_unflatten(entry.out_tree, outs)
 
@@ -123,11 +126,34 @@ class Compiled:
     def __init__(self, entry):
         self._entry = entry
         self._executable = entry.executable()
+        # jaxlib's C++ fast path, as `jit`'s: a call with the signature of an earlier one
+        # runs the executable without Python; any other goes through `_cache_miss`, which
+        # checks the arguments as before (and raises for the wrong ones)
+        self._cpp = cpp_function(entry.name, self._call_python, self._cache_miss, new_cache(8))
 
     in_tree = property(lambda self: self._entry.in_tree)
     out_tree = property(lambda self: self._entry.out_tree)
 
     def __call__(self, *args, **kwargs):
+        if _debug_nans.value or _debug_infs.value:  # checked in Python only
+            return self._call_python(*args, **kwargs)
+        try:
+            return self._cpp(*args, **kwargs)
+        except ValueError as err:
+            raise_if_deleted(err, args, kwargs)
+            raise
+
+    def _cache_miss(self, *args, **kwargs):
+        leaves = self._checked_leaves(args, kwargs)
+        outs = self._entry(leaves)
+        data = self._entry.fast_path_data(outs)
+        return tree_unflatten(self._entry.out_tree, outs), data, False
+
+    def _call_python(self, *args, **kwargs):
+        leaves = self._checked_leaves(args, kwargs)
+        return tree_unflatten(self._entry.out_tree, self._entry(leaves))
+
+    def _checked_leaves(self, args, kwargs) -> list:
         leaves, in_tree = tree_flatten((args, kwargs))
         if in_tree != self._entry.in_tree:
             raise TypeError(
@@ -137,7 +163,7 @@ class Compiled:
             )
         self._check_types(leaves)
         self._check_shardings(leaves)
-        return tree_unflatten(self._entry.out_tree, self._entry(leaves))
+        return leaves
 
     def _check_shardings(self, leaves) -> None:
         # committed arguments must come laid out as compiled (uncommitted ones are moved)

@@ -25,6 +25,9 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core.internal import EffectTypeSet
 
+from laminax_dispatch import _hooks
+from laminax_dispatch._placement import replicated_sharding
+
 __all__ = [
     "RuntimeTokenSet",
     "effects_barrier",
@@ -59,22 +62,18 @@ class RuntimeTokenSet(threading.local):
     def get_token_input(self, effect: Any, device) -> _jax.ArrayImpl:
         """The token buffer to pass for `effect` to a computation running on `device` (or on
         a tuple of devices: then the token is replicated over them)."""
-        from laminax_dispatch._device_put import device_put
-
         devices = device if isinstance(device, tuple) else (device,)
         token = self.current_tokens.get(effect)
         if token is None or tuple(token.sharding._device_assignment) != devices:
             if len(devices) == 1:
                 target = devices[0]
             else:
-                from laminax_dispatch._placement import replicated_sharding
-
                 target = replicated_sharding(devices)
             if token is not None:
                 # a token buffer cannot be copied between devices: keep the order by waiting
                 # for the computation that produced it, then start a fresh token
                 token.block_until_ready()
-            token = device_put(np.zeros(0, np.bool_), target)
+            token = _hooks.device_put(np.zeros(0, np.bool_), target)
         self.current_tokens[effect] = token
         return token
 

@@ -24,6 +24,7 @@ from laminax_dispatch._device_put_primitive import device_put_p as device_put_p
 from laminax_dispatch._eager import apply_primitive as apply_primitive
 from laminax_dispatch._compiled_call import CompiledCall as CompiledCall
 from laminax_dispatch._jit import JitFunction as JitFunction
+from laminax_dispatch._jit import inline_jit_cpp as inline_jit_cpp
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import LoweringResult as LoweringResult
 from laminax_dispatch._lowering import LoweringRuleContext as LoweringRuleContext
@@ -47,6 +48,7 @@ from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._placement import Placement as Placement
 from laminax_dispatch._placement import place_inputs as place_inputs
 from laminax_dispatch._placement import register_context_sharding as register_context_sharding
+from laminax_dispatch._placement import register_typed_sharding as register_typed_sharding
 from laminax_dispatch._placement import register_sharding_resolver as register_sharding_resolver
 from laminax_dispatch._placement import replicated_sharding as replicated_sharding
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
@@ -75,6 +77,7 @@ __all__ = [
     "set_cpu_client_options",
     "AxisContext",
     "JitFunction",
+    "inline_jit_cpp",
     "Placement",
     "SPMDAxisContext",
     "SdyDim",
@@ -85,6 +88,7 @@ __all__ = [
     "hlo_sharding_indices",
     "place_inputs",
     "register_context_sharding",
+    "register_typed_sharding",
     "register_sharding_resolver",
     "replicated_sharding",
     "sharding_from_hlo",

@@ -17,10 +17,15 @@ from laminax_core import custom_vjp, dtypes
 from laminax_core.internal import DimExpr, Primitive, ShapedArray
 from laminax_dispatch import default_backend
 from laminax_dispatch.internal import aval_to_ir_type, is_static_shape, register_lowering
-from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_export._dimvars import dim_vars_of, solve_concrete
-from laminax_export._exported import DisabledSafetyCheck, Exported, parse_artifact
+from laminax_export._exported import (
+    DisabledSafetyCheck,
+    Exported,
+    install_method,
+    parse_artifact,
+)
 from laminax_export._vjp import differentiable, float0_as_bool
 
 __all__ = ["call_exported", "call_exported_p"]
@@ -69,8 +74,6 @@ call_exported_p.print_params = lambda params: {"exported": params["exported"].fu
 
 
 def _arg_descriptor(exported: Exported, i: int) -> str:
-    from laminax_pytree import keystr, tree_flatten_with_path
-
     placeholders = tree_unflatten(exported.in_tree, list(range(exported.in_tree.num_leaves)))
     paths = [p for p, _ in tree_flatten_with_path(placeholders)[0]]
     if i < len(paths) and paths[i]:
@@ -198,3 +201,6 @@ def _differentiable(exported: Exported, flat_call):
 
     f_flat.defvjp(fwd, bwd)
     return f_flat
+
+
+install_method("call", call_exported)

@@ -30,6 +30,7 @@ from laminax_export._exported import (
     maximum_supported_calling_convention_version,
     trust_module,
 )
+from laminax_export._vjp import vjp_jaxpr
 
 __all__ = ["default_export_platform", "export", "export_jaxpr", "module_to_artifact"]
 
@@ -279,8 +280,6 @@ def module_to_artifact(module: ir.Module) -> bytes:
 def _vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks, check,
                   placement):
     def get_vjp(_exp):
-        from laminax_export._vjp import vjp_jaxpr
-
         vjp_closed, vjp_in_tree, vjp_out_tree, vjp_in_avals, vjp_out_avals = vjp_jaxpr(closed)
         return export_jaxpr(
             vjp_closed, name=f"{name}_vjp", in_tree=vjp_in_tree, out_tree=vjp_out_tree,

@@ -24,6 +24,7 @@ from laminax_dispatch.internal import make_ir_context
 __all__ = [
     "DisabledSafetyCheck",
     "Exported",
+    "install_method",
     "is_symbolic_dim",
     "maximum_supported_calling_convention_version",
     "minimum_supported_calling_convention_version",
@@ -78,6 +79,16 @@ class DisabledSafetyCheck:
 
     def __hash__(self) -> int:
         return hash(self._impl)
+
+
+# `serialize` and `call` are built on Exported in `_serialization` and `_call`; each installs
+# its function here at import (the package's __init__ imports both), so neither module is
+# imported back from here.
+_METHODS: dict[str, Callable] = {}
+
+
+def install_method(name: str, function: Callable) -> None:
+    _METHODS[name] = function
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -186,15 +197,11 @@ class Exported:
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """The artifact in JAX's serialization format, with `vjp_order` orders of backward
         passes (each `vjp()` of the one before) so that it stays differentiable."""
-        from laminax_export._serialization import serialize
-
-        return serialize(self, vjp_order=vjp_order)
+        return _METHODS["serialize"](self, vjp_order=vjp_order)
 
     def call(self, *args, **kwargs):
         """Runs the exported function (eagerly, or staged into the enclosing jit)."""
-        from laminax_export._call import call_exported
-
-        return call_exported(self)(*args, **kwargs)
+        return _METHODS["call"](self)(*args, **kwargs)
 
 
 def _sharding_on(mesh, named):
@@ -206,6 +213,7 @@ def _sharding_on(mesh, named):
             tuple(old.axis_sizes), tuple(old.axis_names), tuple(old.axis_types)):
         raise ValueError(
             f"NamedSharding new mesh {mesh} does not match the mesh used for export {named.mesh}.")
+    # the sharding layer is imported only when shardings are asked for (import-time cost)
     from laminax_pjit import NamedSharding
 
     return NamedSharding(mesh, named.spec, memory_kind=named.memory_kind)

@@ -14,12 +14,13 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 from laminax_core import dtypes
-from laminax_core.internal import ShapedArray, SymbolicScope, parse_shape
+from laminax_core.internal import ShapedArray, SymbolicScope, lowerable_effects, parse_shape
 from laminax_pytree import PyTreeDef, default_registry, tree_structure
 
 from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
+    install_method,
     maximum_supported_calling_convention_version,
     minimum_supported_calling_convention_version,
 )
@@ -360,6 +361,8 @@ _AXIS_TYPE_NAMES = {v: k for k, v in _AXIS_TYPES.items()}
 
 
 def _read_mesh(m):
+    # laminax_pjit is imported only for an artifact that carries shardings: exporting and
+    # calling unsharded functions never pays for importing the sharding layer
     from laminax_pjit import AbstractDevice, AbstractMesh, AxisType
 
     fail = m.r.fail
@@ -385,6 +388,7 @@ def _read_mesh(m):
 
 
 def _read_named(n, meshes):
+    # as in _read_mesh: the sharding layer is imported only for a sharded artifact
     from laminax_pjit import NamedSharding, PartitionSpec
 
     fail = n.r.fail
@@ -491,8 +495,6 @@ def _read_tree(t, fail, depth) -> PyTreeDef:
 
 def _read_effect(e, fail):
     name = e.string(0)
-    from laminax_core.internal import lowerable_effects
-
     for effect_type in getattr(lowerable_effects, "_effect_types", ()):
         if str(effect_type) == name:
             return effect_type()
@@ -509,3 +511,6 @@ def _read_check(c, fail) -> DisabledSafetyCheck:
     if kind == _CHECK_PLATFORM:
         return DisabledSafetyCheck.platform()
     raise ValueError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
+
+
+install_method("serialize", serialize)

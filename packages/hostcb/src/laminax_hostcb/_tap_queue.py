@@ -16,6 +16,8 @@ import threading
 import traceback
 from collections.abc import Callable
 
+from laminax_hostcb._config import max_queue_byte_size
+
 __all__ = ["TAPS", "TapQueue"]
 
 logger = logging.getLogger("laminax_hostcb")
@@ -116,8 +118,6 @@ class TapQueue:
 
 
 def _max_queue_bytes() -> int:
-    from laminax_hostcb._config import max_queue_byte_size
-
     return max_queue_byte_size.value
 
 

@@ -26,15 +26,21 @@ __all__ = ["JAX_API_VERSION", "install_as_jax", "is_installed"]
 JAX_API_VERSION = "0.10.2"
 
 _ALIAS = "jax"
+_FACADE = "laminax"
 _COMPAT_PREFIX = "jax._src"
+
+
+def _facade() -> types.ModuleType:
+    # Looked up by name, as every `jax.<path>` is: the alias sits beneath the facade that
+    # re-exports `install_as_jax`, with no import back up into it.
+    return importlib.import_module(_FACADE)
 
 
 class _JaxModule(types.ModuleType):
     """The `jax` module of the alias: JAX's version, every other attribute from `laminax`."""
 
     def __getattr__(self, name: str):
-        import laminax
-
+        laminax = _facade()
         try:
             return getattr(laminax, name)
         except AttributeError:
@@ -49,14 +55,12 @@ class _JaxModule(types.ModuleType):
             ) from None
 
     def __dir__(self):
-        import laminax
-
+        laminax = _facade()
         return sorted(set(super().__dir__()) | set(dir(laminax)))
 
 
 def _make_jax_module() -> types.ModuleType:
-    import laminax
-
+    laminax = _facade()
     module = _JaxModule(_ALIAS, laminax.__doc__)
     module.__version__ = JAX_API_VERSION
     module.__version_info__ = tuple(int(part) for part in JAX_API_VERSION.split("."))
@@ -105,10 +109,11 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
         if fullname == _ALIAS:
             return _make_jax_module()
         if fullname == _COMPAT_PREFIX or fullname.startswith(_COMPAT_PREFIX + "."):
+            # the compatibility shims load only for programs that reach into `jax._src`
             from laminax import _jax_src_compat
 
             return _jax_src_compat.module(fullname)
-        target = "laminax" + fullname[len(_ALIAS) :]
+        target = _FACADE + fullname[len(_ALIAS) :]
         try:
             return importlib.import_module(target)
         except ModuleNotFoundError as err:

@@ -10,11 +10,13 @@ ModuleNotFoundError, as an absent module should (libraries guard such imports).
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 from collections.abc import Callable
 
 from laminax_core import dtypes as _dtypes
+from laminax_dispatch import backends
 from laminax_dispatch import internal as _dispatch_internal
 
 __all__ = [
@@ -54,8 +56,6 @@ def api_boundary(fun: Callable) -> Callable:
 def _initialized_backends() -> dict:
     if not _dispatch_internal.backends_are_initialized():
         return {}
-    from laminax_dispatch import backends
-
     return backends()
 
 
@@ -113,8 +113,6 @@ class _ShimModule(types.ModuleType):
             return entry[0]()
         submodule = f"{self.__name__}.{name}"
         if submodule in SHIMS:  # `jax._src.xla_bridge` read as an attribute (chex does)
-            import importlib
-
             return importlib.import_module(submodule)
         raise AttributeError(
             f"module {self.__name__!r} has no attribute {name!r}: JAX's private modules are "

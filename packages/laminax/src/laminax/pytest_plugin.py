@@ -4,7 +4,9 @@ conftest or test module is imported; pytest-xdist workers load it too, as they g
 options.
 """
 
+import laminax
 from laminax import install_as_jax
+from laminax._jax_alias import JAX_API_VERSION
 
 __all__ = ["pytest_report_header"]
 
@@ -12,7 +14,4 @@ install_as_jax()
 
 
 def pytest_report_header(config):
-    import laminax
-    from laminax._jax_alias import JAX_API_VERSION
-
     return f"jax: laminax {laminax.__version__} (JAX API {JAX_API_VERSION}), laminax.install_as_jax"

@@ -12,30 +12,27 @@ over `axis_name` inside `f` are shard_map's. The outputs are Arrays sharded over
 from __future__ import annotations
 
 import functools
-import operator
+
+import laminax_dispatch as ld
+import numpy as np
 from laminax_core import lax
-from laminax_core.internal import get_aval
+from laminax_core.internal import check_argnums, current_trace, eval_interpreter, get_aval
+from laminax_dispatch import jit
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
+
+from laminax_pjit import multihost_utils
+from laminax_pjit._mesh import Mesh
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._partition_spec import PartitionSpec
+from laminax_pjit._shard_map import shard_map
 
 __all__ = ["pmap"]
 
 _DEFAULT_AXIS = "_internal_pmap_axis_name"
 
 
-def _index_tuple(value, what: str) -> tuple[int, ...]:
-    if isinstance(value, int):
-        return (value,)
-    try:
-        return tuple(operator.index(i) for i in value)
-    except TypeError:
-        raise TypeError(f"pmap {what} must be an int or a sequence of ints, got {value!r}.") \
-            from None
-
-
 def _axes_to_spec(axis_name, axis):
-    from laminax_pjit._partition_spec import PartitionSpec
-
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
@@ -73,8 +70,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             raise ValueError("'devices' argument to pmap must be non-empty, or None.")
         devices = tuple(devices)
     axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
-    static = _index_tuple(static_broadcasted_argnums, "static_broadcasted_argnums")
-    donate = _index_tuple(donate_argnums, "donate_argnums")
+    if static_broadcasted_argnums is None or donate_argnums is None:
+        raise TypeError("pmap static_broadcasted_argnums and donate_argnums must be an int "
+                        "or a sequence of ints, not None (pass () for none).")
+    # negative positions never match an argument, as in JAX (which ignores them too)
+    static = tuple(i for i in check_argnums("pmap static_broadcasted_argnums",
+                                            static_broadcasted_argnums) if i >= 0)
+    donate = check_argnums("pmap donate_argnums", donate_argnums)
     if not all(type(leaf) is int for leaf in tree_leaves(in_axes)):
         raise TypeError("pmap in_axes must be an int, None, or (nested) container with those "
                         f"types as leaves, but got {in_axes}.")
@@ -95,6 +97,15 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         dyn_argnums = [i for i in range(len(args)) if i not in static]
         dyn_args = tuple(args[i] for i in dyn_argnums)
         static_values = tuple(args[i] for i in static)
+        for i, value in zip(static, static_values):
+            try:
+                hash(value)
+            except TypeError:
+                raise ValueError(
+                    "Non-hashable static arguments are not supported: static argument (index "
+                    f"{i}) of type {type(value)} for function {getattr(fun, '__name__', fun)} "
+                    "is non-hashable. Pass it as a mapped argument, or make it hashable."
+                ) from None
         dyn_in_axes = (tuple(in_axes[i] for i in dyn_argnums)
                        if static and isinstance(in_axes, tuple) else in_axes)
         flat, in_tree = tree_flatten((dyn_args, kwargs))
@@ -141,21 +152,28 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
 
 def _mapped_size(flat, axes_flat) -> int:
+    sizes = []
     for x, axis in zip(flat, axes_flat, strict=True):
         if axis is not None:
             shape = get_aval(x).shape
             if not -len(shape) <= axis < len(shape):
-                raise ValueError(
+                # JAX's types: IndexError where the mapped size is read (the first mapped
+                # argument), ValueError for the others
+                raise (ValueError if sizes else IndexError)(
                     f"pmap got an argument of shape {shape} with in_axes {axis}: the mapped "
                     "axis must exist (in_axes must be less than the argument's rank)."
                 )
-            return int(shape[axis])
-    raise ValueError("pmap requires at least one argument with a mapped axis.")
+            sizes.append((int(shape[axis]), shape, axis))
+    if not sizes:
+        raise ValueError("pmap requires at least one argument with a mapped axis.")
+    if len({size for size, _, _ in sizes}) > 1:
+        listed = ", ".join(f"shape {shape} mapped along axis {axis} (size {size})"
+                           for size, shape, axis in sizes)
+        raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: {listed}.")
+    return sizes[0][0]
 
 
 def _mesh_devices(devices, backend, size) -> tuple:
-    import laminax_dispatch as ld
-
     if devices is None and ld.process_count(backend) > 1:
         # each process maps over its own devices; the program spans every process's
         local = ld.local_device_count(backend)
@@ -187,13 +205,6 @@ def _donated_leaves(donate, dyn_args, kwargs) -> tuple[bool, ...]:
 
 def _build(fun, static, static_values, n_args, in_tree, axes_flat, out_axes, donated,
            mesh_devices, axis_name):
-    import numpy as np
-    from laminax_dispatch import jit
-
-    from laminax_pjit._mesh import Mesh
-    from laminax_pjit._named_sharding import NamedSharding
-    from laminax_pjit._shard_map import shard_map
-
     mesh = Mesh(np.array(mesh_devices, dtype=object), (axis_name,))
     in_specs = tuple(_axes_to_spec(axis_name, a) for a in axes_flat)
     out_specs = tree_map(lambda a: _axes_to_spec(axis_name, a), out_axes,
@@ -237,16 +248,12 @@ class _Mapped:
     def call_across_processes(self, flat):
         """Each process's local inputs (mapped axis = its local devices) become global Arrays
         over the mesh of every process's devices, and the outputs this process's part again."""
-        from laminax_pjit import multihost_utils
-
         global_args = [multihost_utils.host_local_array_to_global_array(x, self.mesh, spec)
                        for x, spec in zip(flat, self.in_specs, strict=True)]
         out = self.placed(*global_args)
         return multihost_utils.global_array_to_host_local_array(out, self.mesh, self.out_specs)
 
     def _pick(self):
-        from laminax_core.internal import current_trace, eval_interpreter
-
         return self.placed if isinstance(current_trace(), eval_interpreter.EvalTrace) \
             else self.traced
 

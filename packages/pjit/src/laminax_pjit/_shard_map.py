@@ -428,6 +428,11 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
             outs = [x for _, x in out_with_paths]
             found.update(tree=out_tree, paths=[k for k, _ in out_with_paths],
                          specs=broadcast_prefix(out_specs, out, is_leaf=lambda x: x is None))
+            if any(spec is None for spec in found["specs"]):
+                # JAX's type (a pytree structure error): None is no spec for an output
+                raise ValueError(
+                    f"shard_map out_specs {out_specs!r}: None is not a PartitionSpec for an "
+                    "output; use P() for an output replicated over the mesh.")
             out_avals = [get_aval(x) for x in outs]
             if any(len(spec_entries(s)) > a.ndim
                    for s, a in zip(found["specs"], out_avals, strict=True)):

@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
+from laminax_dispatch import jit
 from laminax_dispatch.internal import (
     SdyDim,
     SdyMesh,
@@ -37,7 +38,14 @@ from laminax_dispatch.internal import (
     use_shardy_partitioner,
 )
 
-from laminax_pjit._shard_map_rules import manual_axes, shard_map_p, spec_entries, spec_names
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._shard_map_rules import (
+    manual_axes,
+    shard_map_p,
+    spec_entries,
+    spec_names,
+    unshard_aval,
+)
 
 __all__: list[str] = ["replica_groups", "spec_sharding"]
 
@@ -99,8 +107,6 @@ def _custom_call(target: str, x, result_type, sharding: str):
 
 
 def _hlo_text(mesh, spec, ndim: int) -> str:
-    from laminax_pjit._named_sharding import NamedSharding
-
     return str(NamedSharding(mesh, spec)._to_xla_hlo_sharding(ndim))
 
 
@@ -390,8 +396,6 @@ register_lowering(lax.pbroadcast_p, _pbroadcast_lowering)
 def spec_sharding(mesh, spec, ndim: int, typed: bool = False):
     """The sharding of a global value that `spec` lays out over `mesh` (`typed`: written out
     to the value's rank, as JAX's explicit-sharding types are)."""
-    from laminax_pjit._named_sharding import NamedSharding
-
     if typed:
         entries = spec_entries(spec)
         spec = type(spec)(*entries, *[None] * (ndim - len(entries)))
@@ -402,8 +406,6 @@ _executables: dict = {}
 
 
 def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    from laminax_dispatch import jit
-
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, newly_manual_axes=newly_manual_axes)
     key = (id(jaxpr), mesh, in_specs, out_specs, newly_manual_axes)
@@ -430,8 +432,6 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
 
 
 def _global_in(mesh, spec, aval):
-    from laminax_pjit._shard_map_rules import unshard_aval
-
     return unshard_aval(mesh, spec, aval)
 
 

@@ -43,6 +43,7 @@ from laminax_core.internal import (
     Zero,
     backward_pass,
     batch_jaxpr,
+    batching,
     current_trace,
     dce_jaxpr,
     eval_jaxpr,
@@ -53,6 +54,11 @@ from laminax_core.internal import (
     set_current_trace,
     trace_closed,
 )
+
+from laminax_pjit._explicit import typed_sharding
+from laminax_pjit._mesh import AxisType, use_abstract_mesh
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._partition_spec import PartitionSpec
 
 __all__ = [
     "manual_axes",
@@ -164,8 +170,6 @@ def manual_axes(mesh, axes):
 def manual_abstract_mesh(mesh, axes):
     """`mesh` as the body sees it (JAX's context mesh inside shard_map): the manual axes'
     type is Manual."""
-    from laminax_pjit._mesh import AxisType
-
     return mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in axes})
 
 
@@ -186,8 +190,18 @@ def _eval_closed(closed: ClosedJaxpr):
 
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
-    outs = [unshard_aval(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals, strict=True)]
+    outs = [_typed_out(mesh, s, unshard_aval(mesh, s, a))
+            for s, a in zip(out_specs, jaxpr.out_avals, strict=True)]
     return outs, jaxpr.effects
+
+
+def _typed_out(mesh, spec, aval):
+    """A result's type: split as its out_spec says along the mesh's Explicit axes."""
+    if not mesh._any_axis_explicit:
+        return aval
+    entries = spec_entries(spec)[: len(aval.shape)]
+    return aval.update(sharding=typed_sharding(NamedSharding(mesh, PartitionSpec(*entries)),
+                                               len(aval.shape)))
 
 
 shard_map_p.def_effectful_abstract_eval(_abstract_eval)
@@ -310,8 +324,6 @@ def _differentiable(aval) -> bool:
 @contextlib.contextmanager
 def body_context(mesh, axes):
     """What tracing a body needs: the manual axes bound, the context mesh with them Manual."""
-    from laminax_pjit._mesh import use_abstract_mesh
-
     with manual_axes(mesh, axes), use_abstract_mesh(manual_abstract_mesh(mesh, axes)):
         yield
 
@@ -519,8 +531,6 @@ shard_map_p.def_transpose(_transpose)
 
 def _batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
            newly_manual_axes):
-    from laminax_core.internal import batching
-
     args = [x if d is None else batching.move_bdim(x, d, 0)
             for x, d in zip(args, dims, strict=True)]
     in_dims = tuple(None if d is None else 0 for d in dims)

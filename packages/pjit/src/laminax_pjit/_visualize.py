@@ -96,6 +96,7 @@ def visualize_sharding(
     Raises:
       ValueError: `rich` is not installed, or `shape` is not 1-D or 2-D.
     """
+    # `rich` is an optional dependency: imported only when a sharding is drawn
     try:
         import rich.align
         import rich.box
@@ -111,7 +112,7 @@ def visualize_sharding(
     console = rich.console.Console(width=max_width)
     use_color = use_color and console.color_system is not None
     if use_color and color_map is None:
-        try:
+        try:  # optional too: only its colour maps are used
             import matplotlib
 
             color_map = matplotlib.colormaps["tab20b"]

@@ -18,6 +18,10 @@ from laminax_core.lax._helpers import as_operands
 from laminax_pytree import tree_flatten, tree_unflatten
 
 __all__ = ["mulhi", "optimization_barrier"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "mulhi_p", "optimization_barrier_p",
+]  # fmt: skip
 
 
 # ----- optimization_barrier -----------------------------------------------------------------

@@ -20,6 +20,11 @@ __all__ = [
     "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clz", "population_count",
     "shift_left", "shift_right_arithmetic", "shift_right_logical",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "and_p", "clz_p", "not_p", "or_p", "population_count_p", "shift_left_p",
+    "shift_right_arithmetic_p", "shift_right_logical_p", "xor_p",
+]  # fmt: skip
 
 _INTEGER = (np.integer,)
 

@@ -18,6 +18,10 @@ from laminax_core.lax._slicing import dynamic_slice
 from laminax_core.lax._structural import broadcast_in_dim, iota, reshape, squeeze
 
 __all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "psum_p",
+]  # fmt: skip
 
 
 def _axis_tuple(axis_name) -> tuple:

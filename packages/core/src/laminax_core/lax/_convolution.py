@@ -21,6 +21,7 @@ from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core._sharding_rules import conv_sharding, requested_sharding
 from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._joining import concatenate
 from laminax_core.lax._slicing import slice
@@ -35,6 +36,10 @@ __all__ = [
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_transpose", "conv_with_general_padding",
 ]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "conv_general_dilated_p",
+]  # fmt: skip
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -236,17 +241,19 @@ def _conv_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs
     for name, value in (("window_strides", window_strides), ("padding", padding),
                         ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
         if len(value) != ndim - 2:
-            raise TypeError(f"conv_general_dilated: {name} {value} must have one entry per "
-                            f"spatial dimension ({ndim - 2}).")
+            # JAX's types: explicit padding pairs TypeError, the other tuples ValueError
+            raise (TypeError if name == "padding" else ValueError)(
+                f"conv_general_dilated: {name} {value} must have one entry per spatial "
+                f"dimension ({ndim - 2}).")
     if feature_group_count > 1 and batch_group_count > 1:
         raise ValueError("conv_general_dilated: at most one of feature_group_count and "
                          "batch_group_count may exceed 1.")
     if c != i * feature_group_count:
-        raise TypeError(f"conv_general_dilated lhs feature dimension size ({c}) must equal the "
+        raise ValueError(f"conv_general_dilated lhs feature dimension size ({c}) must equal the "
                         f"rhs input feature dimension size ({i}) times feature_group_count "
                         f"({feature_group_count}); got {where}.")
     if o % feature_group_count or o % batch_group_count or n % batch_group_count:
-        raise TypeError(f"conv_general_dilated: the rhs output feature dimension ({o}) must be "
+        raise ValueError(f"conv_general_dilated: the rhs output feature dimension ({o}) must be "
                         f"a multiple of feature_group_count ({feature_group_count}) and of "
                         f"batch_group_count ({batch_group_count}), which must also divide the "
                         f"lhs batch ({n}); got {where}.")
@@ -271,7 +278,12 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
                         f"{lhs.dtype.name}, {rhs.dtype.name}.")
     shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count, batch_group_count)
-    return ShapedArray(shape, preferred_element_type or lhs.dtype)
+    dtype = preferred_element_type or lhs.dtype
+    sharding = requested_sharding(out_sharding, len(shape))
+    if sharding is None:
+        sharding = conv_sharding(lhs, rhs, dimension_numbers, feature_group_count,
+                                 batch_group_count, shape, dtype)
+    return ShapedArray(shape, dtype, sharding=sharding)
 
 
 # ----- NumPy reference ----------------------------------------------------------------------

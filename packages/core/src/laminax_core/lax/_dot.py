@@ -13,11 +13,19 @@ from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._structural import transpose
 
 __all__ = ["dot_general"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "dot_general_p",
+]  # fmt: skip
 
 
 def _canonical_dimension_numbers(dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
-    return (tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb)))
+
+    def dims(d):  # a bare int is one dimension, as JAX reads it
+        return (int(d),) if np.ndim(d) == 0 else tuple(map(int, d))
+
+    return (dims(lc), dims(rc)), (dims(lb), dims(rb))
 
 
 def dot_general(
@@ -73,6 +81,14 @@ def _dot_general_abstract_eval(
                 f"got {[a for a, _ in sizes]} and {[b for _, b in sizes]} (lhs "
                 f"{lhs.shape}, rhs {rhs.shape})."
             )
+    for side, contracting, batch in (("lhs", lc, lb), ("rhs", rc, rb)):
+        if len(set(contracting) | set(batch)) != len(contracting) + len(batch):
+            # XLA would reject the module later with a compiler error
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions and {side} contracting "
+                f"dimensions to be distinct and disjoint, got batch {batch} and contracting "
+                f"{contracting}."
+            )
     shape = (
         *(lhs.shape[d] for d in lb),
         *(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb)),
@@ -124,8 +140,14 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
         ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
     dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
     x_contract_sorted_by_y = [xc[i] for i in np.argsort(yc)]
-    out_axes = np.argsort([*xb, *x_kept, *x_contract_sorted_by_y])
-    result = dot_general(ct, y, dims, params["precision"], None)
+    order = [*xb, *x_kept, *x_contract_sorted_by_y]
+    out_axes = np.argsort(order)
+    # the cotangent has x's type: the product is laid out as x's dimensions in `order`
+    out_sharding = None
+    if x_aval.sharding is not None:
+        split = x_aval.sharding.aval_partitions
+        out_sharding = x_aval.sharding.with_aval_partitions(tuple(split[d] for d in order))
+    result = dot_general(ct, y, dims, params["precision"], None, out_sharding=out_sharding)
     result = transpose(result, tuple(int(a) for a in out_axes))
     if get_aval(result).dtype != x_aval.dtype:
         result = convert_element_type(result, x_aval.dtype)
@@ -171,7 +193,8 @@ def _dot_general_batch(axis_data, args, dims, dimension_numbers, **params):
 def _dot_general_print(params):
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     shown = {"dimension_numbers": f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"}
-    for name in ("precision", "preferred_element_type", "out_sharding"):
+    # out_sharding is not shown: the result's type says it (as JAX prints it)
+    for name in ("precision", "preferred_element_type"):
         if params[name] is not None:
             shown[name] = params[name]
     return shown

@@ -25,7 +25,8 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
-from laminax_core._trace import Tracer
+from laminax_core._trace import Tracer, current_trace, eval_trace
+from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape, unbroadcast
 from laminax_core.lax._structural import broadcast_in_dim, reshape
 
@@ -34,6 +35,13 @@ __all__ = [
     "integer_pow", "le", "log", "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow",
     "rsqrt", "select_n", "sign", "sin", "sqrt", "stop_gradient", "sub", "tanh",
     "broadcast_in_dim_for_select",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "abs_p", "add_any_p", "add_p", "convert_element_type_p", "copy_p", "cos_p", "div_p", "eq_p",
+    "exp_p", "ge_p", "gt_p", "integer_pow_p", "le_p", "log_p", "logistic_p", "lt_p", "max_p",
+    "min_p", "mul_p", "ne_p", "neg_p", "pow_p", "rsqrt_p", "select_n_p", "sign_p", "sin_p",
+    "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p",
 ]  # fmt: skip
 
 
@@ -525,11 +533,10 @@ def _abs_abstract_eval(x):
 
 def _abs_jvp(t, ans, x):
     if np.issubdtype(get_aval(x).dtype, np.complexfloating):
-        from laminax_core.lax._math import conj, real  # _math builds on this module
-
         # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (so 0/0 gives 0), as JAX.
         safe = select_n(eq(ans, _full_like(ans, 0)), ans, _full_like(ans, 1))
-        return real(mul(t, div(conj(x), convert_element_type(safe, get_aval(x).dtype))))
+        conj_x = _hooks.conj(x)  # _math builds on this module: installed there
+        return _hooks.real(mul(t, div(conj_x, convert_element_type(safe, get_aval(x).dtype))))
     return select_n(ge(x, _full_like(x, 0)), neg(t), t)  # slope +1 at 0, as JAX
 
 
@@ -689,8 +696,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       array(2, dtype=int32)
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if not isinstance(x, Tracer) and np.ndim(x) == 0:
-        # a scalar constant is converted right away (it becomes a literal), as in JAX
+    if not isinstance(x, Tracer) and np.ndim(x) == 0 and current_trace() is not eval_trace():
+        # under a transformation a scalar constant is converted right away (it becomes a
+        # literal), as in JAX; outside any, the conversion runs and gives an Array as JAX's
         value = _convert_reference(np.asarray(x), new_dtype, weak_type, None)
         return weak_array(value, new_dtype) if weak_type else value
     return convert_element_type_p.bind(
@@ -775,3 +783,6 @@ copy_p = define_primitive(
     transpose=lambda ct, x: [copy_p.bind(ct)],
     batch=batch_elementwise,
 )
+
+
+_hooks.install(convert_element_type=convert_element_type)

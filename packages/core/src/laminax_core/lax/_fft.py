@@ -27,6 +27,10 @@ from laminax_core.lax._math import conj
 from laminax_core.lax._structural import broadcast_in_dim
 
 __all__ = ["FftType", "fft"]
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "fft_p",
+]  # fmt: skip
 
 
 class FftType(enum.IntEnum):

@@ -6,8 +6,9 @@ import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, lax
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval, weak_array
+from laminax_core.lax import _hooks
 
 __all__ = [
     "as_operands", "broadcast_to_shape", "checked_axis", "highest", "is_python_scalar",
@@ -57,14 +58,14 @@ def broadcast_to_shape(x, shape):
     if aval.shape == tuple(shape):
         return x
     if aval.ndim == 0:
-        return lax.broadcast_in_dim(x, shape, ())
+        return _hooks.broadcast_in_dim(x, shape, ())
     squeeze_dims = tuple(
         i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a == 1 and b != 1
     )
     if squeeze_dims:
-        x = lax.squeeze(x, squeeze_dims)
+        x = _hooks.squeeze(x, squeeze_dims)
     kept = tuple(i for i in range(len(shape)) if i not in squeeze_dims)
-    return lax.broadcast_in_dim(x, shape, kept)
+    return _hooks.broadcast_in_dim(x, shape, kept)
 
 
 def unbroadcast(aval, ct):
@@ -73,10 +74,10 @@ def unbroadcast(aval, ct):
     if ct_shape == aval.shape:
         return ct
     if aval.ndim == 0:
-        return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
+        return _hooks.reduce_sum(ct, tuple(range(len(ct_shape))))
     dims = tuple(i for i, (a, c) in enumerate(zip(aval.shape, ct_shape, strict=True)) if a != c)
-    summed = lax.reduce_sum(ct, dims)
-    return lax.reshape(summed, aval.shape)
+    summed = _hooks.reduce_sum(ct, dims)
+    return _hooks.reshape(summed, aval.shape)
 
 
 def is_tracer(x) -> bool:

@@ -14,20 +14,24 @@ from typing import NamedTuple
 
 import numpy as np
 
-from laminax_core import dtypes, lax
+from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._sharding_rules import gather_sharding
 from laminax_core._primitive import NOT_LINEAR, define_primitive
+from laminax_core.lax import _elementwise
 from laminax_core.lax._elementwise import (
     add,
     convert_element_type,
     div,
     eq,
     mul,
+    neg,
     select_n,
+    sub,
 )
 from laminax_core.lax._structural import broadcast_in_dim, broadcasted_iota, reshape
 
@@ -35,6 +39,11 @@ __all__ = [
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
     "scatter", "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
     "default_fill_value",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "gather_p", "scatter_add_p", "scatter_max_p", "scatter_min_p", "scatter_mul_p", "scatter_p",
+    "scatter_sub_p",
 ]  # fmt: skip
 
 
@@ -216,7 +225,8 @@ def _gather_abstract_eval(x, idx, dimension_numbers, slice_sizes, indices_are_so
     batch = iter(idx.shape[:-1])
     offsets = iter(offset_sizes)
     shape = tuple(next(offsets) if d in dn.offset_dims else next(batch) for d in range(rank))
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type,
+                       gather_sharding(x, idx, dn, slice_sizes, shape, x.dtype))
 
 
 def _gather_reference(x, idx, dimension_numbers, slice_sizes, indices_are_sorted,
@@ -324,8 +334,8 @@ _update_jaxprs: dict = {}
 
 def _update_jaxpr(name: str, dtype):
     """The scalar combiner jaxpr JAX stores in a scatter's params (None for plain scatter)."""
-    combine = {"scatter-add": lax.add, "scatter-sub": lax.sub, "scatter-mul": lax.mul,
-               "scatter-min": lax.min, "scatter-max": lax.max}.get(name)
+    combine = {"scatter-add": add, "scatter-sub": sub, "scatter-mul": mul,
+               "scatter-min": _elementwise.min, "scatter-max": _elementwise.max}.get(name)
     if combine is None:
         return None
     key = (name, np.dtype(dtype))
@@ -375,7 +385,7 @@ def _scatter_abstract_eval(name):
             if upd.shape[u] > x.shape[d]:
                 raise TypeError(f"{name}: update window {upd.shape} exceeds the operand shape "
                                 f"{x.shape} in operand dimension {d}.")
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
     return rule
 
@@ -536,9 +546,6 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
 
 
 def _scatter_sub_transpose(ct, x, idx, upd, dimension_numbers, mode, **params):
-    # _elementwise is still loading when _indexing is (lax's family knot): bound at call time
-    from laminax_core.lax._elementwise import neg
-
     cts = _scatter_add_transpose(ct, x, idx, upd, dimension_numbers, mode, **params)
     return [cts[0], None, None if cts[2] is None else neg(cts[2])]
 

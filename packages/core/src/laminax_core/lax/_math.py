@@ -26,6 +26,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core.lax import _hooks
 from laminax_core.lax._bitwise import bitwise_and
 from laminax_core.lax._elementwise import (
     _hide_none,
@@ -52,6 +53,13 @@ __all__ = [
     "bitcast_convert_type", "cbrt", "ceil", "clamp", "complex", "conj", "cosh", "exp2",
     "expm1", "floor", "imag", "is_finite", "log1p", "nextafter", "real", "reciprocal",
     "reduce_precision", "rem", "round", "select", "sinh", "square", "tan",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "acos_p", "acosh_p", "asin_p", "asinh_p", "atan2_p", "atan_p", "atanh_p",
+    "bitcast_convert_type_p", "cbrt_p", "ceil_p", "clamp_p", "complex_p", "conj_p", "cosh_p",
+    "exp2_p", "expm1_p", "floor_p", "imag_p", "is_finite_p", "log1p_p", "nextafter_p", "real_p",
+    "reduce_precision_p", "rem_p", "round_p", "sinh_p", "square_p", "tan_p",
 ]  # fmt: skip
 
 _INTEGER_OR_FLOATING = (np.integer, np.floating)
@@ -521,7 +529,7 @@ def _clamp_abstract_eval(lo, x, hi):
             raise TypeError(f"clamp requires {what}.shape == operand.shape or {what}.shape == "
                             f"(), got {what}.shape={bound.shape}, operand.shape={x.shape}.")
     check_same_dtypes("clamp", (lo, x, hi))
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)  # the operand's, as JAX
 
 
 def _zeros_where(cond, t):
@@ -635,7 +643,7 @@ def _reduce_precision_abstract_eval(x, exponent_bits, mantissa_bits):
     if exponent_bits < 1 or mantissa_bits < 0:
         raise ValueError(f"reduce_precision: exponent_bits={exponent_bits} must be >= 1 and "
                          f"mantissa_bits={mantissa_bits} >= 0.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
 
 _UINT = {4: np.uint32, 8: np.uint64}
@@ -699,3 +707,6 @@ def reciprocal(x):
       array(0.25, dtype=float32)
     """
     return integer_pow(x, -1)
+
+
+_hooks.install(conj=conj, real=real)

@@ -25,7 +25,7 @@ from laminax_core._primitive import (
     define_primitive,
     linear,
 )
-from laminax_core.lax import _bitwise, _elementwise, _slicing
+from laminax_core.lax import _bitwise, _elementwise, _hooks, _slicing
 from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mul
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._joining import concatenate
@@ -34,6 +34,11 @@ from laminax_core.lax._structural import broadcast_in_dim, reshape, transpose
 __all__ = [
     "argmax", "argmin", "reduce", "reduce_and", "reduce_max", "reduce_min", "reduce_or",
     "reduce_prod", "reduce_sum", "reduce_xor",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "argmax_p", "argmin_p", "reduce_and_p", "reduce_max_p", "reduce_min_p", "reduce_or_p",
+    "reduce_p", "reduce_prod_p", "reduce_sum_p", "reduce_xor_p",
 ]  # fmt: skip
 
 
@@ -100,7 +105,8 @@ def _reduce_sum_abstract_eval(x, axes, out_sharding):
 
 def _reduce_sum_transpose(ct, x, axes, out_sharding):
     kept = tuple(i for i in range(x.aval.ndim) if i not in axes)
-    return [broadcast_in_dim(ct, x.aval.shape, kept)]
+    # the cotangent has the operand's type (JAX reshards it so under explicit sharding)
+    return [broadcast_in_dim(ct, x.aval.shape, kept, sharding=x.aval.sharding)]
 
 
 reduce_sum_p = define_primitive(
@@ -522,3 +528,6 @@ reduce_p = define_primitive(
     multiple_results=True,
     print_params=lambda params: {**params, "computation": _MaskedAddress(params["computation"])},
 )
+
+
+_hooks.install(reduce_sum=reduce_sum)

@@ -9,11 +9,13 @@ import numpy as np
 
 from laminax_core import _shape_poly, _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
-from laminax_core._sharding_rules import sliced_sharding
+from laminax_core._sharding_rules import dynamic_update_slice_sharding, sliced_sharding
 from laminax_core._interpreters.batching import batch_rules, bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import define_primitive, linear
+from laminax_core.lax import _hooks, _indexing
+from laminax_core.lax._elementwise import add, lt, select_n, sub
 from laminax_core.lax._helpers import as_operands, checked_axis
 from laminax_core.lax._joining import concatenate
 from laminax_core.lax._structural import broadcast, broadcast_in_dim, expand_dims, squeeze
@@ -22,6 +24,10 @@ __all__ = [
     "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
     "dynamic_update_slice", "dynamic_update_slice_in_dim", "index_in_dim", "pad", "slice",
     "slice_in_dim",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "dynamic_slice_p", "dynamic_update_slice_p", "pad_p", "slice_p",
 ]  # fmt: skip
 
 
@@ -107,9 +113,6 @@ def _start_operand(i, size: int, allow_negative: bool):
         raise TypeError(f"dynamic slice indices must be integer scalars, got {aval}.")
     if not allow_negative or dtypes.issubdtype(aval.dtype, np.unsignedinteger):
         return i
-    # _structural and the families below it define each other's rules: bound at call time
-    from laminax_core.lax._elementwise import add, lt, select_n
-
     end = np.asarray(size, aval.dtype)
     if isinstance(i, np.ndarray):  # a constant: the test is concrete, the sum is staged
         return select_n(np.less(i, 0), i, add(i, end))
@@ -164,7 +167,8 @@ def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
     if any(not 0 <= n <= d for n, d in zip(slice_sizes, x.shape, strict=True)):
         raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} exceed the operand shape "
                         f"{x.shape}.")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type,
+                       sliced_sharding(x, tuple(slice_sizes), "dynamic_slice"))
 
 
 def _dynamic_slice_reference(x, *indices, slice_sizes):
@@ -197,8 +201,6 @@ def _batched_start_vector(size: int, starts, dims):
 
 def _dynamic_slice_batch(axis_data, args, dims, slice_sizes):
     # a dynamic slice is a gather of one window: batch it as that gather (as JAX does)
-    from laminax_core.lax import _indexing
-
     everything = tuple(range(len(slice_sizes)))
     dnums = _indexing.GatherDimensionNumbers(offset_dims=everything, collapsed_slice_dims=(),
                                              start_index_map=everything)
@@ -253,7 +255,7 @@ def _dynamic_update_slice_abstract_eval(x, update, *indices):
     if update.dtype != x.dtype:
         raise TypeError(f"dynamic_update_slice: update dtype {update.dtype.name} differs from "
                         f"the operand dtype {x.dtype.name}.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, dynamic_update_slice_sharding(x, update))
 
 
 def _dynamic_update_slice_reference(x, update, *indices):
@@ -284,8 +286,6 @@ def _dynamic_update_slice_transpose(ct, x, update, *indices):
 
 def _dynamic_update_slice_batch(axis_data, args, dims):
     # a dynamic update slice is a scatter of one window: batch it as that scatter (as JAX does)
-    from laminax_core.lax import _indexing
-
     x, update, *starts = args
     everything = tuple(range(len(starts)))
     dnums = _indexing.ScatterDimensionNumbers(
@@ -320,17 +320,25 @@ def pad(operand, padding_value, padding_config):
 
 
 def _pad_abstract_eval(x, padding_value, padding_config):
-    if padding_value.ndim != 0 or padding_value.dtype != x.dtype:
+    # JAX's types: a shape problem is a ValueError, a dtype one a TypeError
+    if padding_value.ndim != 0:
+        raise ValueError(f"pad: padding_value must be a scalar, got "
+                         f"{padding_value.str_short()}.")
+    if padding_value.dtype != x.dtype:
         raise TypeError(f"pad: padding_value must be a scalar of the operand's dtype "
                         f"{x.dtype.name}, got {padding_value.str_short()}.")
-    if len(padding_config) != x.ndim or any(i < 0 for _, _, i in padding_config):
-        raise TypeError(f"pad: padding_config {padding_config} needs one (low, high, interior) "
-                        f"per dimension of shape {x.shape}, with interior >= 0.")
+    if len(padding_config) != x.ndim:
+        raise ValueError(f"pad: padding_config {padding_config} needs one (low, high, "
+                         f"interior) per dimension of shape {x.shape}.")
+    if any(i < 0 for _, _, i in padding_config):
+        raise ValueError(f"pad: interior padding in padding_config must be nonnegative, got "
+                         f"{padding_config}.")
     shape = tuple(lo + hi + d + max(d - 1, 0) * i
                   for d, (lo, hi, i) in zip(x.shape, padding_config, strict=True))
     if any(s < 0 for s in shape):
-        raise TypeError(f"pad: padding_config {padding_config} gives a negative dimension.")
-    return ShapedArray(shape, x.dtype, x.weak_type)
+        raise ValueError(f"pad: padding_config {padding_config} gives a negative dimension "
+                         f"{shape} for an operand of shape {x.shape}.")
+    return ShapedArray(shape, x.dtype, x.weak_type, sliced_sharding(x, shape, "padding"))
 
 
 def _pad_reference(x, padding_value, padding_config):
@@ -346,10 +354,6 @@ def _pad_reference(x, padding_value, padding_config):
 
 
 def _pad_transpose(ct, x, padding_value, padding_config):
-    # _structural and the families below it define each other's rules: bound at call time
-    from laminax_core.lax._elementwise import sub
-    from laminax_core.lax._reductions import reduce_sum
-
     zero = np.zeros((), get_aval(ct).dtype)
     unpadded = pad(ct, zero, tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
     ndim = get_aval(ct).ndim
@@ -358,14 +362,11 @@ def _pad_transpose(ct, x, padding_value, padding_config):
     ct_value = None
     if undefined(padding_value):
         all_axes = tuple(range(ndim))
-        ct_value = sub(reduce_sum(ct, all_axes), reduce_sum(ct_x, all_axes))
+        ct_value = sub(_hooks.reduce_sum(ct, all_axes), _hooks.reduce_sum(ct_x, all_axes))
     return [ct_x if undefined(x) else None, ct_value]
 
 
 def _pad_batch(axis_data, args, dims, padding_config):
-    # _structural and the families below it define each other's rules: bound at call time
-    from laminax_core.lax._elementwise import select_n
-
     x = bdim_at_front(args[0], dims[0], axis_data.size)
     config = ((0, 0, 0), *padding_config)
     if dims[1] is None:

@@ -36,11 +36,15 @@ from laminax_core.lax._elementwise import abs as abs_
 from laminax_core.lax._elementwise import sub as ew_sub
 from laminax_core.lax._helpers import as_operands, broadcast_to_shape
 from laminax_core.lax._math import log1p, square
-from laminax_core.lax._special_programs import random_gamma_grad_program
 
 __all__ = [
     "bessel_i0e", "bessel_i1e", "betainc", "digamma", "erf", "erf_inv", "erfc", "igamma",
-    "igamma_grad_a", "igammac", "lgamma", "polygamma", "random_gamma_grad", "zeta",
+    "igamma_grad_a", "igammac", "lgamma", "polygamma", "zeta",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "bessel_i0e_p", "bessel_i1e_p", "digamma_p", "erf_inv_p", "erf_p", "erfc_p", "igamma_grad_a_p",
+    "igamma_p", "igammac_p", "lgamma_p", "polygamma_p", "regularized_incomplete_beta_p", "zeta_p",
 ]  # fmt: skip
 
 
@@ -313,7 +317,7 @@ def _polygamma_jvp(primals, tangents):
 polygamma_p = _special("polygamma", _polygamma_reference, _polygamma_jvp)
 
 
-# ----- igamma, igammac, igamma_grad_a, random_gamma_grad -----------------------------------
+# ----- igamma, igammac, igamma_grad_a --------------------------------------------------------
 
 
 def _igamma_series(a, x):
@@ -411,18 +415,6 @@ def igamma_grad_a(a, x):
 
 igamma_grad_a_p = _special("igamma_grad_a", _igamma_grad_a_reference,
                            _no_jvp_rule("igamma_grad_a"))
-
-
-def random_gamma_grad(a, x):
-    """The derivative of a Gamma(a, 1) sample `x` with respect to `a` (implicit
-    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)), a lax program as in JAX (not a
-    primitive): the incomplete gamma series or continued fraction, differentiated.
-
-    Example:
-      >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
-      1.21...
-    """
-    return random_gamma_grad_program(*as_operands(a, x))
 
 
 # ----- bessel_i0e, bessel_i1e ---------------------------------------------------------------

@@ -25,17 +25,21 @@ import functools
 import numpy as np
 
 from laminax_core import dtypes
-from laminax_core import lax as _lax_package  # the lax namespace; bound when first called
 from laminax_core._avals import get_aval
+# the lax families these programs are written in, by short names (the lines read as lax's)
+from laminax_core.lax import _bitwise as bw
+from laminax_core.lax import _elementwise as ew
+from laminax_core.lax import _math as mt
+from laminax_core.lax import _reductions as red
+from laminax_core.lax import _special as sp
+from laminax_core.lax import _structural as st
+from laminax_core.lax._helpers import as_operands
+from laminax_core.lax._control_flow.while_loop import while_loop
 
 __all__ = [
     "betainc_program", "bessel_i0e_program", "igamma_grad_a_program", "igamma_program",
-    "igammac_program", "random_gamma_grad_program",
+    "igammac_program", "random_gamma_grad", "random_gamma_grad_program",
 ]  # fmt: skip
-
-
-def _lax():
-    return _lax_package
 
 
 def _shape_and_upcast(program):
@@ -43,41 +47,40 @@ def _shape_and_upcast(program):
 
     @functools.wraps(program)
     def wrapped(*args):
-        lax = _lax()
         shape = np.broadcast_shapes(*(get_aval(a).shape for a in args))
         args = [a if get_aval(a).shape == shape else _broadcast(a, shape) for a in args]
         dtype = np.dtype(get_aval(args[0]).dtype)
         if dtype in (np.float32, np.float64):
             return program(*args, dtype=dtype)
-        args = [lax.convert_element_type(a, np.float32) for a in args]
-        return lax.convert_element_type(program(*args, dtype=np.dtype(np.float32)), dtype)
+        args = [ew.convert_element_type(a, np.float32) for a in args]
+        return ew.convert_element_type(program(*args, dtype=np.dtype(np.float32)), dtype)
 
     return wrapped
 
 
 def _broadcast(x, shape):
     rank = len(get_aval(x).shape)
-    return _lax().broadcast_in_dim(x, shape, tuple(range(len(shape) - rank, len(shape))))
+    return st.broadcast_in_dim(x, shape, tuple(range(len(shape) - rank, len(shape))))
 
 
 def _full(x, value):
-    return _lax().full_like(x, value)
+    return st.full_like(x, value)
 
 
 def _any(predicate):
-    return _lax().reduce_or(predicate, tuple(range(get_aval(predicate).ndim)))
+    return red.reduce_or(predicate, tuple(range(get_aval(predicate).ndim)))
 
 
 def _any_of(*predicates):
-    return functools.reduce(_lax().bitwise_or, predicates)
+    return functools.reduce(bw.bitwise_or, predicates)
 
 
 def _isnan(x):
-    return _lax().ne(x, x)
+    return ew.ne(x, x)
 
 
 def _where(predicate, on_true, on_false):
-    return _lax().select_n(predicate, on_false, on_true)
+    return ew.select_n(predicate, on_false, on_true)
 
 
 def _eps(dtype):
@@ -95,111 +98,107 @@ class _Mode(enum.Enum):
 
 def _log_prefactor(a, x):
     """log(x^a e^-x / Gamma(a)), and whether its exponential underflows."""
-    lax = _lax()
-    log_ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a))
+    log_ax = ew.sub(ew.sub(ew.mul(a, ew.log(x)), x), sp.lgamma(a))
     limit = -np.log(np.asarray(dtypes.finfo(get_aval(a).dtype).max))
-    return log_ax, lax.lt(log_ax, np.asarray(limit, get_aval(a).dtype))
+    return log_ax, ew.lt(log_ax, np.asarray(limit, get_aval(a).dtype))
 
 
 def _igamma_series(ax, x, a, enabled, dtype, mode):
     """P(a, x) = ax / a * sum_n x^n / ((a+1)...(a+n)) and its derivative in `a`, summed until
     the last term (of the value or of the derivative) drops below eps relative."""
-    lax = _lax()
     eps = _eps(dtype)
 
     def body(state):
         active, r, c, ans, x_, dc_da, dans_da = state
-        r_new = lax.add(r, 1.0)
-        x_over_r = lax.div(x_, r_new)
-        dc_da_new = lax.sub(lax.mul(dc_da, x_over_r),
-                            lax.div(lax.mul(c, x_), lax.mul(r_new, r_new)))
-        dans_da_new = lax.add(dans_da, dc_da_new)
-        c_new = lax.mul(c, x_over_r)
-        ans_new = lax.add(ans, c_new)
+        r_new = ew.add(r, 1.0)
+        x_over_r = ew.div(x_, r_new)
+        dc_da_new = ew.sub(ew.mul(dc_da, x_over_r),
+                            ew.div(ew.mul(c, x_), ew.mul(r_new, r_new)))
+        dans_da_new = ew.add(dans_da, dc_da_new)
+        c_new = ew.mul(c, x_over_r)
+        ans_new = ew.add(ans, c_new)
         if mode is _Mode.VALUE:
-            unconverged = lax.gt(lax.div(c_new, ans_new), eps)
+            unconverged = ew.gt(ew.div(c_new, ans_new), eps)
         else:
-            unconverged = lax.gt(lax.abs(lax.div(dc_da_new, dans_da_new)), eps)
+            unconverged = ew.gt(ew.abs(ew.div(dc_da_new, dans_da_new)), eps)
         new = (r_new, c_new, ans_new, x_, dc_da_new, dans_da_new)
         kept = tuple(_where(active, n, o) for n, o in zip(new, state[1:], strict=True))
-        return (lax.bitwise_and(active, unconverged), *kept)
+        return (bw.bitwise_and(active, unconverged), *kept)
 
     init = (enabled, a, _full(a, 1), _full(a, 1), x, _full(a, 0), _full(a, 0))
-    _, _, _, ans, _, _, dans_da = lax.while_loop(lambda s: _any(s[0]), body, init)
+    _, _, _, ans, _, _, dans_da = while_loop(lambda s: _any(s[0]), body, init)
     if mode is _Mode.VALUE:
-        return lax.div(lax.mul(ans, ax), a)
-    dlogax_da = lax.sub(lax.log(x), lax.digamma(lax.add(a, 1.0)))
+        return ew.div(ew.mul(ans, ax), a)
+    dlogax_da = ew.sub(ew.log(x), sp.digamma(ew.add(a, 1.0)))
     if mode is _Mode.DERIVATIVE:
-        return lax.div(lax.mul(ax, lax.add(lax.mul(ans, dlogax_da), dans_da)), a)
-    return lax.div(lax.mul(lax.neg(lax.add(dans_da, lax.mul(ans, dlogax_da))), x), a)
+        return ew.div(ew.mul(ax, ew.add(ew.mul(ans, dlogax_da), dans_da)), a)
+    return ew.div(ew.mul(ew.neg(ew.add(dans_da, ew.mul(ans, dlogax_da))), x), a)
 
 
 def _fraction_step(state, eps, mode):
     """One step of the continued fraction for Q(a, x): the next convergent p_k / q_k from the
     three-term recurrences (and their derivatives in `a`), rescaled by eps when large."""
-    lax = _lax()
     (active, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
      dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = state  # fmt: skip
-    c = lax.add(c, 1.0)
-    y = lax.add(y, 1.0)
-    z = lax.add(z, 2.0)
-    yc = lax.mul(y, c)
-    pk = lax.sub(lax.mul(pkm1, z), lax.mul(pkm2, yc))
-    qk = lax.sub(lax.mul(qkm1, z), lax.mul(qkm2, yc))
-    qk_nonzero = lax.ne(qk, 0.0)
-    r = lax.div(pk, qk)
-    t_new = _where(qk_nonzero, lax.abs(lax.div(lax.sub(ans, r), r)), _full(r, 1))
+    c = ew.add(c, 1.0)
+    y = ew.add(y, 1.0)
+    z = ew.add(z, 2.0)
+    yc = ew.mul(y, c)
+    pk = ew.sub(ew.mul(pkm1, z), ew.mul(pkm2, yc))
+    qk = ew.sub(ew.mul(qkm1, z), ew.mul(qkm2, yc))
+    qk_nonzero = ew.ne(qk, 0.0)
+    r = ew.div(pk, qk)
+    t_new = _where(qk_nonzero, ew.abs(ew.div(ew.sub(ans, r), r)), _full(r, 1))
     ans_new = _where(qk_nonzero, r, ans)
-    dpk_da = lax.add(lax.sub(lax.sub(lax.mul(dpkm1_da, z), pkm1), lax.mul(dpkm2_da, yc)),
-                     lax.mul(pkm2, c))
-    dqk_da = lax.add(lax.sub(lax.sub(lax.mul(dqkm1_da, z), qkm1), lax.mul(dqkm2_da, yc)),
-                     lax.mul(qkm2, c))
-    dans_da_new = _where(qk_nonzero, lax.div(lax.sub(dpk_da, lax.mul(ans_new, dqk_da)), qk),
+    dpk_da = ew.add(ew.sub(ew.sub(ew.mul(dpkm1_da, z), pkm1), ew.mul(dpkm2_da, yc)),
+                     ew.mul(pkm2, c))
+    dqk_da = ew.add(ew.sub(ew.sub(ew.mul(dqkm1_da, z), qkm1), ew.mul(dqkm2_da, yc)),
+                     ew.mul(qkm2, c))
+    dans_da_new = _where(qk_nonzero, ew.div(ew.sub(dpk_da, ew.mul(ans_new, dqk_da)), qk),
                          dans_da)
-    grad_change = _where(qk_nonzero, lax.abs(lax.sub(dans_da_new, dans_da)), _full(dans_da, 1))
-    rescale = lax.gt(lax.abs(pk), lax.div(1.0, eps))
+    grad_change = _where(qk_nonzero, ew.abs(ew.sub(dans_da_new, dans_da)), _full(dans_da, 1))
+    rescale = ew.gt(ew.abs(pk), ew.div(1.0, eps))
     history = [pk, qk, pkm1, qkm1, dpk_da, dqk_da, dpkm1_da, dqkm1_da]
-    history = [_where(rescale, lax.mul(v, eps), v) for v in history]
+    history = [_where(rescale, ew.mul(v, eps), v) for v in history]
     pkm1, qkm1, pkm2, qkm2, dpkm1_da, dqkm1_da, dpkm2_da, dqkm2_da = history
     if mode is _Mode.VALUE:
-        unconverged = lax.gt(t_new, eps)
+        unconverged = ew.gt(t_new, eps)
     else:
-        unconverged = lax.gt(grad_change, eps)
+        unconverged = ew.gt(grad_change, eps)
     new = (ans_new, t_new, y, z, c, pkm1, qkm1, pkm2, qkm2,
            dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)  # fmt: skip
     # the step counter `c` advances for every element; the rest only where still active
     kept = [n if i == 4 else _where(active, n, o)
             for i, (n, o) in enumerate(zip(new, state[1:], strict=True))]
-    return (lax.bitwise_and(active, unconverged), *kept)
+    return (bw.bitwise_and(active, unconverged), *kept)
 
 
 def _igammac_fraction(ax, x, a, enabled, dtype, mode):
     """Q(a, x) = ax * (continued fraction), at most 2000 steps, and its derivative in `a`."""
-    lax = _lax()
     eps = _eps(dtype)
-    y = lax.sub(1.0, a)
-    z = lax.add(lax.add(x, y), 1.0)
-    pkm1 = lax.add(x, 1.0)
-    qkm1 = lax.mul(z, x)
-    ans = lax.div(pkm1, qkm1)
-    dqkm1_da = lax.neg(x)
-    dans_da = lax.div(lax.sub(_full(x, 0), lax.mul(ans, dqkm1_da)), qkm1)
+    y = ew.sub(1.0, a)
+    z = ew.add(ew.add(x, y), 1.0)
+    pkm1 = ew.add(x, 1.0)
+    qkm1 = ew.mul(z, x)
+    ans = ew.div(pkm1, qkm1)
+    dqkm1_da = ew.neg(x)
+    dans_da = ew.div(ew.sub(_full(x, 0), ew.mul(ans, dqkm1_da)), qkm1)
     zero = _full(x, 0)
     init = (enabled, ans, _full(x, 1), y, z, np.asarray(0, dtype), pkm1, qkm1, _full(x, 1), x,
             zero, zero, zero, dqkm1_da, dans_da)
 
     def keep_going(state):
-        return lax.bitwise_and(lax.lt(state[5], np.asarray(2000, dtype)), _any(state[0]))
+        return bw.bitwise_and(ew.lt(state[5], np.asarray(2000, dtype)), _any(state[0]))
 
-    out = lax.while_loop(keep_going, lambda s: _fraction_step(s, eps, mode), init)
+    out = while_loop(keep_going, lambda s: _fraction_step(s, eps, mode), init)
     ans, dans_da = out[1], out[14]
     if mode is _Mode.VALUE:
-        return lax.mul(ans, ax)
-    dlogax_da = lax.sub(lax.log(x), lax.digamma(a))
-    slope = lax.add(lax.mul(ans, dlogax_da), dans_da)
+        return ew.mul(ans, ax)
+    dlogax_da = ew.sub(ew.log(x), sp.digamma(a))
+    slope = ew.add(ew.mul(ans, dlogax_da), dans_da)
     if mode is _Mode.DERIVATIVE:
-        return lax.mul(ax, slope)
-    return lax.neg(lax.mul(slope, x))
+        return ew.mul(ax, slope)
+    return ew.neg(ew.mul(slope, x))
 
 
 @_shape_and_upcast
@@ -217,20 +216,19 @@ def igamma_program(a, x, *, dtype):
       >>> igamma_program(np.float32(2), np.float32(2.5))
       array(0.7127025, dtype=float32)
     """
-    lax = _lax()
-    x_is_zero = lax.eq(x, 0.0)
-    x_is_inf = lax.eq(x, np.inf)
-    domain_error = _any_of(lax.lt(x, 0.0), lax.lt(a, 0.0),
-                           lax.bitwise_and(lax.eq(a, 0.0), x_is_zero), _isnan(a), _isnan(x))
-    use_fraction = lax.bitwise_and(lax.ge(x, 1.0), lax.gt(x, a))
+    x_is_zero = ew.eq(x, 0.0)
+    x_is_inf = ew.eq(x, np.inf)
+    domain_error = _any_of(ew.lt(x, 0.0), ew.lt(a, 0.0),
+                           bw.bitwise_and(ew.eq(a, 0.0), x_is_zero), _isnan(a), _isnan(x))
+    use_fraction = bw.bitwise_and(ew.ge(x, 1.0), ew.gt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    ax = lax.exp(log_ax)
-    enabled = lax.bitwise_not(_any_of(x_is_zero, domain_error, underflow, x_is_inf))
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, use_fraction), dtype,
+    ax = ew.exp(log_ax)
+    enabled = bw.bitwise_not(_any_of(x_is_zero, domain_error, underflow, x_is_inf))
+    upper = _igammac_fraction(ax, x, a, bw.bitwise_and(enabled, use_fraction), dtype,
                               _Mode.VALUE)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_fraction)),
+    lower = _igamma_series(ax, x, a, bw.bitwise_and(enabled, bw.bitwise_not(use_fraction)),
                            dtype, _Mode.VALUE)
-    out = _where(use_fraction, lax.sub(1.0, upper), lower)
+    out = _where(use_fraction, ew.sub(1.0, upper), lower)
     out = _where(x_is_zero, _full(a, 0), out)
     out = _where(x_is_inf, _full(a, 1), out)
     return _where(domain_error, _full(a, np.nan), out)
@@ -244,38 +242,36 @@ def igammac_program(a, x, *, dtype):
       >>> igammac_program(np.float32(2), np.float32(2.5))
       array(0.28729752, dtype=float32)
     """
-    lax = _lax()
-    a_is_zero = lax.eq(a, 0.0)
-    x_is_inf = lax.eq(x, np.inf)
-    domain_error = _any_of(lax.lt(x, 0.0), lax.lt(a, 0.0),
-                           lax.bitwise_and(a_is_zero, lax.eq(x, 0.0)), _isnan(a), _isnan(x))
-    use_series = lax.bitwise_or(lax.lt(x, 1.0), lax.lt(x, a))
+    a_is_zero = ew.eq(a, 0.0)
+    x_is_inf = ew.eq(x, np.inf)
+    domain_error = _any_of(ew.lt(x, 0.0), ew.lt(a, 0.0),
+                           bw.bitwise_and(a_is_zero, ew.eq(x, 0.0)), _isnan(a), _isnan(x))
+    use_series = bw.bitwise_or(ew.lt(x, 1.0), ew.lt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    enabled = lax.bitwise_not(_any_of(domain_error, underflow, x_is_inf, a_is_zero))
-    ax = lax.exp(log_ax)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, use_series), dtype, _Mode.VALUE)
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_series)),
+    enabled = bw.bitwise_not(_any_of(domain_error, underflow, x_is_inf, a_is_zero))
+    ax = ew.exp(log_ax)
+    lower = _igamma_series(ax, x, a, bw.bitwise_and(enabled, use_series), dtype, _Mode.VALUE)
+    upper = _igammac_fraction(ax, x, a, bw.bitwise_and(enabled, bw.bitwise_not(use_series)),
                               dtype, _Mode.VALUE)
-    out = _where(use_series, lax.sub(1.0, lower), upper)
-    out = _where(lax.bitwise_or(x_is_inf, a_is_zero), _full(out, 0), out)
+    out = _where(use_series, ew.sub(1.0, lower), upper)
+    out = _where(bw.bitwise_or(x_is_inf, a_is_zero), _full(out, 0), out)
     return _where(domain_error, _full(a, np.nan), out)
 
 
 def _igamma_derivative(a, x, dtype, mode):
-    lax = _lax()
-    is_nan = lax.bitwise_or(_isnan(a), _isnan(x))
-    x_is_zero = lax.eq(x, 0.0)
-    domain_error = lax.bitwise_or(lax.lt(x, 0.0), lax.le(a, 0.0))
-    use_fraction = lax.bitwise_and(lax.gt(x, 1.0), lax.gt(x, a))
+    is_nan = bw.bitwise_or(_isnan(a), _isnan(x))
+    x_is_zero = ew.eq(x, 0.0)
+    domain_error = bw.bitwise_or(ew.lt(x, 0.0), ew.le(a, 0.0))
+    use_fraction = bw.bitwise_and(ew.gt(x, 1.0), ew.gt(x, a))
     log_ax, underflow = _log_prefactor(a, x)
-    ax = lax.exp(log_ax)
-    enabled = lax.bitwise_not(_any_of(x_is_zero, domain_error, underflow, is_nan))
-    upper = _igammac_fraction(ax, x, a, lax.bitwise_and(enabled, use_fraction), dtype, mode)
-    lower = _igamma_series(ax, x, a, lax.bitwise_and(enabled, lax.bitwise_not(use_fraction)),
+    ax = ew.exp(log_ax)
+    enabled = bw.bitwise_not(_any_of(x_is_zero, domain_error, underflow, is_nan))
+    upper = _igammac_fraction(ax, x, a, bw.bitwise_and(enabled, use_fraction), dtype, mode)
+    lower = _igamma_series(ax, x, a, bw.bitwise_and(enabled, bw.bitwise_not(use_fraction)),
                            dtype, mode)
-    out = _where(use_fraction, lax.neg(upper), lower)
+    out = _where(use_fraction, ew.neg(upper), lower)
     out = _where(x_is_zero, _full(out, 0), out)
-    return _where(lax.bitwise_or(domain_error, is_nan), _full(a, np.nan), out)
+    return _where(bw.bitwise_or(domain_error, is_nan), _full(a, np.nan), out)
 
 
 @_shape_and_upcast
@@ -332,15 +328,26 @@ _I0E_TERMS = {np.dtype(np.float32): (18, 7), np.dtype(np.float64): (30, 25)}
 
 def _chebyshev(x, coefficients):
     """Clenshaw's recurrence for sum' c_k T_k(x/2) (Cephes' `chbevl`)."""
-    lax = _lax()
     b0 = _full(x, 0)
     b1 = _full(x, 0)
     b2 = b1
     for c in coefficients:
         b2 = b1
         b1 = b0
-        b0 = lax.add(lax.sub(lax.mul(x, b1), b2), _full(x, c))
-    return lax.mul(0.5, lax.sub(b0, b2))
+        b0 = ew.add(ew.sub(ew.mul(x, b1), b2), _full(x, c))
+    return ew.mul(0.5, ew.sub(b0, b2))
+
+
+def random_gamma_grad(a, x):
+    """The derivative of a Gamma(a, 1) sample `x` with respect to `a` (implicit
+    differentiation of P(a, x) = u: -(dP/da) / (dP/dx)), a lax program as in JAX (not a
+    primitive): the incomplete gamma series or continued fraction, differentiated.
+
+    Example:
+      >>> float(random_gamma_grad(np.float32(2), np.float32(2.5)))  # doctest: +ELLIPSIS
+      1.21...
+    """
+    return random_gamma_grad_program(*as_operands(a, x))
 
 
 def bessel_i0e_program(x):
@@ -350,17 +357,16 @@ def bessel_i0e_program(x):
       >>> bessel_i0e_program(np.float32(1))
       array(0.46575963, dtype=float32)
     """
-    lax = _lax()
     dtype = np.dtype(get_aval(x).dtype)
     if dtype not in _I0E_TERMS:
-        return lax.convert_element_type(
-            bessel_i0e_program(lax.convert_element_type(x, np.float32)), dtype)
+        return ew.convert_element_type(
+            bessel_i0e_program(ew.convert_element_type(x, np.float32)), dtype)
     small_terms, large_terms = _I0E_TERMS[dtype]
-    x = lax.abs(x)
-    near = _chebyshev(lax.sub(lax.mul(0.5, x), 2.0), _I0E_SMALL[-small_terms:])
-    far = lax.div(_chebyshev(lax.sub(lax.div(32.0, x), 2.0), _I0E_LARGE[-large_terms:]),
-                  lax.sqrt(x))
-    return _where(lax.le(x, 8.0), near, far)
+    x = ew.abs(x)
+    near = _chebyshev(ew.sub(ew.mul(0.5, x), 2.0), _I0E_SMALL[-small_terms:])
+    far = ew.div(_chebyshev(ew.sub(ew.div(32.0, x), 2.0), _I0E_LARGE[-large_terms:]),
+                  ew.sqrt(x))
+    return _where(ew.le(x, 8.0), near, far)
 
 
 # ----- regularized_incomplete_beta ------------------------------------------------------------
@@ -369,68 +375,65 @@ def bessel_i0e_program(x):
 def _lentz(numerator, denominator, operands, steps, small, threshold):
     """The continued fraction b0 + a1/(b1 + a2/(b2 + ...)) by the modified Lentz algorithm,
     until every element's last factor is within `threshold` of 1 or after `steps` steps."""
-    lax = _lax()
     b0 = denominator(np.int32(0), *operands)
-    h = _where(lax.lt(lax.abs(b0), small), _full(b0, small), b0)
+    h = _where(ew.lt(ew.abs(b0), small), _full(b0, small), b0)
 
     def body(state):
         i, _, c, d, h = state
         a_i = numerator(i, *operands)
         b_i = denominator(i, *operands)
-        c = lax.add(b_i, lax.div(a_i, c))
-        c = _where(lax.lt(lax.abs(c), small), _full(c, small), c)
-        d = lax.add(b_i, lax.mul(a_i, d))
-        d = _where(lax.lt(lax.abs(d), small), _full(d, small), d)
-        d = lax.div(1.0, d)
-        delta = lax.mul(c, d)
-        unconverged = _any(lax.ge(lax.abs(lax.sub(delta, 1.0)), threshold))
-        return lax.add(i, np.int32(1)), unconverged, c, d, lax.mul(h, delta)
+        c = ew.add(b_i, ew.div(a_i, c))
+        c = _where(ew.lt(ew.abs(c), small), _full(c, small), c)
+        d = ew.add(b_i, ew.mul(a_i, d))
+        d = _where(ew.lt(ew.abs(d), small), _full(d, small), d)
+        d = ew.div(1.0, d)
+        delta = ew.mul(c, d)
+        unconverged = _any(ew.ge(ew.abs(ew.sub(delta, 1.0)), threshold))
+        return ew.add(i, np.int32(1)), unconverged, c, d, ew.mul(h, delta)
 
     def keep_going(state):
-        return lax.bitwise_and(lax.lt(state[0], np.int32(steps)), state[1])
+        return bw.bitwise_and(ew.lt(state[0], np.int32(steps)), state[1])
 
     init = (np.int32(1), np.bool_(True), h, _full(h, 0), h)
-    return lax.while_loop(keep_going, body, init)[4]
+    return while_loop(keep_going, body, init)[4]
 
 
 def _betainc_numerator(i, a, b, x):
     """The partial numerators of DLMF 8.17.22: 1, then d_1, d_2, ... alternating odd/even."""
-    lax = _lax()
     dtype = get_aval(x).dtype
-    step = lax.broadcast_in_dim(i, get_aval(a).shape, ())
-    m_int = lax.div(lax.sub(step, np.int32(1)), np.int32(2))
-    m = lax.convert_element_type(m_int, dtype)
-    two_m = lax.mul(2.0, m)
-    odd = lax.div(lax.mul(lax.mul(m, lax.sub(b, m)), x),
-                  lax.mul(lax.sub(lax.add(a, two_m), 1.0), lax.add(a, two_m)))
-    even = lax.div(lax.mul(lax.mul(lax.neg(lax.add(a, m)), lax.add(lax.add(a, b), m)), x),
-                   lax.mul(lax.add(a, two_m), lax.add(lax.add(a, two_m), 1.0)))
+    step = st.broadcast_in_dim(i, get_aval(a).shape, ())
+    m_int = ew.div(ew.sub(step, np.int32(1)), np.int32(2))
+    m = ew.convert_element_type(m_int, dtype)
+    two_m = ew.mul(2.0, m)
+    odd = ew.div(ew.mul(ew.mul(m, ew.sub(b, m)), x),
+                  ew.mul(ew.sub(ew.add(a, two_m), 1.0), ew.add(a, two_m)))
+    even = ew.div(ew.mul(ew.mul(ew.neg(ew.add(a, m)), ew.add(ew.add(a, b), m)), x),
+                   ew.mul(ew.add(a, two_m), ew.add(ew.add(a, two_m), 1.0)))
     # the first even term, -(a+b) x / (a+1), written apart for accuracy when a is tiny
-    first = lax.div(lax.mul(lax.neg(lax.add(a, b)), x), lax.add(a, 1.0))
-    even = _where(lax.eq(m_int, np.int32(0)), first, even)
-    is_even = lax.eq(lax.rem(step, np.int32(2)), np.int32(0))
+    first = ew.div(ew.mul(ew.neg(ew.add(a, b)), x), ew.add(a, 1.0))
+    even = _where(ew.eq(m_int, np.int32(0)), first, even)
+    is_even = ew.eq(mt.rem(step, np.int32(2)), np.int32(0))
     out = _where(is_even, even, odd)
-    return _where(lax.eq(step, np.int32(1)), _full(x, 1), out)
+    return _where(ew.eq(step, np.int32(1)), _full(x, 1), out)
 
 
 def _betainc_denominator(i, a, b, x):
-    step = _lax().broadcast_in_dim(i, get_aval(a).shape, ())
-    return _where(_lax().eq(step, np.int32(0)), _full(x, 0), _full(x, 1))
+    step = st.broadcast_in_dim(i, get_aval(a).shape, ())
+    return _where(ew.eq(step, np.int32(0)), _full(x, 0), _full(x, 1))
 
 
 def _betainc_special_values(a, b, x):
     """Masks of the arguments where I_x(a, b) is 0, 1 or NaN by definition."""
-    lax = _lax()
-    a_is_zero = lax.bitwise_or(lax.eq(a, 0.0), lax.eq(b, np.inf))
-    b_is_zero = lax.bitwise_or(lax.eq(b, 0.0), lax.eq(a, np.inf))
-    x_is_zero = lax.eq(x, 0.0)
-    x_is_one = lax.eq(x, 1.0)
-    is_zero = lax.bitwise_or(lax.bitwise_and(b_is_zero, lax.bitwise_not(x_is_one)),
-                             lax.bitwise_and(a_is_zero, x_is_zero))
-    is_one = lax.bitwise_or(lax.bitwise_and(a_is_zero, lax.bitwise_not(x_is_zero)),
-                            lax.bitwise_and(b_is_zero, x_is_one))
-    is_nan = _any_of(lax.lt(a, 0.0), lax.lt(b, 0.0), lax.lt(x, 0.0), lax.gt(x, 1.0),
-                     lax.bitwise_and(a_is_zero, b_is_zero), _isnan(a), _isnan(b), _isnan(x))
+    a_is_zero = bw.bitwise_or(ew.eq(a, 0.0), ew.eq(b, np.inf))
+    b_is_zero = bw.bitwise_or(ew.eq(b, 0.0), ew.eq(a, np.inf))
+    x_is_zero = ew.eq(x, 0.0)
+    x_is_one = ew.eq(x, 1.0)
+    is_zero = bw.bitwise_or(bw.bitwise_and(b_is_zero, bw.bitwise_not(x_is_one)),
+                             bw.bitwise_and(a_is_zero, x_is_zero))
+    is_one = bw.bitwise_or(bw.bitwise_and(a_is_zero, bw.bitwise_not(x_is_zero)),
+                            bw.bitwise_and(b_is_zero, x_is_one))
+    is_nan = _any_of(ew.lt(a, 0.0), ew.lt(b, 0.0), ew.lt(x, 0.0), ew.gt(x, 1.0),
+                     bw.bitwise_and(a_is_zero, b_is_zero), _isnan(a), _isnan(b), _isnan(x))
     return is_zero, is_one, is_nan
 
 
@@ -442,25 +445,24 @@ def betainc_program(a, b, x, *, dtype):
       >>> betainc_program(np.float32(2), np.float32(3), np.float32(0.5))
       array(0.6875, dtype=float32)
     """
-    lax = _lax()
     is_zero, is_one, is_nan = _betainc_special_values(a, b, x)
     # the fraction converges fast for x < (a+1)/(a+b+2); elsewhere use I_{1-x}(b, a)
-    direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
+    direct = ew.lt(x, ew.div(ew.add(a, 1.0), ew.add(ew.add(a, b), 2.0)))
     a, b = _where(direct, a, b), _where(direct, b, a)
-    x = _where(direct, x, lax.sub(1.0, x))
+    x = _where(direct, x, ew.sub(1.0, x))
     half_eps = np.asarray(dtypes.finfo(dtype).eps / 2, dtype)
     fraction = _lentz(_betainc_numerator, _betainc_denominator, (a, b, x),
                       200 if dtype == np.float32 else 600, half_eps, half_eps)
     # x^a (1-x)^b / (a B(a, b)); for tiny a, a Gamma(a) -> 1 replaces the division by a
     tiny = np.asarray(dtypes.finfo(dtype).tiny * 2, dtype)
-    log_beta_without_a = lax.sub(lax.lgamma(b), lax.lgamma(lax.add(a, b)))
-    log_beta = lax.add(lax.lgamma(a), log_beta_without_a)
-    log1m_x_b = lax.mul(lax.log1p(lax.neg(x)), b)
-    factor = _where(lax.lt(a, tiny), lax.exp(lax.sub(log1m_x_b, log_beta_without_a)),
-                    lax.div(lax.exp(lax.sub(lax.add(lax.mul(lax.log(x), a), log1m_x_b),
+    log_beta_without_a = ew.sub(sp.lgamma(b), sp.lgamma(ew.add(a, b)))
+    log_beta = ew.add(sp.lgamma(a), log_beta_without_a)
+    log1m_x_b = ew.mul(mt.log1p(ew.neg(x)), b)
+    factor = _where(ew.lt(a, tiny), ew.exp(ew.sub(log1m_x_b, log_beta_without_a)),
+                    ew.div(ew.exp(ew.sub(ew.add(ew.mul(ew.log(x), a), log1m_x_b),
                                             log_beta)), a))
-    out = lax.mul(fraction, factor)
-    out = _where(direct, out, lax.sub(1.0, out))
+    out = ew.mul(fraction, factor)
+    out = _where(direct, out, ew.sub(1.0, out))
     out = _where(is_zero, _full(a, 0), out)
     out = _where(is_one, _full(a, 1), out)
     return _where(is_nan, _full(a, np.nan), out)

@@ -22,12 +22,26 @@ from laminax_core._sharding_rules import (
     transpose_sharding,
 )
 from laminax_core._interpreters.batching import move_bdim
-from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive, linear
+from laminax_core._primitive import (
+    NO_OPERANDS,
+    NOT_LINEAR,
+    NUMERIC,
+    ZERO_TANGENT,
+    check_dtype,
+    define_primitive,
+    linear,
+)
+from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, checked_axis
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse",
+    "dimension_as_value",
     "expand_dims", "full", "full_like", "iota", "reshape", "rev", "squeeze", "transpose",
+]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "broadcast_in_dim_p", "dimension_value_p", "iota_p", "reshape_p", "rev_p", "squeeze_p", "transpose_p",
 ]  # fmt: skip
 
 
@@ -75,13 +89,10 @@ def _broadcast_in_dim_reference(x, shape, broadcast_dimensions, sharding):
 
 
 def _broadcast_in_dim_transpose(ct, x, shape, broadcast_dimensions, sharding):
-    # _structural and the families below it define each other's rules: bound at call time
-    from laminax_core.lax._reductions import reduce_sum
-
     dims = broadcast_dimensions
     summed = [d for d in range(len(shape)) if d not in dims]
     summed += [d for size, d in zip(x.aval.shape, dims, strict=True) if size == 1 != shape[d]]
-    out = reduce_sum(ct, tuple(sorted(summed))) if summed else ct
+    out = _hooks.reduce_sum(ct, tuple(sorted(summed))) if summed else ct
     return [reshape(out, x.aval.shape) if get_aval(out).shape != x.aval.shape else out]
 
 
@@ -269,9 +280,15 @@ def _iota_reference(dtype, shape, dimension, sharding):
     return np.array(np.broadcast_to(values, shape))
 
 
+def _iota_abstract_eval(dtype, shape, dimension, sharding):
+    # XLA has no boolean iota; refuse it here, as JAX does, not in the compiler
+    check_dtype("iota", dtype, NUMERIC)
+    return ShapedArray(shape, dtype)
+
+
 iota_p = define_primitive(
     "iota",
-    abstract_eval=lambda dtype, shape, dimension, sharding: ShapedArray(shape, dtype),
+    abstract_eval=_iota_abstract_eval,
     reference=_iota_reference,
     jvp=ZERO_TANGENT,
     transpose=NOT_LINEAR,
@@ -346,7 +363,7 @@ def _rev_abstract_eval(x, dimensions):
     if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
         raise TypeError(f"rev: dimensions {dimensions} must be distinct dimensions of an array "
                         f"of shape {x.shape}.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
 
 def _rev_batch(axis_data, args, dims, dimensions):
@@ -379,10 +396,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal
         value = np.asarray(value, dtypes.canonicalize_dtype(dtype))
     elif dtype is not None and get_aval(value).dtype != dtypes.canonicalize_dtype(dtype):
-        # _structural and the families below it define each other's rules: bound at call time
-        from laminax_core.lax._elementwise import convert_element_type
-
-        value = convert_element_type(value, dtype)
+        value = _hooks.convert_element_type(value, dtype)  # _elementwise builds on this module
     if get_aval(value).ndim:
         raise TypeError(f"full must be called with a scalar fill_value, got "
                         f"{get_aval(value).str_short()}.")
@@ -419,3 +433,6 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
     stop = len(shape) if stop_dimension is None else stop_dimension
     size = int(np.prod(shape[start_dimension:stop], dtype=np.int64))
     return reshape(operand, (*shape[:start_dimension], size, *shape[stop:]))
+
+
+_hooks.install(broadcast_in_dim=broadcast_in_dim, reshape=reshape, squeeze=squeeze)

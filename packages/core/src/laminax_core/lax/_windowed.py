@@ -30,6 +30,11 @@ __all__ = [
     "dilate_shape",
     "conv_general_vjp_lhs_padding",
 ]  # fmt: skip
+# the primitives, which lax exports beside their functions
+__all__ += [
+    "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p", "reduce_window_sum_p",
+    "select_and_gather_add_p", "select_and_scatter_add_p",
+]  # fmt: skip
 
 
 def dilate_shape(shape, dilation):

@@ -83,7 +83,10 @@ def _axes(axis, ndim: int, name: str) -> tuple[int, ...]:
         if not -ndim <= a < max(ndim, 1):
             raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}.")
         out.append(a % max(ndim, 1))
-    return tuple(sorted(set(out)))
+    if len(set(out)) != len(out):
+        # JAX's answer; reducing over the deduplicated axes would hide the mistake
+        raise ValueError(f"{name}: duplicate value in 'axis': {axis!r}.")
+    return tuple(sorted(out))
 
 
 def _keep(x, reduced, axes):

@@ -10,13 +10,14 @@ import functools
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import _trace, errors
 from laminax_core.numpy import (
     _creation,
     _indexing,
     _linalg_products,
     _logic,
     _reductions,
+    _selection,
     _shape,
     _sorting,
     _ufuncs,
@@ -27,8 +28,7 @@ __all__ = ["METHODS", "OPERATORS", "PROPERTIES", "install", "lookup"]
 
 
 def _astype(x, dtype, copy: bool = False, device=None):
-    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
-    return lax.convert_element_type(x, dtype)
+    return _shape.astype(x, dtype)
 
 
 def _reshape(x, *args, order: str = "C", **kwargs):
@@ -77,7 +77,7 @@ def _argsort(x, axis=-1, *, kind=None, order=None, stable=True, descending=False
 METHODS = {
     "all": _reductions.all, "any": _reductions.any, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "argsort": _argsort, "astype": _astype,
-    "clip": _logic.clip, "conj": _ufuncs.conjugate, "conjugate": _ufuncs.conjugate,
+    "clip": _selection.clip, "conj": _ufuncs.conjugate, "conjugate": _ufuncs.conjugate,
     "cumprod": _reductions.cumprod, "cumsum": _reductions.cumsum,
     "diagonal": _linalg_products.diagonal, "dot": _linalg_products.dot,
     "flatten": _flatten, "item": _item, "max": _reductions.max, "mean": _reductions.mean,

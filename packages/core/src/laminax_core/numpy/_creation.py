@@ -15,6 +15,7 @@ from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
     convert_dtype,
+    install_array,
     is_arraylike,
     promote_dtypes,
 )
@@ -465,8 +466,10 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     """
     start, stop = (as_array(v) for v in (start, stop))
     sign = uf.sign(start)
-    exponents = linspace(uf.log10(uf.abs(start)), uf.log10(uf.abs(stop)), num, endpoint,
-                         axis=axis)
+    # dividing by start's sign (not taking absolute values) makes a zero start, or a stop of
+    # the other sign, NaN, as in JAX: no geometric sequence joins them
+    exponents = linspace(uf.log10(uf.divide(start, sign)), uf.log10(uf.divide(stop, sign)), num,
+                         endpoint, axis=axis)
     out = uf.multiply(sign, uf.power(10.0, exponents))
     return _cast_result(out, _user_dtype(dtype, "geomspace"))
 
@@ -479,11 +482,16 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
+    for size in (N, M):  # JAX's type: ValueError (before the shape check's TypeError)
+        if isinstance(size, int | np.integer) and size < 0:
+            raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
     N, M = _shape((N, N if M is None else M), "eye")  # noqa: N806
-    if N < 0 or M < 0:
-        raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
-    rows = lax.add(iota(np.int32, (N, M), 0), np.int32(operator.index(k)))
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise ValueError(f"jnp.eye: k must be a scalar integer; got {k!r}.") from None
+    rows = lax.add(iota(np.int32, (N, M), 0), np.int32(k))
     return lax.convert_element_type(lax.eq(rows, iota(np.int32, (N, M), 1)), dtype)
 
 
@@ -590,3 +598,6 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
         target[axis] = shape[axis]
         out.append(lax.broadcast_in_dim(x, tuple(target), (axis,)))
     return out
+
+
+install_array(array)

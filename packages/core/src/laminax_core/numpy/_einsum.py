@@ -75,6 +75,14 @@ def _split_spec(spec: str, shapes):
         if len(term) != len(shape):
             raise ValueError(f"jnp.einsum: term {term!r} has {len(term)} labels for an operand "
                              f"of shape {shape}.")
+        within = {}
+        for ch, d in zip(term, shape, strict=True):
+            # a label repeated in one operand takes its diagonal: the sizes must agree (no
+            # broadcasting there, as in JAX and NumPy)
+            if within.setdefault(ch, d) != d:
+                raise ValueError(f"jnp.einsum: label {ch!r} of term {term!r} has sizes "
+                                 f"{within[ch]} and {d} in the operand of shape {shape}; a "
+                                 "repeated label needs equal sizes (a diagonal).")
         expanded.append(term)
     if arrow:
         output = output.replace("...", ellipsis_labels)

@@ -9,17 +9,17 @@ import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
-from laminax_core.numpy import _creation, _indexing, _logic, _ufuncs
+from laminax_core.numpy import _creation, _indexing, _selection, _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
+    concrete_array,
     convert_dtype,
     flatten_or_axis,
-    is_concrete,
     promote_dtypes,
 )
 from laminax_core.numpy._operands import (
@@ -33,15 +33,6 @@ __all__ = [
     "place", "put", "put_along_axis", "ravel_multi_index", "select", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "unravel_index",
 ]  # fmt: skip
-
-
-def _concrete(name, x):
-    if isinstance(x, _trace.Tracer):
-        if not is_concrete(x):
-            raise errors.ConcretizationTypeError(
-                x, f"jnp.{name} needs a concrete value here (its result's shape depends on it)")
-        x = x.to_concrete_value()
-    return np.asarray(x)
 
 
 def indices(dimensions, dtype=None, sparse: bool = False):
@@ -129,7 +120,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     dtype = get_aval(coords[0]).dtype
     if mode == "raise":
         for c, n in zip(coords, dims, strict=True):
-            value = _concrete("ravel_multi_index", c)
+            value = concrete_array("ravel_multi_index", c)
             if np.any((value < 0) | (value >= n)):
                 raise ValueError("jnp.ravel_multi_index: invalid entry in coordinates array.")
     elif mode == "clip":
@@ -322,7 +313,7 @@ def choose(a, choices, out=None, mode: str = "raise"):
     a = convert_dtype(as_array(a), np.int32)
     n = len(choices)
     if mode == "raise":
-        value = _concrete("choose", a)
+        value = concrete_array("choose", a)
         if np.any((value < 0) | (value >= n)):
             raise ValueError("jnp.choose: invalid entry in choice array.")
     elif mode == "wrap":
@@ -424,7 +415,7 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
     if isinstance(obj, slice):
         removed = np.arange(n)[obj]
     else:
-        removed = _concrete("delete", obj).astype(np.int64).ravel()
+        removed = concrete_array("delete", obj).astype(np.int64).ravel()
         if np.any((removed < -n) | (removed >= n)):
             raise IndexError(f"jnp.delete: index out of bounds for axis {axis} with size {n}.")
         removed = removed % n if n else removed
@@ -446,7 +437,7 @@ def insert(arr, obj, values, axis: int | None = None):
         axis = 0
     axis = canonicalize_axis(axis, get_aval(arr).ndim, "jnp.insert")
     n = get_aval(arr).shape[axis]
-    positions = np.arange(n + 1)[obj] if isinstance(obj, slice) else _concrete("insert", obj)
+    positions = np.arange(n + 1)[obj] if isinstance(obj, slice) else concrete_array("insert", obj)
     scalar_obj = positions.ndim == 0
     positions = np.atleast_1d(positions).astype(np.int64)
     positions = np.where(positions < 0, positions + n, positions)
@@ -517,7 +508,7 @@ def place(arr, mask, vals, *, inplace: bool = True):
         return data
     flat_mask = lax.reshape(mask, (size,))
     # positions of the true entries, padded with an out-of-bounds index that "drop" skips
-    (positions,) = _logic.where(flat_mask, size=size, fill_value=size)
+    (positions,) = _selection.where(flat_mask, size=size, fill_value=size)
     values = resize(lax.reshape(vals, (get_aval(vals).size,)), (size,))
     flat = _indexing.IndexUpdateHelper(lax.reshape(data, (size,)))[positions]
     flat = flat.set(values, mode="drop")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from laminax_core import _shape_poly, _trace, dtypes, errors, lax
-from laminax_core._avals import get_aval
+from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.lax._indexing_helpers import apply_counted
@@ -40,7 +40,6 @@ from laminax_core.numpy._operands import (
     select,
 )
 from laminax_core.numpy._reductions import cumsum
-from laminax_core.numpy._sorting import argsort
 
 __all__ = [
     "argwhere",
@@ -71,6 +70,9 @@ def _is_int_scalar(i) -> bool:
 
 
 def _is_array(i) -> bool:
+    # static entries first: an aval for a Python scalar costs more than the rest of x[0]
+    if i is None or i is Ellipsis or isinstance(i, bool | int | float | complex | slice):
+        return False
     try:
         get_aval(i)
     except TypeError:
@@ -81,6 +83,11 @@ def _is_array(i) -> bool:
 def _index_error(message):
     raise IndexError(message + " Valid indices are ints, slices, None, Ellipsis, integer "
                      "arrays and boolean arrays.")
+
+
+def _index_type_error(message):
+    raise TypeError(message + " Valid indices are ints, slices, None, Ellipsis, integer "
+                    "arrays and boolean arrays.")
 
 
 def _canonical_entries(idx):
@@ -108,12 +115,13 @@ def _canonical_entries(idx):
                 i = i.astype(np.int32)
         if isinstance(i, (bool, np.bool_)):
             i = np.asarray(i)
+        # an index of the wrong type is JAX's TypeError (NumPy says IndexError)
         if isinstance(i, (float, complex, str)):
-            _index_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
+            _index_type_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
         if _is_array(i) and not dtypes.issubdtype(get_aval(i).dtype, np.integer) and \
                 not dtypes.issubdtype(get_aval(i).dtype, np.bool_):
-            _index_error(f"Indexing with an array of dtype {get_aval(i).dtype.name} is not "
-                         "supported; convert it to an integer dtype.")
+            _index_type_error(f"Indexing with an array of dtype {get_aval(i).dtype.name} is "
+                              "not supported; convert it to an integer dtype.")
         out.append(i)
     return out
 
@@ -345,6 +353,8 @@ def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     x = as_array(x)
     entries = _expand_masks(_canonical_entries(idx), get_aval(x).shape)
     entries = _expand_ellipsis(entries, get_aval(x).ndim)
+    if get_aval(x).sharding is not None and not isinstance(x, _trace.Tracer):
+        _check_eager_split_slices(x, entries)
     has_arrays = any(_is_array(i) and get_aval(i).ndim > 0 for i in entries
                      if not isinstance(i, tuple))
     basic = mode is None and not has_arrays and not any(isinstance(i, tuple) for i in entries)
@@ -359,6 +369,58 @@ def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     if all(isinstance(i, slice) for i in entries):
         return x
     return _gather(x, entries, mode, fill_value, normalize)
+
+
+def _check_eager_split_slices(x, entries):
+    """JAX indexes a concrete array laid out over several devices with a gather when any
+    entry takes part of a dimension (its static slices lose the layout), and a gather into a
+    split dimension has no sharding: the same error here, before slicing."""
+    aval = get_aval(x)
+    split = aval.sharding.aval_partitions
+    for dim, i in _entry_dims(entries):
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(aval.shape[dim])
+            partial = abs(step) != 1 or abs(hi - lo) != aval.shape[dim]
+        else:
+            partial = True
+        if partial and split[dim] is not None:
+            raise ShardingTypeError(
+                "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+                "gather indexing as out sharding could not be resolved unambiguously (or would "
+                f"require collectives on inputs). Got operand={aval.str_short()} indexed along "
+                f"its split dimension {dim}; reshard it (or index inside jit, where a static "
+                "slice keeps the split)."
+            )
+
+
+def _entry_dims(entries):
+    """(operand dimension, entry) for each entry that consumes dimensions (a mask's index
+    arrays, a tuple, consume one each)."""
+    dim = 0
+    for i in entries:
+        if i is None:
+            continue
+        for part in (i if isinstance(i, tuple) else (i,)):
+            yield dim, part
+            dim += 1
+
+
+def scatter_sharding_check(x, entries):
+    """JAX's rule for `x.at[idx]` updates of an operand split along Explicit mesh axes: a
+    split dimension must be taken whole (the result keeps the operand's type)."""
+    aval = get_aval(x)
+    if aval.sharding is None:
+        return
+    split = aval.sharding.aval_partitions
+    for dim, i in _entry_dims(entries):
+        whole = isinstance(i, slice) and i.indices(aval.shape[dim]) == (0, aval.shape[dim], 1)
+        if not whole and split[dim] is not None:
+            raise ShardingTypeError(
+                "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+                "for the scatter update as out sharding could not be resolved unambiguously "
+                f"(or would require collectives on inputs). Got operand={aval.str_short()} "
+                f"updated along its split dimension {dim}; reshard it first."
+            )
 
 
 def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
@@ -407,6 +469,9 @@ def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, 
     aval = get_aval(x)
     if mode not in (None, "drop", "fill", "clip", "promise_in_bounds"):
         raise ValueError(f"x.at[...].{name}: invalid mode {mode!r}.")
+    if aval.sharding is not None:
+        entries = _expand_masks(_canonical_entries(idx), aval.shape)
+        scatter_sharding_check(x, _expand_ellipsis(entries, aval.ndim))
     positions, size = _flat_positions(aval.shape, idx)
     if mode == "clip":
         positions, _ = _clipped_positions(aval.shape, idx)
@@ -502,26 +567,39 @@ class IndexUpdateRef:
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """A copy of `x` with `x[idx] /= values` (computed as a get, divide and set).
+        """`x` divided by divisors that are `values` at `idx` (multiplied where indices repeat)
+        and 1 elsewhere: JAX's `x[idx] /= values`, a true division of the whole array, so an
+        integer `x` gives floats.
 
         Example:
           >>> IndexUpdateRef(np.ones(2, np.float32), 0).divide(4.0)
           array([0.25, 1.  ], dtype=float32)
         """
-        return self._apply_once(lambda v: _ufuncs.divide(v, values),
-                                indices_are_sorted=indices_are_sorted,
-                                unique_indices=unique_indices, mode=mode)
+        return _ufuncs.divide(self.array, self._factors(values, indices_are_sorted,
+                                                        unique_indices, mode))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """A copy of `x` with `x[idx] **= values` (computed as a get, power and set).
+        """`x` raised to exponents that are `values` at `idx` (multiplied where indices repeat)
+        and 1 elsewhere: JAX's `x[idx] **= values`.
 
         Example:
           >>> IndexUpdateRef(np.full(2, 3.0, np.float32), 1).power(2)
           array([3., 9.], dtype=float32)
         """
-        return self._apply_once(lambda v: _ufuncs.power(v, values),
-                                indices_are_sorted=indices_are_sorted,
-                                unique_indices=unique_indices, mode=mode)
+        return _ufuncs.power(self.array, self._factors(values, indices_are_sorted,
+                                                       unique_indices, mode))
+
+    def _factors(self, values, indices_are_sorted, unique_indices, mode):
+        x = as_array(self.array)
+        dtype = get_aval(x).dtype
+        # booleans multiply as a logical and: counted in int32 and compared back
+        work = np.int32 if dtype == np.bool_ else dtype
+        if dtype == np.bool_:
+            values = convert_dtype(convert_dtype(as_array(values), np.bool_), np.int32)
+        ones = lax.broadcast_in_dim(np.ones((), work), get_aval(x).shape, ())
+        factors = _scatter("multiply", ones, self.index, values, lax.scatter_mul,
+                           indices_are_sorted, unique_indices, mode)
+        return convert_dtype(factors, dtype)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """A copy of `x` with `x[idx] = minimum(x[idx], values)`.
@@ -555,11 +633,6 @@ class IndexUpdateRef:
         counts = _scatter("apply", np.zeros(get_aval(x).shape, np.int32), self.index,
                           np.int32(1), lax.scatter_add, indices_are_sorted, unique_indices, mode)
         return apply_counted(x, counts, func)
-
-    def _apply_once(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        current = getitem(self.array, self.index, mode="clip" if mode == "clip" else None)
-        return self.set(func(current), indices_are_sorted=indices_are_sorted,
-                        unique_indices=unique_indices, mode=mode)
 
 
 class IndexUpdateHelper:
@@ -621,6 +694,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
         raise ValueError(f"jnp.take: invalid mode {mode!r}; use 'fill' (the default), 'clip' "
                          "or 'wrap'.")
     indices = as_array(indices)
+    if not dtypes.issubdtype(get_aval(indices).dtype, np.integer):
+        raise ValueError(f"jnp.take: indices must have an integer type, got "
+                         f"{get_aval(indices).dtype.name}.")
     if mode == "wrap":
         # indices count modulo the axis length, so every one lands in bounds
 
@@ -779,7 +855,10 @@ def _nonzero_static(a, size, fill_value):
     int_dtype = dtypes.default_int_dtype()
     mask = lax.reshape(lax.ne(a, convert_dtype(np.asarray(0), get_aval(a).dtype)), (total,))
     # a stable sort of "is zero" puts the flat positions of the non-zeros first, in order
-    order = argsort(lax.convert_element_type(lax.eq(mask, False), np.int32), stable=True)
+    is_zero = lax.convert_element_type(lax.eq(mask, False), np.int32)
+    positions = lax.iota_p.bind(dtype=np.dtype(int_dtype), shape=(total,), dimension=0,
+                                sharding=None)
+    _, order = lax.sort((is_zero, positions), dimension=0, is_stable=True, num_keys=1)
     if size <= total:
         order = lax.slice(order, (0,), (size,))
     else:

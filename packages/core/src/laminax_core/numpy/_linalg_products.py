@@ -240,8 +240,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     a, b = _operands("tensordot", a, b)
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if isinstance(axes, int | np.integer):
-        n = operator.index(axes)
-        if n < 0 or n > min(a_nd, b_nd):
+        n = max(operator.index(axes), 0)  # a negative count contracts nothing (NumPy, JAX)
+        if n > min(a_nd, b_nd):
             raise TypeError(f"jnp.tensordot: axes={n} is out of range for shapes "
                             f"{get_aval(a).shape} and {get_aval(b).shape}.")
         contract = (tuple(range(a_nd - n, a_nd)), tuple(range(n)))

@@ -10,11 +10,9 @@ import warnings
 
 import numpy as np
 
-from laminax_core import _trace, config, dtypes, lax
-from laminax_core import _shape_poly
+from laminax_core import _shape_poly, _trace, config, dtypes, errors, lax
 from laminax_core._shape_poly import broadcast_shapes
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
-from laminax_core.numpy import _creation
 
 __all__ = [
     "as_array",
@@ -22,7 +20,9 @@ __all__ = [
     "canonicalize_axes",
     "canonicalize_axis",
     "check_arraylike",
+    "concrete_array",
     "convert_dtype",
+    "install_array",
     "is_arraylike",
     "is_concrete",
     "promote_args",
@@ -63,12 +63,38 @@ def is_concrete(x) -> bool:
     return not isinstance(x, _trace.Tracer) or x.to_concrete_value() is not None
 
 
+def concrete_array(name: str, x) -> np.ndarray:
+    """`x` as a NumPy array; a tracer must carry its value (the caller's result shape depends
+    on it)."""
+    if isinstance(x, _trace.Tracer):
+        if not is_concrete(x):
+            raise errors.ConcretizationTypeError(
+                x, f"jnp.{name} needs a concrete value here (its result's shape depends on it)")
+        x = x.to_concrete_value()
+    return np.asarray(x)
+
+
+def _array_not_installed(x):
+    raise RuntimeError("laminax_core.numpy._creation has not installed jnp.array; import "
+                       "laminax_core")
+
+
+# `jnp.array` (in `_creation`, above this module) turns lists and tuples into arrays; it
+# installs itself here at import, so that operand handling sits beneath array creation.
+_array_from_sequence = _array_not_installed
+
+
+def install_array(array) -> None:
+    global _array_from_sequence
+    _array_from_sequence = array
+
+
 def as_array(x, name: str = "asarray"):
     """`x` as an array operand: arrays and tracers pass through; Python scalars become weakly
     typed arrays of their default dtype; lists and tuples become arrays (stacked with lax
     if they hold tracers)."""
     if isinstance(x, (list, tuple)):
-        return _creation.array(x)
+        return _array_from_sequence(x)
     check_arraylike(name, x)
     if type(x) in _SCALARS:
         if type(x) is bool:
@@ -146,21 +172,32 @@ def _rank_promotion_check(name: str, shapes) -> None:
     warnings.warn(message, stacklevel=4)
 
 
+# binary functions whose operands JAX broadcasts explicitly before computing (they are built of
+# several primitives), so a mismatch is broadcasting's ValueError there
+_BROADCAST_FIRST = frozenset({"copysign", "heaviside", "gcd", "lcm"})
+
+
 def promote_shapes(name: str, *args) -> list:
     """The arguments brought to a common rank by adding leading size-1 axes (NumPy's rank
-    promotion); raises ValueError if the shapes do not broadcast."""
+    promotion); raises TypeError (one rank) or ValueError (several) if the shapes do not
+    broadcast."""
     if len(args) < 2:
         return list(args)
     shapes = [get_aval(a).shape for a in args]
+    nonscalar_ranks = {len(s) for s in shapes if s}
     try:
         result = broadcast_shapes(*shapes)
     except ValueError as err:
         if any(_shape_poly.is_symbolic_dim(d) for s in shapes for d in s):  # JAX's words
             raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                             f"{', '.join(map(str, shapes))}.") from err
-        raise ValueError(f"{name}: incompatible shapes for broadcasting: "
-                         f"{', '.join(map(str, shapes))}.") from err
-    nonscalar_ranks = {len(s) for s in shapes if s}
+        # as JAX: two operands of one rank reach the binary primitive's shape rule
+        # (TypeError); ranks that differ fail in the rank promotion before it, and where's
+        # three operands in an explicit broadcast (ValueError)
+        binary = len(args) == 2 and name not in _BROADCAST_FIRST
+        error = TypeError if len(nonscalar_ranks) < 2 and binary else ValueError
+        raise error(f"{name}: incompatible shapes for broadcasting: "
+                    f"{', '.join(map(str, shapes))}.") from err
     if len(nonscalar_ranks) < 2:
         return list(args)
     _rank_promotion_check(name, shapes)

@@ -14,17 +14,17 @@ from laminax_core._avals import get_aval
 from laminax_core.lax import dot_general
 from laminax_core.lax._products import Precision
 from laminax_core.lax.linalg import svd
-from laminax_core.numpy._index_tricks import _concrete
 from laminax_core.numpy._indexing import IndexUpdateHelper
-from laminax_core.numpy._logic import where
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
+    concrete_array,
     promote_dtypes_inexact,
     select,
 )
 from laminax_core.numpy._reductions import all as all_
 from laminax_core.numpy._reductions import argmin
+from laminax_core.numpy._selection import where
 from laminax_core.numpy._signal import vander
 from laminax_core.numpy.linalg import eigvals, inv
 
@@ -174,7 +174,7 @@ def _trim_leading(u):
     # leading entries within sqrt(eps) of zero are dropped; the length depends on the values,
     # so `u` must be concrete (as in JAX)
 
-    values = _concrete("polydiv(trim_leading_zeros=True)", u)
+    values = concrete_array("polydiv(trim_leading_zeros=True)", u)
     small = np.abs(values) < np.sqrt(np.finfo(get_aval(u).dtype).eps)
     keep = int(np.argmin(small)) if not small.all() else get_aval(u).shape[0]
     return lax.slice(u, (keep,), (get_aval(u).shape[0],))
@@ -221,7 +221,7 @@ def roots(p, *, strip_zeros: bool = True):
     if n < 2:
         return np.zeros((0,), dtypes.to_complex_dtype(get_aval(p).dtype))
     if strip_zeros:
-        values = _concrete("roots (pass strip_zeros=False under jit)", p)
+        values = concrete_array("roots (pass strip_zeros=False under jit)", p)
         nonzero = np.flatnonzero(values != 0)
         start = int(nonzero[0]) if nonzero.size else n
         return _companion_roots(lax.slice(p, (start,), (n,)))

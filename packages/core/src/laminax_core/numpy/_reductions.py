@@ -426,6 +426,11 @@ def _cumulative(name, lax_name, promote: bool):
             dtype = get_aval(a).dtype
             if promote and dtypes.issubdtype(dtype, np.bool_):  # JAX widens only booleans
                 dtype = dtypes.default_int_dtype()
+        if dtypes.issubdtype(dtype, np.bool_):
+            # a boolean result is the cumulative or (sum) / and (product), as in JAX: counted
+            # in int32, then compared with zero
+            counts = fn(convert_dtype(convert_dtype(a, np.bool_), np.int32), axis)
+            return lax.ne(counts, np.int32(0))
         a = convert_dtype(a, dtype)
         if get_aval(a).shape[axis] == 0:
             return a

@@ -10,13 +10,14 @@ import numpy as np
 
 from laminax_core import _shape_poly, dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
-from laminax_core.numpy import _creation, _index_tricks, _indexing
+from laminax_core.numpy import _indexing
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
+    concrete_array,
     convert_dtype,
     promote_dtypes,
 )
@@ -259,6 +260,14 @@ def broadcast_to(array, shape):
       (2, 3)
     """
     array = _array("broadcast_to", array)
+    if isinstance(shape, tuple | list) and all(isinstance(d, int | np.integer) for d in shape):
+        # JAX's order: shapes that do not match are a ValueError, also when the requested
+        # size is negative; a negative size the operand would broadcast to is the shape
+        # check's TypeError (below)
+        a_shape, lead = get_aval(array).shape, len(shape) - get_aval(array).ndim
+        if lead < 0 or any(d not in (1, s) for d, s in zip(a_shape, shape[lead:], strict=True)):
+            raise ValueError(f"jnp.broadcast_to: incompatible shapes for broadcasting: "
+                             f"{a_shape} and requested shape {tuple(shape)}.")
     shape = canonicalize_shape(shape, "jnp.broadcast_to")
     a_shape = get_aval(array).shape
     lead = len(shape) - len(a_shape)
@@ -480,8 +489,10 @@ def _split(name, ary, indices_or_sections, axis, even: bool):
     shape = get_aval(ary).shape
     axis = canonicalize_axis(axis, len(shape), f"jnp.{name}")
     n = shape[axis]
-    if isinstance(indices_or_sections, int | np.integer):
-        sections = operator.index(indices_or_sections)
+    if not isinstance(indices_or_sections, tuple | list | range) and np.ndim(
+            indices_or_sections) == 0:
+        # a number of sections, read as JAX does (int(): 2.0 is 2 sections)
+        sections = int(indices_or_sections)
         if sections <= 0:
             raise ValueError(f"jnp.{name}: the number of sections must be positive.")
         if even and n % sections:
@@ -494,10 +505,14 @@ def _split(name, ary, indices_or_sections, axis, even: bool):
         cuts = [operator.index(i) + n if operator.index(i) < 0 else operator.index(i)
                 for i in indices_or_sections]
     sizes = np.diff([0, *cuts, n]).tolist()
-    if all(s >= 0 for s in sizes):
-        # one `split`, as JAX: its transpose is one concatenate, where slices' are pads
-        return list(lax.split(ary, sizes, axis))
-    return _split_at(ary, cuts, axis)
+    if not all(s >= 0 for s in sizes):
+        # NumPy gives empty or overlapping pieces here; JAX refuses (decreasing indices, or
+        # indices past the end)
+        raise ValueError(f"jnp.{name}: sizes passed to split must be nonnegative, got {sizes} "
+                         f"(indices {list(cuts)} along an axis of size {n}); give increasing "
+                         "indices within the axis.")
+    # one `split`, as JAX: its transpose is one concatenate, where slices' are pads
+    return list(lax.split(ary, sizes, axis))
 
 
 def split(ary, indices_or_sections, axis: int = 0) -> list:
@@ -580,6 +595,10 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
       array([1, 1, 2, 2], dtype=int32)
     """
     a = _array("repeat", a)
+    if isinstance(repeats, list | tuple):
+        # JAX takes arrays and scalars only (a list would be read as one array)
+        raise TypeError(f"jnp.repeat requires ndarray or scalar arguments, got "
+                        f"{type(repeats)} at position 1; pass jnp.array(repeats).")
     if axis is None:
         a = ravel(a)
         axis = 0
@@ -620,7 +639,15 @@ def flip(m, axis=None):
       array([2, 1, 0], dtype=int32)
     """
     m = _array("flip", m)
-    axes = canonicalize_axes(axis, get_aval(m).ndim, "jnp.flip")
+    ndim = get_aval(m).ndim
+    if isinstance(axis, list | tuple):
+        # a repeated axis reaches lax.rev in JAX, whose check raises TypeError
+        axes = tuple(canonicalize_axis(a, ndim, "jnp.flip") for a in axis)
+        if len(set(axes)) != len(axes):
+            raise TypeError(f"jnp.flip: rev dimensions must be unique, got {axes} (axis="
+                            f"{axis!r}).")
+    else:
+        axes = canonicalize_axes(axis, ndim, "jnp.flip")
     return lax.rev(m, axes) if axes else m
 
 
@@ -847,7 +874,7 @@ def resize(a, new_shape):
     total = int(np.prod(new_shape, dtype=np.int64))
     n = get_aval(a).shape[0]
     if n == 0 or total == 0:
-        return _creation.zeros(new_shape, get_aval(a).dtype)
+        return lax.broadcast_in_dim(np.zeros((), get_aval(a).dtype), new_shape, ())
     repeats = -(-total // n)
     return lax.reshape(lax.slice(tile(a, repeats), (0,), (total,)), new_shape)
 
@@ -905,7 +932,7 @@ def trim_zeros(filt, trim: str = "fb"):
       array([1, 2], dtype=int32)
     """
     filt = _array("trim_zeros", filt)
-    value = _index_tricks._concrete("trim_zeros", filt)
+    value = concrete_array("trim_zeros", filt)
     nonzero = np.flatnonzero(value)
     if nonzero.size == 0:
         return lax.slice(filt, (0,), (0,))
@@ -951,5 +978,6 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
       array([ 1, -1], dtype=int32)
     """
     x = _array("astype", x)
-    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
+    # None is the default float type, as in JAX (and NumPy)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, "astype")
     return lax.convert_element_type(x, dtype)

@@ -14,7 +14,6 @@ from laminax_core._avals import get_aval
 from laminax_core.numpy import linalg
 from laminax_core.numpy._indexing import take
 from laminax_core.numpy._linalg_products import diagonal
-from laminax_core.numpy._logic import clip
 from laminax_core.numpy._operands import (
     as_array,
     canonicalize_axis,
@@ -26,6 +25,7 @@ from laminax_core.numpy._operands import (
 )
 from laminax_core.numpy._reductions import cumsum
 from laminax_core.numpy._reductions import sum as sum_
+from laminax_core.numpy._selection import clip
 from laminax_core.numpy._shape import atleast_2d, broadcast_to, concatenate, ravel
 from laminax_core.numpy._sorting import argsort, searchsorted
 from laminax_core.numpy._ufuncs import abs as abs_
@@ -311,9 +311,10 @@ def digitize(x, bins, right: bool = False):
     increasing = lax.le(lax.reshape(lax.slice(bins, (0,), (1,)), ()),
                         lax.reshape(lax.slice(bins, (n - 1,), (n,)), ()))
     up = searchsorted(bins, x, side=side)
+    # decreasing bins: counted from the end of the reversed bins, with the same side (NumPy's
+    # rule: bins[i-1] > x >= bins[i] when right is False)
     down = lax.sub(np.asarray(n, get_aval(up).dtype),
-                   searchsorted(lax.rev(bins, (0,)), x, side="left" if side == "right" else
-                                "right"))
+                   searchsorted(lax.rev(bins, (0,)), x, side=side))
     return select(increasing, down, up)
 
 

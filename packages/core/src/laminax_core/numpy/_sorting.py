@@ -4,6 +4,7 @@ their `nan*` variants). Sorting uses `lax.sort`, which orders NaNs last, as JAX 
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -14,6 +15,7 @@ from laminax_core.numpy import _creation, _indexing, _logic, _ufuncs
 from laminax_core.numpy._index_tricks import compress
 from laminax_core.numpy._operands import (
     as_array,
+    canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
     convert_dtype,
@@ -38,6 +40,12 @@ __all__ = [
 
 
 
+def _check_kind(name: str, kind) -> None:
+    if kind is not None:  # JAX's answer: a kind would be silently ignored otherwise
+        raise TypeError(f"jnp.{name}: the 'kind' argument is not supported; use stable=True or "
+                        "stable=False to choose the sort's stability.")
+
+
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """`a` sorted along `axis` (the flattened array if None); NaNs go last.
@@ -45,7 +53,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     Args:
       a: the array.
       axis: the axis, or None.
-      kind: NumPy's sort kind; accepted and ignored (every sort here is stable).
+      kind: NumPy's sort kind: refused, as in JAX (say `stable` instead).
       order: unsupported (structured arrays); must be None.
       stable: whether equal elements keep their order.
       descending: sort from largest to smallest.
@@ -59,6 +67,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     """
     if order is not None:
         raise TypeError("jnp.sort: the order argument (structured arrays) is not supported.")
+    _check_kind("sort", kind)
     a, axis = flatten_or_axis("sort", a, axis)
     if descending:
         return lax.rev(lax.sort(lax.rev(a, (axis,)), dimension=axis, is_stable=stable), (axis,))
@@ -75,6 +84,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     """
     if order is not None:
         raise TypeError("jnp.argsort: the order argument (structured arrays) is not supported.")
+    _check_kind("argsort", kind)
     a, axis = flatten_or_axis("argsort", a, axis)
     shape = get_aval(a).shape
     index_dtype = dtypes.default_int_dtype()
@@ -132,6 +142,9 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     """
     if side not in ("left", "right"):
         raise ValueError(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}.")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"jnp.searchsorted: invalid argument method={method!r}, expected one "
+                         "of ['compare_all', 'scan', 'scan_unrolled', 'sort'].")
     check_arraylike("searchsorted", a, v)
     a, v = promote_dtypes(as_array(a), as_array(v))
     if get_aval(a).ndim != 1:
@@ -410,12 +423,15 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     (a,) = promote_dtypes_inexact(as_array(a))
     q = convert_dtype(as_array(q), get_aval(a).dtype)
     a_shape = get_aval(a).shape
-    if axis is None:
-        a = lax.reshape(a, (get_aval(a).size,))
-        axis_ = 0
+    if isinstance(axis, tuple | list):  # several axes, as JAX takes them: merged into one
+        axes = canonicalize_axes(axis, len(a_shape), f"jnp.{name}")
+    elif axis is None:
+        axes = tuple(range(len(a_shape)))
     else:
-        axis_ = canonicalize_axis(axis, len(a_shape), f"jnp.{name}")
-    a = lax.transpose(a, (*[d for d in range(get_aval(a).ndim) if d != axis_], axis_))
+        axes = (canonicalize_axis(axis, len(a_shape), f"jnp.{name}"),)
+    kept = [d for d in range(len(a_shape)) if d not in axes]
+    a = lax.transpose(a, (*kept, *axes))
+    a = lax.reshape(a, (*[a_shape[d] for d in kept], math.prod(a_shape[d] for d in axes)))
     n = get_aval(a).shape[-1]
     values = lax.sort(a, dimension=get_aval(a).ndim - 1)
     if ignore_nan:
@@ -458,9 +474,7 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     out = lax.transpose(out, (len(lead), *range(len(lead)))) if lead else out
     out = lax.reshape(out, (*q_shape, *lead))
     if keepdims:
-        kept_shape = list(a_shape) if axis is not None else [1] * len(a_shape)
-        if axis is not None:
-            kept_shape[axis_] = 1
+        kept_shape = [1 if d in axes else size for d, size in enumerate(a_shape)]
         out = lax.reshape(out, (*q_shape, *kept_shape))
     return out
 

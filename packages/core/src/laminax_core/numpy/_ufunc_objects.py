@@ -20,10 +20,14 @@ from laminax_core import lax
 from laminax_core._avals import get_aval
 from laminax_core.numpy import _logic, _reductions, _ufuncs
 from laminax_core.numpy._creation import arange
-from laminax_core.numpy._index_tricks import _concrete
 from laminax_core.numpy._indexing import IndexUpdateHelper
-from laminax_core.numpy._logic import where as select_where
-from laminax_core.numpy._operands import as_array, canonicalize_axis, check_arraylike
+from laminax_core.numpy._operands import (
+    as_array,
+    canonicalize_axis,
+    check_arraylike,
+    concrete_array,
+)
+from laminax_core.numpy._selection import where as select_where
 from laminax_core.numpy._shape import broadcast_to, moveaxis, ravel, stack
 from laminax_core.numpy._vectorize import vectorize
 
@@ -248,7 +252,7 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
             raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
         arr = as_array(a)
         axis = canonicalize_axis(axis, arr.ndim, f"{self.__name__}.reduceat")
-        starts = [int(i) for i in np.ravel(_concrete(f"{self.__name__}.reduceat", indices))]
+        starts = [int(i) for i in np.ravel(concrete_array(f"{self.__name__}.reduceat", indices))]
         arr = moveaxis(arr, axis, 0)
         ends = [*starts[1:], arr.shape[0]]
         pieces = [self.reduce(arr[s:e], axis=0, dtype=dtype) if s < e else arr[s]

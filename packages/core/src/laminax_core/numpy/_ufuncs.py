@@ -277,7 +277,7 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001 (NumPy's name)
         raise NotImplementedError("jnp.round: the out argument is not supported (arrays are "
                                   "immutable); use the return value.")
     a = as_array(a)
-    decimals = int(decimals)
+    decimals = operator.index(decimals)  # 1.5 places is an error (JAX's TypeError)
     if _is(a, np.integer) or _is(a, np.bool_):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0 (as "
@@ -335,11 +335,17 @@ def reciprocal(x, /):
 
 
 def _int_pow(x, y):
-    # exponentiation by squaring over the bits of a non-negative integer exponent
-    bits = dtypes.iinfo(get_aval(y).dtype).bits
-    acc = lax.broadcast_in_dim(_const(x, 1), np.broadcast_shapes(get_aval(x).shape,
-                                                                 get_aval(y).shape), ())
-    for _ in range(bits):
+    # exponentiation by squaring over the low 6 bits of the exponent, as JAX does (anything
+    # larger overflows for any base above 1): exponents of 64 and more, and negative ones,
+    # give JAX's implementation-defined values, not another overflow pattern
+    shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
+    # 0 ** y is 0 for every non-zero y, also those whose low bits are all zero
+    zero_base = lax.bitwise_and(lax.eq(x, _const(x, 0)), lax.ne(y, _const(y, 0)))
+    acc = lax.broadcast_in_dim(_const(x, 1), shape, ())
+    acc = select(lax.broadcast_in_dim(zero_base, shape, tuple(range(len(shape)))
+                                      ) if get_aval(zero_base).shape != shape else zero_base,
+                 acc, lax.broadcast_in_dim(_const(x, 0), shape, ()))
+    for _ in range(6):
         odd = lax.ne(lax.bitwise_and(y, _const(y, 1)), _const(y, 0))
         acc = select(odd, acc, lax.mul(acc, x))
         x = lax.mul(x, x)
@@ -361,7 +367,7 @@ def _concrete_int(x):
 
 def power(x1, x2, /):
     """Elementwise `x1 ** x2`. A concrete Python int exponent uses `lax.integer_pow`; integer
-    arrays are raised by repeated squaring (negative exponents give 0, as in JAX).
+    arrays are raised by repeated squaring over the exponent's low 6 bits, as in JAX.
 
     Example:
       >>> power(np.float32(2), 3)
@@ -378,15 +384,14 @@ def power(x1, x2, /):
         # JAX raises a float base to an integer array unpromoted: differentiable at x1 = 0
         return lax.pow(*promote_shapes("power", x1, x2))
     x1, x2 = promote_args("power", x1, x2)
+    if _is(x1, np.bool_):  # booleans are raised as integers (JAX's int32 result)
+        x1, x2 = (convert_dtype(v, dtypes.default_int_dtype()) for v in (x1, x2))
     if _is(x1, np.integer):
         x1, x2 = (lax.broadcast_in_dim(v, np.broadcast_shapes(get_aval(x1).shape,
                                                               get_aval(x2).shape),
                                        tuple(range(get_aval(v).ndim))) if get_aval(v).ndim
                   else v for v in (x1, x2))
         return _int_pow(x1, x2)
-    if _is(x1, np.bool_):
-        raise TypeError("jnp.power does not support boolean operands; convert to an integer "
-                        "dtype first.")
     return lax.pow(x1, x2)
 
 

@@ -36,7 +36,6 @@ from laminax_core.numpy._linalg_products import (
 from laminax_core.numpy._linalg_products import (
     vecdot as np_vecdot,
 )
-from laminax_core.numpy._logic import where
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
@@ -47,6 +46,7 @@ from laminax_core.numpy._operands import (
     select,
 )
 from laminax_core.numpy._reductions import sum as total
+from laminax_core.numpy._selection import where
 from laminax_core.numpy._shape import moveaxis
 from laminax_core.numpy._ufuncs import absolute, exp, log, multiply, power, sign
 
@@ -98,9 +98,16 @@ def _matrix(name, a, square: bool = True):
     shape = get_aval(a).shape
     if len(shape) < 2 or (square and shape[-1] != shape[-2]):
         what = "square matrices" if square else "matrices"
-        raise ValueError(f"jnp.linalg.{name}: the argument must be a stack of {what} (shape "
-                         f"(..., M, {'M' if square else 'N'})), got shape {shape}.")
+        # JAX's types differ by function: these decompositions raise TypeError (eig only for
+        # a rank below 2), the solvers ValueError
+        typed = name in _SHAPE_TYPE_ERRORS or (name in ("eig", "eigvals") and len(shape) < 2)
+        raise (TypeError if typed else ValueError)(
+            f"jnp.linalg.{name}: the argument must be a stack of {what} (shape (..., M, "
+            f"{'M' if square else 'N'})), got shape {shape}.")
     return a
+
+
+_SHAPE_TYPE_ERRORS = frozenset({"cholesky", "eigh", "qr", "svd"})
 
 
 def _swap(x):
@@ -497,6 +504,12 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 (NumPy's name)
       >>> matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]], np.float32))
       array(1, dtype=int32)
     """
+    check_arraylike("linalg.matrix_rank", M)
+    if np.ndim(M) < 2:
+        # a vector or scalar has rank 1 unless it is all zeros, as in JAX and NumPy
+        M = as_array(M)  # noqa: N806
+        nonzero = lax.ne(M, lax.full_like(M, 0))
+        return lax.convert_element_type(red.any(nonzero), dtypes.default_int_dtype())
     M = _matrix("matrix_rank", M, square=False)  # noqa: N806
     s = svd(M, compute_uv=False)
     real = get_aval(s).dtype
@@ -524,8 +537,8 @@ def matrix_power(a, n: int):
     a = as_array(a)
     shape = get_aval(a).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ValueError(f"jnp.linalg.matrix_power: a must be a stack of square matrices, got "
-                         f"shape {shape}.")
+        raise TypeError(f"jnp.linalg.matrix_power: a must be a stack of square matrices, got "
+                        f"shape {shape}.")  # JAX's type
     n = operator.index(n)
     if n < 0:
         a, n = inv(a), -n
@@ -693,6 +706,9 @@ def cond(x, p=None):
       array(4., dtype=float32)
     """
     x = _matrix("cond", x, square=p not in (None, 2, -2))
+    if get_aval(x).size == 0:  # JAX's answer (not a NaN from an empty reduction)
+        raise ValueError(f"jnp.linalg.cond: input array must not be empty; got shape "
+                         f"{get_aval(x).shape}.")
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         last = get_aval(s).ndim - 1

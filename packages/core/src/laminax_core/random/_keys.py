@@ -279,7 +279,7 @@ def split(key, num: int | tuple[int, ...] = 2):
 
 
 def fold_in(key, data):
-    """A new key derived from `key` and the integer `data` (taken modulo 2**32).
+    """A new key derived from `key` and the integer `data` (a uint32 value).
 
     Args:
       key: a single key, typed or raw.
@@ -302,7 +302,12 @@ def fold_in(key, data):
 
 def _as_uint32(data):
     if isinstance(data, int):
-        return np.asarray(data % 2**32, np.uint32)
+        if not 0 <= data < 2**32:
+            # JAX's answer (a Python int must fit uint32); wrapping it would silently fold
+            # in another number
+            raise OverflowError(f"fold_in: Python integer {data} out of bounds for uint32; "
+                                "pass a value in [0, 2**32), or reduce it first (data % 2**32).")
+        return np.asarray(data, np.uint32)
     return lax.convert_element_type(data, np.uint32)
 
 

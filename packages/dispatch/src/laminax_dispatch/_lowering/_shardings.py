@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
@@ -105,8 +106,6 @@ class SPMDAxisContext(AxisContext):
         """The groups of logical device ids that a collective over mesh axes `names` combines
         (its ``replica_groups``): devices that agree on every other axis, ordered along
         `names`."""
-        import numpy as np
-
         ids = np.asarray(self.device_ids).reshape(self.axis_sizes)
         positions = [self.axis_names.index(n) for n in names]  # raises for unknown names
         rest = [i for i in range(len(self.axis_names)) if i not in positions]

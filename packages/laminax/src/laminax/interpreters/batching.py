@@ -16,6 +16,8 @@ from laminax_core.internal import batch_rules as fancy_primitive_batchers
 from laminax_core.internal import batching as _core_batching
 from laminax_core.internal import not_mapped as not_mapped
 
+from laminax import numpy as _jnp
+
 __all__ = [
     "AxisData",
     "BatchTrace",
@@ -40,9 +42,8 @@ def moveaxis(x, src: int | None, dst: int):
 
 def broadcast(x, size: int, axis: int):
     """`size` copies of `x` stacked along a new dimension `axis`."""
-    from laminax import numpy as jnp
-
-    return jnp.broadcast_to(jnp.expand_dims(x, axis), x.shape[:axis] + (size,) + x.shape[axis:])
+    shape = x.shape[:axis] + (size,) + x.shape[axis:]
+    return _jnp.broadcast_to(_jnp.expand_dims(x, axis), shape)
 
 
 class _AdaptingTable:

@@ -2,9 +2,9 @@
 re-exports its public names.
 
 One difference from the source module, as in JAX: the one-array elementwise functions
-(`sin`, `exp`, `tanh`, ...) are wrapped in an inlined `jit`, so an eager call on an Array is a
-single compiled dispatch (jaxlib's C++ path) instead of promotion and a primitive bind in
-Python. Under a transformation the wrapper inlines the same equations the plain function
+(`sin`, `exp`, `tanh`, ...) are wrapped in an inlined `jit` whose callable is jaxlib's C++
+`PjitFunction` itself (as JAX's), so an eager call on an Array is a single compiled dispatch
+with no Python frame instead of promotion and a primitive bind in Python. Under a transformation the wrapper inlines the same equations the plain function
 stages.
 """
 
@@ -14,11 +14,11 @@ import laminax_core.numpy as _core_numpy
 from laminax_core.numpy import *  # noqa: F403  (the facade is exactly the source module's __all__)
 from laminax_core.numpy import __all__ as __all__
 from laminax_core.internal import unary_elementwise_names as _UNARY_ELEMENTWISE
-from laminax_dispatch import jit as _jit
+from laminax_dispatch.internal import inline_jit_cpp as _inline_jit_cpp
 
 for _name in _UNARY_ELEMENTWISE:
     _fun = getattr(_core_numpy, _name)
     if _inspect.isfunction(_fun):  # not the ufunc objects (jnp.negative ...), which have methods
-        globals()[_name] = _jit(_fun, inline=True)
+        globals()[_name] = _inline_jit_cpp(_fun)
 
 del _name, _fun

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes, lax
+from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -17,6 +17,7 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
+from laminax_core.lax import _elementwise, _structural
 
 __all__ = [
     "MemorySpace",
@@ -98,17 +99,18 @@ def promote_weak_carry(carry: list, in_avals, out_avals) -> tuple[list, bool]:
         if a.weak_type and (a.shape, a.dtype) != (b.shape, b.dtype):
             dtype = dtypes.result_type(carry[i], b.dtype)
             if np.dtype(dtype) != a.dtype or a.shape != b.shape:
-                carry[i] = lax.convert_element_type(carry[i], dtype)
+                carry[i] = _elementwise.convert_element_type(carry[i], dtype)
                 changed = True
     return carry, changed
 
 
 def check_same_types(what: str, expected, found) -> None:
-    """Raises TypeError unless two lists of avals agree in shape and dtype."""
+    """Raises TypeError unless two lists of avals agree in shape, dtype and (explicit)
+    sharding."""
     mismatch = [
         (a.str_short(), b.str_short())
         for a, b in zip(expected, found, strict=True)
-        if a.shape != b.shape or a.dtype != b.dtype
+        if a.shape != b.shape or a.dtype != b.dtype or a.sharding != b.sharding
     ]
     if len(expected) != len(found) or mismatch:
         raise TypeError(
@@ -226,4 +228,4 @@ def empty_like_aval(aval: ShapedArray):
     scalar = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
     if aval.shape == ():
         return scalar
-    return lax.broadcast_in_dim(scalar, aval.shape, ())
+    return _structural.broadcast_in_dim(scalar, aval.shape, ())

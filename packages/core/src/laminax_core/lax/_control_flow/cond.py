@@ -12,7 +12,7 @@ import collections
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes, lax
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
@@ -21,6 +21,7 @@ from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Var
 from laminax_core._primitive import define_higher_order_primitive
+from laminax_core.lax import _elementwise, _math, _structural
 from laminax_core.lax._control_flow import common
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -50,8 +51,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     if not (aval.dtype == np.bool_ or dtypes.issubdtype(aval.dtype, np.number)):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
     if aval.dtype != np.bool_:
-        pred = lax.ne(pred, np.zeros((), aval.dtype))
-    index = lax.convert_element_type(pred, np.int32)
+        pred = _elementwise.ne(pred, np.zeros((), aval.dtype))
+    index = _elementwise.convert_element_type(pred, np.int32)
     # the primitive's branch order is (false, true); errors list them as the user wrote them
     return _bind_cond(index, (false_fun, true_fun), operands, "true_fun and false_fun output",
                       shown=(1, 0))
@@ -75,8 +76,8 @@ def switch(index, branches, *operands):
     if isinstance(index, int):
         index = np.int32(index)
     elif aval.dtype != np.int32 or aval.weak_type:  # a weak index is made strong, as in JAX
-        index = lax.convert_element_type(index, np.int32)
-    index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+        index = _elementwise.convert_element_type(index, np.int32)
+    index = _math.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     return _bind_cond(index, branches, operands, "branch outputs")
 
 
@@ -326,8 +327,8 @@ def _cond_batch_index(axis_data, index, index_dim, ops, op_dims, branches):
     per_branch = []
     for i, branch in enumerate(branches):
         batched = common.batch_jaxpr(branch, axis_data, in_dims, lambda n: [0] * n)
-        taken = lax.eq(index, np.int32(i))
-        branch_ops = [_select_n_along(taken, lax.stop_gradient(x), x) for x in ops]
+        taken = _elementwise.eq(index, np.int32(i))
+        branch_ops = [_select_n_along(taken, _elementwise.stop_gradient(x), x) for x in ops]
         per_branch.append(common.jaxpr_as_fun(batched)(*branch_ops))
     outs = [_select_n_along(index, *results) for results in zip(*per_branch, strict=True)]
     return outs, [0] * len(outs)
@@ -338,8 +339,8 @@ def _select_n_along(which, *cases):
 
     shape = get_aval(cases[0]).shape
     if len(shape) > 1:
-        which = lax.broadcast_in_dim(which, shape, (0,))
-    return lax.select_n(which, *cases)
+        which = _structural.broadcast_in_dim(which, shape, (0,))
+    return _elementwise.select_n(which, *cases)
 
 
 cond_p = define_higher_order_primitive(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, lax
+from laminax_core import _trace
 from laminax_core._api import vmap
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
@@ -17,6 +17,8 @@ from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import define_higher_order_primitive
+from laminax_core._sharding_rules import leading_added, leading_removed
+from laminax_core.lax import _elementwise, _joining, _slicing, _structural
 from laminax_core.lax._control_flow import common
 
 __all__ = ["map", "scan", "scan_p"]
@@ -40,11 +42,15 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
       >>> scan(lambda c, x: (c + x, c), np.float32(0), np.arange(3, dtype=np.float32))
       (array(3., dtype=float32), array([0., 0., 1.], dtype=float32))
     """
+    if not isinstance(unroll, bool) and (
+            not isinstance(unroll, int | np.integer) or unroll < 0):
+        raise ValueError(f"scan: `unroll` must be a `bool` or a non-negative `int`, got "
+                         f"{unroll!r}.")
     carry, carry_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
     carry_avals = [get_aval(c) for c in carry]
-    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_leaves]
+    x_avals = [leading_removed(get_aval(x)) for x in xs_leaves]
     out_trees: list = []
 
     def body(*args):
@@ -120,7 +126,7 @@ def _fresh(x):
     if not isinstance(x, np.ndarray | np.generic):
         return x
     if _trace.current_trace() is _trace.eval_trace():
-        return lax.copy_p.bind(x)
+        return _elementwise.copy_p.bind(x)
     return np.array(x)  # traced: the constant itself, as in JAX's jaxpr
 
 
@@ -153,7 +159,8 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 (JAX's name)
       >>> map(lambda x: x * 2.0, np.arange(3, dtype=np.float32))
       array([0., 2., 4.], dtype=float32)
     """
-    if batch_size is None:
+    if batch_size is None or (type(batch_size) is int and batch_size == 0):
+        # batch_size=0 means no batching in JAX too
         _, ys = scan(lambda carry, x: ((), f(x)), (), xs)
         return ys
     return _batched_map(f, xs, batch_size)
@@ -167,17 +174,18 @@ def _batched_map(f, xs, batch_size):
     n = _scan_length(leaves, None)
     batch_size = min(int(batch_size), n) or 1
     n_full, rest = divmod(n, batch_size)
-    full = [lax.reshape(lax.slice_in_dim(x, 0, n_full * batch_size, axis=0),
+    full = [_structural.reshape(_slicing.slice_in_dim(x, 0, n_full * batch_size, axis=0),
                         (n_full, batch_size, *get_aval(x).shape[1:])) for x in leaves]
     batched = vmap(f)
     _, ys = scan(lambda carry, x: ((), batched(x)), (), tree_unflatten(tree, full))
     ys_leaves, ys_tree = tree_flatten(ys)
-    ys_leaves = [lax.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:])) for y in ys_leaves]
+    ys_leaves = [_structural.reshape(y, (n_full * batch_size, *get_aval(y).shape[2:]))
+                 for y in ys_leaves]
     if rest:
-        tail = tree_unflatten(tree, [lax.slice_in_dim(x, n_full * batch_size, n, axis=0)
+        tail = tree_unflatten(tree, [_slicing.slice_in_dim(x, n_full * batch_size, n, axis=0)
                                      for x in leaves])
         tail_leaves = tree_flatten(batched(tail))[0]
-        ys_leaves = [lax.concatenate([y, t], 0) for y, t in zip(ys_leaves, tail_leaves,
+        ys_leaves = [_joining.concatenate([y, t], 0) for y, t in zip(ys_leaves, tail_leaves,
                                                                  strict=True)]
     return tree_unflatten(ys_tree, ys_leaves)
 
@@ -194,7 +202,7 @@ def _split(args, num_consts, num_carry):
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    ys = [a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]
+    ys = [leading_added(a, length) for a in jaxpr.out_avals[num_carry:]]
     return [*jaxpr.out_avals[:num_carry], *ys], jaxpr.effects
 
 
@@ -204,8 +212,8 @@ def _scan_impl(*args, jaxpr, length, reverse, unroll, num_consts, num_carry):
     ys_per_step = []
     for i in reversed(range(length)) if reverse else range(length):
         x = [
-            lax.squeeze(
-                lax.dynamic_slice(
+            _structural.squeeze(
+                _slicing.dynamic_slice(
                     v, [np.int32(i)] + [np.int32(0)] * (v.ndim - 1), (1, *v.shape[1:])
                 ),
                 (0,),
@@ -520,7 +528,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         ct_c, ct_carry_in, ct_x = _split(ct_in, num_consts, num_carry)
 
         new_acc = [
-            lax.add_any(a_, c)
+            _elementwise.add_any(a_, c)
             for a_, c in zip(
                 acc, [c for c, lin in zip(ct_c, lin_c, strict=True) if lin], strict=True
             )
@@ -531,8 +539,8 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         *[get_aval(c) for c in nl_consts],
         *lin_c_avals,
         *carry_avals,
-        *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys],
-        *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
+        *[leading_removed(get_aval(c)) for c in ct_ys],
+        *[leading_removed(get_aval(x)) for x in nl_xs],
     ]
     body_closed, _ = common.trace_closed(body, avals, "scan transpose")
     outs = scan_p.bind(

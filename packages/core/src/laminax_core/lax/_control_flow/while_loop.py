@@ -13,13 +13,14 @@ import operator
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes, lax
+from laminax_core import _trace, dtypes
 from laminax_core._avals import get_aval
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import define_higher_order_primitive
+from laminax_core.lax import _elementwise
 from laminax_core.lax._control_flow import common
 from laminax_core.lax._control_flow.scan import _carry_fixpoint, _cut, scan
 
@@ -142,7 +143,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll: int | bool | None = N
         )
 
     def cond_fun(carry):
-        return lax.lt(carry[0], carry[1])  # lax.lt: a weak bound is not converted, as in JAX
+        # lax.lt: a weak bound is not converted, as in JAX
+        return _elementwise.lt(carry[0], carry[1])
 
     def body(carry):
         i, stop, val = carry
@@ -175,7 +177,7 @@ def _check_fori_bounds(lower, upper, body_fun) -> None:
 def _as(x, dtype):
     if not isinstance(x, _trace.Tracer):
         return np.asarray(x, dtype)
-    return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
+    return x if x.dtype == dtype else _elementwise.convert_element_type(x, dtype)
 
 
 # ----- the primitive and its rules --------------------------------------------------------
