@@ -73,9 +73,14 @@ def concrete_array(name: str, x) -> np.ndarray:
     return np.asarray(x)
 
 
+def _array_not_installed(x):
+    raise RuntimeError("laminax_core.numpy._creation has not installed jnp.array; import "
+                       "laminax_core")
+
+
 # `jnp.array` (in `_creation`, above this module) turns lists and tuples into arrays; it
 # installs itself here at import, so that operand handling sits beneath array creation.
-_array_from_sequence = None
+_array_from_sequence = _array_not_installed
 
 
 def install_array(array) -> None:
