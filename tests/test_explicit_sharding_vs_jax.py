@@ -23,6 +23,11 @@ def spec(v):
     return tuple(s.spec) if s is not None else (None,) * t.ndim
 def out(*vs):
     return [(spec(v), np.asarray(v).tolist()) for v in vs]
+def laid(*vs):
+    # types, layouts (the Arrays' own shardings) and values
+    return [(spec(v), tuple(v.sharding.spec), np.asarray(v).tolist()) for v in vs]
+def both(f):
+    return laid(*f(x, xt, r)), laid(*jax.jit(f)(x, xt, r))
 mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
 A = np.arange(32, dtype=np.float32).reshape(8, 4)
 B = np.arange(64, dtype=np.float32).reshape(4, 16) / 10
@@ -131,7 +136,9 @@ TRACED = {
         "f = lambda a: (a[2:6], a[1:7], a[:, 1:3], jax.lax.slice(a, (2, 0), (6, 4)))\n"
         "result = str(jax.make_jaxpr(f)(x))"
     ),
-    "slice_indivisible": "result = str(jax.make_jaxpr(lambda a: jax.lax.slice(a, (1, 0), (4, 4)))(x))",
+    "slice_indivisible": (
+        "result = str(jax.make_jaxpr(lambda a: jax.lax.slice(a, (1, 0), (4, 4)))(x))"
+    ),
     "slice_indivisible_indexing": "result = str(jax.make_jaxpr(lambda a: a[1:4])(x))",
     "jaxpr_like": (
         "f = lambda a: (jnp.zeros_like(a), jnp.ones_like(a), jnp.full_like(a, 3.0),"
@@ -161,6 +168,107 @@ TRACED = {
 @pytest.mark.parametrize("name", sorted(TRACED))
 def test_traced_types_match_jax(name):
     actual, expected = run_both(_under_mesh(TRACED[name]))
+    assert actual == expected
+
+
+# Sharding rules beyond matmul/elementwise: each program runs eagerly and under jit; the
+# results' types, layouts (`.sharding.spec`, from the types, not read back from XLA) and
+# values, or JAX's error type.
+RULES = {
+    "concatenate": (
+        "result = both(lambda a, b, c: (jnp.concatenate([a, a], 0), jnp.concatenate([a, a], 1), "
+        "jnp.concatenate([c, c])))"
+    ),
+    "concatenate_mixed_error": "result = both(lambda a, b, c: (jnp.concatenate([a, c], 1),))",
+    "stack_split": (
+        "result = both(lambda a, b, c: (jnp.stack([a, a]), jnp.split(a, 2, axis=0)[1], "
+        "jnp.split(a, 2, axis=1)[0]))"
+    ),
+    "gather_unsplit_dims": (
+        "result = both(lambda a, b, c: (a[:, jnp.array([0, 2])], jnp.take(a, jnp.array([0, 1]), "
+        "axis=1), jnp.take_along_axis(a, jnp.zeros((8, 2), np.int32), axis=1)))"
+    ),
+    "gather_split_dim_error": "result = both(lambda a, b, c: (a[jnp.array([0, 2])],))",
+    "scatter_unsplit_dims": (
+        "result = both(lambda a, b, c: (a.at[:, 1].set(5.0), a.at[:, jnp.array([0, "
+        "2])].add(1.0)))"
+    ),
+    "scatter_split_dim_error": "result = both(lambda a, b, c: (a.at[1].set(5.0),))",
+    "dynamic_slice": (
+        "result = both(lambda a, b, c: (jax.lax.dynamic_slice(a, (0, 1), (8, 2)), "
+        "jax.lax.dynamic_slice(a, (2, 1), (4, 2))))"
+    ),
+    "dynamic_slice_indivisible": (
+        "result = both(lambda a, b, c: (jax.lax.dynamic_slice(a, (2, 1), (3, 2)),))"
+    ),
+    "dynamic_update_slice_mismatch": (
+        "result = both(lambda a, b, c: (jax.lax.dynamic_update_slice(a, jnp.ones((8, 2), "
+        "np.float32), (0, 1)),))"
+    ),
+    "pad": (
+        "result = both(lambda a, b, c: (jnp.pad(a, ((0, 0), (1, 1))), jnp.pad(a, ((1, 1), (0, "
+        "0))), jax.lax.pad(a, 0.0, ((0, 0, 0), (0, 0, 1)))))"
+    ),
+    "pad_indivisible": "result = both(lambda a, b, c: (jnp.pad(a, ((1, 0), (0, 0))),))",
+    "sort": (
+        "result = both(lambda a, b, c: (jnp.sort(a, axis=1), jnp.argsort(a, axis=1), "
+        "jax.lax.sort((a, a), dimension=1, num_keys=1)[1], jax.lax.top_k(a, 2)[0]))"
+    ),
+    "sort_split_dim": "result = both(lambda a, b, c: (jnp.sort(a, axis=0),))",
+    "cumulative": (
+        "result = both(lambda a, b, c: (jnp.cumsum(a, axis=1), jax.lax.cummax(a, axis=1), "
+        "jax.lax.cumsum(a, axis=1, reverse=True), jax.lax.cumlogsumexp(a, axis=1)))"
+    ),
+    "cumulative_split_axis": "result = both(lambda a, b, c: (jnp.cumsum(a, axis=0),))",
+    "conv_batch_and_spatial": (
+        "k = jnp.ones((3, 3, 1, 2), np.float32)\n"
+        "conv = lambda v: jax.lax.conv_general_dilated(v, k, (1, 1), 'SAME', "
+        "dimension_numbers=('NHWC', 'HWIO', 'NHWC'))\n"
+        "result = both(lambda a, b, c: (conv(reshard(c.reshape(2, 4, 4, 1), P('x'))), "
+        "conv(reshard(c.reshape(2, 4, 4, 1), P(None, 'x')))))"
+    ),
+    "conv_split_kernel": (
+        "k = reshard(jnp.ones((3, 3, 1, 2), np.float32), P(None, None, None, 'x'))\n"
+        "result = both(lambda a, b, c: (jax.lax.conv_general_dilated(c.reshape(2, 4, 4, 1), k, "
+        "(1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC')),))"
+    ),
+    "scan_over_split_axis": (
+        "result = both(lambda a, b, c: jax.lax.scan(lambda s, v: (s + v, v * 2), jnp.zeros(4, "
+        "np.float32), a))"
+    ),
+    "scan_over_unsplit_axis": (
+        "result = both(lambda a, b, c: jax.lax.scan(lambda s, v: (s + v, v * 2), "
+        "reshard(jnp.zeros(4, np.float32), P('x')), b))"
+    ),
+    "scan_carry_type_changes": (
+        "result = both(lambda a, b, c: jax.lax.scan(lambda s, v: (s + v, v * 2), jnp.zeros(4, "
+        "np.float32), b))"
+    ),
+    "same_shape_ops": (
+        "result = both(lambda a, b, c: (jnp.flip(a, 0), jnp.flip(a, 1), jnp.clip(a, 1.0, 3.0), "
+        "jax.lax.clamp(c, a, c), jax.lax.reduce_precision(a, 5, 10)))"
+    ),
+    "untyped_results_are_unsplit": (
+        "result = both(lambda a, b, c: (jnp.zeros((8, 4)), a.mean(0), jnp.full_like(a, 2), "
+        "jnp.arange(8)))"
+    ),
+    "eager_static_slice_of_split_dim": "result = laid(x[2:6])",
+    "eager_int_index_of_split_dim": "result = laid(x[1])",
+    "eager_index_of_unsplit_dim": "result = laid(x[:, 1], x[:, 1:3], x[None], x[..., 0], x[::-1])",
+    "jit_static_slice_of_split_dim": "result = laid(jax.jit(lambda a: a[2:6])(x))",
+    "grad_cotangents_keep_types": (
+        "fs = [lambda a: (a * 2).sum(), lambda a: jnp.sin(a).sum(), lambda a: (a @ "
+        "reshard(jnp.ones((4, 16), np.float32), P(None, 'y'))).sum(),"
+        " lambda a: a.mean(0).sum(), lambda a: (a + jnp.ones(4, np.float32)).sum()]\n"
+        "result = [laid(jax.grad(f)(x), jax.jit(jax.grad(f))(x)) for f in fs]"
+    ),
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_sharding_rules_match_jax(name):
+    actual, expected = run_both(_under_mesh(RULES[name]))
     assert actual == expected
 
 

@@ -24,6 +24,13 @@ from laminax_core._avals import ShapedArray, ShardingTypeError
 
 __all__ = [
     "broadcast_in_dim_sharding",
+    "conv_sharding",
+    "dynamic_update_slice_sharding",
+    "gather_sharding",
+    "leading_added",
+    "leading_removed",
+    "same_sharding",
+    "unsplit_axis_sharding",
     "broadcasting_sharding",
     "dot_general_sharding",
     "reduce_sharding",
@@ -321,3 +328,198 @@ def reshape_sharding(x, new_sizes, dimensions):
     else:
         _reshape_error(x, new_sizes)
     return _build("reshape", x.sharding, result, new_sizes, x.dtype, (x,))
+
+
+def _spec_text(entries) -> str:
+    return "P(" + ", ".join(repr(e) for e in entries) + ")"
+
+
+def _typed(template, entries):
+    """`entries` on `template`'s mesh, or None when they split nothing (or no template)."""
+    if template is None or all(e is None for e in entries):
+        return None
+    return template.with_aval_partitions(tuple(entries))
+
+
+def same_sharding(name: str, avals):
+    """The common sharding of operands that must all be laid out alike (concatenate).
+
+    Raises:
+      ShardingTypeError: two operands split differently.
+    """
+    template = _check_one_mesh(name, avals)
+    if template is None:
+        return None
+    first = _entries(avals[0])
+    for a in avals[1:]:
+        if _entries(a) != first:
+            shown = ", ".join(a.str_short() for a in avals)
+            raise ShardingTypeError(
+                f"All operands should have the same sharding. Got shardings {shown} in {name}; "
+                "reshard the operands to one sharding first."
+            )
+    return _typed(template, first)
+
+
+def unsplit_axis_sharding(x, axis: int, name: str, message: str | None = None):
+    """The operand's sharding, for ops that run along `axis` (sort, cumulative ops), which must
+    not be split.
+
+    Raises:
+      ShardingTypeError: `axis` is split.
+    """
+    if x.sharding is None:
+        return None
+    if _entries(x)[axis] is not None:
+        raise ShardingTypeError(
+            message or f"{name}: the input should be unsharded over the axis being reduced. Got "
+            f"input type={x.str_short()} and axis={axis}; reshard it first."
+        )
+    return x.sharding
+
+
+def dynamic_update_slice_sharding(x, update):
+    """dynamic_update_slice's result: the operand's sharding, which the update must share.
+
+    Raises:
+      ShardingTypeError: the update is laid out differently from the operand.
+    """
+    if x.sharding is None and update.sharding is None:
+        return None
+    _check_one_mesh("dynamic_update_slice", (x, update))
+    if _entries(x) != _entries(update):
+        raise ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {x.str_short()} and update sharding {update.str_short()}; "
+            "reshard the update to the operand's sharding."
+        )
+    return x.sharding
+
+
+def leading_removed(aval):
+    """The type of one slice of `aval` along its leading axis (scan's `xs`).
+
+    Raises:
+      ValueError: the leading axis is split (JAX's message).
+    """
+    if aval.sharding is None:
+        return aval.update(shape=aval.shape[1:])
+    entries = _entries(aval)
+    if entries[0] is not None:
+        raise ValueError(
+            f"0th dimension of all xs should be replicated. Got {_spec_text(entries)}; reshard "
+            "xs so that the scanned axis is not split."
+        )
+    return aval.update(shape=aval.shape[1:], sharding=_typed(aval.sharding, entries[1:]))
+
+
+def leading_added(aval, length: int):
+    """The type of `length` values of type `aval` stacked along a new leading axis (scan's ys)."""
+    if aval.sharding is None:
+        return aval.update(shape=(length, *aval.shape))
+    return aval.update(shape=(length, *aval.shape),
+                       sharding=_typed(aval.sharding, (None, *_entries(aval))))
+
+
+def conv_sharding(lhs, rhs, dimension_numbers, feature_group_count, batch_group_count,
+                  out_shape, out_dtype):
+    """conv_general_dilated's result sharding: the lhs's batch and spatial entries; the kernel
+    and the input features unsplit (otherwise the result's layout is ambiguous).
+
+    Raises:
+      ShardingTypeError: a split kernel or input-feature dimension, or grouped convolutions of
+        split operands (pass `out_sharding=`).
+    """
+    template = _check_one_mesh("conv_general_dilated", (lhs, rhs))
+    if template is None:
+        return None
+    lhs_spec, _, out_spec = dimension_numbers
+    ls = _entries(lhs)
+    if (any(e is not None for e in _entries(rhs)) or ls[lhs_spec[1]] is not None
+            or feature_group_count != 1 or batch_group_count != 1):
+        raise ShardingTypeError(
+            "Please specify the output sharding via `out_sharding` parameter of "
+            f"`conv_general_dilated` (got lhs={lhs.str_short()}, rhs={rhs.str_short()})."
+        )
+    entries = [None] * len(out_shape)
+    entries[out_spec[0]] = ls[lhs_spec[0]]
+    for i, o in zip(lhs_spec[2:], out_spec[2:], strict=True):
+        entries[o] = ls[i]
+    result = _build("conv_general_dilated", template, entries, out_shape, out_dtype, (lhs, rhs))
+    sizes = template.aval_axis_sizes
+    for size, e in zip(out_shape, entries, strict=True):
+        parts = 1
+        for ax in _axes_of(e):
+            parts *= sizes[ax]
+        if size % parts:
+            raise ShardingTypeError(
+                f"conv_general_dilated: output dimension of size {size} does not divide over "
+                f"mesh axes {e}; pass `out_sharding=` or reshard the lhs."
+            )
+    return result
+
+
+def _gather_error(x, idx):
+    raise ShardingTypeError(
+        "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+        "indexing as out sharding could not be resolved unambiguously (or would require "
+        f"collectives on inputs). Got operand={x.str_short()}, indices={idx.str_short()}"
+    )
+
+
+def gather_sharding(x, idx, dimension_numbers, slice_sizes, out_shape, out_dtype):
+    """gather's result sharding: dimensions of the operand that are not indexed (or are taken
+    whole) keep their split at their offset positions; the batch dimensions take the indices'
+    split (or the operand's, for batching dimensions).
+
+    Raises:
+      ShardingTypeError: a split operand dimension is indexed into, the indices' batching
+        dimensions disagree with the operand's, or the index vectors are split.
+    """
+    template = _check_one_mesh("gather", (x, idx))
+    if template is None:
+        return None
+    dn = dimension_numbers
+    xs, ids = _entries(x), list(_entries(idx))
+    if any(slice_sizes[d] != x.shape[d] and xs[d] is not None for d in dn.start_index_map):
+        _gather_error(x, idx)
+    for od, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims, strict=True):
+        if xs[od] is not None and ids[i] is not None and xs[od] != ids[i]:
+            _gather_error(x, idx)
+        ids[i] = ids[i] or xs[od]
+    if any(e is not None for i, e in enumerate(_entries(idx))
+           if i not in dn.start_indices_batching_dims):
+        _gather_error(x, idx)
+    offsets = iter(xs[d] for d in range(x.ndim)
+                   if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims)
+    batch = iter(ids[:-1])
+    entries = [next(offsets) if d in dn.offset_dims else next(batch)
+               for d in range(len(out_shape))]
+    return _build("gather", template, entries, out_shape, out_dtype, (x, idx))
+
+
+def axis_removed(x, axis: int, name: str):
+    """The sharding of a piece of `x` without dimension `axis` (unstack), which must be unsplit.
+
+    Raises:
+      ShardingTypeError: `axis` is split.
+    """
+    if x.sharding is None:
+        return None
+    entries = list(_entries(x))
+    if entries.pop(axis) is not None:
+        raise ShardingTypeError(
+            f"{name}: dimension {axis} of {x.str_short()} is split over the mesh; reshard it "
+            "first."
+        )
+    return _typed(x.sharding, entries)
+
+
+def axis_inserted(name: str, avals, axis: int):
+    """The sharding of operands laid out alike stacked along a new unsplit dimension `axis`."""
+    common = same_sharding(name, avals)
+    if common is None:
+        return None
+    entries = list(common.aval_partitions)
+    entries.insert(axis, None)
+    return _typed(common, entries)

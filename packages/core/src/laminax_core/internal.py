@@ -17,6 +17,7 @@ from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
 from laminax_core._avals import sharding_typers as sharding_typers
+from laminax_core._sharding_rules import leading_added as leading_added
 from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
@@ -141,6 +142,7 @@ __all__ = [
     "get_aval",
     "ShardingTypeError",
     "sharding_typers",
+    "leading_added",
     "get_eager_impl",
     "highest",
     "hoist_tracer_consts",

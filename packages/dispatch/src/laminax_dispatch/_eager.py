@@ -56,6 +56,7 @@ from laminax_dispatch._placement import (
     context_sharding,
     jaxpr_shardings,
     place_inputs,
+    typed_out_shardings,
 )
 
 __all__ = ["apply_primitive", "clear_eager_cache", "eager_cache_info", "install"]
@@ -115,7 +116,8 @@ def _compile_eager(primitive, avals, params, placement) -> _EagerComputation:
     n = len(avals)
     out_avals = closed.out_avals
     single = placement.replicated() if len(placement.devices) == 1 else None
-    placement = placement.with_out_shardings([single] * len(out_avals))
+    placement = placement.with_out_shardings(
+        typed_out_shardings(out_avals, placement, [single] * len(out_avals)))
     names = [f"args[{i}]" for i in range(n)]
     entry = CompiledCall(
         primitive.name, closed, None, None, names, [False] * n, list(range(n)), placement, False

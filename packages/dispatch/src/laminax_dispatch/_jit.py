@@ -68,6 +68,7 @@ from laminax_dispatch._placement import (
     jaxpr_shardings,
     context_sharding,
     place_inputs,
+    typed_out_shardings,
     sharding_key,
 )
 
@@ -386,7 +387,9 @@ class JitFunction:
     def _compiled_call(self, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
                        in_tree):
         placement = self._place(dyn_args, dyn_kwargs, leaves, names, closed)
-        placement = placement.with_out_shardings(self._out_shardings(out_tree, placement))
+        outs = typed_out_shardings(closed.out_avals, placement,
+                                   self._out_shardings(out_tree, placement))
+        placement = placement.with_out_shardings(outs)
         if self._options.keep_unused:
             kept = list(range(len(closed.in_avals)))
         else:
@@ -628,7 +631,8 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
         outs = list(out_shardings)
         if len(placement.devices) == 1:
             outs = [placement.replicated() if s is None else s for s in outs]
-        placement = placement.with_out_shardings(outs)
+        placement = placement.with_out_shardings(
+            typed_out_shardings(jaxpr.out_avals, placement, outs))
         kept = list(range(len(args)))
         return CompiledCall(name, jaxpr, None, None, names, [False] * len(args), kept, placement)
 

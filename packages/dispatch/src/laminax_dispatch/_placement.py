@@ -51,6 +51,8 @@ __all__ = [
     "sharding_key",
     "register_context_sharding",
     "context_sharding",
+    "register_typed_sharding",
+    "typed_out_shardings",
 ]
 
 
@@ -272,6 +274,34 @@ def context_sharding() -> Sharding | None:
         if sharding is not None:
             return sharding
     return None
+
+
+# (aval, Placement) -> Sharding or None: the layout an output's type names (laminax_pjit: a
+# sharding along Explicit mesh axes), so the program lays the result out as its type says
+# instead of reporting whatever the compiler chose, as JAX does in explicit mode
+_typed_providers: list = []
+
+
+def register_typed_sharding(provider) -> None:
+    """Registers ``provider(aval, placement) -> Sharding | None``: the concrete sharding an
+    output of type `aval` has on the placement's devices (None: the compiler chooses)."""
+    _typed_providers.append(provider)
+
+
+def typed_out_shardings(out_avals, placement: Placement, flat: Sequence) -> list:
+    """`flat` with the unspecified (None) entries filled from the outputs' types (where a
+    provider knows the layout a type names)."""
+    flat = list(flat)
+    if not _typed_providers or None not in flat:
+        return flat
+    for i, (s, aval) in enumerate(zip(flat, out_avals, strict=True)):
+        if s is None:
+            for provider in _typed_providers:
+                found = provider(aval, placement)
+                if found is not None:
+                    flat[i] = found
+                    break
+    return flat
 
 
 # ----- jit's in_shardings / out_shardings -----------------------------------------------------

@@ -46,6 +46,7 @@ from laminax_dispatch._mlir import SourceInfo as SourceInfo
 from laminax_dispatch._placement import Placement as Placement
 from laminax_dispatch._placement import place_inputs as place_inputs
 from laminax_dispatch._placement import register_context_sharding as register_context_sharding
+from laminax_dispatch._placement import register_typed_sharding as register_typed_sharding
 from laminax_dispatch._placement import register_sharding_resolver as register_sharding_resolver
 from laminax_dispatch._placement import replicated_sharding as replicated_sharding
 from laminax_dispatch._mlir import aval_to_ir_type as aval_to_ir_type
@@ -83,6 +84,7 @@ __all__ = [
     "hlo_sharding_indices",
     "place_inputs",
     "register_context_sharding",
+    "register_typed_sharding",
     "register_sharding_resolver",
     "replicated_sharding",
     "sharding_from_hlo",

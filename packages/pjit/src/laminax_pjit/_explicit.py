@@ -28,7 +28,11 @@ from laminax_core.internal import (
     trace_context,
 )
 from laminax_dispatch import device_put
-from laminax_dispatch.internal import emit_sharding_constraint, register_lowering
+from laminax_dispatch.internal import (
+    emit_sharding_constraint,
+    register_lowering,
+    register_typed_sharding,
+)
 from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
@@ -91,6 +95,45 @@ def _array_type(x, aval: ShapedArray) -> ShapedArray:
 
 
 sharding_typers[_jax.ArrayImpl] = _array_type
+
+
+def _concrete_typed(aval: ShapedArray, placement) -> NamedSharding | None:
+    """The layout an output gets in explicit mode (JAX's: the type decides it, not the
+    compiler): its type's spec (unsplit when untyped) on the concrete mesh the computation
+    runs on, when that mesh has Explicit axes, no Auto ones (along which the compiler still
+    chooses), and is the type's."""
+    typed = aval.sharding
+    if typed is not None and not isinstance(typed, NamedSharding):
+        return None
+    mesh = _placement_mesh(placement)
+    if mesh is None or not mesh._any_axis_explicit or mesh._any_axis_auto:
+        return None
+    if typed is None:
+        spec = PartitionSpec(*[None] * len(aval.shape))
+    elif mesh.abstract_mesh != typed.mesh:
+        return None
+    else:
+        spec = typed.spec
+    out = _on_mesh(mesh, spec)
+    if tuple(out._device_assignment) != tuple(placement.devices):
+        return None
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _on_mesh(mesh: Mesh, spec: PartitionSpec) -> NamedSharding:
+    return NamedSharding(mesh, spec)
+
+
+def _placement_mesh(placement) -> Mesh | None:
+    template = placement.template
+    if isinstance(template, NamedSharding) and isinstance(template.mesh, Mesh):
+        return template.mesh
+    mesh = get_concrete_mesh()
+    return None if mesh.empty else mesh
+
+
+register_typed_sharding(_concrete_typed)
 
 
 # ----- reshard ------------------------------------------------------------------------------

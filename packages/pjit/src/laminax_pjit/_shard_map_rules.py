@@ -55,7 +55,10 @@ from laminax_core.internal import (
     trace_closed,
 )
 
+from laminax_pjit._explicit import typed_sharding
 from laminax_pjit._mesh import AxisType, use_abstract_mesh
+from laminax_pjit._named_sharding import NamedSharding
+from laminax_pjit._partition_spec import PartitionSpec
 
 __all__ = [
     "manual_axes",
@@ -187,8 +190,18 @@ def _eval_closed(closed: ClosedJaxpr):
 
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
-    outs = [unshard_aval(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals, strict=True)]
+    outs = [_typed_out(mesh, s, unshard_aval(mesh, s, a))
+            for s, a in zip(out_specs, jaxpr.out_avals, strict=True)]
     return outs, jaxpr.effects
+
+
+def _typed_out(mesh, spec, aval):
+    """A result's type: split as its out_spec says along the mesh's Explicit axes."""
+    if not mesh._any_axis_explicit:
+        return aval
+    entries = spec_entries(spec)[: len(aval.shape)]
+    return aval.update(sharding=typed_sharding(NamedSharding(mesh, PartitionSpec(*entries)),
+                                               len(aval.shape)))
 
 
 shard_map_p.def_effectful_abstract_eval(_abstract_eval)

@@ -21,6 +21,7 @@ from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core._sharding_rules import conv_sharding, requested_sharding
 from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._joining import concatenate
 from laminax_core.lax._slicing import slice
@@ -277,7 +278,12 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
                         f"{lhs.dtype.name}, {rhs.dtype.name}.")
     shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count, batch_group_count)
-    return ShapedArray(shape, preferred_element_type or lhs.dtype)
+    dtype = preferred_element_type or lhs.dtype
+    sharding = requested_sharding(out_sharding, len(shape))
+    if sharding is None:
+        sharding = conv_sharding(lhs, rhs, dimension_numbers, feature_group_count,
+                                 batch_group_count, shape, dtype)
+    return ShapedArray(shape, dtype, sharding=sharding)
 
 
 # ----- NumPy reference ----------------------------------------------------------------------

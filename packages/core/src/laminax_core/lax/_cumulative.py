@@ -16,6 +16,7 @@ from laminax_core import dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import move_bdim
 from laminax_core._interpreters.jvp import instantiate_zeros, jvp_flat
+from laminax_core._sharding_rules import unsplit_axis_sharding
 from laminax_core._primitive import (
     FLOATING,
     NOT_LINEAR,
@@ -49,7 +50,10 @@ def _abstract_eval(name, accepted):
         check_dtype(name, x.dtype, accepted)
         if not 0 <= axis < x.ndim:
             raise ValueError(f"{name}: axis {axis} is out of bounds for shape {x.shape}.")
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        sharding = unsplit_axis_sharding(
+            x, axis, name, "Input should be unsharded over the axis being reduced. Got input "
+            f"type={x.str_short()} and axis={axis}; reshard it first.")
+        return ShapedArray(x.shape, x.dtype, x.weak_type, sharding)
 
     return rule
 

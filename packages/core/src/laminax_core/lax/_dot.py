@@ -140,8 +140,14 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
         ans_batch, _, ans_y = _ranges_like(xb, x_kept, y_kept)
     dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(yb)))
     x_contract_sorted_by_y = [xc[i] for i in np.argsort(yc)]
-    out_axes = np.argsort([*xb, *x_kept, *x_contract_sorted_by_y])
-    result = dot_general(ct, y, dims, params["precision"], None)
+    order = [*xb, *x_kept, *x_contract_sorted_by_y]
+    out_axes = np.argsort(order)
+    # the cotangent has x's type: the product is laid out as x's dimensions in `order`
+    out_sharding = None
+    if x_aval.sharding is not None:
+        split = x_aval.sharding.aval_partitions
+        out_sharding = x_aval.sharding.with_aval_partitions(tuple(split[d] for d in order))
+    result = dot_general(ct, y, dims, params["precision"], None, out_sharding=out_sharding)
     result = transpose(result, tuple(int(a) for a in out_axes))
     if get_aval(result).dtype != x_aval.dtype:
         result = convert_element_type(result, x_aval.dtype)
@@ -187,7 +193,8 @@ def _dot_general_batch(axis_data, args, dims, dimension_numbers, **params):
 def _dot_general_print(params):
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     shown = {"dimension_numbers": f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"}
-    for name in ("precision", "preferred_element_type", "out_sharding"):
+    # out_sharding is not shown: the result's type says it (as JAX prints it)
+    for name in ("precision", "preferred_element_type"):
         if params[name] is not None:
             shown[name] = params[name]
     return shown

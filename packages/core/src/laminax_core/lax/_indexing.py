@@ -20,6 +20,7 @@ from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
+from laminax_core._sharding_rules import gather_sharding
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 from laminax_core.lax import _elementwise
 from laminax_core.lax._elementwise import (
@@ -224,7 +225,8 @@ def _gather_abstract_eval(x, idx, dimension_numbers, slice_sizes, indices_are_so
     batch = iter(idx.shape[:-1])
     offsets = iter(offset_sizes)
     shape = tuple(next(offsets) if d in dn.offset_dims else next(batch) for d in range(rank))
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type,
+                       gather_sharding(x, idx, dn, slice_sizes, shape, x.dtype))
 
 
 def _gather_reference(x, idx, dimension_numbers, slice_sizes, indices_are_sorted,
@@ -383,7 +385,7 @@ def _scatter_abstract_eval(name):
             if upd.shape[u] > x.shape[d]:
                 raise TypeError(f"{name}: update window {upd.shape} exceeds the operand shape "
                                 f"{x.shape} in operand dimension {d}.")
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
     return rule
 

@@ -13,6 +13,7 @@ from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import define_primitive, linear
+from laminax_core._sharding_rules import axis_inserted, axis_removed, same_sharding, sliced_sharding
 from laminax_core.lax import _hooks
 from laminax_core.lax._helpers import as_operands, checked_axis
 from laminax_core.lax._structural import reshape
@@ -55,7 +56,8 @@ def _concatenate_abstract_eval(*xs, dimension):
                             f"but {dimension}; got {[a.str_short() for a in xs]}.")
     size = sum(x.shape[dimension] for x in xs)
     shape = first.shape[:dimension] + (size,) + first.shape[dimension + 1:]
-    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs),
+                       same_sharding("concatenate", xs))
 
 
 def _concatenate_transpose(ct, *xs, dimension):
@@ -101,7 +103,8 @@ def _split_abstract_eval(x, sizes, axis):
     if any(n < 0 for n in sizes) or sum(sizes) != x.shape[axis]:
         raise ValueError(f"split: sizes {sizes} must be non-negative and sum to dimension {axis} "
                          f"of shape {x.shape} (got {sum(sizes)}).")
-    return [x.update(shape=x.shape[:axis] + (n,) + x.shape[axis + 1:]) for n in sizes]
+    shapes = [x.shape[:axis] + (n,) + x.shape[axis + 1:] for n in sizes]
+    return [x.update(shape=s, sharding=sliced_sharding(x, s, "split")) for s in shapes]
 
 
 def _split_transpose(cts, x, sizes, axis):
@@ -148,7 +151,7 @@ def _tile_abstract_eval(x, reps):
     if any(r < 0 for r in reps):
         raise TypeError(f"tile: reps {reps} must be non-negative.")
     return ShapedArray(tuple(d * r for d, r in zip(x.shape, reps, strict=True)), x.dtype,
-                       x.weak_type)
+                       x.weak_type, x.sharding)
 
 
 def _tile_transpose(ct, x, reps):
@@ -200,7 +203,8 @@ def _stack_abstract_eval(*xs, axis):
         listed = ", ".join(x.dtype.name for x in xs)
         raise TypeError(f"lax.stack requires arguments to have the same dtypes, got {listed}.")
     shape = first.shape[:axis] + (len(xs),) + first.shape[axis:]
-    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs),
+                       axis_inserted("concatenate", xs, axis))
 
 
 def _stack_transpose(ct, *xs, axis):
@@ -237,7 +241,8 @@ def unstack(operand, axis: int = 0):
 def _unstack_abstract_eval(x, axis):
     if not 0 <= axis < x.ndim:
         raise TypeError(f"unstack: axis {axis} is out of bounds for shape {x.shape}.")
-    piece = x.update(shape=x.shape[:axis] + x.shape[axis + 1:])
+    piece = x.update(shape=x.shape[:axis] + x.shape[axis + 1:],
+                     sharding=axis_removed(x, axis, "unstack"))
     return [piece] * x.shape[axis]
 
 

@@ -529,7 +529,7 @@ def _clamp_abstract_eval(lo, x, hi):
             raise TypeError(f"clamp requires {what}.shape == operand.shape or {what}.shape == "
                             f"(), got {what}.shape={bound.shape}, operand.shape={x.shape}.")
     check_same_dtypes("clamp", (lo, x, hi))
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)  # the operand's, as JAX
 
 
 def _zeros_where(cond, t):
@@ -643,7 +643,7 @@ def _reduce_precision_abstract_eval(x, exponent_bits, mantissa_bits):
     if exponent_bits < 1 or mantissa_bits < 0:
         raise ValueError(f"reduce_precision: exponent_bits={exponent_bits} must be >= 1 and "
                          f"mantissa_bits={mantissa_bits} >= 0.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
 
 _UINT = {4: np.uint32, 8: np.uint64}

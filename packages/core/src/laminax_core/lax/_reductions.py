@@ -105,7 +105,8 @@ def _reduce_sum_abstract_eval(x, axes, out_sharding):
 
 def _reduce_sum_transpose(ct, x, axes, out_sharding):
     kept = tuple(i for i in range(x.aval.ndim) if i not in axes)
-    return [broadcast_in_dim(ct, x.aval.shape, kept)]
+    # the cotangent has the operand's type (JAX reshards it so under explicit sharding)
+    return [broadcast_in_dim(ct, x.aval.shape, kept, sharding=x.aval.sharding)]
 
 
 reduce_sum_p = define_primitive(

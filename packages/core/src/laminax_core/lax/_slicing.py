@@ -9,7 +9,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
-from laminax_core._sharding_rules import sliced_sharding
+from laminax_core._sharding_rules import dynamic_update_slice_sharding, sliced_sharding
 from laminax_core._interpreters.batching import batch_rules, bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
@@ -167,7 +167,8 @@ def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
     if any(not 0 <= n <= d for n, d in zip(slice_sizes, x.shape, strict=True)):
         raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} exceed the operand shape "
                         f"{x.shape}.")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type,
+                       sliced_sharding(x, tuple(slice_sizes), "dynamic_slice"))
 
 
 def _dynamic_slice_reference(x, *indices, slice_sizes):
@@ -254,7 +255,7 @@ def _dynamic_update_slice_abstract_eval(x, update, *indices):
     if update.dtype != x.dtype:
         raise TypeError(f"dynamic_update_slice: update dtype {update.dtype.name} differs from "
                         f"the operand dtype {x.dtype.name}.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, dynamic_update_slice_sharding(x, update))
 
 
 def _dynamic_update_slice_reference(x, update, *indices):
@@ -337,7 +338,7 @@ def _pad_abstract_eval(x, padding_value, padding_config):
     if any(s < 0 for s in shape):
         raise ValueError(f"pad: padding_config {padding_config} gives a negative dimension "
                          f"{shape} for an operand of shape {x.shape}.")
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type, sliced_sharding(x, shape, "padding"))
 
 
 def _pad_reference(x, padding_value, padding_config):

@@ -12,10 +12,11 @@ import operator
 import numpy as np
 
 from laminax_core import dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._avals import ShapedArray, ShardingTypeError, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.jvp import Zero
 from laminax_core._primitive import NOT_LINEAR, check_dtype, define_primitive
+from laminax_core._sharding_rules import unsplit_axis_sharding
 from laminax_core.lax._indexing import GatherDimensionNumbers, GatherScatterMode, gather
 from laminax_core.lax._structural import broadcasted_iota, expand_dims
 
@@ -94,7 +95,23 @@ def _sort_abstract_eval(*xs, dimension, is_stable, num_keys):
     if xs[0].ndim and not 0 <= dimension < xs[0].ndim:
         raise ValueError(f"sort: dimension {dimension} is out of bounds for shape "
                          f"{xs[0].shape}.")
-    return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in xs]
+    sharding = _sort_sharding(xs, dimension)
+    return [ShapedArray(x.shape, x.dtype, x.weak_type, sharding) for x in xs]
+
+
+def _sort_sharding(xs, dimension):
+    """The typed operands' common sharding, which every result gets (an untyped operand, such
+    as argsort's iota, follows the keys as JAX builds it)."""
+    typed = [x for x in xs if x.sharding is not None]
+    for x in typed:
+        unsplit_axis_sharding(
+            x, dimension, "sort",
+            "Arguments to sort must be unsharded over the sorting dimension. Got arg sharding="
+            f"{x.str_short()} and sorting dimension={dimension}; reshard it first.")
+        if x.sharding != typed[0].sharding:
+            shown = " ".join(a.str_short() for a in typed)
+            raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: {shown}")
+    return typed[0].sharding if typed else None
 
 
 def _sort_reference(*xs, dimension, is_stable, num_keys):
@@ -162,7 +179,9 @@ def _top_k_abstract_eval(x, k, axis):
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
                          f"k={k} with shape={list(x.shape)} and axis={axis}")
     shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
-    return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, np.int32)]
+    sharding = unsplit_axis_sharding(x, axis, "top_k")
+    return [ShapedArray(shape, x.dtype, x.weak_type, sharding),
+            ShapedArray(shape, np.int32, sharding=sharding)]
 
 
 def _top_k_reference(x, k, axis):

@@ -326,7 +326,7 @@ def _rev_abstract_eval(x, dimensions):
     if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
         raise TypeError(f"rev: dimensions {dimensions} must be distinct dimensions of an array "
                         f"of shape {x.shape}.")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x.sharding)
 
 
 def _rev_batch(axis_data, args, dims, dimensions):

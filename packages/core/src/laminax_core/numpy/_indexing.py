@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from laminax_core import _trace, dtypes, errors, lax
-from laminax_core._avals import get_aval
+from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.lax._indexing_helpers import apply_counted
@@ -343,6 +343,8 @@ def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     x = as_array(x)
     entries = _expand_masks(_canonical_entries(idx), get_aval(x).shape)
     entries = _expand_ellipsis(entries, get_aval(x).ndim)
+    if get_aval(x).sharding is not None and not isinstance(x, _trace.Tracer):
+        _check_eager_split_slices(x, entries)
     has_arrays = any(_is_array(i) and get_aval(i).ndim > 0 for i in entries
                      if not isinstance(i, tuple))
     basic = mode is None and not has_arrays and not any(isinstance(i, tuple) for i in entries)
@@ -357,6 +359,58 @@ def _rewrite(x, idx, mode=None, fill_value=None, normalize=True):
     if all(isinstance(i, slice) for i in entries):
         return x
     return _gather(x, entries, mode, fill_value, normalize)
+
+
+def _check_eager_split_slices(x, entries):
+    """JAX indexes a concrete array laid out over several devices with a gather when any
+    entry takes part of a dimension (its static slices lose the layout), and a gather into a
+    split dimension has no sharding: the same error here, before slicing."""
+    aval = get_aval(x)
+    split = aval.sharding.aval_partitions
+    for dim, i in _entry_dims(entries):
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(aval.shape[dim])
+            partial = abs(step) != 1 or abs(hi - lo) != aval.shape[dim]
+        else:
+            partial = True
+        if partial and split[dim] is not None:
+            raise ShardingTypeError(
+                "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+                "gather indexing as out sharding could not be resolved unambiguously (or would "
+                f"require collectives on inputs). Got operand={aval.str_short()} indexed along "
+                f"its split dimension {dim}; reshard it (or index inside jit, where a static "
+                "slice keeps the split)."
+            )
+
+
+def _entry_dims(entries):
+    """(operand dimension, entry) for each entry that consumes dimensions (a mask's index
+    arrays, a tuple, consume one each)."""
+    dim = 0
+    for i in entries:
+        if i is None:
+            continue
+        for part in (i if isinstance(i, tuple) else (i,)):
+            yield dim, part
+            dim += 1
+
+
+def scatter_sharding_check(x, entries):
+    """JAX's rule for `x.at[idx]` updates of an operand split along Explicit mesh axes: a
+    split dimension must be taken whole (the result keeps the operand's type)."""
+    aval = get_aval(x)
+    if aval.sharding is None:
+        return
+    split = aval.sharding.aval_partitions
+    for dim, i in _entry_dims(entries):
+        whole = isinstance(i, slice) and i.indices(aval.shape[dim]) == (0, aval.shape[dim], 1)
+        if not whole and split[dim] is not None:
+            raise ShardingTypeError(
+                "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+                "for the scatter update as out sharding could not be resolved unambiguously "
+                f"(or would require collectives on inputs). Got operand={aval.str_short()} "
+                f"updated along its split dimension {dim}; reshard it first."
+            )
 
 
 def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
@@ -405,6 +459,9 @@ def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, 
     aval = get_aval(x)
     if mode not in (None, "drop", "fill", "clip", "promise_in_bounds"):
         raise ValueError(f"x.at[...].{name}: invalid mode {mode!r}.")
+    if aval.sharding is not None:
+        entries = _expand_masks(_canonical_entries(idx), aval.shape)
+        scatter_sharding_check(x, _expand_ellipsis(entries, aval.ndim))
     positions, size = _flat_positions(aval.shape, idx)
     if mode == "clip":
         positions, _ = _clipped_positions(aval.shape, idx)

@@ -16,7 +16,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
-from laminax_core.internal import empty2_p, eval_jaxpr, ordered_effects
+from laminax_core.internal import empty2_p, eval_jaxpr, leading_added, ordered_effects
 
 from laminax_dispatch._lowering._core import (
     ir_constant,
@@ -229,7 +229,9 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
     consts, carry = list(args[:num_consts]), list(args[num_consts : num_consts + num_carry])
     xs = list(args[num_consts + num_carry :])
     ys_avals = jaxpr.out_avals[num_carry:]
-    ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), ()) for a in ys_avals]
+    # the stacked outputs start with the type scan gives them (split where each y is)
+    ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), (),
+                               sharding=leading_added(a, length).sharding) for a in ys_avals]
     if length == 0:  # no step runs (and the body could not even index an empty xs)
         return [*carry, *ys]
 

@@ -105,11 +105,12 @@ def promote_weak_carry(carry: list, in_avals, out_avals) -> tuple[list, bool]:
 
 
 def check_same_types(what: str, expected, found) -> None:
-    """Raises TypeError unless two lists of avals agree in shape and dtype."""
+    """Raises TypeError unless two lists of avals agree in shape, dtype and (explicit)
+    sharding."""
     mismatch = [
         (a.str_short(), b.str_short())
         for a, b in zip(expected, found, strict=True)
-        if a.shape != b.shape or a.dtype != b.dtype
+        if a.shape != b.shape or a.dtype != b.dtype or a.sharding != b.sharding
     ]
     if len(expected) != len(found) or mismatch:
         raise TypeError(

@@ -17,6 +17,7 @@ from laminax_core._interpreters.transpose import UndefinedPrimal, backward_pass
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 from laminax_core._primitive import define_higher_order_primitive
+from laminax_core._sharding_rules import leading_added, leading_removed
 from laminax_core.lax import _elementwise, _joining, _slicing, _structural
 from laminax_core.lax._control_flow import common
 
@@ -49,7 +50,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
     carry_avals = [get_aval(c) for c in carry]
-    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs_leaves]
+    x_avals = [leading_removed(get_aval(x)) for x in xs_leaves]
     out_trees: list = []
 
     def body(*args):
@@ -201,7 +202,7 @@ def _split(args, num_consts, num_carry):
 
 
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, unroll, num_consts, num_carry):
-    ys = [a.update(shape=(length, *a.shape)) for a in jaxpr.out_avals[num_carry:]]
+    ys = [leading_added(a, length) for a in jaxpr.out_avals[num_carry:]]
     return [*jaxpr.out_avals[:num_carry], *ys], jaxpr.effects
 
 
@@ -538,8 +539,8 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, unroll, num_consts, num_
         *[get_aval(c) for c in nl_consts],
         *lin_c_avals,
         *carry_avals,
-        *[get_aval(c).update(shape=get_aval(c).shape[1:]) for c in ct_ys],
-        *[get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs],
+        *[leading_removed(get_aval(c)) for c in ct_ys],
+        *[leading_removed(get_aval(x)) for x in nl_xs],
     ]
     body_closed, _ = common.trace_closed(body, avals, "scan transpose")
     outs = scan_p.bind(
