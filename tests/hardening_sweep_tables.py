@@ -186,13 +186,35 @@ def shard_map_specs():
     return textwrap.dedent(SETUP), EXPRS
 
 
+def unique_axis():
+    SETUP = """
+a = jnp.array([[1, 2], [3, 4], [1, 2], [0, 9]]); f = jnp.array([[0., jnp.nan], [0., jnp.nan], [1., 2.]])
+c = jnp.array([[[1, 1], [2, 2]], [[1, 1], [2, 2]], [[0, 1], [2, 2]]]); e = jnp.zeros((3, 0)); z = jnp.zeros((0, 2))
+"""
+    EXPRS = []
+    flags = ["", ", return_index=True", ", return_inverse=True", ", return_counts=True",
+             ", return_index=True, return_inverse=True, return_counts=True"]
+    for x, axes in [("a", ["0", "1", "-1", "-2"]), ("f", ["0", "1"]), ("c", ["0", "1", "2", "-1"]),
+                    ("e", ["0"]), ("z", ["0", "1"]), ("a.T", ["1"]), ("a.astype(bool)", ["0"])]:
+        for ax in axes:
+            for flag in flags:
+                EXPRS.append(f"jnp.unique({x}, axis={ax}{flag})")
+            EXPRS += [f"jnp.unique({x}, axis={ax}, size=6, return_counts=True, return_index=True)",
+                      f"jnp.unique({x}, axis={ax}, size=2)",
+                      f"jnp.unique({x}, axis={ax}, size=6, fill_value=7)",
+                      f"jax.jit(lambda v: jnp.unique(v, axis={ax}, size=5, return_inverse=True))({x})"]
+    EXPRS += [f"jnp.unique(f, axis=0, equal_nan=False{flag})" for flag in flags]
+    EXPRS += [f"jnp.unique(a, axis={ax})" for ax in ("2", "-3", "(0, 0)", "1.5", "'a'", "None")]
+    EXPRS += ["jax.jit(lambda v: jnp.unique(v, axis=0))(a)"]
+    return SETUP, EXPRS
+
+
 # left out, by table (see the module docstring); each entry: JAX's error and laminax's
 JAX_ACCIDENTS = {
     # axis out of range: JAX's IndexError from a tuple lookup in these reductions; laminax
     # raises ValueError as jnp.sum and NumPy (AxisError) do. A named axis ('a'): JAX's
     # collective NameError / NotImplementedError; laminax TypeError (no named axes in jnp).
     # A list axis: JAX's "non-hashable static argument" ValueError; laminax reads the list.
-    # jnp.unique(axis=...): not supported by laminax (NotImplementedError, see its doc).
     "axes": {
         *[f"jnp.{fn}(a, axis={ax})" for fn in ("mean", "argmax", "argmin", "std", "var")
           for ax in ("2", "-3", "(0, 2)")],
@@ -201,7 +223,6 @@ JAX_ACCIDENTS = {
         *[f"jnp.{fn}(a, axis=[0, 1])" for fn in ("cumsum", "sort", "argsort", "nanmax", "median",
                                                  "count_nonzero", "cumprod", "diff")],
         "jnp.trapezoid(a, axis=(0, 0))", "jnp.split(a, 1, axis=2)", "jnp.split(a, 1, axis=-3)",
-        *[f"jnp.unique(a, axis={ax})" for ax in ("2", "-3", "(0, 0)", "1.5")],
     },
     # ZeroDivisionError (reshape to a 0 dimension with -1, 0 sections), MLIRError (negative
     # sizes reaching the compiler), RuntimeError for an unknown padding name, IndexError from
@@ -236,6 +257,15 @@ JAX_ACCIDENTS = {
     # repeated indices with a float divisor on an int array: JAX multiplies the divisors in
     # float before casting (2.5 * 2.5 -> 6), laminax casts each first (2 * 2)
     "at_divide_power": {"m.at[jnp.array([0, 0])].divide(2.5)"},
+    # unique slices of an empty array or of empty slices with `size`: JAX ignores the size
+    # there (one slice, or an error for no rows); laminax pads to `size` as everywhere else
+    "unique_axis": {
+        *[f"jnp.unique({x}, axis={ax}, size=6, return_counts=True, return_index=True)"
+          for x, ax in (("e", 0), ("z", 0), ("z", 1))],
+        *[f"jnp.unique({x}, axis={ax}, size=2)" for x, ax in (("e", 0), ("z", 0), ("z", 1))],
+        *[f"jax.jit(lambda v: jnp.unique(v, axis={ax}, size=5, return_inverse=True))({x})"
+          for x, ax in (("e", 0), ("z", 0), ("z", 1))],
+    },
     # matrix_rank of 0x0 (JAX's empty-reduction ValueError; laminax 0, as NumPy), lstsq of a
     # scalar or a stack (JAX IndexError / ValueError; laminax TypeError, 2-d only), vecdot
     # of scalars (JAX IndexError)

@@ -17,7 +17,8 @@ that failed: `median`/`quantile` over several axes, `reshape` to a 0-d integer a
 `astype(None)`, `cumsum(dtype=bool)`, `lax.map(batch_size=0)`, a list pair from a has_aux
 function, `dot_general` with bare-int dimensions, `tensordot(axes=-1)`, `matrix_rank` of a
 vector; error types of conv/pad/dot_general/linalg shape checks, `arange(dtype=bool)`, and
-shard_map's `out_specs=None` (a ValueError, not a crash in laminax's spec reading).
+shard_map's `out_specs=None` (a ValueError, not a crash in laminax's spec reading). And a
+missing feature: `jnp.unique(axis=...)` (unique slices) raised NotImplementedError.
 """
 
 import pytest
@@ -76,3 +77,7 @@ def test_linalg_shape_checks_as_jax():
 
 def test_shard_map_specs_as_jax():
     _run("shard_map_specs", 5, 60)
+
+
+def test_unique_along_an_axis_as_jax():
+    _run("unique_axis", 120, 5)

@@ -178,8 +178,13 @@ def test_unique_under_tracing_needs_size():
     np.testing.assert_array_equal(out, [[1, 2, 0], [3, 4, 5]])
     with pytest.raises(errors.ConcretizationTypeError, match="size argument of jnp.unique"):
         make_jaxpr(jnp.unique)(np.array([1, 2]))
-    with pytest.raises(NotImplementedError, match="axis is not supported"):
-        jnp.unique(np.ones((2, 2)), axis=0)
+    # unique rows, against NumPy (real JAX: tests/test_hardening_sweep_vs_jax.py)
+    rows = np.array([[1, 2], [3, 4], [1, 2], [0, 9]], np.int32)
+    for got, want in zip(jnp.unique(rows, axis=0, return_index=True, return_inverse=True,
+                                    return_counts=True),
+                         np.unique(rows, axis=0, return_index=True, return_inverse=True,
+                                   return_counts=True), strict=True):
+        np.testing.assert_array_equal(got, np.reshape(want, np.shape(got)))
     values, counts = jnp.unique_counts(np.array([2, 1, 2]))
     np.testing.assert_array_equal(counts, [1, 2])
     assert len(jnp.unique_all(np.array([2, 1, 2]))) == 4

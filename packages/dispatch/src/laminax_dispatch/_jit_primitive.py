@@ -45,6 +45,7 @@ from laminax_core.internal import (
     trace_to_jaxpr,
 )
 
+from laminax_dispatch._lowering._dynamic import dim_values
 from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
@@ -430,6 +431,8 @@ def _jit_lower_call(ctx, args, jaxpr, name, inline):
         mctx.function_cache[key] = cached
     result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
     tokens = [ctx.tokens_in[e] for e in effects]
+    dims = dim_values()  # symbolic shapes: the dimension variables' values come first
+    tokens = [dims[n] for n in sorted(dims)] + tokens
     call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(cached[0]), [*tokens, *args])
     results = list(call.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))

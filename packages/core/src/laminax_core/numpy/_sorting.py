@@ -29,7 +29,7 @@ from laminax_core.numpy._reductions import any as any_
 from laminax_core.numpy._reductions import max as max_
 from laminax_core.numpy._reductions import min as min_
 from laminax_core.numpy._reductions import sum as sum_
-from laminax_core.numpy._shape import concatenate
+from laminax_core.numpy._shape import concatenate, moveaxis
 
 __all__ = [
     "argpartition", "argsort", "bincount", "histogram", "histogram_bin_edges", "intersect1d",
@@ -192,7 +192,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
       return_inverse: also return, for each element of `ar`, the index of its unique value
         (shaped like `ar`).
       return_counts: also return how often each unique value occurs.
-      axis: only None is supported (unique rows are not implemented).
+      axis: None (the flattened array), or the axis whose slices are compared: the unique
+        slices along it, sorted lexicographically (the inverse then indexes that axis).
       equal_nan: whether NaNs count as one value.
       size: the static number of unique values to return (needed under tracing); extra
         slots hold `fill_value`, extra unique values are dropped.
@@ -207,8 +208,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
       array([1, 2, 3, 1, 1], dtype=int32)
     """
     if axis is not None:
-        raise NotImplementedError("jnp.unique: axis is not supported; unique works on the "
-                                  "flattened array (axis=None).")
+        return _unique_along(ar, axis, return_index, return_inverse, return_counts, equal_nan,
+                             size, fill_value)
     check_arraylike("unique", ar)
     ar = as_array(ar)
     in_shape = get_aval(ar).shape
@@ -261,6 +262,70 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         counts = lax.sub(ends, starts)
         results.append(select(valid, lax.broadcast_in_dim(np.asarray(0, int_dtype), (size,), ()),
                               counts))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _unique_along(ar, axis, return_index, return_inverse, return_counts, equal_nan, size,
+                  fill_value):
+    """`unique` of the slices of `ar` along `axis`: each slice is a row of keys, rows are
+    sorted lexicographically (one sort with a key per element of a row) and runs of equal
+    rows are merged."""
+    check_arraylike("unique", ar)
+    ar = as_array(ar)
+    shape = get_aval(ar).shape
+    axis = canonicalize_axis(axis, len(shape), "jnp.unique")
+    moved = moveaxis(ar, axis, 0)
+    n, rest = shape[axis], get_aval(moved).shape[1:]
+    m = math.prod(rest)
+    rows = lax.reshape(moved, (n, m))
+    int_dtype = dtypes.default_int_dtype()
+    iota = lax.iota(int_dtype, n)
+    if m and n:
+        *columns, perm = lax.sort((*[lax.reshape(lax.slice_in_dim(rows, j, j + 1, axis=1), (n,))
+                                     for j in range(m)], iota), num_keys=m)
+        values = lax.concatenate([lax.reshape(c, (n, 1)) for c in columns], 1)
+    else:
+        perm, values = iota, rows
+    if n == 0:
+        is_first = np.zeros((0,), np.bool_)
+    else:
+        later, earlier = lax.slice_in_dim(values, 1, n, axis=0), lax.slice_in_dim(values, 0, n - 1)
+        differs = lax.ne(later, earlier)
+        if equal_nan and dtypes.issubdtype(get_aval(values).dtype, np.inexact):
+            both_nan = lax.bitwise_and(lax.ne(later, later), lax.ne(earlier, earlier))
+            differs = lax.bitwise_and(differs, lax.bitwise_not(both_nan))
+        row_differs = any_(differs, axis=1) if m else lax.full((n - 1,), False, np.bool_)
+        is_first = lax.concatenate([np.ones((1,), np.bool_), row_differs], 0)
+    count = lax.reduce_sum(lax.convert_element_type(is_first, int_dtype), (0,))
+    size = operator.index(_concrete_count("unique", count) if size is None else size)
+    (starts,) = _indexing.nonzero(is_first, size=size, fill_value=0)
+    valid = lax.lt(lax.iota(int_dtype, size), count)
+    valid_rows = lax.broadcast_in_dim(valid, (size, m), (0,))
+    picked = _indexing.take(values, starts, axis=0, mode="clip") if n else \
+        lax.full((size, m), 0, get_aval(values).dtype)
+    if fill_value is None:  # extra slots repeat the first unique slice, as in JAX
+        fill = lax.broadcast_in_dim(lax.reshape(lax.slice_in_dim(picked, 0, 1), (m,)),
+                                    (size, m), (1,)) if n and size else picked
+    else:
+        fill = lax.broadcast_in_dim(convert_dtype(as_array(fill_value), get_aval(values).dtype),
+                                    (size, m), ())
+    unique_rows = select(valid_rows, fill, picked)
+    results = [moveaxis(lax.reshape(unique_rows, (size, *rest)), 0, axis)]
+    first = _indexing.take(perm, starts, mode="clip") if n else lax.full((size,), 0, int_dtype)
+    if return_index:
+        filler = lax.broadcast_in_dim(lax.reshape(lax.slice(first, (0,), (1,)), ()), (size,),
+                                      ()) if size else first
+        results.append(select(valid, filler, first))
+    if return_inverse:
+        group = lax.sub(_cumsum_int(is_first, int_dtype), np.asarray(1, int_dtype))
+        results.append(_indexing.take(group, argsort(perm), mode="clip") if n else group)
+    if return_counts:
+        ends = lax.concatenate([lax.slice(starts, (1,), (size,)),
+                                np.full((1,), n, get_aval(starts).dtype)], 0) if size else starts
+        last = lax.lt(lax.iota(int_dtype, size), lax.sub(count, np.asarray(1, int_dtype)))
+        ends = select(last, lax.broadcast_in_dim(np.asarray(n, int_dtype), (size,), ()), ends)
+        zeros = lax.broadcast_in_dim(np.asarray(0, int_dtype), (size,), ())
+        results.append(select(valid, zeros, lax.sub(ends, starts)))
     return results[0] if len(results) == 1 else tuple(results)
 
 
