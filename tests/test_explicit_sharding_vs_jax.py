@@ -256,6 +256,14 @@ RULES = {
     "eager_int_index_of_split_dim": "result = laid(x[1])",
     "eager_index_of_unsplit_dim": "result = laid(x[:, 1], x[:, 1:3], x[None], x[..., 0], x[::-1])",
     "jit_static_slice_of_split_dim": "result = laid(jax.jit(lambda a: a[2:6])(x))",
+    "shard_map_untyped_traced_arg_is_unsplit": (
+        "f = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P('x'), out_specs=P('x'))\n"
+        "result = laid(jax.jit(lambda a: f(a * 2))(A))"
+    ),
+    "shard_map_infers_unsplit_spec": (
+        "f = jax.shard_map(lambda b: b * 2, mesh=mesh, out_specs=P())\n"
+        "result = laid(jax.jit(lambda a: f(a * 2))(A), jax.jit(lambda a: f(a + 1))(x))"
+    ),
     "grad_cotangents_keep_types": (
         "fs = [lambda a: (a * 2).sum(), lambda a: jnp.sin(a).sum(), lambda a: (a @ "
         "reshard(jnp.ones((4, 16), np.float32), P(None, 'y'))).sum(),"

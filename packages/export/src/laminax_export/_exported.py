@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jaxlib import _jax
+from laminax_core.internal import DimExpr
 from laminax_dispatch.internal import make_ir_context
 
 __all__ = [
@@ -38,10 +39,8 @@ maximum_supported_calling_convention_version = 10
 
 
 def is_symbolic_dim(p) -> bool:
-    """Whether `p` is a symbolic dimension. laminax has no symbolic dimensions yet (shape
-    polymorphism is not implemented), so no value is one."""
-    del p
-    return False
+    """Whether `p` is a symbolic dimension (a dimension expression, not an int)."""
+    return isinstance(p, DimExpr)
 
 
 class DisabledSafetyCheck:

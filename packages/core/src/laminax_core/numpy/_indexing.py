@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import _shape_poly, _trace, dtypes, errors, lax
 from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
@@ -210,7 +210,17 @@ def _apply_slices(x, entries, squeeze_static_ints: bool):
     out = []
     for dim, i in enumerate(entries):
         size = shape[dim]
-        if isinstance(i, slice):
+        if isinstance(i, slice) and isinstance(size, _shape_poly.DimExpr):
+            lo, hi, step = _shape_poly.slice_indices(i, size)
+            if step < 0:  # visited forwards from the last element taken, then reversed
+                count = _shape_poly.max_dim((lo - hi - step - 1) // -step, 0)
+                lo, hi, step = lo + (count - 1) * step, lo + 1, -step
+                flips.append(dim)
+            start.append(lo)
+            limit.append(_shape_poly.max_dim(lo, hi))
+            strides.append(step)
+            out.append(slice(None))
+        elif isinstance(i, slice):
             lo, hi, step = i.indices(size)
             if step < 0:
                 count = len(range(lo, hi, step))
