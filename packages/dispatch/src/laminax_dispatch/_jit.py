@@ -486,6 +486,8 @@ class JitFunction:
                 donated=donated,
                 in_shardings=in_shardings,
                 out_shardings=out_shardings,
+                ctx_mesh=getattr(context_sharding(), "mesh", None),
+                keep_unused=options.keep_unused,
             )
         return tree_unflatten(out_tree, outs)
 
