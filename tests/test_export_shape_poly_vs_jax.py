@@ -256,6 +256,18 @@ OPS = {
     "pad": ("lambda x: jnp.pad(x, ((1, 1), (0, 0)))", "b, 3"),
     "eye": ("lambda x: jnp.eye(x.shape[0]) @ x", "b, 3"),
     "dim_times_array": ("lambda x: x * x.shape[0]", "b, 3"),
+    "cond": ("lambda x: jax.lax.cond(x.sum() > 0, lambda y: y * 2, lambda y: -y, x)", "b, 3"),
+    "fori_loop": ("lambda x: jax.lax.fori_loop(0, 3, lambda i, y: y * 2 + 1, x)", "b, 3"),
+    "while_loop": ("lambda x: jax.lax.while_loop(lambda c: c[0] < 3, "
+                   "lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]", "b, 3"),
+    "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
+    "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
+    "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
+    "logsumexp": ("lambda x: jax.nn.logsumexp(x, axis=0)", "b, 3"),
+    "one_hot": ("lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 3)", "b, 3"),
+    "tile": ("lambda x: jnp.tile(x, (2, 1))", "b, 3"),
+    "norm": ("lambda x: jnp.linalg.norm(x, axis=0)", "b, 3"),
+    "std": ("lambda x: jnp.std(x, axis=0)", "b, 3"),
     "mlp_layer": ("lambda x: jax.nn.relu(x @ jnp.ones((3, 5)) + jnp.arange(5.0))", "b, 3"),
 }
 
