@@ -260,6 +260,11 @@ OPS = {
     "fori_loop": ("lambda x: jax.lax.fori_loop(0, 3, lambda i, y: y * 2 + 1, x)", "b, 3"),
     "while_loop": ("lambda x: jax.lax.while_loop(lambda c: c[0] < 3, "
                    "lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]", "b, 3"),
+    "scan": ("lambda x: jax.lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(3), x)[1]", "b, 3"),
+    "scan_reverse": ("lambda x: jax.lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(3), x, "
+                     "reverse=True)[1]", "b, 3"),
+    "rnn": ("lambda x: jax.lax.scan(lambda h, r: (jnp.tanh(h @ jnp.ones((3, 3)) + r),) * 2, "
+            "jnp.zeros(3), x)[0]", "b, 3"),
     "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
     "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
     "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
