@@ -265,6 +265,12 @@ OPS = {
                      "reverse=True)[1]", "b, 3"),
     "rnn": ("lambda x: jax.lax.scan(lambda h, r: (jnp.tanh(h @ jnp.ones((3, 3)) + r),) * 2, "
             "jnp.zeros(3), x)[0]", "b, 3"),
+    "index_last": ("lambda x: x[jnp.asarray(x.shape[0] - 1)]", "b, 3"),
+    "index_negative": ("lambda x: x[-1]", "b, 3"),
+    "index_array": ("lambda x: x[jnp.array([0, -1])]", "b, 3"),
+    "take_rows": ("lambda x: jnp.take(x, jnp.array([1, 0]), axis=0)", "b, 3"),
+    "einsum": ("lambda x: jnp.einsum('bi,bj->ij', x, x)", "b, 3"),
+    "dynamic_slice": ("lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 1, axis=0)", "b, 3"),
     "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
     "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
     "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
@@ -313,6 +319,7 @@ def test_inconclusive_shape_check_while_tracing_as_jax():
 def go(jnp, export, jit, sds):
     out = []
     for f, spec in ((lambda x: x + jnp.ones(4), "b"), (lambda x: x.reshape((3, -1)), "b"),
+                    (lambda x: x[x.shape[0] - 1], "b"),
                     (lambda x: x[:, None] + x[None, :4], "b")):
         try:
             export.export(jit(f))(sds(export.symbolic_shape(spec), np.float32))

@@ -402,6 +402,12 @@ class DimExpr:
                 f"Symbolic dimension '{self}' cannot be divided exactly by '{o}'")
         return q
 
+    def __jax_array__(self):
+        """The dimension's value as an array (`jnp.asarray(b)`), computed by the program."""
+        if not dimension_as_value_hook:
+            raise TypeError(f"Symbolic dimension '{self}' has no value without laminax's lax")
+        return dimension_as_value_hook[0](self)
+
     def max(self, other):
         return max_dim(self, other)
 

@@ -115,6 +115,10 @@ def _canonical_entries(idx):
                 i = i.astype(np.int32)
         if isinstance(i, (bool, np.bool_)):
             i = np.asarray(i)
+        if isinstance(i, _shape_poly.DimExpr):  # JAX's IndexError, word for word
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer "
+                f"or boolean arrays are valid indices. Got {i}")
         # an index of the wrong type is JAX's TypeError (NumPy says IndexError)
         if isinstance(i, (float, complex, str)):
             _index_type_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
@@ -263,10 +267,11 @@ def _normalize_index(i, size):
     dtype = get_aval(i).dtype
     if dtypes.issubdtype(dtype, np.unsignedinteger):
         return i
-    if isinstance(i, np.ndarray) and not isinstance(i, _trace.Tracer):
+    if isinstance(i, np.ndarray) and not isinstance(i, _trace.Tracer) and isinstance(size, int):
         return np.where(i < 0, i + size, i).astype(dtype)
     zero = convert_dtype(np.asarray(0), dtype)
-    return select(lax.lt(i, zero), i, lax.add(i, convert_dtype(np.asarray(size), dtype)))
+    size = as_array(size) if isinstance(size, _shape_poly.DimExpr) else np.asarray(size)
+    return select(lax.lt(i, zero), i, lax.add(i, convert_dtype(size, dtype)))
 
 
 def _dynamic_ints(x, entries):
