@@ -256,6 +256,23 @@ OPS = {
     "pad": ("lambda x: jnp.pad(x, ((1, 1), (0, 0)))", "b, 3"),
     "eye": ("lambda x: jnp.eye(x.shape[0]) @ x", "b, 3"),
     "dim_times_array": ("lambda x: x * x.shape[0]", "b, 3"),
+    "cond": ("lambda x: jax.lax.cond(x.sum() > 0, lambda y: y * 2, lambda y: -y, x)", "b, 3"),
+    "fori_loop": ("lambda x: jax.lax.fori_loop(0, 3, lambda i, y: y * 2 + 1, x)", "b, 3"),
+    "while_loop": ("lambda x: jax.lax.while_loop(lambda c: c[0] < 3, "
+                   "lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]", "b, 3"),
+    "scan": ("lambda x: jax.lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(3), x)[1]", "b, 3"),
+    "scan_reverse": ("lambda x: jax.lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(3), x, "
+                     "reverse=True)[1]", "b, 3"),
+    "rnn": ("lambda x: jax.lax.scan(lambda h, r: (jnp.tanh(h @ jnp.ones((3, 3)) + r),) * 2, "
+            "jnp.zeros(3), x)[0]", "b, 3"),
+    "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
+    "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
+    "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
+    "logsumexp": ("lambda x: jax.nn.logsumexp(x, axis=0)", "b, 3"),
+    "one_hot": ("lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 3)", "b, 3"),
+    "tile": ("lambda x: jnp.tile(x, (2, 1))", "b, 3"),
+    "norm": ("lambda x: jnp.linalg.norm(x, axis=0)", "b, 3"),
+    "std": ("lambda x: jnp.std(x, axis=0)", "b, 3"),
     "mlp_layer": ("lambda x: jax.nn.relu(x @ jnp.ones((3, 5)) + jnp.arange(5.0))", "b, 3"),
 }
 
@@ -309,3 +326,68 @@ def go(jnp, export, jit, sds):
     mine = scope["go"](lnp, le, jit, lc.ShapeDtypeStruct)
     theirs = run_jax(src + "result = go(jnp, jax.export, jax.jit, jax.ShapeDtypeStruct)")
     assert mine == theirs
+
+
+# ----- vjp and constraints carried by the module -----------------------------------------------
+
+VJP_SRC = "def f(x, w):\n    return jnp.tanh(x @ w).mean(axis=0)"
+XS_W = [RNG.standard_normal((n, 4)).astype(np.float32) for n in (2, 6)]
+W43 = RNG.standard_normal((4, 3)).astype(np.float32)
+
+_JAX_GRADS = """
+exp = jax.export.deserialize(bytearray(blob))
+result = [jax.grad(lambda w: exp.call(x, w).sum())(w) for x in xs]
+"""
+
+
+def test_vjp_of_polymorphic_function_both_ways():
+    scope = {"jnp": lnp}
+    exec(VJP_SRC, scope)
+    (b,) = le.symbolic_shape("b")
+    specs = (lc.ShapeDtypeStruct((b, 4), np.float32), lc.ShapeDtypeStruct((4, 3), np.float32))
+    mine = le.export(jit(scope["f"]))(*specs)
+    from laminax_core import grad
+
+    want = [grad(lambda w, x=x: scope["f"](x, w).sum())(W43) for x in XS_W]
+    got_in_jax = run_jax(_JAX_GRADS, blob=mine.serialize(vjp_order=1), xs=XS_W, w=W43)
+    theirs = run_jax("""
+scope = {"jnp": jnp}
+exec(src, scope)
+b, = jax.export.symbolic_shape("b")
+exp = jax.export.export(jax.jit(scope["f"]))(jax.ShapeDtypeStruct((b, 4), np.float32),
+                                             jax.ShapeDtypeStruct((4, 3), np.float32))
+result = bytes(exp.serialize(vjp_order=1))
+""", src=VJP_SRC)
+    exp = le.deserialize(theirs)
+    got_here = [grad(lambda w, x=x: exp.call(x, w).sum())(W43) for x in XS_W]
+    for a, b_, c in zip(want, got_in_jax, got_here, strict=True):
+        np.testing.assert_allclose(b_, a, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(c, a, rtol=1e-5, atol=1e-5)
+
+
+def test_constraint_assertions_in_the_module_both_ways():
+    # the deserialized Exported has no constraints (JAX's format stores none): the module's
+    # shape assertions refuse the call, a ValueError in both
+    (a, n) = le.symbolic_shape("a, n", constraints=["a >= n"])
+    mine = le.export(jit(lnp.sin))(lc.ShapeDtypeStruct((2 * n + 1, a), np.float32))
+    theirs = run_jax("""
+a, n = jax.export.symbolic_shape("a, n", constraints=["a >= n"])
+exp = jax.export.export(jax.jit(jnp.sin))(jax.ShapeDtypeStruct((2 * n + 1, a), np.float32))
+result = bytes(exp.serialize())
+""")
+    call = """
+exp = jax.export.deserialize(bytearray(blob))
+out = [np.asarray(exp.call(np.ones((5, 3), np.float32)))]
+try:
+    exp.call(np.ones((7, 2), np.float32))
+except ValueError as err:
+    out.append("ValueError")
+result = out
+"""
+    for blob in (mine.serialize(), theirs):
+        assert run_jax(call, blob=blob)[1] == "ValueError"
+        exp = le.deserialize(blob)
+        np.testing.assert_allclose(exp.call(np.ones((5, 3), np.float32)), np.sin(np.ones((5, 3))),
+                                   rtol=1e-6)
+        with pytest.raises(ValueError, match="symbolic shape constraint a >= n"):
+            exp.call(np.ones((7, 2), np.float32))

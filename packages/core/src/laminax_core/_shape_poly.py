@@ -746,11 +746,17 @@ class _Parser:
             acc = acc + self.term() if op == "+" else acc - self.term()
         return acc
 
+    def bounded(self, e):
+        # specifications come from artifacts too: a product may not blow up into a huge sum
+        if isinstance(e, DimExpr) and len(e._terms) > 256:
+            raise self.error(f"the expression has {len(e._terms)} terms (more than 256)")
+        return e
+
     def term(self):
         acc = self.power()
         while self.peek() == "*":
             self.take()
-            acc = acc * self.power()
+            acc = self.bounded(acc * self.power())
         return acc
 
     def power(self):
@@ -758,12 +764,24 @@ class _Parser:
         if self.peek() in ("^", "**"):
             self.take()
             exp = self.take()
-            if not exp.isdigit():
-                raise self.error(f"expecting an integer exponent but found {exp!r}")
-            return base ** int(exp)
+            if not exp.isdigit() or int(exp) > 64:
+                raise self.error(f"expecting an integer exponent up to 64 but found {exp!r}")
+            result = 1
+            for _ in range(int(exp)):
+                result = self.bounded(result * base)
+            return result
         return base
 
     def atom(self):
+        self.depth = getattr(self, "depth", 0) + 1
+        try:
+            if self.depth > 50:
+                raise self.error("expressions nested more than 50 levels")
+            return self._atom()
+        finally:
+            self.depth -= 1
+
+    def _atom(self):
         tok = self.peek()
         if tok is None:
             raise self.error("expecting one of {NAME, MINUS, NUMBER} but found ENDMARKER")

@@ -95,6 +95,8 @@ def as_array(x, name: str = "asarray"):
     if they hold tracers)."""
     if isinstance(x, (list, tuple)):
         return _array_from_sequence(x)
+    if isinstance(x, _shape_poly.DimExpr):  # a symbolic dimension: its value in the program
+        return lax.dimension_as_value(x)
     check_arraylike(name, x)
     if type(x) in _SCALARS:
         if type(x) is bool:

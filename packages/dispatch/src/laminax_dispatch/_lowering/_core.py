@@ -551,8 +551,8 @@ def lower_private_function(
     ordered = list(ordered)
     tokens = [token_type()] * len(ordered)
     dims = sorted(_dynamic.dim_values())  # the caller's dimension variables come first
-    tokens = [aval_to_ir_type(ShapedArray((), _dynamic.dim_value_dtype()))] * len(dims) + tokens
-    arg_types = tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
+    dim_types = [aval_to_ir_type(ShapedArray((), _dynamic.dim_value_dtype()))] * len(dims)
+    arg_types = dim_types + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
     result_types = tokens + [aval_to_ir_type(a) for a in jaxpr.out_avals]
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(arg_types, result_types))

@@ -101,13 +101,13 @@ def _tile_lower(ctx, x, reps):
     rank = max(len(reps), aval.ndim)
     shape = (1,) * (rank - aval.ndim) + aval.shape
     reps = (1,) * (rank - len(reps)) + tuple(reps)
-    interleaved = [n for d in shape for n in (1, d)]
-    x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(interleaved))), x)
-    grown = [n for r, d in zip(reps, shape, strict=True) for n in (r, d)]
-    x = hlo.broadcast_in_dim(
-        aval_to_ir_type(aval.update(shape=tuple(grown))), x, list(range(2 * rank))
+    interleaved = tuple(n for d in shape for n in (1, d))
+    x = _dynamic.reshape(aval_to_ir_type(aval.update(shape=interleaved)), x, interleaved)
+    grown = tuple(n for r, d in zip(reps, shape, strict=True) for n in (r, d))
+    x = _dynamic.broadcast_in_dim(
+        aval_to_ir_type(aval.update(shape=grown)), x, grown, list(range(2 * rank))
     )
-    return hlo.reshape(aval_to_ir_type(aval_out), x)
+    return _dynamic.reshape(aval_to_ir_type(aval_out), x, aval_out.shape)
 
 
 @lowering_for(lax.stack_p)
