@@ -270,6 +270,12 @@ RULES = {
         " jnp.median(a, axis=1), jnp.repeat(a, 2, axis=1), jnp.moveaxis(a, 0, 1), jnp.ravel(a),"
         " jnp.take(a, jnp.array([0, 9]), axis=1, mode='clip'), jnp.triu(a)))"
     ),
+    "iota_and_dot_out_sharding_specs": (
+        "result = both(lambda a, b, c: (jax.lax.broadcasted_iota(np.int32, (8, 4), 0,"
+        " out_sharding=P('x')), jax.lax.broadcasted_iota(np.float32, (8, 4), 1,"
+        " out_sharding=NamedSharding(mesh, P(None, 'y'))), jnp.matmul(c, b.T, out_sharding=P(None, 'x')),"
+        " jax.lax.dot_general(c, c, (([1], [1]), ([], [])), out_sharding=P('x', 'y'))))"
+    ),
     "shard_map_untyped_traced_arg_is_unsplit": (
         "f = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P('x'), out_specs=P('x'))\n"
         "result = laid(jax.jit(lambda a: f(a * 2))(A))"

@@ -283,7 +283,7 @@ def _iota_reference(dtype, shape, dimension, sharding):
 def _iota_abstract_eval(dtype, shape, dimension, sharding):
     # XLA has no boolean iota; refuse it here, as JAX does, not in the compiler
     check_dtype("iota", dtype, NUMERIC)
-    return ShapedArray(shape, dtype)
+    return ShapedArray(shape, dtype, sharding=requested_sharding(sharding, len(shape)))
 
 
 iota_p = define_primitive(
@@ -296,7 +296,7 @@ iota_p = define_primitive(
 )
 
 
-def broadcasted_iota(dtype, shape, dimension: int, sharding=None):
+def broadcasted_iota(dtype, shape, dimension: int, out_sharding=None, *, sharding=None):
     """An array of `shape` counting 0, 1, ... along `dimension` (constant along the others).
 
     Example:
@@ -307,6 +307,8 @@ def broadcasted_iota(dtype, shape, dimension: int, sharding=None):
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = canonicalize_shape(shape, "broadcasted_iota")
     dimension = checked_axis(dimension, len(shape), "broadcasted_iota")
+    # `out_sharding` is JAX's name (a NamedSharding, or a PartitionSpec of the mesh in context)
+    sharding = out_sharding if out_sharding is not None else sharding
     return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=sharding)
 
 
