@@ -196,8 +196,8 @@ def _call_error(spec, shape, constraints=()):
     src = """
 def go(mod, jnp, jit, sds):
     dims = mod.symbolic_shape(spec, constraints=constraints)
-    exp = mod.export(jit(lambda x: jnp.sin(x)))(sds(dims, np.float32))
     try:
+        exp = mod.export(jit(lambda x: jnp.sin(x)))(sds(dims, np.float32))
         exp.call(np.ones(shape, np.float32))
     except ValueError as err:
         return str(err)
@@ -218,6 +218,12 @@ def go(mod, jnp, jit, sds):
     ("2*n + 1, a", (7, 2), ("a >= n",)),
     ("b, b", (3, 4), ()),
     ("b, 4", (3, 4), ()),
+    ("a, b", (3, 3), ("a == 2*c",)),
+    ("a, b", (4, 3), ("a == 2*c", "b >= c")),
+    ("a, b", (6, 2), ("a == 2*c", "b >= c")),
+    ("a, b", (6, 5), ("max(a, b) >= 6",)),
+    ("a, b", (2, 5), ("a + b <= 6",)),
+    ("a*b, b", (6, 4), ()),
 ])
 def test_call_shape_errors_as_jax(spec, shape, constraints):
     mine, theirs = _call_error(spec, shape, constraints)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
+import threading
 import tokenize
 from io import StringIO
 
@@ -569,24 +570,37 @@ def _interval(e):
     return lo, hi
 
 
+_nesting = threading.local()  # how deep `_bounds` is: constraints refine the outer levels only
+
+
 def _bounds(e):
     lo, hi = _interval(e)
-    if isinstance(e, DimExpr):
-        for c in e._scope._geq:  # e = (e - c) + c >= e - c; e = (e + c) - c <= e + c
-            lo = max(lo, _interval(e - c)[0])
-            hi = min(hi, _interval(e + c)[1])
-        for t, k in e._terms:
-            # k*min(x, y) <= k*x (k > 0): replacing the factor by an operand bounds e from
-            # above; the same for max from below (and the reverse for k < 0)
-            if len(t) != 1 or t[0][1] != 1 or t[0][0].op not in ("min", "max"):
-                continue
-            rest = e - DimExpr._build({t: k}, e._scope)
-            for operand in t[0][0].operands:
-                alt = _bounds(rest + k * operand)
-                if (t[0][0].op == "min") == (k > 0):
-                    hi = min(hi, alt[1])
-                else:
-                    lo = max(lo, alt[0])
+    depth = getattr(_nesting, "depth", 0)
+    if isinstance(e, DimExpr) and depth < 3:
+        _nesting.depth = depth + 1
+        try:
+            return _refined_bounds(e, lo, hi)
+        finally:
+            _nesting.depth = depth
+    return lo, hi
+
+
+def _refined_bounds(e, lo, hi):
+    for c in e._scope._geq:  # e = (e - c) + c >= e - c; e = (e + c) - c <= e + c
+        lo = max(lo, _interval(e - c)[0])
+        hi = min(hi, _interval(e + c)[1])
+    for t, k in e._terms:
+        # k*min(x, y) <= k*x (k > 0): replacing the factor by an operand bounds e from
+        # above; the same for max from below (and the reverse for k < 0)
+        if len(t) != 1 or t[0][1] != 1 or t[0][0].op not in ("min", "max"):
+            continue
+        rest = e - DimExpr._build({t: k}, e._scope)
+        for operand in t[0][0].operands:
+            alt = _bounds(rest + k * operand)
+            if (t[0][0].op == "min") == (k > 0):
+                hi = min(hi, alt[1])
+            else:
+                lo = max(lo, alt[0])
     return lo, hi
 
 

@@ -120,7 +120,9 @@ class _Procedure:
                 "solve linear uni-variate constraints. Using the following polymorphic shapes "
                 f"specifications: {self.specs}. Unprocessed specifications: "
                 + ", ".join(f"'{e}' for dimension size args[{i}].shape[{j}]"
-                            for e, i, j in pending) + "." + _HELP)
+                            for e, i, j in pending) + ". Please see https://docs.jax.dev/en/latest/"
+                "export/shape_poly.html#dimension-variables-must-be-solvable-from-the-input-shapes"
+                " for more details.")
         for expr, i, j in pending:
             size, value = self.b.size(i, j), self.b.value(expr, known)
             msg, vals = self.message(
