@@ -37,6 +37,20 @@ EXPRS = [
     f"{S}.detrend(T, bp=[5, 12])", f"{S}.detrend(T, bp=7)", f"{S}.detrend(np.arange(6))",
     f"jax.grad(lambda t: {S}.detrend(t)[1, 3])(T)",
     f"{S}.convolve(A, V, 'full')", f"{S}.convolve(A, CUBE[0], 'valid')",
+    f"{S}.stft(T, nperseg=8)", f"{S}.stft(T[0], nperseg=7, noverlap=2, nfft=10, boundary='even')",
+    f"{S}.stft(T.T, nperseg=6, axis=0, boundary='odd')", f"{S}.stft(Z, nperseg=4)",
+    f"{S}.stft(T, window='hamming', nperseg=6, padded=False, boundary=None, detrend='linear')",
+    f"{S}.stft(T, window='blackman', nperseg=5, boundary='constant', return_onesided=False)",
+    f"{S}.welch(T)", f"{S}.welch(T, nperseg=8, average='median')", f"{S}.welch(T.T, axis=0)",
+    f"{S}.welch(T[1], nperseg=7, scaling='spectrum', nfft=12, window='boxcar')",
+    f"{S}.csd(T, T[::-1], nperseg=8)", f"{S}.csd(T[0], T[1, :13], nperseg=4, window=np.ones(4))",
+    f"{S}.csd(T, T + 1j * T, nperseg=5)", f"{S}.csd(T, T[0], nperseg=8)",
+    f"{S}.istft({S}.stft(T, nperseg=8)[2])", f"{S}.istft({S}.stft(T, nperseg=6)[2], boundary=False)",
+    f"{S}.istft({S}.stft(T.T, nperseg=8, axis=0)[2], time_axis=-1, freq_axis=0)",
+    f"{S}.istft({S}.stft(Z, nperseg=4, return_onesided=False)[2], input_onesided=False)",
+    f"jax.grad(lambda t: {S}.welch(t, nperseg=8)[1].sum())(T)",
+    f"jax.grad(lambda t: {S}.istft({S}.stft(t, nperseg=8)[2])[1][0, 3])(T)",
+    f"{S}.stft(T, nperseg=8, noverlap=8)", f"{S}.welch(T, average='mode')",
     f"{S}.convolve2d(V, W)", f"{S}.convolve(A, K, 'middle')", f"{S}.detrend(T, type='cubic')",
 ]
 
@@ -62,3 +76,13 @@ def test_matches_scipy(mode):
         np.testing.assert_allclose(getattr(sig, f)(A, K, mode), getattr(ss, f)(A, K, mode),
                                    rtol=1e-4, atol=1e-4, err_msg=f)
     np.testing.assert_allclose(sig.detrend(T, bp=[5, 12]), ss.detrend(T, bp=[5, 12]), atol=1e-5)
+
+
+def test_odd_segment_round_trip_matches_scipy():
+    import laminax.scipy.signal as sig
+
+    _, _, zxx = sig.stft(T[0], nperseg=7, noverlap=3)
+    _, want = ss.istft(ss.stft(T[0], nperseg=7, noverlap=3)[2], nperseg=7, noverlap=3)
+    np.testing.assert_allclose(sig.istft(zxx, nperseg=7, noverlap=3)[1], want, atol=1e-5)
+    np.testing.assert_allclose(sig.welch(T, nperseg=8)[1], ss.welch(T, nperseg=8)[1], rtol=1e-4,
+                               atol=1e-6)

@@ -11,7 +11,8 @@ from laminax_core import lax
 from laminax_core import numpy as jnp
 from laminax_core.numpy._operands import canonicalize_axis, promote_dtypes_inexact
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "detrend", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend", "fftconvolve",
+           "istft", "stft", "welch"]
 
 _MODES = ("full", "same", "valid")
 
@@ -179,3 +180,108 @@ def detrend(data, axis: int = -1, type: str = "linear", bp=0,  # noqa: A002 (Sci
         slope = jnp.sum(t * centred, axis, keepdims=True) / jnp.where(denom == 0, 1, denom)
         pieces.append(centred - slope * t)
     return pieces[0] if len(pieces) == 1 else jnp.concatenate(pieces, axis=axis)
+
+
+def stft(x, fs=1.0, window="hann", nperseg: int = 256, noverlap=None, nfft=None,
+         detrend=False, return_onesided: bool = True, boundary="zeros", padded: bool = True,
+         axis: int = -1):
+    """The short-time Fourier transform of `x`: `(freqs, times, Zxx)`, SciPy's scaling."""
+    from laminax_core.scipy._signal_spectral import spectral
+
+    return spectral("stft", x, None, fs, window, nperseg, noverlap, nfft, detrend,
+                    return_onesided, "spectrum", axis, "stft", boundary, padded)
+
+
+def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+        detrend="constant", return_onesided: bool = True, scaling: str = "density",
+        axis: int = -1, average: str = "mean"):
+    """The cross power spectral density of `x` and `y` by Welch's method: `(freqs, Pxy)`;
+    `y=None` gives `x`'s own spectrum."""
+    from laminax_core.scipy._signal_spectral import spectral
+
+    freqs, _, pxy = spectral("csd", x, y, fs, window, nperseg, noverlap, nfft, detrend,
+                             return_onesided, scaling, axis, "psd")
+    if pxy.ndim >= 2 and pxy.size > 0:
+        if pxy.shape[-1] > 1:
+            if average == "median":
+                count = pxy.shape[-1]
+                even = 2 * np.arange(1, (count - 1) // 2 + 1)
+                bias = 1 + np.sum(1.0 / (even + 1) - 1.0 / even)
+                if jnp.iscomplexobj(pxy):
+                    pxy = (jnp.median(jnp.real(pxy), axis=-1)
+                           + 1j * jnp.median(jnp.imag(pxy), axis=-1))
+                else:
+                    pxy = jnp.median(pxy, axis=-1)
+                pxy = pxy / bias
+            elif average == "mean":
+                pxy = jnp.mean(pxy, axis=-1)
+            else:
+                raise ValueError(f"jax.scipy.signal.csd: average must be 'median' or 'mean', "
+                                 f"got {average!r}.")
+        else:
+            pxy = jnp.reshape(pxy, pxy.shape[:-1])
+    return freqs, pxy
+
+
+def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+          detrend="constant", return_onesided: bool = True, scaling: str = "density",
+          axis: int = -1, average: str = "mean"):
+    """The power spectral density of `x` by Welch's method (averaged periodograms of
+    overlapping windowed segments): `(freqs, Pxx)`."""
+    freqs, pxx = csd(x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
+                     scaling, axis, average)
+    return freqs, jnp.real(pxx)
+
+
+def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,  # noqa: N803
+          input_onesided: bool = True, boundary: bool = True, time_axis: int = -1,
+          freq_axis: int = -2):
+    """The inverse of `stft` by weighted overlap-add: `(times, x)`."""
+    from laminax_core.scipy._signal_spectral import window_and_nperseg
+
+    zxx = jnp.asarray(Zxx)
+    if zxx.ndim < 2:
+        raise ValueError("jax.scipy.signal.istft: input stft must be at least 2d.")
+    time_axis = canonicalize_axis(time_axis, zxx.ndim, "jax.scipy.signal.istft")
+    freq_axis = canonicalize_axis(freq_axis, zxx.ndim, "jax.scipy.signal.istft")
+    if time_axis == freq_axis:
+        raise ValueError("jax.scipy.signal.istft: must specify differing time and frequency "
+                         "axes.")
+    count = zxx.shape[time_axis]
+    default = 2 * (zxx.shape[freq_axis] - 1) if input_onesided else zxx.shape[freq_axis]
+    if nperseg is None:
+        nperseg = default
+    win, nperseg = window_and_nperseg("istft", window, nperseg, 1 << 62, default)
+    if nperseg < 1:
+        raise ValueError("jax.scipy.signal.istft: nperseg must be a positive integer.")
+    if nfft is None:
+        # An odd segment's one-sided spectrum has (nperseg + 1) / 2 bins: its own length.
+        nfft = nperseg if input_onesided and nperseg == default + 1 else default
+    nfft = int(nfft)
+    if nfft < nperseg:
+        raise ValueError("jax.scipy.signal.istft: nfft must be greater than or equal to nperseg.")
+    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
+    if noverlap >= nperseg:
+        raise ValueError("jax.scipy.signal.istft: noverlap must be less than nperseg.")
+    step = nperseg - noverlap
+    rest = [a for a in range(zxx.ndim) if a not in (time_axis, freq_axis)]
+    zxx = jnp.transpose(zxx, (*rest, time_axis, freq_axis))
+    frames = (jnp.fft.irfft(zxx, n=nfft) if input_onesided else jnp.fft.ifft(zxx, n=nfft))
+    frames = frames[..., :nperseg]
+    win = jnp.asarray(win, dtype=jnp.real(frames).dtype)
+    frames = frames * (jnp.sum(win) * win)
+    length = nperseg + (count - 1) * step
+    index = np.arange(count)[:, None] * step + np.arange(nperseg)[None, :]
+    out = jnp.zeros((*frames.shape[:-2], length), frames.dtype).at[..., index].add(frames)
+    norm = jnp.zeros((length,), win.dtype).at[index].add(jnp.broadcast_to(win * win,
+                                                                          index.shape))
+    if boundary:
+        half = nperseg // 2
+        out, norm = out[..., half:length - half], norm[half:length - half]
+    out = out / jnp.where(norm > 1e-10, norm, 1.0)
+    if input_onesided:
+        out = jnp.real(out)
+    if out.ndim > 1 and time_axis != zxx.ndim - 1:
+        out = jnp.moveaxis(out, -1, time_axis - (1 if freq_axis < time_axis else 0))
+    times = jnp.arange(out.shape[0], dtype=jnp.real(out).dtype) / fs
+    return times, out
