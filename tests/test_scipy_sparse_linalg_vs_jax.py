@@ -1,4 +1,4 @@
-"""`scipy.sparse.linalg.cg` and `bicgstab` against real JAX 0.10.2 (values eagerly and under
+"""`scipy.sparse.linalg.cg`, `bicgstab` and `gmres` against real JAX 0.10.2 (values eagerly and under
 jit, pytrees, preconditioners, implicit gradients, errors) and NumPy's direct solve."""
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ EXPRS = [
     f"jax.grad(lambda b: {L}.bicgstab(GEN, b)[0][2])(B)",
     f"jax.grad(lambda m: {L}.cg(lambda v: m @ v, B)[0].sum())(SPD)",
     f"jax.vmap(lambda b: {L}.cg(SPD, b)[0])(np.stack([B, 2 * B]))",
+    f"{L}.gmres(GEN, B)[0]", f"{L}.gmres(GEN, B, restart=3)[0]",
+    f"{L}.gmres(GEN, B, restart=3, maxiter=1)[0]", f"{L}.gmres(GEN, B, M=D, restart=4)[0]",
+    f"{L}.gmres(GEN, B, solve_method='incremental')[0]", f"{L}.gmres(HERM, BC, restart=4)[0]",
+    f"{L}.gmres(GEN, B, restart=2, maxiter=2, solve_method='incremental')[0]",
+    f"{L}.gmres({PYTREE_OP}, {{'a': B, 'b': B[::-1]}}, x0={{'a': B, 'b': B}})[0]",
+    f"jax.grad(lambda b: {L}.gmres(GEN, b)[0][1])(B)", f"{L}.gmres(GEN, B, solve_method='qr')",
     f"{L}.cg(SPD, B, x0=B[:3])", f"{L}.cg(SPD, B, x0=[B])",
 ]
 
@@ -49,7 +55,7 @@ def test_matches_jax(jax_outcomes, index, jit):
     compare(expr, run_laminax(expr, INPUTS, jit), jax_outcomes[index][jit], rtol=2e-4, atol=2e-4)
 
 
-@pytest.mark.parametrize("name,a", [("cg", SPD), ("bicgstab", GEN)])
+@pytest.mark.parametrize("name,a", [("cg", SPD), ("bicgstab", GEN), ("gmres", GEN)])
 def test_solves_match_numpy(name, a):
     import laminax.scipy.sparse.linalg as sl
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from laminax_pytree import tree_leaves, tree_map, tree_structure
+from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 
 from laminax_core import lax
 from laminax_core import numpy as jnp
 
-__all__ = ["bicgstab", "cg"]
+__all__ = ["bicgstab", "cg", "gmres"]
 
 
 def _vdot(a, b):
@@ -30,6 +30,23 @@ def _axpy(alpha, x, y):
 
 def _sub(x, y):
     return tree_map(lax.sub, x, y)
+
+
+def _ravel_tree(tree):
+    """The leaves of `tree` as one vector in their common dtype, and the inverse map."""
+    leaves, treedef = tree_flatten(tree)
+    shapes = [jnp.shape(leaf) for leaf in leaves]
+    dtypes = [jnp.result_type(leaf) for leaf in leaves]
+    dtype = jnp.result_type(*leaves)
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    flat = jnp.concatenate([jnp.ravel(leaf).astype(dtype) for leaf in leaves])
+
+    def unravel(vector):
+        parts = jnp.split(vector, np.cumsum(sizes)[:-1])
+        return tree_unflatten(treedef, [jnp.reshape(part, shape).astype(dt) for part, shape, dt
+                                        in zip(parts, shapes, dtypes)])
+
+    return flat, unravel
 
 
 def _as_operator(a):
@@ -104,6 +121,62 @@ def _bicgstab(A, b, x0, *, tol, atol, maxiter, M):  # noqa: N803 (SciPy's names)
     return lax.while_loop(cond, body, state)[0]
 
 
+def _gmres(A, b, x0, *, tol, atol, maxiter, M, restart):  # noqa: N803 (SciPy's names)
+    """Restarted GMRES on the flattened pytree: each cycle builds an orthonormal Krylov basis
+    of `M A` (Gram-Schmidt twice for stability) and minimizes the residual over it by least
+    squares; cycles repeat until the preconditioned residual is small enough."""
+    flat_b, unravel = _ravel_tree(b)
+    flat_x0, _ = _ravel_tree(x0)
+    dtype = flat_b.dtype
+    size = flat_b.shape[0]
+    restart = max(1, min(restart, size))
+
+    def op(v):
+        return _ravel_tree(M(A(unravel(v))))[0]
+
+    def precond(v):
+        return _ravel_tree(M(unravel(v)))[0]
+
+    b_norm = jnp.linalg.norm(flat_b)
+    atol = jnp.maximum(tol * b_norm, atol)
+    mb_norm = jnp.linalg.norm(precond(flat_b))
+    ptol = mb_norm * jnp.minimum(1.0, atol / jnp.where(b_norm == 0, 1, b_norm))
+
+    def residual(x):
+        r = precond(flat_b - _ravel_tree(A(unravel(x)))[0])
+        return r, jnp.linalg.norm(r)
+
+    def cycle(state):
+        x, r, r_norm, k = state
+        basis = jnp.zeros((restart + 1, size), dtype).at[0].set(
+            r / jnp.where(r_norm == 0, 1, r_norm).astype(dtype))
+        hess = jnp.zeros((restart + 1, restart), dtype)
+
+        def arnoldi(j, carry):
+            basis, hess = carry
+            w = op(basis[j])
+            h = jnp.conj(basis) @ w
+            w = w - h @ basis
+            again = jnp.conj(basis) @ w
+            w, h = w - again @ basis, h + again
+            norm = jnp.linalg.norm(w)
+            basis = basis.at[j + 1].set(w / jnp.where(norm == 0, 1, norm).astype(dtype))
+            hess = hess.at[:, j].set(h.at[j + 1].set(norm.astype(dtype)))
+            return basis, hess
+
+        basis, hess = lax.fori_loop(0, restart, arnoldi, (basis, hess))
+        target = jnp.zeros((restart + 1,), dtype).at[0].set(r_norm.astype(dtype))
+        y = jnp.linalg.lstsq(hess, target)[0]
+        x = x + y @ basis[:restart]
+        r, r_norm = residual(x)
+        return x, r, r_norm, k + 1
+
+    r0, r0_norm = residual(flat_x0)
+    state = lax.while_loop(lambda s: (s[3] < maxiter) & (s[2] > ptol), cycle,
+                           (flat_x0, r0, r0_norm, 0))
+    return unravel(state[0])
+
+
 def _isolve(name, method, A, b, x0, tol, atol, maxiter, M, symmetric):  # noqa: N803
     if x0 is None:
         x0 = tree_map(jnp.zeros_like, b)
@@ -137,3 +210,17 @@ def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):  # noq
     """Solves `A x = b` for a general `A` (a matrix or a linear function on pytrees) by the
     stabilized biconjugate gradient method, with optional preconditioner `M`: `(x, None)`."""
     return _isolve("bicgstab", _bicgstab, A, b, x0, tol, atol, maxiter, M, symmetric=False)
+
+
+def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart: int = 20, maxiter=None,  # noqa: N803
+          M=None, solve_method: str = "batched"):  # noqa: N803
+    """Solves `A x = b` for a general `A` (a matrix or a linear function on pytrees) by GMRES
+    restarted every `restart` iterations, at most `maxiter` restarts: `(x, None)`. Both
+    `solve_method`s minimize the residual over the same Krylov space each cycle."""
+    if solve_method not in ("incremental", "batched"):
+        raise ValueError(f"jax.scipy.sparse.linalg.gmres: invalid solve_method "
+                         f"{solve_method!r}, must be 'incremental' or 'batched'.")
+    size = sum(int(np.prod(jnp.shape(leaf))) for leaf in tree_leaves(b))
+    maxiter = 10 * size if maxiter is None else maxiter
+    method = functools.partial(_gmres, restart=restart)
+    return _isolve("gmres", method, A, b, x0, tol, atol, maxiter, M, symmetric=False)
