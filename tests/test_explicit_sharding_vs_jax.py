@@ -28,6 +28,9 @@ def laid(*vs):
     return [(spec(v), tuple(v.sharding.spec), np.asarray(v).tolist()) for v in vs]
 def both(f):
     return laid(*f(x, xt, r)), laid(*jax.jit(f)(x, xt, r))
+def layouts(f):
+    # types and layouts only (values compared elsewhere; FFTs round differently)
+    return [[(spec(v), tuple(v.sharding.spec)) for v in g(x, xt, r)] for g in (f, jax.jit(f))]
 mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
 A = np.arange(32, dtype=np.float32).reshape(8, 4)
 B = np.arange(64, dtype=np.float32).reshape(4, 16) / 10
@@ -256,6 +259,31 @@ RULES = {
     "eager_int_index_of_split_dim": "result = laid(x[1])",
     "eager_index_of_unsplit_dim": "result = laid(x[:, 1], x[:, 1:3], x[None], x[..., 0], x[::-1])",
     "jit_static_slice_of_split_dim": "result = laid(jax.jit(lambda a: a[2:6])(x))",
+    "types_through_more_ops": (
+        "result = layouts(lambda a, b, c: (jax.lax.bitcast_convert_type(a, np.int32),"
+        " jax.lax.bitcast_convert_type(a, np.int16), jnp.fft.fft(a, axis=1),"
+        " jax.lax.reduce_window(a, 0.0, jax.lax.add, (1, 2), (1, 1), 'VALID'),"
+        " jax.lax.cond(True, lambda v: v * 2, lambda v: v + 1, a),"
+        " jax.lax.fori_loop(0, 3, lambda i, v: v + i, a), jax.lax.map(lambda v: v * 2, b),"
+        " jax.vmap(lambda v: v.sum())(a), jax.nn.softplus(a), jax.nn.gelu(a),"
+        " jax.checkpoint(lambda v: jnp.sin(v) * 2)(a), jax.jit(lambda v: v * 2)(a),"
+        " jnp.median(a, axis=1), jnp.repeat(a, 2, axis=1), jnp.moveaxis(a, 0, 1), jnp.ravel(a),"
+        " jnp.take(a, jnp.array([0, 9]), axis=1, mode='clip'), jnp.triu(a)))"
+    ),
+    "iota_and_dot_out_sharding_specs": (
+        "result = both(lambda a, b, c: (jax.lax.broadcasted_iota(np.int32, (8, 4), 0,"
+        " out_sharding=P('x')), jax.lax.broadcasted_iota(np.float32, (8, 4), 1,"
+        " out_sharding=NamedSharding(mesh, P(None, 'y'))), jnp.matmul(c, b.T, out_sharding=P(None, 'x')),"
+        " jax.lax.dot_general(c, c, (([1], [1]), ([], [])), out_sharding=P('x', 'y'))))"
+    ),
+    "shard_map_untyped_traced_arg_is_unsplit": (
+        "f = jax.shard_map(lambda b: b * 2, mesh=mesh, in_specs=P('x'), out_specs=P('x'))\n"
+        "result = laid(jax.jit(lambda a: f(a * 2))(A))"
+    ),
+    "shard_map_infers_unsplit_spec": (
+        "f = jax.shard_map(lambda b: b * 2, mesh=mesh, out_specs=P())\n"
+        "result = laid(jax.jit(lambda a: f(a * 2))(A), jax.jit(lambda a: f(a + 1))(x))"
+    ),
     "grad_cotangents_keep_types": (
         "fs = [lambda a: (a * 2).sum(), lambda a: jnp.sin(a).sum(), lambda a: (a @ "
         "reshard(jnp.ones((4, 16), np.float32), P(None, 'y'))).sum(),"

@@ -24,6 +24,36 @@ make_array_from_callback = jax.make_array_from_callback
 make_array_from_single_device_arrays = jax.make_array_from_single_device_arrays
 make_array_from_process_local_data = jax.make_array_from_process_local_data
 set_mesh = jax.set_mesh
+linearize = jax.linearize
+"""
+
+# A jaxpr's structure, the same under both libraries (variable names aside): each equation's
+# primitive, where its operands come from (an input, or an output of an earlier equation),
+# and for jit equations their name, context mesh, shardings and inner equations.
+SUMMARY = """
+def summary(closed):
+    def shard(s):
+        return 'UnspecifiedValue' if s is None or repr(s) == 'UnspecifiedValue' else repr(s)
+    def ctx(m):
+        return None if m is None or m.empty else repr(m)
+    def body(j):
+        where = {id(v): ('in', i) for i, v in enumerate(j.invars)}
+        rows = []
+        for k, e in enumerate(j.eqns):
+            row = [e.primitive.name, [where.get(id(v), 'lit') for v in e.invars], len(e.outvars)]
+            for i, v in enumerate(e.outvars):
+                where[id(v)] = (k, i)
+            if e.primitive.name == 'jit':
+                q = e.params
+                row += [q['name'], ctx(q.get('ctx_mesh')), [shard(s) for s in q['in_shardings']],
+                        [shard(s) for s in q['out_shardings']], body(q['jaxpr'].jaxpr)]
+            rows.append(row)
+        return rows, [where.get(id(v), 'lit') for v in j.outvars]
+    return body(closed.jaxpr)
+F = pjit(lambda a: jnp.sin(a) * 2, in_shardings=P('x'), out_shardings=P('x'))
+FN = pjit(lambda a: jnp.sin(a) * 2, in_shardings=NamedSharding(mesh, P('x')),
+          out_shardings=NamedSharding(mesh, P('x')))
+FN2 = pjit(lambda a, b: jnp.sin(a) * b, in_shardings=NamedSharding(mesh, P('x')))
 """
 
 MESH = (
@@ -54,6 +84,7 @@ def _laminax_scope():
         "make_array_from_single_device_arrays": lp.make_array_from_single_device_arrays,
         "make_array_from_process_local_data": lp.make_array_from_process_local_data,
         "set_mesh": lp.set_mesh,
+        "linearize": lc.linearize,
         "np": np,
         "jnp": lnp,
     }
@@ -218,22 +249,38 @@ CASES = {
     + "result = (repr(a.sharding), repr(b.sharding))",
     "error_context_mesh_committed_elsewhere": MESH
     + "y = device_put(x, devices()[3])\nwith mesh:\n    pjit(lambda a: a * 2)(y)",
-    # the jit equation a pjit call becomes: its shardings and inner jaxpr (laminax prints the
-    # equation's params in another order and without JAX's ctx_mesh, so they are compared
-    # one by one)
+    # the jit equation a pjit call becomes: its shardings and inner jaxpr (inner jaxprs print
+    # with other variable names, so the params are compared one by one)
     "pjit_jaxpr": MESH
     + "f = pjit(lambda a, b: (a @ b, a.sum()), in_shardings=(P('x'), None), out_shardings=(P(None, 'y'), P()))\n"
     + "with mesh:\n    closed = make_jaxpr(f)(x, x)\n"
     + "(eqn,) = closed.jaxpr.eqns\n"
     + "result = (eqn.primitive.name, repr(eqn.params['in_shardings']), repr(eqn.params['out_shardings']), str(eqn.params['jaxpr']), eqn.params['name'])",
     # under grad the forward call keeps pjit's in_shardings and the backward call gives the
-    # cotangent the input's sharding (laminax's jit_p recomputes the primal in its transpose
-    # call where JAX passes residuals, so the equations in between differ)
+    # cotangent the input's sharding
     "pjit_jaxpr_under_grad": MESH
     + "f = pjit(lambda a: jnp.sin(a).sum(), in_shardings=P('x'), out_shardings=None)\n"
     + "with mesh:\n    closed = make_jaxpr(grad(f))(x)\n    g = grad(f)(x)\n"
     + "calls = [e for e in closed.jaxpr.eqns if e.primitive.name == 'jit']\n"
     + "result = (repr(calls[0].params['in_shardings']), repr(calls[-1].params['out_shardings']), np.asarray(g))",
+    # the jit equations of pjit programs under jvp, linearize and grad, compared by structure
+    # (equations, how their operands are wired, shardings, context mesh, inner equations):
+    # JAX's split into a known call returning residuals and a staged call taking them
+    "pjit_jaxpr_params": MESH + SUMMARY
+    + "with mesh:\n    result = summary(make_jaxpr(F)(x))",
+    "pjit_jvp_jaxpr": MESH + SUMMARY
+    + "with mesh:\n    result = summary(make_jaxpr(lambda a: jvp(F, (a,), (a,)))(x))",
+    "pjit_linearize_jaxpr": MESH + SUMMARY
+    + "with mesh:\n    result = summary(make_jaxpr(lambda a: linearize(F, a)[1](a))(x))",
+    "pjit_grad_jaxpr_residuals": MESH + SUMMARY
+    + "g = grad(lambda a: FN(a).sum())\nresult = (summary(make_jaxpr(g)(x)), np.asarray(g(x)))",
+    "pjit_grad_jaxpr_forwarded_residual": MESH + SUMMARY
+    + "g = grad(lambda a, b: FN2(a, b).sum())\n"
+    + "result = (summary(make_jaxpr(g)(x, x + 1)), np.asarray(g(x, x + 1)))",
+    "jit_ctx_mesh": MESH + SUMMARY
+    + "h = jit(lambda a: a * 2)\nwith mesh:\n    under_with = summary(make_jaxpr(h)(x))\n"
+    + "with set_mesh(mesh):\n    under_set = summary(make_jaxpr(h)(x))\n"
+    + "result = (under_with, under_set)",
     # errors
     "error_static_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, static_argnums=3)(x)",
     "error_donate_argnums_past_args": MESH + "with mesh:\n    pjit(lambda a: a, in_shardings=None, donate_argnums=2)(x)",

@@ -190,6 +190,28 @@ def test_bad_arguments_raise_the_python_paths_errors():
         f("text", n=1)
     with pytest.raises(ValueError, match="Non-hashable static arguments.*static argument 'n'"):
         f(1.0, n={"a": 1})
+    # under a transformation too (the call reaches jaxlib's C++ first there as well)
+    with pytest.raises(ValueError, match="Non-hashable static arguments.*static argument 'n'"):
+        vmap(lambda x: f(x, n=[1]))(np.ones(2, F32))
+
+
+def test_traced_calls_are_staged_even_after_eager_calls_filled_the_cpp_cache():
+    # the running trace is part of jaxlib's cache key: a concrete argument under make_jaxpr
+    # must be staged, not run by the C++ entry the eager calls made
+    f = jit(lambda x: x * 2.0)
+    c = np.ones(3, F32)
+    f(c)
+    f(c)
+    text = str(make_jaxpr(lambda y: f(c) + y)(np.ones(3, F32)))
+    assert "jit[" in text and "mul" in text
+    with config.debug_nans(True):  # a checked call is never answered by an unchecked entry
+        with pytest.raises(FloatingPointError):
+            jit(lambda x: x / x)(np.zeros(2, F32))
+        g = jit(lambda x: x / x)
+    g(np.ones(2, F32))
+    g(np.ones(2, F32))
+    with config.debug_nans(True), pytest.raises(FloatingPointError):
+        g(np.zeros(2, F32))
 
 
 # ----- eager dispatch ---------------------------------------------------------------------------

@@ -82,12 +82,21 @@ def test_poly_spec_constant_dims(spec, shape):
     assert out.shape == shape and out.dtype == np.float32
 
 
+def test_poly_spec_dimension_variables():
+    out = seed.poly_spec((2, 3, 4), np.float32, "(2*b, ...)")
+    assert str(out.shape) == "(2*b, 3, 4)"
+    x, y = seed.poly_specs((np.zeros((2, 3)), np.zeros(2)), ("b, _", "b"))
+    assert x.shape[0] is not y.shape[0] and x.shape[0] == y.shape[0]  # one shared scope
+    exp = seed.export(lambda a, v: a.sum(axis=1) + v)(x, y)
+    assert exp.module_uses_dim_vars and str(exp.in_avals[0]) == "ShapedArray(float32[b,3])"
+    np.testing.assert_allclose(seed.call_exported(exp)(np.ones((4, 3)), np.ones(4)), 4.0)
+
+
 def test_poly_spec_fills_unknown_dims_from_constants():
     assert seed.poly_spec((None, 3), np.int32, "(5, _)").shape == (5, 3)
 
 
 @pytest.mark.parametrize("spec, match", [
-    ("b, _, _", "dimension variable"), ("(2*b, ...)", "dimension variable"),
     ("_, _", "rank 2 must match the rank 3"), ("_, _, _, _", "rank 4"),
     ("_, 7, _", "7 does not match"), ("..., _", "only be the last"), ("_, ?, _", "cannot parse"),
     (3, "must be a string"),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from laminax_core import dtypes
+from laminax_core._shape_poly import DimExpr
 
 __all__ = [
     "AbstractValue",
@@ -87,15 +88,18 @@ def canonicalize_shape(shape, context: str = "", *, allow_unknown: bool = False)
             np.ndim(shape) == 0 and hasattr(shape, "__index__") and not isinstance(shape, str)):
         shape = (shape,)  # one dimension (a 0-d concrete integer array too, as in JAX)
     try:
-        result = tuple(operator.index(d) for d in shape)
+        # symbolic dimensions (shape polymorphism) pass as they are
+        result = tuple(d if type(d) is DimExpr else operator.index(d) for d in shape)
     except TypeError as err:
         raise TypeError(
             f"{where}Shapes must be 1D sequences of concrete values of integer type, got "
             f"{shape!r}. If a dimension is a traced value, make it static (for example with "
             "static_argnums)."
         ) from err
-    if any(d < (-1 if allow_unknown else 0) for d in result):
+    if any(type(d) is int and d < (-1 if allow_unknown else 0) for d in result):
         raise TypeError(f"{where}shape {result} has a negative dimension.")
+    if any(type(d) is DimExpr for d in result):
+        return result
     if len(result) > 1 and math.prod(result) > _MAX_ELEMENTS:
         _too_many_elements(result, context)
     return result
@@ -166,7 +170,7 @@ class ShapedArray(AbstractValue):
         self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     def update(self, shape=None, dtype=None, weak_type=None, sharding=_KEEP) -> ShapedArray:
         """A copy with the given fields replaced. A new shape drops the typed sharding (its
@@ -246,7 +250,7 @@ class ShapeDtypeStruct:
         self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, ShapeDtypeStruct) and (

@@ -31,6 +31,7 @@ __all__ = [
     "leading_removed",
     "same_sharding",
     "unsplit_axis_sharding",
+    "with_entries",
     "broadcasting_sharding",
     "dot_general_sharding",
     "reduce_sharding",
@@ -523,3 +524,8 @@ def axis_inserted(name: str, avals, axis: int):
     entries = list(common.aval_partitions)
     entries.insert(axis, None)
     return _typed(common, entries)
+
+
+def with_entries(x, entries):
+    """`x`'s sharding with other entries (None when `x` is untyped or they split nothing)."""
+    return _typed(x.sharding, entries)

@@ -16,6 +16,7 @@ from jaxlib._jax import JaxRuntimeError
 
 __all__ = [
     "ConcretizationTypeError",
+    "InconclusiveDimensionOperation",
     "JAXIndexError",
     "JAXTypeError",
     "JaxRuntimeError",
@@ -241,3 +242,10 @@ class JaxprTypeError(TypeError):
     This signals a bug in a primitive's rules or a transformation (raised with
     ``jax_enable_checks`` on); please report it with the jaxpr in the message.
     """
+
+
+class InconclusiveDimensionOperation(Exception):
+    """An operation on symbolic dimensions (shape polymorphism, `export.symbolic_shape`) whose
+    answer depends on the values the dimension variables take: a comparison such as `a >= b`, or
+    `int(a)`. Add a constraint (`symbolic_shape(..., constraints=["a >= b"])`) that decides it,
+    or rewrite the program so that it does not depend on the comparison."""

@@ -12,6 +12,14 @@ from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
 from laminax_core._avals import AbstractValue as AbstractValue
+from laminax_core._shape_poly import DimExpr as DimExpr
+from laminax_core._shape_poly import SymbolicScope as SymbolicScope
+from laminax_core._shape_poly import definitely_equal as definitely_equal
+from laminax_core._shape_poly import is_constant_dim as is_constant_dim
+from laminax_core._shape_poly import is_symbolic_dim as is_symbolic_dim
+from laminax_core._shape_poly import max_dim as max_dim
+from laminax_core._shape_poly import min_dim as min_dim
+from laminax_core._shape_poly import parse_shape as parse_shape
 from laminax_core._avals import ShapedArray as ShapedArray
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
@@ -105,6 +113,14 @@ from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_na
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
+    "DimExpr",
+    "SymbolicScope",
+    "definitely_equal",
+    "is_constant_dim",
+    "is_symbolic_dim",
+    "max_dim",
+    "min_dim",
+    "parse_shape",
     "check_argnames",
     "check_argnums",
     "index_or_indices",

@@ -277,6 +277,15 @@ def compile_module(
     if dump_ir_to.value:
         _dump_module(name, module)
     bytecode = module_to_bytecode(module)
+    if "jax.uses_shape_polymorphism" in module.operation.attributes and ir.BoolAttr(
+            module.operation.attributes["jax.uses_shape_polymorphism"]).value:
+        # a polymorphic artifact called with concrete shapes: propagate them through it
+        # (its shape assertions are checked here, against the now constant dimensions)
+        try:
+            bytecode = bytes(_jax.mlir.refine_polymorphic_shapes(
+                bytecode, enable_shape_assertions=True, validate_static_shapes=True))
+        except _jax.JaxRuntimeError as err:  # a failed shape assertion: JAX's ValueError
+            raise ValueError(f"Error refining shapes. {err}") from None
     options = compile_options(
         devices,
         propagate_to_inputs=propagate_to_inputs,

@@ -418,8 +418,7 @@ class JitFunction:
         try:
             return self._cpp(*args, **kwargs)
         except ValueError as err:
-            if _trace_context.trace is None:
-                self._explain(err, args, kwargs)
+            self._explain(err, args, kwargs)
             raise
 
     def _explain(self, err: ValueError, args, kwargs) -> None:
@@ -427,7 +426,8 @@ class JitFunction:
         message = str(err)
         if message.startswith("Non-hashable static"):
             self._options.split(args, kwargs)  # raises, naming the argument
-        elif "donat" in message:  # a donated buffer passed twice, or a deleted one
+        elif "donat" in message and _trace_context.trace is None:
+            # a donated buffer passed twice, or a deleted one
             entry, leaves = self._entry(args, kwargs)
             check_donations(entry, leaves)
         raise_if_deleted(err, args, kwargs)
@@ -486,6 +486,8 @@ class JitFunction:
                 donated=donated,
                 in_shardings=in_shardings,
                 out_shardings=out_shardings,
+                ctx_mesh=getattr(context_sharding(), "mesh", None),
+                keep_unused=options.keep_unused,
             )
         return tree_unflatten(out_tree, outs)
 

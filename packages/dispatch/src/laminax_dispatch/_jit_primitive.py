@@ -5,9 +5,11 @@ traced to a closed jaxpr and `jit_p` is bound with it, so the outer jaxpr shows 
 JAX prints it: `jit[jaxpr={ lambda ... } name=f]`. Its rules:
 
 - impl: compile the jaxpr (cached by jaxpr) and run it, as a top-level jit call does;
-- jvp: two calls, one for the primal outputs and one for the tangents, so that under `grad`
-  the primal call stays known (evaluated at once) and only the tangent call is staged;
-- transpose: the backward pass of the inner jaxpr;
+- jvp: one call of the inner jaxpr's jvp (primal and tangent outputs), as JAX's;
+- partial evaluation (under `linearize`/`grad`): JAX's split: a known call of the known
+  inputs returning the known outputs and the residuals, run at once, and a staged call of
+  (residuals, unknown inputs); effectful calls are staged whole;
+- transpose: the backward pass of the inner jaxpr, called under the function's name;
 - batching: `vmap` of the inner jaxpr, staged into a new jaxpr and called with `jit_p`;
 - lowering: a private function `@f` and a `func.call` (inlined when `inline=True`).
 
@@ -26,8 +28,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from laminax_core import dtypes as core_dtypes
 from laminax_core.internal import (
-    STAGED_WHOLE,
     ClosedJaxpr,
+    Jaxpr,
     UndefinedPrimal,
     Zero,
     backward_pass,
@@ -38,9 +40,12 @@ from laminax_core.internal import (
     get_aval,
     jvp,
     ordered_effects,
+    partial_eval_jaxpr,
+    set_current_trace,
     trace_to_jaxpr,
 )
 
+from laminax_dispatch._lowering._dynamic import dim_values
 from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
@@ -53,17 +58,32 @@ from laminax_dispatch._mlir import aval_to_ir_type, token_type
 __all__ = ["jit_p", "call_jaxpr", "memoize_on_jaxpr", "batched_sharding"]
 
 
+class _Unspecified:
+    """How JAX prints an unspecified entry of a jit equation's shardings."""
+
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+
+_UNSPECIFIED = _Unspecified()
+
+
 def _print_params(params) -> list:
-    # JAX's order: the name first, donation and shardings only when given, then the jaxpr
-    shown = [("name", params["name"])]
+    # JAX's order: the name, then the params that differ from their defaults, alphabetically
+    # (the context mesh, donation and shardings only when given)
+    shown = {}
+    if params.get("ctx_mesh") is not None:
+        shown["ctx_mesh"] = params["ctx_mesh"]
     if any(params.get("donated_invars", ())):
-        shown.append(("donated_invars", params["donated_invars"]))
+        shown["donated_invars"] = params["donated_invars"]
     for key in ("in_shardings", "out_shardings"):
         shardings = params.get(key) or ()
         if any(s is not None for s in shardings):
-            shown.append((key, shardings))
-    shown.append(("jaxpr", params["jaxpr"]))
-    return shown
+            shown[key] = tuple(_UNSPECIFIED if s is None else s for s in shardings)
+    if params.get("keep_unused"):
+        shown["keep_unused"] = True
+    shown["jaxpr"] = params["jaxpr"]
+    return [("name", params["name"]), *sorted(shown.items())]
 
 
 _LRU_SIZE = 1024
@@ -95,16 +115,20 @@ def call_jaxpr(
     donated: tuple = (),
     in_shardings: tuple | None = None,
     out_shardings: tuple | None = None,
+    ctx_mesh=None,
+    keep_unused: bool = False,
 ) -> list:
     """Binds `jit_p` with `closed` on `args` (under whatever trace is current); `donated`
     flags the arguments the caller donates (recorded in the equation, as JAX does);
-    `in_shardings` / `out_shardings` give one sharding or None per input / output."""
+    `in_shardings` / `out_shardings` give one sharding or None per input / output;
+    `ctx_mesh` is the mesh in context where the call was traced (JAX's jit equations carry it)."""
     return jit_p.bind(
         *args,
         jaxpr=closed,
         name=name,
+        ctx_mesh=ctx_mesh,
         donated_invars=tuple(donated) or (False,) * len(args),
-        keep_unused=False,
+        keep_unused=keep_unused,
         inline=inline,
         in_shardings=tuple(in_shardings) if in_shardings else (None,) * len(args),
         out_shardings=(
@@ -128,22 +152,31 @@ def _eval_closed(closed: ClosedJaxpr):
     return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs)
 
 
-def _jvp_jaxpr(closed: ClosedJaxpr, nonzero: tuple, differentiable_out: tuple) -> ClosedJaxpr:
-    """A jaxpr from (primals, nonzero tangents) to the tangents of the differentiable outputs."""
+def _jvp_jaxpr(closed: ClosedJaxpr, nonzero: tuple) -> tuple[ClosedJaxpr, tuple]:
+    """A jaxpr from (primals, nonzero tangents) to (primal outputs, nonzero output tangents),
+    and which output tangents are nonzero (JAX's jvp of a jit call is one call of it)."""
     in_avals = closed.in_avals
     tangent_avals = [a.to_tangent_aval() for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+    found = {}
 
-    def tangents_fun(*xs):
+    def jvp_fun(*xs):
         primals, rest = list(xs[: len(in_avals)]), iter(xs[len(in_avals) :])
         tangents = [
             next(rest) if nz else Zero(a.to_tangent_aval())
             for a, nz in zip(in_avals, nonzero, strict=True)
         ]
-        _, tangents_out = jvp.jvp_flat(_eval_closed(closed), primals, tangents)
-        return [t for t, d in zip(tangents_out, differentiable_out, strict=True) if d]
+        primals_out, tangents_out = jvp.jvp_flat(
+            _eval_closed(closed), primals, tangents, instantiate=False
+        )
+        nz_out = tuple(
+            not isinstance(t, Zero) and a.to_tangent_aval().dtype != core_dtypes.float0
+            for t, a in zip(tangents_out, closed.out_avals, strict=True)
+        )
+        found["nonzero_out"] = nz_out
+        return [*primals_out, *(t for t, nz in zip(tangents_out, nz_out, strict=True) if nz)]
 
-    traced, _ = trace_to_jaxpr(tangents_fun, [*in_avals, *tangent_avals], "jvp of jit")
-    return _dce(traced)
+    traced, _ = trace_to_jaxpr(jvp_fun, [*in_avals, *tangent_avals], "jvp of jit")
+    return traced, found["nonzero_out"]
 
 
 def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -152,27 +185,87 @@ def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, in_shardings, out_shardings, **params):
-    primals_out = call_jaxpr(
-        jaxpr, primals, name, params.get("inline", False), (), in_shardings, out_shardings
-    )
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    differentiable = tuple(a.to_tangent_aval().dtype != core_dtypes.float0 for a in jaxpr.out_avals)
-    if not any(nonzero) or not any(differentiable):
+    inline, ctx_mesh = params.get("inline", False), params.get("ctx_mesh")
+    if not any(nonzero):
+        primals_out = call_jaxpr(
+            jaxpr, primals, name, inline, (), in_shardings, out_shardings, ctx_mesh
+        )
         return primals_out, [Zero.from_primal_value(p) for p in primals_out]
-    tangent_jaxpr = memoize_on_jaxpr(
-        ("jvp", jaxpr, nonzero), lambda: _jvp_jaxpr(jaxpr, nonzero, differentiable)
+    jvp_closed, nonzero_out = memoize_on_jaxpr(
+        ("jvp", jaxpr, nonzero), lambda: _jvp_jaxpr(jaxpr, nonzero)
     )
     given = [t for t in tangents if not isinstance(t, Zero)]
-    tangent_in = (*in_shardings, *(s for s, nz in zip(in_shardings, nonzero, strict=True) if nz))
-    tangent_out = tuple(s for s, d in zip(out_shardings, differentiable, strict=True) if d)
-    computed = iter(
-        call_jaxpr(tangent_jaxpr, [*primals, *given], name, False, (), tangent_in, tangent_out)
-    )
+    ins = (*in_shardings, *(s for s, nz in zip(in_shardings, nonzero, strict=True) if nz))
+    outs = (*out_shardings, *(s for s, nz in zip(out_shardings, nonzero_out, strict=True) if nz))
+    results = call_jaxpr(jvp_closed, [*primals, *given], name, inline, (), ins, outs, ctx_mesh)
+    primals_out = results[: len(jaxpr.out_avals)]
+    computed = iter(results[len(jaxpr.out_avals) :])
     tangents_out = [
-        next(computed) if d else Zero.from_primal_value(p)
-        for p, d in zip(primals_out, differentiable, strict=True)
+        next(computed) if nz else Zero.from_primal_value(p)
+        for p, nz in zip(primals_out, nonzero_out, strict=True)
     ]
     return primals_out, tangents_out
+
+
+# ----- partial evaluation -------------------------------------------------------------------
+
+
+def _split_jaxpr(closed: ClosedJaxpr, in_unknown: tuple):
+    """The known and unknown calls partial evaluation makes of `closed` (JAX's split): the
+    known one maps the known inputs to the known outputs and the residuals it computes; the
+    unknown one maps (residuals, unknown inputs) to the unknown outputs. Residuals that are
+    known inputs are passed as themselves (`forwarded`: their input position, else None)."""
+    known, unknown, out_unknown, res_avals = partial_eval_jaxpr(
+        closed, list(in_unknown), [False] * len(closed.out_avals)
+    )
+    n_known = len(known.out_avals) - len(res_avals)
+    kj = known.jaxpr
+    position = {id(v): i for i, v in enumerate(kj.invars)}
+    forwarded = tuple(position.get(id(v)) for v in kj.outvars[n_known:])
+    kept = [v for v, f in zip(kj.outvars[n_known:], forwarded, strict=True) if f is None]
+    known = ClosedJaxpr(
+        Jaxpr(kj.constvars, kj.invars, [*kj.outvars[:n_known], *kept], kj.eqns, kj.effects),
+        known.consts,
+    )
+    return _dce(known), unknown, tuple(out_unknown), forwarded, n_known
+
+
+def _jit_partial_eval(trace, args, params):
+    jaxpr = params["jaxpr"]
+    if jaxpr.effects:  # effects stay in one call, run once
+        return trace.stage(jit_p, args, params)
+    in_unknown = tuple(trace.is_unknown(x) for x in args)
+    known, unknown, out_unknown, forwarded, n_known = memoize_on_jaxpr(
+        ("partial_eval", jaxpr, in_unknown), lambda: _split_jaxpr(jaxpr, in_unknown)
+    )
+    in_sh, out_sh = params["in_shardings"], params["out_shardings"]
+    known_args = [x for x, u in zip(args, in_unknown, strict=True) if not u]
+    known_in = tuple(s for s, u in zip(in_sh, in_unknown, strict=True) if not u)
+    n_computed = sum(f is None for f in forwarded)
+    known_out = (*(s for s, u in zip(out_sh, out_unknown, strict=True) if not u),
+                 *(None,) * n_computed)
+    name, ctx_mesh = params["name"], params.get("ctx_mesh")
+    with set_current_trace(trace.parent):
+        known_outs = call_jaxpr(known, known_args, name, params.get("inline", False), (),
+                                known_in, known_out, ctx_mesh)
+    computed = iter(known_outs[n_known:])
+    # residuals are laid out as the compiler chooses (JAX leaves them unspecified, forwarded
+    # inputs too)
+    residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
+    res_sh = [None] * len(residuals)
+    if not any(out_unknown):
+        return list(known_outs[:n_known])
+    unknown_args = [x for x, u in zip(args, in_unknown, strict=True) if u]
+    staged = trace.stage(jit_p, [*residuals, *unknown_args], dict(
+        params,
+        jaxpr=unknown,
+        donated_invars=(False,) * (len(residuals) + len(unknown_args)),
+        in_shardings=(*res_sh, *(s for s, u in zip(in_sh, in_unknown, strict=True) if u)),
+        out_shardings=tuple(s for s, u in zip(out_sh, out_unknown, strict=True) if u),
+    ))
+    known_iter, staged_iter = iter(known_outs[:n_known]), iter(staged)
+    return [next(staged_iter) if u else next(known_iter) for u in out_unknown]
 
 
 # ----- transpose ----------------------------------------------------------------------------
@@ -227,9 +320,11 @@ def _jit_transpose(cts, *args, jaxpr, name, in_shardings, out_shardings, **param
         for s, a, u in zip(in_shardings, args, undefined, strict=True)
         if u and _has_ct(a.aval, True)
     )
+    # the backward call keeps the function's name, as JAX's does
     outs = iter(
         call_jaxpr(
-            transposed, [*residuals, *given], f"transpose({name})", False, (), ct_in, ct_out
+            transposed, [*residuals, *given], name, False, (), ct_in, ct_out,
+            params.get("ctx_mesh"),
         )
     )
     cts_in = []
@@ -279,6 +374,7 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
             for s, d, a in zip(in_shardings, dims, jaxpr.in_avals, strict=True)
         ),
         tuple(batched_sharding(s, 0, a.ndim) for s, a in zip(out_shardings, jaxpr.out_avals, strict=True)),
+        params.get("ctx_mesh"),
     )
     return outs, [0] * len(outs)
 
@@ -302,7 +398,7 @@ jit_p = define_higher_order_primitive(
     jvp=_jit_jvp,
     transpose=_jit_transpose,
     batch=_jit_batch,
-    partial_eval=STAGED_WHOLE,
+    partial_eval=_jit_partial_eval,
     print_params=_print_params,
 )
 
@@ -335,6 +431,8 @@ def _jit_lower_call(ctx, args, jaxpr, name, inline):
         mctx.function_cache[key] = cached
     result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
     tokens = [ctx.tokens_in[e] for e in effects]
+    dims = dim_values()  # symbolic shapes: the dimension variables' values come first
+    tokens = [dims[n] for n in sorted(dims)] + tokens
     call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(cached[0]), [*tokens, *args])
     results = list(call.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))

@@ -113,7 +113,10 @@ def _element_type(dtype: np.dtype) -> ir.Type:
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
     """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``); needs a context."""
-    return ir.RankedTensorType.get(list(aval.shape), _element_type(aval.dtype))
+    shape = aval.shape
+    if not all(type(d) is int for d in shape):  # symbolic dimensions are dynamic (`?`)
+        shape = [d if type(d) is int else ir.ShapedType.get_dynamic_size() for d in shape]
+    return ir.RankedTensorType.get(list(shape), _element_type(aval.dtype))
 
 
 def token_type() -> ir.Type:

@@ -36,6 +36,8 @@ from laminax_dispatch._lowering import lower_jaxpr as lower_jaxpr
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
 from laminax_dispatch._lowering._core import lower_fun as lower_fun
+from laminax_dispatch._lowering._dynamic import ir_ops as dim_ir_ops
+from laminax_dispatch._lowering._dynamic import is_static as is_static_shape
 from laminax_dispatch._lowering._host_callback import emit_python_callback as emit_python_callback
 from laminax_dispatch._lowering._shardings import AxisContext as AxisContext
 from laminax_dispatch._lowering._shardings import SPMDAxisContext as SPMDAxisContext
@@ -69,6 +71,8 @@ from laminax_dispatch._tokens import shardable_ordered_effects as shardable_orde
 from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_threads
 
 __all__ = [
+    "dim_ir_ops",
+    "is_static_shape",
     "backends_are_initialized",
     "set_cpu_client_options",
     "AxisContext",

@@ -11,7 +11,6 @@ from laminax_export._export import default_export_platform as default_export_pla
 from laminax_export._export import export as export
 from laminax_export._exported import DisabledSafetyCheck as DisabledSafetyCheck
 from laminax_export._exported import Exported as Exported
-from laminax_export._exported import is_symbolic_dim as is_symbolic_dim
 from laminax_export._exported import (
     maximum_supported_calling_convention_version as maximum_supported_calling_convention_version,
 )
@@ -19,6 +18,10 @@ from laminax_export._exported import (
     minimum_supported_calling_convention_version as minimum_supported_calling_convention_version,
 )
 from laminax_export._serialization import deserialize as deserialize
+from laminax_export._shape_poly import SymbolicScope as SymbolicScope
+from laminax_export._shape_poly import is_symbolic_dim as is_symbolic_dim
+from laminax_export._shape_poly import symbolic_args_specs as symbolic_args_specs
+from laminax_export._shape_poly import symbolic_shape as symbolic_shape
 from laminax_export._serialization import (
     register_namedtuple_serialization as register_namedtuple_serialization,
 )
@@ -29,6 +32,7 @@ from laminax_export._serialization import (
 __all__ = [
     "DisabledSafetyCheck",
     "Exported",
+    "SymbolicScope",
     "call_exported",
     "default_export_platform",
     "deserialize",
@@ -38,4 +42,6 @@ __all__ = [
     "minimum_supported_calling_convention_version",
     "register_namedtuple_serialization",
     "register_pytree_node_serialization",
+    "symbolic_args_specs",
+    "symbolic_shape",
 ]

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
 import numpy as np
 from laminax_core import custom_vjp, dtypes
-from laminax_core.internal import Primitive, ShapedArray
+from laminax_core.internal import DimExpr, Primitive, ShapedArray
 from laminax_dispatch import default_backend
-from laminax_dispatch.internal import register_lowering
+from laminax_dispatch.internal import aval_to_ir_type, is_static_shape, register_lowering
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
+from laminax_export._dimvars import dim_vars_of, solve_concrete
 from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
@@ -33,6 +35,17 @@ call_exported_p.multiple_results = True
 
 
 def _abstract_eval(*avals, exported: Exported):
+    env = _check_avals(avals, exported)
+    if env is None:
+        return [float0_as_bool(ShapedArray(a.shape, a.dtype)) for a in exported.out_avals]
+    return [float0_as_bool(ShapedArray(
+        tuple(d.evaluate(env) if isinstance(d, DimExpr) else d for d in a.shape), a.dtype))
+        for a in exported.out_avals]
+
+
+def _check_avals(avals, exported: Exported):
+    """Checks the call's avals (JAX's rank, dtype, shape messages); for a polymorphic
+    signature, solves its dimension variables from them (None when there are none)."""
     for i, (want, got) in enumerate(zip(exported.in_avals, avals, strict=True)):
         want = float0_as_bool(want)
         where = _arg_descriptor(exported, i)
@@ -43,11 +56,17 @@ def _abstract_eval(*avals, exported: Exported):
             raise ValueError(
                 f"Dtype mismatch for {where}: expected {want.dtype} and called with {got.dtype}")
         for d, (w, g) in enumerate(zip(want.shape, got.shape)):
-            if w != g:
+            if not isinstance(w, DimExpr) and w != g:
                 raise ValueError(
                     f"Shape mismatch for {where}.shape[{d}] (expected same constant): "
                     f"expected {want.shape} and called with {got.shape}")
-    return [float0_as_bool(ShapedArray(a.shape, a.dtype)) for a in exported.out_avals]
+    if not dim_vars_of(exported.in_avals):
+        return None
+    if not all(is_static_shape(a.shape) for a in avals):
+        raise ValueError(
+            f"Function {exported.fun_name} has symbolic input shapes; laminax calls it with "
+            f"constant shapes only, got {[a.str_short() for a in avals]}.")
+    return solve_concrete(exported.in_avals, [a.shape for a in avals])
 
 
 call_exported_p.def_abstract_eval(_abstract_eval)
@@ -109,9 +128,19 @@ def _lowering(ctx, *args, exported: Exported):
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         kept = [args[i] for i in exported.module_kept_var_idx]
         tokens = [ctx.tokens_in[e] for e in exported.ordered_effects]
+        n_tokens = len(tokens)
+        # a polymorphic main takes dynamic shapes: the call converts to them and back, and
+        # the module is refined to the concrete shapes before compiling (dispatch's compile)
+        kept = [x if x.type == t else hlo.convert(t, x)
+                for x, t in zip(kept, list(ftype.inputs)[n_tokens:], strict=True)]
         call = func.CallOp(list(ftype.results), ir.FlatSymbolRefAttr.get(renames["main"]),
                            [*tokens, *kept])
         results = list(call.results)
+        if dim_vars_of(exported.in_avals):
+            module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(True)
+            results[n_tokens:] = [
+                r if r.type == aval_to_ir_type(a) else hlo.convert(aval_to_ir_type(a), r)
+                for r, a in zip(results[n_tokens:], ctx.avals_out, strict=True)]
     n_tokens = len(tokens)
     if n_tokens:
         ctx.tokens_out = dict(zip(exported.ordered_effects, results[:n_tokens], strict=True))

@@ -23,6 +23,7 @@ from laminax_dispatch import default_backend, devices
 from laminax_dispatch.internal import JitFunction, lower_jaxpr, module_to_bytecode
 from laminax_pytree import keystr, tree_flatten_with_path, tree_structure, tree_unflatten
 
+from laminax_export._dimvars import dim_vars_of, wrap_main
 from laminax_export._exported import (
     DisabledSafetyCheck,
     Exported,
@@ -118,8 +119,10 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     `strict_checks=False`) allows every custom call."""
     jaxpr = closed.jaxpr
     n_in = len(jaxpr.invars)
+    dim_vars = dim_vars_of(closed.in_avals)
+    # symbolic shapes: every input stays, its shape may define a dimension variable
     pruned, used = dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars),
-                             instantiate=[keep_unused] * n_in)
+                             instantiate=[keep_unused or bool(dim_vars)] * n_in)
     kept = tuple(i for i, u in enumerate(used) if u)
     live = {id(v) for v in pruned.constvars}
     # an artifact carries no side buffers: every constant goes into the module
@@ -139,6 +142,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
                 aliases=_aliases(kept, donated, closed.in_avals, closed.out_avals),
                 in_shardings=[in_shardings[i] for i in kept] if len(program_devices) > 1 else None,
                 out_shardings=out_shardings if len(program_devices) > 1 else None,
+                dim_vars=dim_vars,
             )
         finally:
             config.update("jax_embedded_constants_max_bytes", previous)
@@ -149,7 +153,9 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
             f"{name} calls Python on the host (pure_callback, io_callback, debug.print ...), "
             "which an artifact cannot carry. Export the function without its callbacks.")
     module = lowering.module
-    _annotate(module, out_tree, len(ordered))
+    _annotate(module, out_tree, len(ordered), bool(dim_vars))
+    if dim_vars:
+        wrap_main(module, [closed.in_avals[i] for i in kept], dim_vars, len(ordered))
     if check_custom_calls:
         _check_custom_calls(module, disabled_checks)
     in_avals = tuple(a.strip_weak_type() for a in (in_avals or closed.in_avals))
@@ -163,7 +169,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
         disabled_safety_checks=tuple(disabled_checks),
         mlir_module_serialized=module_to_artifact(module),
         calling_convention_version=maximum_supported_calling_convention_version,
-        module_kept_var_idx=kept, uses_global_constants=False,
+        module_kept_var_idx=kept, uses_global_constants=bool(dim_vars),
         _get_vjp=_vjp_exporter(closed, name, in_tree, out_tree, platforms, disabled_checks,
                                check_custom_calls, placement),
         _in_named_shardings=tuple(_named(s) for s in in_shardings),
@@ -211,11 +217,11 @@ def _module_name(name: str) -> str:
     return "jit_" + name.replace("<", "_").replace(">", "")
 
 
-def _annotate(module: ir.Module, out_tree, num_tokens: int) -> None:
+def _annotate(module: ir.Module, out_tree, num_tokens: int, polymorphic: bool = False) -> None:
     """JAX's attributes on an exported module: `jax.uses_shape_polymorphism`, and results
     named by their path in the output tree (`result[1]['a']`)."""
     with module.context:
-        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(polymorphic)
         main = next(op for op in module.body.operations
                     if ir.StringAttr(op.attributes["sym_name"]).value == "main")
         placeholders = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))

@@ -13,11 +13,13 @@ import hashlib
 import os
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from jaxlib import _jax
+from laminax_core.internal import DimExpr
 from laminax_dispatch.internal import make_ir_context
 
 __all__ = [
@@ -38,10 +40,8 @@ maximum_supported_calling_convention_version = 10
 
 
 def is_symbolic_dim(p) -> bool:
-    """Whether `p` is a symbolic dimension. laminax has no symbolic dimensions yet (shape
-    polymorphism is not implemented), so no value is one."""
-    del p
-    return False
+    """Whether `p` is a symbolic dimension (a dimension expression, not an int)."""
+    return isinstance(p, DimExpr)
 
 
 class DisabledSafetyCheck:
@@ -250,12 +250,18 @@ def _check_module_in_child(serialized: bytes) -> None:
             try:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 2)
-                _jax.mlir.deserialize_portable_artifact(bytes(serialized), make_ir_context())
+                # the parent's MLIR thread pool has no threads in the child: a context using
+                # it would wait forever, so the child parses on its own thread
+                context = make_ir_context()
+                context.enable_multithreading(False)
+                _jax.mlir.deserialize_portable_artifact(bytes(serialized), context)
                 code = 0
             except BaseException:
                 code = 3
             os._exit(code)
-        _, status = os.waitpid(pid, 0)
+        status = _wait_child(pid)
+        if status is None:  # the child is stuck (a lock held at fork): parse here instead
+            return
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         _checked_modules.add(digest)
         return
@@ -264,6 +270,22 @@ def _check_module_in_child(serialized: bytes) -> None:
     raise ValueError(
         f"the exported module ({len(serialized)} bytes) is not a valid StableHLO portable "
         f"artifact: {why}. The artifact is corrupted or was not written by JAX or laminax.")
+
+
+def _wait_child(pid: int, limit_s: float = 60.0):
+    """The child's exit status, or None (after killing it) when it runs past `limit_s`."""
+    deadline = time.monotonic() + limit_s
+    delay = 0.001
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 def parse_artifact(serialized: bytes, context):

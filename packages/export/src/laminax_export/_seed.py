@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from laminax_core import ShapeDtypeStruct
-from laminax_core.internal import get_aval
+from laminax_core.internal import SymbolicScope, get_aval, parse_shape
 from laminax_dispatch import default_backend, jit
 from laminax_dispatch.internal import make_ir_context
 from laminax_pytree import keystr, tree_flatten, tree_structure, tree_unflatten
@@ -22,6 +22,7 @@ from laminax_pytree.internal import broadcast_prefix, first_mismatch
 
 from laminax_export import _exported
 from laminax_export._call import call_exported as _call_today
+from laminax_export._dimvars import dim_vars_of
 from laminax_export._export import export_jaxpr
 
 __all__ = [
@@ -51,8 +52,7 @@ class Exported:
       mlir_module_serialized: the module as a portable StableHLO artifact.
       xla_call_module_version: the version of the module's calling convention (5).
       module_kept_var_idx: the inputs the module takes (unused ones dropped).
-      module_uses_dim_vars: whether the module has dimension variables (always False: shape
-        polymorphism is not supported).
+      module_uses_dim_vars: whether the module has dimension variables (symbolic shapes).
     """
 
     fun_name: str
@@ -146,7 +146,7 @@ def _seed_exported(today, platform: str, strict_checks: bool) -> Exported:
         out_shardings=today.out_shardings_hlo, lowering_platform=platform,
         strict_checks=strict_checks, mlir_module_serialized=today.mlir_module_serialized,
         xla_call_module_version=_XLA_CALL_MODULE_VERSION,
-        module_kept_var_idx=today.module_kept_var_idx, module_uses_dim_vars=False,
+        module_kept_var_idx=today.module_kept_var_idx, module_uses_dim_vars=bool(dim_vars_of(today.in_avals)),
         _get_vjp=get_vjp if today.has_vjp() else None, _today=today,
     )
 
@@ -176,28 +176,28 @@ def call_exported(exported: Exported) -> Callable:
 _DIM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def poly_spec(arg_shape, arg_dtype, polymorphic_shape: str | None) -> ShapeDtypeStruct:
+def poly_spec(arg_shape, arg_dtype, polymorphic_shape: str | None,
+              scope=None) -> ShapeDtypeStruct:
     """A `ShapeDtypeStruct` for `arg_shape` refined by `polymorphic_shape`.
 
     The spec is None (all dimensions as given) or a string of comma-separated dimensions,
     optionally in parentheses: an integer, `_` for the dimension given in `arg_shape`, or a
-    dimension variable; `...` at the end stands for any number of trailing `_`. Dimension
-    variables (shape polymorphism) are not supported by laminax: a spec naming one raises
-    ValueError.
+    dimension variable or expression (`b`, `2*b`); `...` at the end stands for any number of
+    trailing `_`. Dimension variables share `scope` (a new one when None).
     """
     arg_shape = tuple(arg_shape)
     if polymorphic_shape is None:
         dims = list(arg_shape)
     else:
-        dims = _parse(polymorphic_shape, arg_shape)
+        dims = _parse(polymorphic_shape, arg_shape, scope or SymbolicScope())
     if any(d is None for d in dims):
         raise ValueError(
             f"polymorphic shape {polymorphic_shape!r} for an argument of shape {arg_shape} "
             "leaves a dimension unknown; give it as an integer or in the argument's shape.")
-    return ShapeDtypeStruct(tuple(int(d) for d in dims), np.dtype(arg_dtype))
+    return ShapeDtypeStruct(tuple(dims), np.dtype(arg_dtype))
 
 
-def _parse(spec: str, arg_shape: tuple) -> list:
+def _parse(spec: str, arg_shape: tuple, scope) -> list:
     if not isinstance(spec, str):
         raise ValueError(f"polymorphic shape must be a string or None, got {spec!r}")
     text = spec.strip()
@@ -230,10 +230,9 @@ def _parse(spec: str, arg_shape: tuple) -> list:
                     f"the argument's dimension {given} (shape {arg_shape}).")
             dims.append(value)
         elif _DIM.match(p) or re.search(r"[A-Za-z]", p):
-            raise ValueError(
-                f"polymorphic shape {spec!r} names the dimension variable or expression {p!r}; "
-                "laminax does not support shape polymorphism: give constant dimensions "
-                "('_' or integers).")
+            # a dimension variable or expression (shape polymorphism), in the specs' scope
+            (dim,) = parse_shape(p, scope)
+            dims.append(dim)
         else:
             raise ValueError(f"polymorphic shape {spec!r}: cannot parse dimension {p!r}")
     return dims
@@ -257,5 +256,6 @@ def poly_specs(args, polymorphic_shapes):
             f"polymorphic_shapes have {mine} there and the arguments have {theirs}. "
             "polymorphic_shapes must be None, a string, or a pytree prefix of the arguments."
         ) from None
-    specs = [poly_spec(a.shape, a.dtype, s) for a, s in zip(avals, flat, strict=True)]
+    scope = SymbolicScope()  # the arguments' dimension variables are shared
+    specs = [poly_spec(a.shape, a.dtype, s, scope) for a, s in zip(avals, flat, strict=True)]
     return tree_unflatten(treedef, specs)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 from laminax_core import dtypes
-from laminax_core.internal import ShapedArray, lowerable_effects
+from laminax_core.internal import ShapedArray, SymbolicScope, lowerable_effects, parse_shape
 from laminax_pytree import PyTreeDef, default_registry, tree_structure
 
 from laminax_export._exported import (
@@ -295,14 +295,15 @@ def _read_exported(t, depth: int) -> Exported:
             "supported range [" f"{minimum_supported_calling_convention_version}.."
             f"{maximum_supported_calling_convention_version}]; export it again with a JAX or "
             "laminax whose calling convention this laminax supports.")
-    unique = [_read_aval(a) for a in t.tables(19)]
+    scope = SymbolicScope()
+    unique = [_read_aval(a, scope) for a in t.tables(19)]
     in_idx, out_idx = t.scalars(22, "u32"), t.scalars(23, "u32")
     if in_idx or out_idx or unique:
         in_avals = tuple(_pick(unique, i, fail) for i in in_idx)
         out_avals = tuple(_pick(unique, i, fail) for i in out_idx)
     else:
-        in_avals = tuple(_read_aval(a) for a in t.tables(3))
-        out_avals = tuple(_read_aval(a) for a in t.tables(5))
+        in_avals = tuple(_read_aval(a, scope) for a in t.tables(3))
+        out_avals = tuple(_read_aval(a, scope) for a in t.tables(5))
     meshes = [_read_mesh(m) for m in t.tables(20)]
     named = [_read_named(n, meshes) for n in t.tables(21)]
 
@@ -430,7 +431,7 @@ def _pick(unique, i, fail):
     return unique[i]
 
 
-def _read_aval(a) -> ShapedArray:
+def _read_aval(a, scope) -> ShapedArray:
     fail = a.r.fail
     if a.scalar(0, "i8") != 0:
         fail("an abstract value that is not a ShapedArray")
@@ -439,11 +440,17 @@ def _read_aval(a) -> ShapedArray:
         fail(f"unknown dtype kind {kind}")
     shape = []
     for d in a.strings(1):
-        if not d.isdigit() or len(d) > 18:
-            raise ValueError(
-                f"the artifact has the symbolic dimension {d!r}; laminax deserializes only "
-                "artifacts with constant shapes (shape polymorphism is not supported yet).")
-        shape.append(int(d))
+        if d.isdigit() and len(d) <= 18:
+            shape.append(int(d))
+            continue
+        if len(d) > 1000:
+            fail(f"a symbolic dimension of {len(d)} characters")
+        # a symbolic dimension: parsed in the artifact's one scope (JAX stores no constraints)
+        try:
+            (dim,) = parse_shape(d, scope)
+        except (ValueError, TypeError, ArithmeticError) as err:
+            fail(f"the symbolic dimension {d!r} does not parse ({err})")
+        shape.append(dim)
     return ShapedArray(tuple(shape), _DTYPES[kind])
 
 

@@ -87,6 +87,15 @@ def _typed_aval(aval: ShapedArray, sharding) -> ShapedArray:
 NamedSharding.as_aval_sharding = lambda self, ndim: typed_sharding(self, ndim)
 
 
+def _spec_as_aval_sharding(spec: PartitionSpec, ndim: int) -> NamedSharding | None:
+    # a bare spec names axes of the mesh in context (JAX resolves it so)
+    mesh = get_abstract_mesh()
+    return None if mesh.empty else typed_sharding(NamedSharding(mesh, spec), ndim)
+
+
+PartitionSpec.as_aval_sharding = _spec_as_aval_sharding
+
+
 def _array_type(x, aval: ShapedArray) -> ShapedArray:
     sharding = x.sharding
     if type(sharding) is not _jax.NamedSharding:  # one device, GSPMD layouts: never typed

@@ -208,13 +208,16 @@ def _all_explicit(mesh, manual) -> bool:
 def _value_spec(x, mesh, ndim: int):
     """The spec an argument's type has on an Explicit mesh (JAX: `typeof(x).sharding.spec`):
     a NamedSharding's on this mesh, replicated for host values; for a traced value its typed
-    sharding, or None when its type has none (a result of an op with no sharding rule yet)."""
+    sharding (unsplit when its type has none, as JAX's untyped values are), or None when it is
+    typed on another mesh."""
     from laminax_core.internal import Tracer
 
     spec_class = _partition_spec_class()
     if isinstance(x, Tracer):
         typed = get_aval(x).sharding
-        if typed is None or tuple(typed.mesh.axis_names) != tuple(mesh.axis_names):
+        if typed is None:
+            return spec_class(*[None] * ndim)
+        if tuple(typed.mesh.axis_names) != tuple(mesh.axis_names):
             return None
         return typed.spec
     sharding = getattr(x, "sharding", None)
@@ -230,9 +233,8 @@ def _inferred_spec(x, mesh, manual):
     spec = _value_spec(x, mesh, get_aval(x).ndim)
     if spec is None:
         raise TypeError(
-            "shard_map could not infer in_specs for a traced argument whose type carries no "
-            "sharding (it comes from an operation laminax has no sharding rule for yet); pass "
-            "in_specs= explicitly, or reshard the argument first."
+            "shard_map could not infer in_specs for a traced argument typed on another mesh; "
+            "pass in_specs= explicitly, or reshard the argument onto the shard_map's mesh first."
         )
     # axes the body is not manual over stay out of its specs
     keep = [tuple(n for n in ((e,) if not isinstance(e, tuple) else e) if n in manual) or None

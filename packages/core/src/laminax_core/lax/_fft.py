@@ -140,7 +140,7 @@ def _fft_abstract_eval(x, fft_type, fft_lengths):
             f"fft: {fft_type.name} input shape {x.shape} must end in {expected} to match "
             f"fft_lengths {fft_lengths}; slice or pad the input first."
         )
-    return ShapedArray(shape, dtype, x.weak_type)
+    return ShapedArray(shape, dtype, x.weak_type, x.sharding)  # the operand's, as JAX
 
 
 def _fft_reference(x, fft_type, fft_lengths):

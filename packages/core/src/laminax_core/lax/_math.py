@@ -26,6 +26,7 @@ from laminax_core._primitive import (
     linear,
     same_shape,
 )
+from laminax_core._sharding_rules import with_entries
 from laminax_core.lax import _hooks
 from laminax_core.lax._bitwise import bitwise_and
 from laminax_core.lax._elementwise import (
@@ -587,18 +588,20 @@ def bitcast_convert_type(operand, new_dtype):
 
 def _bitcast_abstract_eval(x, new_dtype):
     old_bits, new_bits = x.dtype.itemsize * 8, np.dtype(new_dtype).itemsize * 8
+    split = x.sharding.aval_partitions if x.sharding is not None else ()
     if old_bits == new_bits:
-        return ShapedArray(x.shape, new_dtype)
+        return ShapedArray(x.shape, new_dtype, sharding=x.sharding)
     if old_bits > new_bits:
         if old_bits % new_bits:
             raise TypeError(f"bitcast_convert_type: {x.dtype.name} ({old_bits} bits) is not a "
                             f"multiple of {np.dtype(new_dtype).name} ({new_bits} bits).")
-        return ShapedArray((*x.shape, old_bits // new_bits), new_dtype)
+        return ShapedArray((*x.shape, old_bits // new_bits), new_dtype,
+                           sharding=with_entries(x, (*split, None)))
     if not x.shape or x.shape[-1] * old_bits != new_bits:
         raise ValueError(f"bitcast_convert_type: converting an array of shape {x.shape} from "
                          f"{x.dtype.name} ({old_bits} bits) to {np.dtype(new_dtype).name} "
                          f"({new_bits} bits) needs a last dimension of {new_bits // old_bits}.")
-    return ShapedArray(x.shape[:-1], new_dtype)
+    return ShapedArray(x.shape[:-1], new_dtype, sharding=with_entries(x, split[:-1]))
 
 
 def _bitcast_reference(x, new_dtype):

@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _shape_poly, _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
 from laminax_core._sharding_rules import dynamic_update_slice_sharding, sliced_sharding
 from laminax_core._interpreters.batching import batch_rules, bdim_at_front, move_bdim
@@ -36,8 +36,8 @@ __all__ += [
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
     """The static slice `operand[start:limit:stride, ...]`."""
-    start = tuple(operator.index(i) for i in start_indices)
-    limit = tuple(operator.index(i) for i in limit_indices)
+    start = tuple(_shape_poly.dim_index(i) for i in start_indices)
+    limit = tuple(_shape_poly.dim_index(i) for i in limit_indices)
     strides = None if strides is None else tuple(operator.index(s) for s in strides)
     return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
 

@@ -7,11 +7,12 @@ Slicing and padding are in `_slicing.py`, concatenation, splitting, tiling and s
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes
+from laminax_core import _shape_poly, _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
 from laminax_core._sharding_rules import (
     broadcast_in_dim_sharding,
@@ -35,11 +36,12 @@ from laminax_core.lax._helpers import as_operands, checked_axis
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "broadcast_to_rank", "broadcasted_iota", "collapse",
+    "dimension_as_value",
     "expand_dims", "full", "full_like", "iota", "reshape", "rev", "squeeze", "transpose",
 ]  # fmt: skip
 # the primitives, which lax exports beside their functions
 __all__ += [
-    "broadcast_in_dim_p", "iota_p", "reshape_p", "rev_p", "squeeze_p", "transpose_p",
+    "broadcast_in_dim_p", "dimension_value_p", "iota_p", "reshape_p", "rev_p", "squeeze_p", "transpose_p",
 ]  # fmt: skip
 
 
@@ -148,7 +150,7 @@ def reshape(operand, new_sizes, dimensions=None, sharding=None):
 
 
 def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if math.prod(new_sizes) != x.size:
         raise TypeError(f"reshape: cannot reshape an array of shape {x.shape} (size {x.size}) "
                         f"into shape {new_sizes}.")
     if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
@@ -290,7 +292,7 @@ def _iota_reference(dtype, shape, dimension, sharding):
 def _iota_abstract_eval(dtype, shape, dimension, sharding):
     # XLA has no boolean iota; refuse it here, as JAX does, not in the compiler
     check_dtype("iota", dtype, NUMERIC)
-    return ShapedArray(shape, dtype)
+    return ShapedArray(shape, dtype, sharding=requested_sharding(sharding, len(shape)))
 
 
 iota_p = define_primitive(
@@ -303,7 +305,7 @@ iota_p = define_primitive(
 )
 
 
-def broadcasted_iota(dtype, shape, dimension: int, sharding=None):
+def broadcasted_iota(dtype, shape, dimension: int, out_sharding=None, *, sharding=None):
     """An array of `shape` counting 0, 1, ... along `dimension` (constant along the others).
 
     Example:
@@ -314,7 +316,44 @@ def broadcasted_iota(dtype, shape, dimension: int, sharding=None):
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = canonicalize_shape(shape, "broadcasted_iota")
     dimension = checked_axis(dimension, len(shape), "broadcasted_iota")
+    # `out_sharding` is JAX's name (a NamedSharding, or a PartitionSpec of the mesh in context)
+    sharding = out_sharding if out_sharding is not None else sharding
     return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=sharding)
+
+
+# ----- dimension_as_value -------------------------------------------------------------------
+
+
+def _dim_value_aval(dim):
+    return ShapedArray((), dtypes.canonicalize_dtype(np.int64), weak_type=True)
+
+
+def _dim_value_reference(dim):
+    raise _shape_poly.InconclusiveDimensionOperation(
+        f"Symbolic dimension '{dim}' has no value outside a program exported with symbolic "
+        "shapes; use it inside the exported function.")
+
+
+dimension_value_p = define_primitive(
+    "dimension_value",
+    abstract_eval=_dim_value_aval,
+    reference=_dim_value_reference,
+    jvp=ZERO_TANGENT,
+    transpose=NOT_LINEAR,
+    batch=NO_OPERANDS,
+)
+
+
+def dimension_as_value(dim):
+    """A dimension as an integer scalar to compute with: the int itself, or for a symbolic
+    dimension the value the program computes from its arguments' shapes (JAX's
+    `core.dimension_as_value`)."""
+    if isinstance(dim, _shape_poly.DimExpr):
+        return dimension_value_p.bind(dim=dim)
+    return dim
+
+
+_shape_poly.dimension_as_value_hook.append(dimension_as_value)
 
 
 # ----- rev ----------------------------------------------------------------------------------

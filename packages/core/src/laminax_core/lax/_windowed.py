@@ -20,6 +20,7 @@ from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._primitive import NOT_LINEAR, NUMERIC, check_dtype, define_primitive, linear
+from laminax_core._sharding_rules import sliced_sharding
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
 from laminax_core.lax._slicing import pad
@@ -140,7 +141,7 @@ def _monoid_window_reduction(name, ufunc, identity_of, jvp_rule, transpose_rule)
         check_dtype(name, x.dtype, NUMERIC if name == "reduce_window_sum" else (np.number,
                                                                                 np.bool_))
         shape = _window_out_shape(name, x.shape, **params)
-        return ShapedArray(shape, x.dtype, x.weak_type)
+        return ShapedArray(shape, x.dtype, x.weak_type, sliced_sharding(x, shape, name))
 
     def reference(x, **params):
         windows = _windows(x, identity_of(x.dtype), **params)
@@ -291,7 +292,8 @@ def _reduce_window_abstract_eval(x, init, jaxpr, consts, **params):
     if init.shape != () or init.dtype != x.dtype:
         raise TypeError(f"reduce_window: init_value must be a scalar of the operand's dtype "
                         f"{x.dtype.name}, got {init.str_short()}.")
-    return ShapedArray(_window_out_shape("reduce_window", x.shape, **params), x.dtype)
+    shape = _window_out_shape("reduce_window", x.shape, **params)
+    return ShapedArray(shape, x.dtype, sharding=sliced_sharding(x, shape, "reduce_window"))
 
 
 def _reduce_window_reference(x, init, jaxpr, consts, **params):
@@ -436,7 +438,7 @@ def _select_and_scatter_add_abstract_eval(source, x, select_prim, window_dimensi
     if source.shape != out or source.dtype != x.dtype:
         raise TypeError(f"select_and_scatter_add: source {source.str_short()} must have the "
                         f"windowed shape {out} and the operand's dtype {x.dtype.name}.")
-    return ShapedArray(x.shape, x.dtype)
+    return ShapedArray(x.shape, x.dtype, sharding=x.sharding)
 
 
 def _select_and_scatter_add_reference(source, x, select_prim, window_dimensions,

@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import _shape_poly, _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
 from laminax_core._interpreters.eval import eager_array
 from laminax_core.numpy import _ufuncs as uf
@@ -337,6 +337,8 @@ def arange(start, stop=None, step=None, dtype=None):
       >>> arange(1.0, 3.0, 0.5)
       array([1. , 1.5, 2. , 2.5], dtype=float32)
     """
+    if any(isinstance(v, _shape_poly.DimExpr) for v in (start, stop, step)):
+        return _symbolic_arange(start, stop, step, dtype)
     start = _concrete_scalar("arange", "start", start)
     stop = _concrete_scalar("arange", "stop", stop)
     step = _concrete_scalar("arange", "step", step)
@@ -355,6 +357,25 @@ def arange(start, stop=None, step=None, dtype=None):
         values = lax.mul(values, np.asarray(step, dtype))
     if start != 0:
         values = lax.add(values, np.asarray(start, dtype))
+    return values
+
+
+def _symbolic_arange(start, stop, step, dtype):
+    # a symbolic bound (shape polymorphism): integer values, the count a dimension expression
+    if stop is None and step is None:
+        start, stop = 0, start
+    step = 1 if step is None else operator.index(step)
+    if step <= 0 or any(isinstance(v, float) for v in (start, stop)):
+        raise ValueError(
+            f"jnp.arange with symbolic dimensions takes integer bounds and a positive step; got "
+            f"start={start}, stop={stop}, step={step}.")
+    dtype = _user_dtype(dtype, "arange") or dtypes.canonicalize_dtype(np.int64)
+    size = _shape_poly.max_dim((stop - start + step - 1) // step, 0)
+    values = iota(dtype, (size,), 0)
+    if step != 1:
+        values = lax.mul(values, np.asarray(step, dtype))
+    if not (isinstance(start, int) and start == 0):
+        values = lax.add(values, lax.convert_element_type(lax.dimension_as_value(start), dtype))
     return values
 
 

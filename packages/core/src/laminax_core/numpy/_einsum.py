@@ -13,11 +13,12 @@ order.
 from __future__ import annotations
 
 import itertools
+import math
 import string
 
 import numpy as np
 
-from laminax_core import lax
+from laminax_core import _shape_poly, lax
 from laminax_core._avals import get_aval
 from laminax_core.numpy._linalg_products import diagonal
 from laminax_core.numpy._operands import (
@@ -108,12 +109,14 @@ def _label_sizes(terms, shapes):
             if sizes.setdefault(ch, d) != d and 1 not in (d, sizes[ch]):
                 raise ValueError(f"jnp.einsum: label {ch!r} has sizes {sizes[ch]} and {d} in "
                                  "different operands.")
-            sizes[ch] = max(sizes[ch], d)
+            sizes[ch] = _shape_poly.max_dim(sizes[ch], d)
     return sizes
 
 
 def _size(labels, sizes) -> int:
-    return int(np.prod([sizes[c] for c in labels], dtype=np.int64))
+    # a symbolic dimension counts as 8 when choosing the contraction order (only the order
+    # depends on it)
+    return math.prod(s if isinstance(s, int) else 8 for s in (sizes[c] for c in labels))
 
 
 def greedy_path(terms, output, sizes):

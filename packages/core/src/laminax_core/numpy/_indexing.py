@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from laminax_core import _trace, dtypes, errors, lax
+from laminax_core import _shape_poly, _trace, dtypes, errors, lax
 from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
@@ -115,6 +115,10 @@ def _canonical_entries(idx):
                 i = i.astype(np.int32)
         if isinstance(i, (bool, np.bool_)):
             i = np.asarray(i)
+        if isinstance(i, _shape_poly.DimExpr):  # JAX's IndexError, word for word
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and integer "
+                f"or boolean arrays are valid indices. Got {i}")
         # an index of the wrong type is JAX's TypeError (NumPy says IndexError)
         if isinstance(i, (float, complex, str)):
             _index_type_error(f"Indexing with a {type(i).__name__} ({i!r}) is not supported.")
@@ -210,7 +214,17 @@ def _apply_slices(x, entries, squeeze_static_ints: bool):
     out = []
     for dim, i in enumerate(entries):
         size = shape[dim]
-        if isinstance(i, slice):
+        if isinstance(i, slice) and isinstance(size, _shape_poly.DimExpr):
+            lo, hi, step = _shape_poly.slice_indices(i, size)
+            if step < 0:  # visited forwards from the last element taken, then reversed
+                count = _shape_poly.max_dim((lo - hi - step - 1) // -step, 0)
+                lo, hi, step = lo + (count - 1) * step, lo + 1, -step
+                flips.append(dim)
+            start.append(lo)
+            limit.append(_shape_poly.max_dim(lo, hi))
+            strides.append(step)
+            out.append(slice(None))
+        elif isinstance(i, slice):
             lo, hi, step = i.indices(size)
             if step < 0:
                 count = len(range(lo, hi, step))
@@ -253,10 +267,11 @@ def _normalize_index(i, size):
     dtype = get_aval(i).dtype
     if dtypes.issubdtype(dtype, np.unsignedinteger):
         return i
-    if isinstance(i, np.ndarray) and not isinstance(i, _trace.Tracer):
+    if isinstance(i, np.ndarray) and not isinstance(i, _trace.Tracer) and isinstance(size, int):
         return np.where(i < 0, i + size, i).astype(dtype)
     zero = convert_dtype(np.asarray(0), dtype)
-    return select(lax.lt(i, zero), i, lax.add(i, convert_dtype(np.asarray(size), dtype)))
+    size = as_array(size) if isinstance(size, _shape_poly.DimExpr) else np.asarray(size)
+    return select(lax.lt(i, zero), i, lax.add(i, convert_dtype(size, dtype)))
 
 
 def _dynamic_ints(x, entries):

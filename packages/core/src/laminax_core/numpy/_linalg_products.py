@@ -10,6 +10,7 @@ import numpy as np
 
 from laminax_core import lax
 from laminax_core._avals import get_aval
+from laminax_core._sharding_rules import requested_sharding
 from laminax_core.numpy._operands import (
     as_array,
     canonicalize_axis,
@@ -32,10 +33,11 @@ def _operands(name, a, b):
     return promote_dtypes(as_array(a), as_array(b))
 
 
-def _dot_general(a, b, contract, batch=((), ()), precision=None, preferred_element_type=None):
+def _dot_general(a, b, contract, batch=((), ()), precision=None, preferred_element_type=None,
+                 out_sharding=None):
     dtype = preferred_element_type or get_aval(a).dtype
     return lax.dot_general(a, b, (contract, batch), precision=precision,
-                           preferred_element_type=dtype)
+                           preferred_element_type=dtype, out_sharding=out_sharding)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):
@@ -72,9 +74,11 @@ def _check_contracted(name, a, b, contract):
                         f"{get_aval(a).shape} and {get_aval(b).shape} contract {sa} with {sb}.")
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """The matrix product with NumPy's broadcasting of leading (batch) dimensions; a 1-d
-    operand is a vector (its axis is removed from the result).
+    operand is a vector (its axis is removed from the result). `out_sharding` (a
+    NamedSharding, or a PartitionSpec of the mesh in context) sets the result's explicit
+    sharding.
 
     Example:
       >>> matmul(np.ones((2, 3, 4)), np.ones((4, 5))).shape
@@ -93,15 +97,21 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     a, b, shared, a_free, b_free = _matmul_batch_dims(a, b, a_shape, b_shape, a_vec, b_vec)
     a_ndim, b_ndim = get_aval(a).ndim, get_aval(b).ndim
     b_contract = b_ndim - (1 if b_vec else 2)
-    out = _dot_general(a, b, ((a_ndim - 1,), (b_contract,)),
-                       (tuple(p[1] for p in shared), tuple(p[2] for p in shared)),
-                       precision, preferred_element_type)
     # dot_general orders its result: shared batch dims, a's free dims, b's free dims. Move the
     # batch dims back into broadcast order, in front of the matrix dims.
     order = [p[0] for p in shared] + a_free + b_free
     batch_positions = sorted(i for i in order if i >= 0)
     matrix = [i for i, pos in enumerate(order) if pos < 0]
     permutation = tuple(order.index(pos) for pos in batch_positions) + tuple(matrix)
+    typed = requested_sharding(out_sharding, len(permutation))
+    if typed is not None:  # the requested layout, in dot_general's dimension order
+        entries = [None] * len(permutation)
+        for i, p in enumerate(permutation):
+            entries[p] = typed.aval_partitions[i]
+        typed = typed.with_aval_partitions(tuple(entries))
+    out = _dot_general(a, b, ((a_ndim - 1,), (b_contract,)),
+                       (tuple(p[1] for p in shared), tuple(p[2] for p in shared)),
+                       precision, preferred_element_type, typed)
     if permutation != tuple(range(len(permutation))):
         out = lax.transpose(out, permutation)
     return out

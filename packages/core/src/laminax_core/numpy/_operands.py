@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from laminax_core import _trace, config, dtypes, errors, lax
+from laminax_core import _shape_poly, _trace, config, dtypes, errors, lax
+from laminax_core._shape_poly import broadcast_shapes
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
 
 __all__ = [
@@ -94,6 +95,8 @@ def as_array(x, name: str = "asarray"):
     if they hold tracers)."""
     if isinstance(x, (list, tuple)):
         return _array_from_sequence(x)
+    if isinstance(x, _shape_poly.DimExpr):  # a symbolic dimension: its value in the program
+        return lax.dimension_as_value(x)
     check_arraylike(name, x)
     if type(x) in _SCALARS:
         if type(x) is bool:
@@ -185,8 +188,11 @@ def promote_shapes(name: str, *args) -> list:
     shapes = [get_aval(a).shape for a in args]
     nonscalar_ranks = {len(s) for s in shapes if s}
     try:
-        result = np.broadcast_shapes(*shapes)
+        result = broadcast_shapes(*shapes)
     except ValueError as err:
+        if any(_shape_poly.is_symbolic_dim(d) for s in shapes for d in s):  # JAX's words
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(map(str, shapes))}.") from err
         # as JAX: two operands of one rank reach the binary primitive's shape rule
         # (TypeError); ranks that differ fail in the rank promotion before it, and where's
         # three operands in an explicit broadcast (ValueError)
@@ -266,5 +272,5 @@ def broadcast_to_shape(x, shape):
 def select(pred, on_false, on_true):
     """`lax.select_n(pred, on_false, on_true)` with all three broadcast to their common shape
     (the cases must already share a dtype)."""
-    shape = np.broadcast_shapes(*(get_aval(v).shape for v in (pred, on_false, on_true)))
+    shape = broadcast_shapes(*(get_aval(v).shape for v in (pred, on_false, on_true)))
     return lax.select_n(*(broadcast_to_shape(v, shape) for v in (pred, on_false, on_true)))

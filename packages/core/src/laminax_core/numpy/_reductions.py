@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import builtins
 
+import math
+
 import numpy as np
 
 from laminax_core import dtypes, lax
 from laminax_core._avals import get_aval
+from laminax_core._shape_poly import DimExpr
 from laminax_core.numpy import _logic
 from laminax_core.numpy._operands import (
     as_array,
@@ -40,6 +43,8 @@ def _is(x, kind) -> bool:
 
 
 def _const(dtype, value):
+    if isinstance(value, DimExpr):  # a symbolic count: the value the program computes
+        return lax.convert_element_type(lax.dimension_as_value(value), dtype)
     return np.asarray(value, dtype)
 
 
@@ -197,7 +202,7 @@ any = _boolean("any", "reduce_or", "bitwise_or", False)  # noqa: A001 (NumPy's n
 def _count(a, axes, where):
     shape = get_aval(a).shape
     if where is None:
-        return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+        return math.prod([shape[i] for i in axes])
     mask = broadcast_to_shape(as_array(where), shape)
     return lax.reduce_sum(lax.convert_element_type(mask, dtypes.default_int_dtype()), axes)
 
@@ -230,7 +235,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     axes = canonicalize_axes(axis, get_aval(a).ndim, "jnp.mean")
     total = sum(a, axis=axes, dtype=compute, keepdims=keepdims, where=where)
     count = _count(a, axes, where)
-    if not isinstance(count, int):
+    if not isinstance(count, int | DimExpr):
         count = convert_dtype(count, compute)
         if keepdims:
             count = _keep_dims(count, axes, get_aval(a).ndim)
@@ -288,7 +293,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     total = sum(squared, axis=axes, keepdims=keepdims, where=where)
     count = _count(a, axes, where)
     real = get_aval(total).dtype
-    if isinstance(count, int):
+    if isinstance(count, int | DimExpr):
         denominator = _const(real, count - ddof)
     else:
         denominator = lax.sub(convert_dtype(count, real), _const(real, ddof))

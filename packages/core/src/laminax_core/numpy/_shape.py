@@ -3,11 +3,12 @@ flipping, rolling and padding. All shapes and counts are static (Python ints).""
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
-from laminax_core import dtypes, lax
+from laminax_core import _shape_poly, dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
 from laminax_core.numpy import _indexing
 from laminax_core.numpy._operands import (
@@ -69,18 +70,22 @@ def size(a, axis: int | None = None) -> int:
 
 def _resolve_shape(name, size_, newshape):
     newshape = canonicalize_shape(newshape, f"jnp.{name}", allow_unknown=True)
-    unknown = [i for i, d in enumerate(newshape) if d == -1]
+    unknown = [i for i, d in enumerate(newshape) if type(d) is int and d == -1]
     if len(unknown) > 1:
         raise TypeError(f"jnp.{name}: can only specify one unknown dimension (-1), got "
                         f"{newshape}.")
     if unknown:
-        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
-        if known == 0 or size_ % known:
+        known = math.prod([d for d in newshape if type(d) is not int or d != -1])
+        if _shape_poly.is_symbolic_dim(size_ % known):
+            raise _shape_poly.InconclusiveDimensionOperation(
+                f"Cannot divide evenly the size {size_} into the shape {newshape}. The "
+                f"remainder {size_ % known} should be 0.")
+        if known == 0 or (size_ % known) != 0:
             raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
                             f"{newshape}.")
-        newshape = tuple(size_ // known if d == -1 else d for d in newshape)
+        newshape = tuple(size_ // known if type(d) is int and d == -1 else d for d in newshape)
     newshape = canonicalize_shape(newshape, f"jnp.{name}")
-    if int(np.prod(newshape, dtype=np.int64)) != size_:
+    if math.prod(newshape) != size_:
         raise TypeError(f"jnp.{name}: cannot reshape an array of size {size_} into shape "
                         f"{newshape}: the sizes differ.")
     return newshape
@@ -241,7 +246,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
       (2, 3)
     """
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        return _shape_poly.broadcast_shapes(*shapes)
     except ValueError as err:
         raise ValueError(f"jnp.broadcast_shapes: incompatible shapes for broadcasting: "
                          f"{', '.join(map(str, shapes))}.") from err

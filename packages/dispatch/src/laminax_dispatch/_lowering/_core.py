@@ -45,6 +45,7 @@ from laminax_dispatch._lowering._shardings import (
     register_meshes,
     sharding_attribute,
 )
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
 
 __all__ = [
@@ -248,9 +249,9 @@ def broadcast_to_aval(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) 
     """`x` broadcast to `aval_out`'s shape: rank-0 operands and size-1 dims (core's rule)."""
     if aval_in.shape == aval_out.shape:
         return x
-    result_type = ir.RankedTensorType.get(list(aval_out.shape), _element_type(aval_in.dtype))
+    result_type = aval_to_ir_type(aval_out.update(dtype=aval_in.dtype))
     dims = [] if aval_in.ndim == 0 else list(range(aval_in.ndim))
-    return hlo.broadcast_in_dim(result_type, x, dims)
+    return _dynamic.broadcast_in_dim(result_type, x, aval_out.shape, dims)
 
 
 def elementwise(op: Callable) -> Callable:
@@ -459,6 +460,7 @@ def lower_jaxpr(
     devices: Sequence = (),
     in_shardings: Sequence | None = None,
     out_shardings: Sequence | None = None,
+    dim_vars: Sequence[str] = (),
 ) -> LoweringResult:
     """Lowers a closed jaxpr to a module with a public `main`.
 
@@ -477,6 +479,8 @@ def lower_jaxpr(
         partition per device, whose arguments and results carry sharding attributes).
       in_shardings: one sharding (or None: unspecified) per input of main after the tokens,
         hoisted constants first; out_shardings: one per output.
+      dim_vars: the dimension variables of symbolic shapes (shape polymorphism): main takes
+        their values as leading scalar arguments, after the tokens.
 
     Returns:
       A `LoweringResult`.
@@ -487,7 +491,8 @@ def lower_jaxpr(
     hoisted_avals = [
         v.aval.strip_weak_type() for v, e in zip(jaxpr.constvars, embedded, strict=True) if not e
     ]
-    in_avals = [*hoisted_avals, *jaxpr.in_avals]
+    dim_avals = [ShapedArray((), _dynamic.dim_value_dtype())] * len(dim_vars)
+    in_avals = [*dim_avals, *hoisted_avals, *jaxpr.in_avals]
     out_avals = jaxpr.out_avals
     name_stack = f"jit({fun_name or name})"
     ordered = list(ordered)
@@ -498,6 +503,11 @@ def lower_jaxpr(
     def body(token_args, args):
         mctx = mctx_box[0]
         mctx.host_callbacks = host_callbacks
+        dims, args = dict(zip(dim_vars, args[: len(dim_vars)], strict=True)), args[len(dim_vars):]
+        with _dynamic.using_dim_values(dims):
+            return lower_main(mctx, token_args, args)
+
+    def lower_main(mctx, token_args, args):
         hoisted_iter = iter(args[: len(hoisted)])
         consts = [
             ir_constant(c) if e else next(hoisted_iter)
@@ -518,7 +528,7 @@ def lower_jaxpr(
         source=source,
         on_module=lambda m: mctx_box.append(ModuleContext(m, name, axis_context)),
     )
-    donated_to = {len(hoisted) + i: o for i, o in (aliases or {}).items()}
+    donated_to = {len(dim_vars) + len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
         _set_main_attributes(
             mctx_box[0], len(ordered), donated_to, in_avals, out_avals, in_shardings, out_shardings
@@ -540,14 +550,17 @@ def lower_private_function(
     jaxpr = closed.jaxpr
     ordered = list(ordered)
     tokens = [token_type()] * len(ordered)
-    arg_types = tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
+    dims = sorted(_dynamic.dim_values())  # the caller's dimension variables come first
+    dim_types = [aval_to_ir_type(ShapedArray((), _dynamic.dim_value_dtype()))] * len(dims)
+    arg_types = dim_types + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
     result_types = tokens + [aval_to_ir_type(a) for a in jaxpr.out_avals]
     with ir.InsertionPoint(mctx.module.body):
         fn = func.FuncOp(name, ir.FunctionType.get(arg_types, result_types))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
         block = fn.add_entry_block()
-    with ir.InsertionPoint(block):
-        args = list(block.arguments)
+    with ir.InsertionPoint(block), _dynamic.using_dim_values(
+            dict(zip(dims, list(block.arguments)[: len(dims)], strict=True))):
+        args = list(block.arguments)[len(dims):]
         consts = [ir_constant(np.asarray(c)) for c in closed.consts]
         token_map = dict(zip(ordered, args[: len(ordered)], strict=True))
         outs, token_map = jaxpr_subcomp(
@@ -582,7 +595,7 @@ def compare(x: ir.Value, y: ir.Value, direction: str, dtype) -> ir.Value:
 def full_like(value, aval: ShapedArray) -> ir.Value:
     """A scalar constant of `aval`'s dtype broadcast to its shape (JAX's splat pattern)."""
     scalar = ir_constant(np.asarray(value, dtype=aval.dtype))
-    return hlo.broadcast_in_dim(aval_to_ir_type(aval), scalar, [])
+    return _dynamic.broadcast_in_dim(aval_to_ir_type(aval), scalar, aval.shape, [])
 
 
 def convert(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) -> ir.Value:

@@ -232,15 +232,20 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
     # the stacked outputs start with the type scan gives them (split where each y is)
     ys = [lax.broadcast_in_dim(np.zeros((), a.dtype), (length, *a.shape), (),
                                sharding=leading_added(a, length).sharding) for a in ys_avals]
-    if length == 0:  # no step runs (and the body could not even index an empty xs)
+    if isinstance(length, int) and length == 0:  # no step runs (and the body could not even index an empty xs)
         return [*carry, *ys]
 
+    def count(n):  # a symbolic length (shape polymorphism) counts with its value
+        if isinstance(n, int):
+            return np.int32(n)
+        return lax.convert_element_type(lax.dimension_as_value(n), np.int32)
+
     def cond_fun(state):
-        return lax.lt(state[0], np.int32(length))
+        return lax.lt(state[0], count(length))
 
     def body_fun(state):
         i, carry, ys = state
-        index = lax.sub(np.int32(length - 1), i) if reverse else i
+        index = lax.sub(count(length - 1), i) if reverse else i
         x = [_index_in_dim(v, index) for v in xs]
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
         new_ys = [

@@ -54,7 +54,13 @@ def _gather_fill(
     # gather in bounds, then replace the slices whose start index was out of bounds
     dn = dimension_numbers
     x_shape, idx_shape = x.aval.shape, idx.aval.shape
-    upper = np.array([x_shape[d] - slice_sizes[d] for d in dn.start_index_map], idx.aval.dtype)
+    bounds = [x_shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    if all(isinstance(b, int) for b in bounds):
+        upper = np.array(bounds, idx.aval.dtype)
+    else:  # symbolic dimensions (shape polymorphism): the bounds the program computes
+        upper = lax.concatenate([
+            lax.reshape(lax.convert_element_type(lax.dimension_as_value(b), idx.aval.dtype), (1,))
+            for b in bounds], 0)
     batch_rank = len(idx_shape) - 1
     upper = lax.broadcast_in_dim(upper, idx_shape, (batch_rank,))
     in_bounds = lax.bitwise_and(lax.ge(idx, np.zeros((), idx.aval.dtype)), lax.le(idx, upper))

@@ -12,6 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
 from laminax_core.internal import highest, lowest
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import (
     compare,
     ir_constant,
@@ -71,7 +72,11 @@ def _arg_reduce(ctx, x, axes, index_dtype, direction, init):
     (aval,), (aval_out,) = ctx.avals_in, ctx.avals_out
     (axis,) = axes
     index_aval = aval.update(dtype=index_dtype, weak_type=False)
-    indices = hlo.iota(aval_to_ir_type(index_aval), axis)
+    if _dynamic.is_static(aval.shape):
+        indices = hlo.iota(aval_to_ir_type(index_aval), axis)
+    else:
+        indices = hlo.dynamic_iota(aval_to_ir_type(index_aval), _dynamic.shape_tensor(aval.shape),
+                                   axis)
     inits = [ir_constant(np.asarray(init, aval.dtype)), ir_constant(np.asarray(0, index_dtype))]
     value_out = aval_out.update(dtype=aval.dtype)
     reduce = hlo.ReduceOp(

@@ -5,25 +5,27 @@ from __future__ import annotations
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import lowering_for
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
 @lowering_for(lax.broadcast_in_dim_p)
 def _broadcast_in_dim_lower(ctx, x, shape, broadcast_dimensions, sharding):
-    return hlo.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, list(broadcast_dimensions))
+    return _dynamic.broadcast_in_dim(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape,
+                                     broadcast_dimensions)
 
 
 @lowering_for(lax.reshape_p)
 def _reshape_lower(ctx, x, new_sizes, dimensions, sharding):
     if dimensions is not None:  # reshape of the operand transposed by `dimensions`
         x = hlo.transpose(x, list(dimensions))
-    return hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)
+    return _dynamic.reshape(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape)
 
 
 @lowering_for(lax.squeeze_p)
 def _squeeze_lower(ctx, x, dimensions):
-    return hlo.reshape(aval_to_ir_type(ctx.avals_out[0]), x)
+    return _dynamic.reshape(aval_to_ir_type(ctx.avals_out[0]), x, ctx.avals_out[0].shape)
 
 
 @lowering_for(lax.transpose_p)
@@ -34,6 +36,10 @@ def _transpose_lower(ctx, x, permutation):
 @lowering_for(lax.slice_p)
 def _slice_lower(ctx, x, start_indices, limit_indices, strides):
     strides = list(strides) if strides is not None else [1] * len(start_indices)
+    if not _dynamic.is_static((*start_indices, *limit_indices)):
+        return hlo.real_dynamic_slice(
+            aval_to_ir_type(ctx.avals_out[0]), x, _dynamic.shape_tensor(start_indices),
+            _dynamic.shape_tensor(limit_indices), _dynamic.shape_tensor(strides))
     return hlo.slice(x, list(start_indices), list(limit_indices), strides)
 
 
@@ -74,6 +80,9 @@ def _pad_lower(ctx, x, padding_value, padding_config):
 
 @lowering_for(lax.iota_p)
 def _iota_lower(ctx, dtype, shape, dimension, sharding):
+    if not _dynamic.is_static(shape):
+        return hlo.dynamic_iota(aval_to_ir_type(ctx.avals_out[0]), _dynamic.shape_tensor(shape),
+                                dimension)
     return hlo.iota(aval_to_ir_type(ctx.avals_out[0]), dimension)
 
 
@@ -92,13 +101,13 @@ def _tile_lower(ctx, x, reps):
     rank = max(len(reps), aval.ndim)
     shape = (1,) * (rank - aval.ndim) + aval.shape
     reps = (1,) * (rank - len(reps)) + tuple(reps)
-    interleaved = [n for d in shape for n in (1, d)]
-    x = hlo.reshape(aval_to_ir_type(aval.update(shape=tuple(interleaved))), x)
-    grown = [n for r, d in zip(reps, shape, strict=True) for n in (r, d)]
-    x = hlo.broadcast_in_dim(
-        aval_to_ir_type(aval.update(shape=tuple(grown))), x, list(range(2 * rank))
+    interleaved = tuple(n for d in shape for n in (1, d))
+    x = _dynamic.reshape(aval_to_ir_type(aval.update(shape=interleaved)), x, interleaved)
+    grown = tuple(n for r, d in zip(reps, shape, strict=True) for n in (r, d))
+    x = _dynamic.broadcast_in_dim(
+        aval_to_ir_type(aval.update(shape=grown)), x, grown, list(range(2 * rank))
     )
-    return hlo.reshape(aval_to_ir_type(aval_out), x)
+    return _dynamic.reshape(aval_to_ir_type(aval_out), x, aval_out.shape)
 
 
 @lowering_for(lax.stack_p)
@@ -108,7 +117,8 @@ def _stack_lower(ctx, *xs, axis):
     for x, aval in zip(xs, ctx.avals_in, strict=True):
         shape = aval.shape[:axis] + (1,) + aval.shape[axis:]
         dims = [d for d in range(len(shape)) if d != axis]
-        pieces.append(hlo.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x, dims))
+        pieces.append(_dynamic.broadcast_in_dim(aval_to_ir_type(aval.update(shape=shape)), x,
+                                                shape, dims))
     return hlo.concatenate(pieces, axis)
 
 
@@ -123,3 +133,10 @@ def _unstack_lower(ctx, x, axis):
         piece = hlo.slice(x, starts, limits, [1] * aval.ndim)
         outs.append(hlo.reshape(aval_to_ir_type(aval_out), piece))
     return outs
+
+
+@lowering_for(lax.dimension_value_p)
+def _dimension_value_lower(ctx, *, dim):
+    value = _dynamic.eval_dim(dim)
+    want = aval_to_ir_type(ctx.avals_out[0])
+    return value if value.type == want else hlo.convert(want, value)

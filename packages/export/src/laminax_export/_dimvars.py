@@ -1,0 +1,299 @@
+"""Dimension variables of a polymorphic signature: solving them from the arguments' shapes,
+and checking what the shapes must satisfy (each variable at least 1, exact divisions,
+consistent dimensions, the scope's constraints), with JAX's messages.
+
+One procedure serves both sides: with Python ints it checks a call's concrete shapes (the
+errors a call with bad shapes raises); with MLIR values it emits the exported module's
+`main`, which computes the variables from `stablehlo.get_dimension_size` and asserts the same
+conditions with `shape_assertion` custom calls, as JAX's modules do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core.internal import DimExpr
+
+__all__ = ["dim_vars_of", "solve_concrete", "wrap_main"]
+
+_HELP = (" Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+         "#shape-assertion-errors for more details.")
+
+
+def dim_vars_of(avals) -> list[str]:
+    """The dimension variables of the avals' shapes, sorted by name (the order in which the
+    module's wrapped function takes them)."""
+    found: set[str] = set()
+    for a in avals:
+        for d in a.shape:
+            if isinstance(d, DimExpr):
+                found |= d.free_vars()
+    return sorted(found)
+
+
+def _scope(avals):
+    for a in avals:
+        for d in a.shape:
+            if isinstance(d, DimExpr):
+                return d.scope
+    return None
+
+
+def _linear_in(expr: DimExpr, var: str):
+    """(k, rest) with expr == k*var + rest and `var` not in rest, or None."""
+    k = 0
+    rest: dict = {}
+    for term, c in expr._terms:
+        if len(term) == 1 and term[0][1] == 1 and term[0][0].var == var:
+            k = c
+        else:
+            rest[term] = c
+    if not k:
+        return None
+    rest_expr = DimExpr._build(rest, expr.scope)
+    if isinstance(rest_expr, DimExpr) and var in rest_expr.free_vars():
+        return None
+    return k, rest_expr
+
+
+class _Procedure:
+    """Runs the solve-and-check procedure on one backend (`_Concrete` or `_Emit`)."""
+
+    def __init__(self, avals, backend):
+        self.avals, self.b = avals, backend
+        self.specs = ", ".join(f"args[{i}].shape = {tuple(a.shape)}"
+                               for i, a in enumerate(avals)
+                               if any(isinstance(d, DimExpr) for d in a.shape))
+        self.obtained: list = []  # (text with {} placeholders, values)
+
+    def message(self, head: str, values: list, *, constraint: bool = False):
+        parts, vals = [], list(values)
+        for text, vs in self.obtained:
+            parts.append(text)
+            vals.extend(vs)
+        lead = "" if constraint else (
+            "Input shapes do not match the polymorphic shapes specification. ")
+        tail = (f" Using the following polymorphic shapes specifications: {self.specs}. "
+                f"Obtained dimension variables: {''.join(parts)}.{_HELP}")
+        return lead + head + tail, vals
+
+    def run(self) -> dict:
+        known: dict = {}
+        pending = [(d, i, j) for i, a in enumerate(self.avals)
+                   for j, d in enumerate(a.shape) if isinstance(d, DimExpr)]
+        progress = True
+        while progress:
+            progress = False
+            for eq in list(pending):
+                expr, i, j = eq
+                unknown = expr.free_vars() - set(known)
+                if len(unknown) != 1:
+                    continue
+                (var,) = unknown
+                lin = _linear_in(expr, var)
+                if lin is None:
+                    continue
+                k, rest = lin
+                size = self.b.size(i, j)
+                num = size if rest == 0 else self.b.sub(size, self.b.value(rest, known))
+                if k != 1:
+                    q, r = self.b.divmod(num, k)
+                    msg, vals = self.message(
+                        f"Division had remainder {{}} when computing the value of '{var}'.", [r])
+                    self.b.check_eq0(r, msg, vals)
+                    num = q
+                known[var] = num
+                self.obtained.append((
+                    f"'{var}' = {{}} from specification '{expr}' for dimension "
+                    f"args[{i}].shape[{j}] (= {{}}), ", [num, size]))
+                msg, vals = self.message(
+                    f"Expected value >= 1 for dimension variable '{var}'.", [])
+                self.b.check_ge(num, 1, msg, vals)
+                pending.remove(eq)
+                progress = True
+        unsolved = sorted(set().union(*(e.free_vars() for e, _, _ in pending)) - set(known))
+        if unsolved:
+            raise ValueError(
+                f"Cannot solve for values of dimension variables {set(unsolved)}. We can only "
+                "solve linear uni-variate constraints. Using the following polymorphic shapes "
+                f"specifications: {self.specs}. Unprocessed specifications: "
+                + ", ".join(f"'{e}' for dimension size args[{i}].shape[{j}]"
+                            for e, i, j in pending) + ". Please see https://docs.jax.dev/en/latest/"
+                "export/shape_poly.html#dimension-variables-must-be-solvable-from-the-input-shapes"
+                " for more details.")
+        for expr, i, j in pending:
+            size, value = self.b.size(i, j), self.b.value(expr, known)
+            msg, vals = self.message(
+                f"Found inconsistency between dimension size args[{i}].shape[{j}] (= {{}}) and "
+                f"the specification '{expr}' (= {{}}).", [size, value])
+            self.b.check_eq(size, value, msg, vals)
+        scope = _scope(self.avals)
+        for text, diff in _constraints(scope):
+            value = self.b.value(diff, known)
+            msg, vals = self.message(
+                f"Input shapes do not match the symbolic shape constraint {text}. Expected "
+                f"'{diff}' to be greater or equal to 0, but found {{}}. ", [value],
+                constraint=True)
+            self.b.check_ge(value, 0, msg, vals)
+        return known
+
+
+def _constraints(scope):
+    if scope is None:
+        return []
+    out = []
+    for text in scope._constraints_str:
+        if "==" in text:
+            continue
+        cmp = ">=" if ">=" in text else "<="
+        left, right = text.split(cmp, 1)
+        from laminax_core.internal import parse_shape
+
+        (e1, e2) = parse_shape(f"{left}, {right}", scope)
+        diff = e1 - e2 if cmp == ">=" else e2 - e1
+        if isinstance(diff, DimExpr):
+            out.append((text.strip(), diff))
+    return out
+
+
+class _Concrete:
+    """Python ints: the sizes of a call's arguments; failed checks raise ValueError."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def size(self, i, j):
+        return int(self.shapes[i][j])
+
+    def value(self, e, known):
+        return e.evaluate(known) if isinstance(e, DimExpr) else int(e)
+
+    sub = staticmethod(lambda a, b: a - b)
+    divmod = staticmethod(divmod)
+
+    @staticmethod
+    def _fail(msg, vals):
+        raise ValueError(msg.format(*vals))
+
+    def check_eq0(self, r, msg, vals):
+        if r != 0:
+            self._fail(msg, vals)
+
+    def check_ge(self, v, bound, msg, vals):
+        if v < bound:
+            self._fail(msg, vals)
+
+    def check_eq(self, a, b, msg, vals):
+        if a != b:
+            self._fail(msg, vals)
+
+
+def solve_concrete(avals, shapes) -> dict:
+    """The dimension variables' values for a call with argument `shapes`, after checking
+    every condition (ValueError with JAX's message otherwise)."""
+    return _Procedure(avals, _Concrete(shapes)).run()
+
+
+class _Emit:
+    """MLIR values inside the new `main`: checks become `shape_assertion` custom calls."""
+
+    def __init__(self, args, dim_type):
+        self.args, self.dim_type = args, dim_type
+
+    def const(self, v):
+        return hlo.constant(ir.DenseElementsAttr.get(
+            np.asarray(v, dtype=np.int64 if ir.IntegerType(self.dim_type.element_type).width == 64
+                       else np.int32), type=self.dim_type.element_type, shape=[]))
+
+    def size(self, i, j):
+        s = hlo.get_dimension_size(self.args[i], j)
+        return s if s.type == self.dim_type else hlo.convert(self.dim_type, s)
+
+    def value(self, e, known):
+        from laminax_dispatch.internal import dim_ir_ops
+
+        return e.evaluate(known, dim_ir_ops()) if isinstance(e, DimExpr) else self.const(e)
+
+    def sub(self, a, b):
+        return hlo.subtract(a, b)
+
+    def divmod(self, a, k):
+        from laminax_dispatch.internal import dim_ir_ops
+
+        ops, kv = dim_ir_ops(), self.const(k)
+        return ops.floordiv(a, kv), ops.mod(a, kv)
+
+    def _assert(self, cond, msg, vals):
+        operands, index = [], []
+        for v in vals:  # one operand per distinct value, as JAX's messages number them
+            for n, seen in enumerate(operands):
+                if seen == v:
+                    index.append(n)
+                    break
+            else:
+                operands.append(v)
+                index.append(len(operands) - 1)
+        text = msg.format(*(f"{{{n}}}" for n in index))
+        op = hlo.CustomCallOp([], [cond, *operands], call_target_name="shape_assertion",
+                              has_side_effect=True,
+                              api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2))
+        op.attributes["error_message"] = ir.StringAttr.get(text)
+
+    def _cmp(self, a, b, direction):
+        return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
+                           compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+    def check_eq0(self, r, msg, vals):
+        self._assert(self._cmp(r, self.const(0), "EQ"), msg, vals)
+
+    def check_ge(self, v, bound, msg, vals):
+        self._assert(self._cmp(v, self.const(bound), "GE"), msg, vals)
+
+    def check_eq(self, a, b, msg, vals):
+        self._assert(self._cmp(a, b, "EQ"), msg, vals)
+
+
+def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int) -> None:
+    """Turns the lowered `main(tokens, dim vars, args)` into the private
+    `_wrapped_jax_export_main` and adds JAX's public `main(tokens, args)` that derives the
+    dimension variables from the arguments' shapes, asserts the shapes' conditions, and calls
+    it."""
+    with module.context, ir.Location.unknown():
+        old = next(op for op in module.body.operations
+                   if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        old.attributes["sym_name"] = ir.StringAttr.get("_wrapped_jax_export_main")
+        old.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        ftype = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
+        inputs = list(ftype.inputs)
+        n_dims = len(dim_vars)
+        dim_slots = range(num_tokens, num_tokens + n_dims)
+        arg_attrs = list(ir.ArrayAttr(old.attributes["arg_attrs"]))
+        new_attrs = []
+        for i, attrs in enumerate(arg_attrs):
+            if i in dim_slots:
+                entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+                entries["jax.global_constant"] = ir.StringAttr.get(dim_vars[i - num_tokens])
+                new_attrs.append(ir.DictAttr.get(entries))
+            else:
+                new_attrs.append(attrs)
+        old.attributes["arg_attrs"] = ir.ArrayAttr.get(new_attrs)
+        main_inputs = [t for i, t in enumerate(inputs) if i not in dim_slots]
+        results = list(ftype.results)
+        with ir.InsertionPoint.at_block_begin(module.body):
+            main = func.FuncOp("main", ir.FunctionType.get(main_inputs, results))
+        main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(
+            [a for i, a in enumerate(arg_attrs) if i not in dim_slots])
+        if "res_attrs" in old.attributes:
+            main.attributes["res_attrs"] = old.attributes["res_attrs"]
+        block = main.add_entry_block()
+        with ir.InsertionPoint(block):
+            args = list(block.arguments)
+            tokens, arrays = args[:num_tokens], args[num_tokens:]
+            dim_type = inputs[num_tokens] if n_dims else None
+            known = _Procedure(in_avals, _Emit(arrays, dim_type)).run()
+            call = func.CallOp(results, ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
+                               [*tokens, *(known[v] for v in dim_vars), *arrays])
+            func.ReturnOp(list(call.results))

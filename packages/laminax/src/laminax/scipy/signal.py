@@ -1,0 +1,4 @@
+"""`laminax.scipy.signal`: laminax's implementation lives in `laminax_core.scipy.signal`; this module re-exports its public names."""
+
+from laminax_core.scipy.signal import *  # noqa: F403  (the facade is exactly the source module's __all__)
+from laminax_core.scipy.signal import __all__ as __all__
