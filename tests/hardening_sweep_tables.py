@@ -209,6 +209,34 @@ c = jnp.array([[[1, 1], [2, 2]], [[1, 1], [2, 2]], [[0, 1], [2, 2]]]); e = jnp.z
     return SETUP, EXPRS
 
 
+def lax_structural():
+    SETUP = """
+    a = jnp.arange(6.0).reshape(2, 3); v = jnp.arange(4.0); i = jnp.arange(4)
+    """
+    EXPRS = [
+     "lax.reduce_sum(a, (2,))", "lax.reduce_sum(a, (0, 0))", "lax.reduce_sum(a, (-1,))", "lax.reduce_max(a, (1, 0))", "lax.reduce_sum(a, 1)", "lax.argmax(a, 2, 'int32')", "lax.argmax(a, 1, 'float32')", "lax.argmax(a, -1, 'int32')", "lax.argmin(a, 0, jnp.int8)",
+     "lax.transpose(a, (0, 0))", "lax.transpose(a, (1,))", "lax.transpose(a, (1, 2))", "lax.transpose(a, (-1, 0))", "lax.transpose(a, [1, 0])",
+     "lax.squeeze(a, (0,))", "lax.squeeze(jnp.ones((1, 2)), (0, 0))", "lax.squeeze(jnp.ones((1, 2)), (-2,))", "lax.squeeze(jnp.ones((1, 2)), (2,))", "lax.expand_dims(v, (0, 0))", "lax.expand_dims(v, (3,))", "lax.expand_dims(v, (-1,))", "lax.expand_dims(v, (-3,))",
+     "lax.broadcast_in_dim(v, (4, 2), (0,))", "lax.broadcast_in_dim(v, (2, 4), (0,))", "lax.broadcast_in_dim(v, (2, 4), (1, 1))", "lax.broadcast_in_dim(v, (2, 4), ())", "lax.broadcast_in_dim(v, (4,), (1,))", "lax.broadcast_in_dim(a, (3, 2), (1, 0))", "lax.broadcast(v, (2,))", "lax.broadcast(v, (-1,))",
+     "lax.reshape(a, (3, 2))", "lax.reshape(a, (4, 2))", "lax.reshape(a, (3, 2), (1, 0))", "lax.reshape(a, (3, 2), (0, 0))", "lax.reshape(a, (-1,))",
+     "lax.rev(a, (2,))", "lax.rev(a, (0, 0))", "lax.rev(a, (-1,))",
+     "lax.concatenate([a, a], 2)", "lax.concatenate([a, v], 0)", "lax.concatenate([], 0)", "lax.concatenate([a, a.astype('int32')], 0)", "lax.concatenate([a, a], -1)",
+     "lax.select(jnp.array([True]), v, v)", "lax.select(True, v, v)", "lax.select(v > 1, v, i)", "lax.select_n(jnp.array(2), v, v)", "lax.select_n(i, v, v)", "lax.select_n(jnp.array([0, 1, 0, 1]), v, v)",
+     "lax.clamp(0.0, v, 2.0)", "lax.clamp(jnp.zeros(3), v, 2.0)", "lax.clamp(0, v, 2)", "lax.clamp(2.0, v, 0.0)",
+     "lax.cumsum(a, axis=2)", "lax.cumsum(a, axis=-1)", "lax.cummax(a, axis=1, reverse=True)", "lax.cumlogsumexp(i)",
+     "lax.reduce_window(a, 0.0, lax.add, (1, 2), (1, 1), 'VALID')", "lax.reduce_window(a, 0.0, lax.add, (1,), (1, 1), 'VALID')", "lax.reduce_window(a, 0.0, lax.add, (1, 2), (0, 1), 'VALID')", "lax.reduce_window(a, 0.0, lax.add, (3, 2), (1, 1), 'VALID')", "lax.reduce_window(a, 0.0, lax.add, (1, 2), (1, 1), 'FOO')",
+     "lax.top_k(a, 2)", "lax.top_k(a, 4)", "lax.sort(a, dimension=2)", "lax.sort((a, a), num_keys=2)",
+     "lax.add(v, i)", "lax.add(v, 1)", "lax.add(v, jnp.ones(3))", "lax.add(1, 2)", "lax.shift_left(i, 40)", "lax.shift_left(i, -1)", "lax.shift_right_logical(i, 33)", "lax.div(i, 0)", "lax.rem(i, 0)", "lax.integer_pow(v, 1.5)", "lax.integer_pow(i, -1)", "lax.pow(i, 2)", "lax.pow(v, i)", "lax.exp(i)", "lax.sqrt(i)", "lax.abs(jnp.array([True]))", "lax.neg(jnp.array([True]))", "lax.bitwise_and(v, v)", "lax.population_count(v)", "lax.nextafter(i, i)",
+     "lax.iota('int32', -1)", "lax.iota('int32', 2.5)", "lax.iota('bool', 2)", "lax.full((2,), jnp.ones(2))", "lax.full((-1,), 1.0)", "lax.full((2,), 1.0, dtype='foo')",
+     "lax.dynamic_update_slice(v, jnp.ones(2), (3,))", "lax.dynamic_update_slice(v, jnp.ones(2), (-1,))", "lax.dynamic_slice(v, (jnp.array(3),), (2,))", "lax.dynamic_slice(v, (jnp.array([1]),), (2,))",
+     "lax.reduce(v, 0.0, lax.add, (0,))", "lax.reduce(v, 0.0, lax.add, (1,))", "lax.reduce((v, v), (0.0, 0.0), lambda x, y: (x[0] + y[0], x[1] + y[1]), (0,))",
+     "lax.cond(jnp.array(True), lambda x: x, lambda x: x + 1, v)", "lax.cond(True, lambda x: x, lambda x: x.astype('int32'), v)", "lax.cond(True, lambda x: x, lambda x: x[:2], v)", "lax.cond(0, lambda: 1.0, lambda: 2.0)", "lax.cond(v, lambda: 1.0, lambda: 2.0)", "lax.cond(True, lambda: 1.0)", "lax.switch(jnp.array(5), [lambda: 1.0, lambda: 2.0])", "lax.switch(jnp.array(-3), [lambda: 1.0, lambda: 2.0])", "lax.switch(2.0, [lambda: 1.0, lambda: 2.0])",
+     "lax.fori_loop(0, 3.5, lambda i, c: c + 1, 0)", "lax.fori_loop(0, 3, lambda i, c: c + 1.5, 0)", "lax.fori_loop(jnp.int32(0), jnp.int64(3) if False else 3, lambda i, c: c + i, 0)", "lax.fori_loop(5, 0, lambda i, c: c + 1, 0)", "lax.while_loop(lambda c: c < 3, lambda c: (c, c), 0)",
+     "lax.associative_scan(jnp.add, v)", "lax.associative_scan(jnp.add, v, axis=1)", "lax.associative_scan(lambda x, y: x, [v, i])", "lax.associative_scan(jnp.add, v, reverse=True)",
+    ]
+    return textwrap.dedent(SETUP), EXPRS
+
+
 # left out, by table (see the module docstring); each entry: JAX's error and laminax's
 JAX_ACCIDENTS = {
     # axis out of range: JAX's IndexError from a tuple lookup in these reductions; laminax
@@ -265,6 +293,16 @@ JAX_ACCIDENTS = {
         *[f"jnp.unique({x}, axis={ax}, size=2)" for x, ax in (("e", 0), ("z", 0), ("z", 1))],
         *[f"jax.jit(lambda v: jnp.unique(v, axis={ax}, size=5, return_inverse=True))({x})"
           for x, ax in (("e", 0), ("z", 0), ("z", 1))],
+    },
+    # lax.reshape to another size (JAX's ValueError comes from the MLIR verifier; laminax's
+    # shape rule raises TypeError, as JAX's own rule does for reshape's other mistakes),
+    # cumlogsumexp of ints (JAX: OverflowError converting -inf), an unknown padding name
+    # (JAX: RuntimeError). NOT matched yet: reduce_window with a window larger than the
+    # padded operand gives an empty result in JAX, laminax raises TypeError.
+    "lax_structural": {
+        "lax.reshape(a, (4, 2))", "lax.cumlogsumexp(i)",
+        "lax.reduce_window(a, 0.0, lax.add, (3, 2), (1, 1), 'VALID')",
+        "lax.reduce_window(a, 0.0, lax.add, (1, 2), (1, 1), 'FOO')",
     },
     # matrix_rank of 0x0 (JAX's empty-reduction ValueError; laminax 0, as NumPy), lstsq of a
     # scalar or a stack (JAX IndexError / ValueError; laminax TypeError, 2-d only), vecdot

@@ -18,7 +18,10 @@ that failed: `median`/`quantile` over several axes, `reshape` to a 0-d integer a
 function, `dot_general` with bare-int dimensions, `tensordot(axes=-1)`, `matrix_rank` of a
 vector; error types of conv/pad/dot_general/linalg shape checks, `arange(dtype=bool)`, and
 shard_map's `out_specs=None` (a ValueError, not a crash in laminax's spec reading). And a
-missing feature: `jnp.unique(axis=...)` (unique slices) raised NotImplementedError.
+missing feature: `jnp.unique(axis=...)` (unique slices) raised NotImplementedError. lax is
+strict as JAX's: reductions and cumulative ops refuse negative or bare-int axes (jnp reads
+them), squeeze/expand_dims refuse repeated dimensions, and broadcast_in_dim takes unordered
+dimensions (a transpose).
 """
 
 import pytest
@@ -81,3 +84,7 @@ def test_shard_map_specs_as_jax():
 
 def test_unique_along_an_axis_as_jax():
     _run("unique_axis", 120, 5)
+
+
+def test_lax_structural_and_reduction_arguments_as_jax():
+    _run("lax_structural", 40, 60)

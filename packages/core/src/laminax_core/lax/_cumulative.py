@@ -40,9 +40,10 @@ __all__ += [
 def _canonical_axis(x, axis: int, name: str) -> int:
     ndim = get_aval(x).ndim
     axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}.")
-    return axis % ndim
+    if not 0 <= axis < ndim:  # lax takes XLA's axes: no negative ones (as JAX's lax)
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim} "
+                         "(lax takes no negative axes).")
+    return axis
 
 
 def _abstract_eval(name, accepted):

@@ -44,7 +44,8 @@ def concatenate(operands, dimension: int):
 
 def _concatenate_abstract_eval(*xs, dimension):
     if not xs:
-        raise TypeError("concatenate needs at least one operand.")
+        raise ValueError("concatenate needs at least one operand (a non-empty sequence of "
+                         "arrays).")
     first = xs[0]
     if not 0 <= dimension < first.ndim:
         raise TypeError(f"concatenate: dimension {dimension} is out of bounds for rank "

@@ -43,14 +43,19 @@ __all__ += [
 
 
 def _normalize_axes(axes, ndim: int, name: str) -> tuple[int, ...]:
+    # lax takes what XLA takes, as JAX's lax does: a sequence of non-negative axes (jnp's
+    # reductions are the ones that read ints and negative axes)
     if isinstance(axes, int | np.integer):
-        axes = (axes,)
+        raise TypeError(f"{name}: axes must be a sequence of ints, got the int {axes!r}; write "
+                        f"({axes!r},).")
     out = []
     for a in axes:
         a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}.")
-        out.append(a % ndim)
+        if not 0 <= a < ndim:
+            raise ValueError(f"{name}: reduction axes {tuple(axes)} contain out-of-bounds "
+                             f"indices for an array of rank {ndim} (lax takes no negative "
+                             "axes).")
+        out.append(a)
     if len(set(out)) != len(out):
         raise ValueError(f"{name}: duplicate axes in {tuple(axes)}.")
     return tuple(sorted(out))

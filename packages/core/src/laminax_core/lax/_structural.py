@@ -56,10 +56,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None):
       (2, 3)
     """
     (operand,) = as_operands(operand)
+    dims = tuple(operator.index(d) for d in broadcast_dimensions)
+    if len(set(dims)) == len(dims) == get_aval(operand).ndim and list(dims) != sorted(dims):
+        # distinct but unordered dimensions also transpose the operand (JAX accepts them);
+        # the primitive keeps XLA's increasing order
+        order = tuple(sorted(range(len(dims)), key=dims.__getitem__))
+        operand, dims = transpose(operand, order), tuple(sorted(dims))
     return broadcast_in_dim_p.bind(
         operand, shape=canonicalize_shape(shape, "broadcast_in_dim"),
-        broadcast_dimensions=tuple(operator.index(d) for d in broadcast_dimensions),
-        sharding=sharding,
+        broadcast_dimensions=dims, sharding=sharding,
     )
 
 
@@ -123,6 +128,8 @@ def expand_dims(array, dimensions):
     shape = list(get_aval(array).shape)
     ndim_out = len(shape) + len(dimensions)
     dims = sorted(checked_axis(d, ndim_out, "expand_dims") for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"lax.expand_dims: repeated axis in {tuple(dimensions)}.")
     for d in dims:
         shape.insert(d, 1)
     kept = tuple(i for i in range(ndim_out) if i not in dims)
@@ -189,14 +196,16 @@ reshape_p = define_primitive(
 def squeeze(array, dimensions):
     """Removes the size-1 dimensions listed in `dimensions`."""
     ndim = get_aval(array).ndim
-    dims = tuple(sorted({checked_axis(d, ndim, "squeeze") for d in dimensions}))
-    return squeeze_p.bind(array, dimensions=dims)
+    listed = [checked_axis(d, ndim, "squeeze") for d in dimensions]
+    if len(set(listed)) != len(listed):  # JAX's answer; a repeat is not dropped silently
+        raise ValueError(f"squeeze: dimensions are not unique: {tuple(dimensions)}.")
+    return squeeze_p.bind(array, dimensions=tuple(sorted(listed)))
 
 
 def _squeeze_abstract_eval(x, dimensions):
     for d in dimensions:
         if not 0 <= d < x.ndim or x.shape[d] != 1:
-            raise TypeError(f"squeeze: dimension {d} of an array of shape {x.shape} is not of "
+            raise ValueError(f"squeeze: dimension {d} of an array of shape {x.shape} is not of "
                             "size 1; only size-1 dimensions can be squeezed.")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
     return ShapedArray(shape, x.dtype, x.weak_type, reduce_sharding(x, dimensions, shape, x.dtype))
