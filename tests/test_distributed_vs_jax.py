@@ -60,3 +60,47 @@ def test_detection_matches_jax(monkeypatch, jax_answers, index):
         monkeypatch.setenv(name, value)
     found = _clusters.detect(_clusters.ClusterParams(None, None, None, None), None)
     assert list(found) == jax_answers[index]
+
+
+_LOCAL_IDS = """
+import socket
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+jax.distributed.initialize(f"127.0.0.1:{port}", 1, 0, local_device_ids=ids,
+                           initialization_timeout=30)
+from jax._src import xla_bridge
+result = [xla_bridge.CUDA_VISIBLE_DEVICES.value, xla_bridge._ROCM_VISIBLE_DEVICES.value,
+          len(jax.local_devices())]
+jax.distributed.shutdown()
+"""
+
+
+@requires_jax
+def test_local_device_ids_set_what_jax_sets():
+    """`local_device_ids` sets the GPU plugins' visible devices and leaves CPU devices alone,
+    in JAX and in laminax (each in a fresh interpreter: initialize changes global state)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    expected = run_jax(_LOCAL_IDS, ids=[2, 0], devices=2, fresh=True)
+    code = textwrap.dedent("""
+        import os, socket, sys
+        from laminax_core.config import config
+        import laminax_dispatch as ld
+        from laminax_pjit import distributed
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        distributed.initialize(f"127.0.0.1:{port}", 1, 0, local_device_ids=[2, 0],
+                               initialization_timeout=30)
+        print([config.jax_cuda_visible_devices, config.jax_rocm_visible_devices,
+               len(ld.local_devices())])
+        distributed.shutdown()
+    """)
+    env = dict(os.environ, LAMINAX_NUM_CPU_DEVICES="2", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == str(expected)

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 import pytest
-from laminax_core import ShapeDtypeStruct
+from laminax_core import ShapeDtypeStruct, vmap
 from laminax_dispatch import device_put, devices, effects_barrier, jit
 from laminax_hostcb import debug_print, io_callback, pure_callback
 from laminax_hostcb import host_callback as hcb
@@ -82,10 +82,28 @@ def test_pmap_taps_once_per_device_with_its_slice():
             seen.append((device.id, a.tolist(), tr))
 
     x = np.arange(8, dtype=F32).reshape(4, 2)
-    out = pmap(lambda v: hcb.id_tap(tap, v * 2, tap_with_device=True))(x)
+    out = pmap(lambda v: hcb.id_tap(tap, v * 2, tap_with_device=True), axis_name="i")(x)
     hcb.barrier_wait()
     np.testing.assert_array_equal(out, x * 2)
-    assert sorted(seen) == [(d.id, (x[i] * 2).tolist(), ()) for i, d in enumerate(devices()[:4])]
+    mapped = (("pmap", {"axis_name": "i", "axis_size": 4}),)
+    assert sorted(seen) == [
+        (d.id, (x[i] * 2).tolist(), mapped) for i, d in enumerate(devices()[:4])
+    ]
+
+
+def test_vmap_inside_pmap_records_the_mapped_axis_then_the_batch():
+    seen = []
+    lock = threading.Lock()
+
+    def tap(a, tr):
+        with lock:
+            seen.append((a.tolist(), tr))
+
+    x = np.arange(8, dtype=F32).reshape(2, 2, 2)
+    pmap(vmap(lambda v: hcb.id_tap(tap, v)), axis_name="p")(x)
+    hcb.barrier_wait()
+    expected = (("pmap", {"axis_name": "p", "axis_size": 2}), ("batch", {"batch_dims": (0,)}))
+    assert sorted(seen) == [(x[0].tolist(), expected), (x[1].tolist(), expected)]
 
 
 def test_shard_map_call_runs_per_device_on_local_shards():

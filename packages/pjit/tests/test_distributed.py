@@ -143,8 +143,11 @@ _ONE_PROCESS = textwrap.dedent("""
     from laminax_pjit import distributed
     import laminax_dispatch as ld
     from laminax_dispatch.internal import backends_are_initialized
-    distributed.initialize(sys.argv[1], 1, 0, initialization_timeout=30)
+    from laminax_core.config import config
+    distributed.initialize(sys.argv[1], 1, 0, local_device_ids=[1], initialization_timeout=30)
     assert not backends_are_initialized()
+    # JAX's effect of local_device_ids: GPU plugins' visible devices; CPU ones stay all there
+    assert config.jax_cuda_visible_devices == config.jax_rocm_visible_devices == "1"
     assert distributed.is_initialized()
     assert distributed.distributed_client() is distributed.global_state.client
     try:

@@ -99,11 +99,24 @@ cpu_enable_async_dispatch = config.define_bool_state(
     update_global_hook=_refuse_after_init("jax_cpu_enable_async_dispatch"),
 )
 
+# JAX's per-platform device restriction for GPU plugins ("all" or comma-separated ids);
+# `distributed.initialize(local_device_ids=...)` sets both, as JAX's does. CPU ignores them.
+visible_devices = {
+    platform: config.define_string_state(
+        f"jax_{platform}_visible_devices",
+        "all",
+        f"Restricts the {platform.upper()} devices laminax uses: 'all', or a comma-separated "
+        "list of integer device ids. Must be set before the backends are initialized.",
+        update_global_hook=_refuse_after_init(f"jax_{platform}_visible_devices"),
+    )
+    for platform in ("cuda", "rocm")
+}
 
 _frozen_options = {
     "jax_num_cpu_devices": num_cpu_devices,
     "jax_platforms": platforms,
     "jax_cpu_enable_async_dispatch": cpu_enable_async_dispatch,
+    **{f"jax_{p}_visible_devices": state for p, state in visible_devices.items()},
 }
 
 
@@ -179,7 +192,15 @@ def _make_plugin_client(platform: str, library: str) -> xc.Client:
         xc.load_pjrt_plugin_dynamically(platform, library)
     if not xc.pjrt_plugin_initialized(platform):
         xc.initialize_pjrt_plugin(platform)
-    return xc.make_c_api_client(platform, {}, None)
+    return xc.make_c_api_client(platform, _plugin_options(platform), None)
+
+
+def _plugin_options(platform: str) -> dict:
+    """The PJRT create options laminax gives `platform`'s plugin (its visible devices)."""
+    state = visible_devices.get(platform)
+    if state is None or state.value == "all":
+        return {}
+    return {"visible_devices": [int(i) for i in state.value.split(",")]}
 
 
 def _requested_platforms() -> list[str] | None:

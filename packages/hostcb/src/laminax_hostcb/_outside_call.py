@@ -97,6 +97,8 @@ def unpack_transforms(transforms) -> tuple:
     for name, *params in transforms:
         if name == "batch":
             unpacked.append((name, {"batch_dims": params[0]}))
+        elif name == "pmap":
+            unpacked.append((name, {"axis_name": params[0], "axis_size": params[1]}))
         else:
             unpacked.append((name, {}))
     return tuple(unpacked)
@@ -261,6 +263,15 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
         # inside pmap / shard_map every device calls back: pass which one it is (its position
         # in the program's device assignment)
         operands = [hlo.PartitionIdOp().result, *args]
+        # the seed documents per-device taps under pmap but no record for them: laminax names
+        # each mapped (manual) axis, outermost first, so a tap can tell a per-device slice
+        # from a whole value
+        mapped = tuple(
+            ("pmap", name, axis_context.axis_size(name))
+            for name in axis_context.axis_names
+            if name in axis_context.manual_axes
+        )
+        params = dict(params, transforms=(*mapped, *params["transforms"]))
     else:
         # one device runs the call: the `device_index`-th of the program's devices (pjit)
         operands = list(args)

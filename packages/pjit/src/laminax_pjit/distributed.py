@@ -21,6 +21,7 @@ from jaxlib import _jax
 from jaxlib import utils as jaxlib_utils
 from laminax_dispatch.internal import backends_are_initialized, set_cpu_client_options
 
+from laminax_core.config import config
 from laminax_pjit import _clusters
 
 __all__ = ["global_state", "initialize", "is_initialized", "shutdown", "distributed_client"]
@@ -218,6 +219,13 @@ def initialize(
     address, count, index, local_ids = _resolve(
         coordinator_address, num_processes, process_id, local_device_ids, cluster_detection_method
     )
+    if local_ids:
+        # as JAX: the ids restrict the GPU plugins' devices (set before any backend starts);
+        # CPU devices are not restricted
+        visible = ",".join(str(i) for i in local_ids)
+        logger.info("Distributed run with visible devices: %s", visible)
+        for platform in ("cuda", "rocm"):
+            config.update(f"jax_{platform}_visible_devices", visible)
     _quiet_runtime_logging()
     bind = coordinator_bind_address or os.environ.get("LAMINAX_COORDINATOR_BIND_ADDRESS") or \
         os.environ.get("JAX_COORDINATOR_BIND_ADDRESS") or "[::]:" + address.rsplit(":", 1)[1]
