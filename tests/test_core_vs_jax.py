@@ -667,3 +667,19 @@ def test_scan_residuals_match_jax(name):
     grads = lc.grad(f, argnums=tuple(range(len(args))))(*args)
     for g, e in zip(grads, expected["grads"], strict=True):
         np.testing.assert_allclose(np.asarray(g), e, rtol=2e-5, atol=1e-5)
+
+
+@requires_jax
+def test_shaped_array_str_and_repr_match_jax():
+    cases = [((), "float32", True), ((2, 3), "int32", False), ((4,), "bool", True),
+             ((1, 2), "bfloat16", False), ((2,), "float0", False)]
+    got = run_jax("""
+from jax.core import ShapedArray
+dt = lambda n: jax.dtypes.float0 if n == "float0" else jnp.dtype(n)
+result = [(str(ShapedArray(s, dt(d), weak_type=w)), repr(ShapedArray(s, dt(d), weak_type=w)))
+          for s, d, w in cases]
+""", cases=cases)
+    dtypes = {"float0": lc.dtypes.float0, "bfloat16": lc.dtypes.bfloat16}
+    mine = [(str(a), repr(a)) for a in (lc.ShapedArray(s, np.dtype(dtypes.get(d, d)), w)
+                                        for s, d, w in cases)]
+    assert mine == [tuple(p) for p in got]

@@ -176,7 +176,7 @@ result = dict(blob=bytes(exp.serialize()), outs=[scope["f"](x, w1, b1, w2) for x
 
 def test_laminax_artifact_runs_in_jax():
     exp = le.export(jit(_mlp(lnp)))(*_mlp_specs())
-    assert [str(a) for a in exp.in_avals][0] == "ShapedArray(float32[b,4])"
+    assert [repr(a) for a in exp.in_avals][0] == "ShapedArray(float32[b,4])"
     xs = _xs()
     got = run_jax("""
 exp = jax.export.deserialize(bytearray(blob))

@@ -88,7 +88,7 @@ def test_poly_spec_dimension_variables():
     x, y = seed.poly_specs((np.zeros((2, 3)), np.zeros(2)), ("b, _", "b"))
     assert x.shape[0] is not y.shape[0] and x.shape[0] == y.shape[0]  # one shared scope
     exp = seed.export(lambda a, v: a.sum(axis=1) + v)(x, y)
-    assert exp.module_uses_dim_vars and str(exp.in_avals[0]) == "ShapedArray(float32[b,3])"
+    assert exp.module_uses_dim_vars and repr(exp.in_avals[0]) == "ShapedArray(float32[b,3])"
     np.testing.assert_allclose(seed.call_exported(exp)(np.ones((4, 3)), np.ones(4)), 4.0)
 
 

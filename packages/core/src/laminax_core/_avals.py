@@ -223,7 +223,11 @@ class ShapedArray(AbstractValue):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({name}[{self._dims_str()}]{weak})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        # JAX's str is the full dtype name with a leading `~` for weak types (`~float32[]`);
+        # libraries put it in error messages and tests compare those.
+        name = self.dtype.name if self.dtype != dtypes.float0 else "float0"
+        return f"{'~' if self.weak_type else ''}{name}[{self._dims_str()}]"
 
 
 class ShapeDtypeStruct:

@@ -101,6 +101,7 @@ from laminax import errors as errors
 from laminax import export as export
 from laminax import extend as extend
 from laminax import flatten_util as flatten_util
+from laminax import image as image
 from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import nn as nn
@@ -164,6 +165,7 @@ __all__ = [
     "extend",
     "eval_shape",
     "flatten_util",
+    "image",
     "float0",
     "grad",
     "hessian",
