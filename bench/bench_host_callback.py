@@ -12,6 +12,11 @@
   within each library (the issue's target: at most 5% more than without).
 
     python bench/run.py bench_host_callback
+
+`--overhead N` (laminax or JAX alone) reads the tap's overhead robustly instead: in one
+process, N rounds that each time the plain scan, the scan with a `cond` tap every 100 steps,
+and (laminax) `progress.scan(every=100)` back to back in a shuffled order, then prints the
+median of the per-round ratios (tapped / plain) and their 10th-90th percentile spread.
 """
 
 from __future__ import annotations
@@ -103,9 +108,60 @@ def scan_cases(jax) -> dict:
     }
 
 
+def overhead_rounds(jax, impl: str, rounds: int) -> None:
+    """Alternated rounds in one process: the same load hits both sides of each ratio."""
+    import random
+    import time
+
+    lax, jnp = jax.lax, jax.numpy
+    cases = scan_cases(jax)
+    plain, tapped = cases["scan_2000_steps"], cases["scan_2000_steps_tap_every_100"]
+    runs = {"plain": plain, "cond_tap_every_100": tapped}
+    if impl == "laminax":
+        from laminax_hostcb import host_callback, progress
+
+        w = jax.device_put(np.eye(64, dtype=np.float32) * 0.5)
+        c0 = jnp.ones((64, 64), jnp.float32)
+        steps = jnp.arange(2000)
+        ticks = []
+        prog = jax.jit(lambda c: progress.scan(lambda c, i: (jnp.tanh(c @ w), None), c, steps,
+                                               report=ticks.append, every=100)[0])
+
+        def run_progress():
+            prog(c0).block_until_ready()
+            host_callback.barrier_wait()
+
+        runs["progress_scan_every_100"] = run_progress
+    for fn in runs.values():  # compile and warm
+        for _ in range(3):
+            fn()
+    ratios = {name: [] for name in runs if name != "plain"}
+    for _ in range(rounds):
+        order = list(runs)
+        random.shuffle(order)
+        times = {}
+        for name in order:
+            best = float("inf")
+            for _ in range(3):  # best of 3 per round: one scheduler hiccup is not the cost
+                t0 = time.perf_counter()
+                runs[name]()
+                best = min(best, time.perf_counter() - t0)
+            times[name] = best
+        for name in ratios:
+            ratios[name].append(times[name] / times["plain"])
+    for name, values in ratios.items():
+        q10, q50, q90 = np.percentile(values, [10, 50, 90])
+        print(f"{impl} {name} / plain: median {q50:.3f} (10-90%: {q10:.3f}-{q90:.3f}, "
+              f"{rounds} rounds)")
+
+
 def main() -> None:
-    args = _harness.parse_args(__doc__)
+    args = _harness.parse_args(__doc__, extra=(("--overhead", int, "rounds of the overhead "
+                                                "measurement only"),))
     jax = _harness.import_jax(args.impl)
+    if args.overhead:
+        overhead_rounds(jax, args.impl, args.overhead)
+        return
     _harness.run_all(round_trip_cases(jax), args)
     _harness.run_each(scan_cases(jax), args, repeat=7)
 

@@ -71,6 +71,21 @@ out = jax.jit(f)(np.arange(8, dtype=F32))
 jax.effects_barrier()
 result = [sorted(seen), np.asarray(out)]
 """,
+    "partitioned_debug_callback_sees_local_shards": """
+seen = []
+def cb(a):
+    seen.append(("p", np.asarray(a).tolist()))
+def cb_whole(a):
+    seen.append(("w", np.asarray(a).tolist()))
+x2 = jax.device_put(np.arange(16, dtype=F32).reshape(8, 2), NamedSharding(mesh, P("d")))
+jax.jit(lambda v: jax.debug.callback(cb, v * 2, partitioned=True))(x2)
+jax.jit(lambda v: jax.debug.callback(cb_whole, v * 2, partitioned=False))(x2)
+f = jax.shard_map(lambda v: (jax.debug.callback(cb, v + 1, partitioned=True), v)[1],
+                  mesh=mesh, in_specs=P("d"), out_specs=P("d"))
+jax.jit(f)(x2)
+jax.effects_barrier()
+result = sorted(map(str, seen))
+""",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from laminax_core import ShapeDtypeStruct, vmap
 from laminax_dispatch import device_put, devices, effects_barrier, jit
-from laminax_hostcb import debug_print, io_callback, pure_callback
+from laminax_hostcb import debug_callback, debug_print, io_callback, pure_callback
 from laminax_hostcb import host_callback as hcb
 from laminax_pjit import Mesh, NamedSharding, P, pmap, shard_map
 
@@ -163,3 +163,25 @@ def test_callback_sharding_picks_a_device_and_is_refused_inside_shard_map(sharde
                   mesh=mesh, in_specs=P("d"), out_specs=P("d"))
     with pytest.raises(NotImplementedError, match="sharding inside spmd computations"):
         jit(f)(np.arange(4, dtype=F32))
+
+
+def test_partitioned_debug_callback_and_print_see_local_shards(sharded_x, capsys):
+    seen = []
+    lock = threading.Lock()
+
+    def cb(a):
+        with lock:
+            seen.append(np.asarray(a).tolist())
+
+    jit(lambda x: debug_callback(cb, x * 2, partitioned=True))(sharded_x)
+    effects_barrier()
+    assert sorted(seen) == sorted((np.arange(16, dtype=F32) * 2).reshape(8, 2).tolist())
+    seen.clear()
+    jit(lambda x: debug_callback(cb, x * 2))(sharded_x)
+    effects_barrier()
+    assert seen == [(np.arange(16, dtype=F32) * 2).tolist()]
+    capsys.readouterr()
+    jit(lambda x: debug_print("shard {}", x, partitioned=True))(sharded_x)
+    effects_barrier()
+    lines = sorted(capsys.readouterr().out.splitlines())
+    assert lines == sorted(f"shard [{2 * i}. {2 * i + 1}.]" for i in range(8))

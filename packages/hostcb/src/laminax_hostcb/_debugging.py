@@ -131,6 +131,7 @@ def _debug_callback_lower(ctx, *args, callback, effect, partitioned):
         effect=effect if ordered else None,
         has_side_effect=True,
         name=host_fn.__name__,
+        partitioned=partitioned,
     )
 
 
@@ -198,7 +199,8 @@ def debug_callback(
       callback: a function returning None.
       *args: its positional arguments (pytrees).
       ordered: calls happen in program order relative to other ordered debug callbacks.
-      partitioned: accepted for JAX compatibility (laminax calls back with whole values).
+      partitioned: in a program over several devices, call back once per device with its
+        local shards (no all-gather) instead of once with whole values.
       **kwargs: its keyword arguments.
 
     Returns:
@@ -331,7 +333,8 @@ debug_print_p.def_batch(_unrolled_batch(debug_print_p))
 def _debug_print_lower(ctx, *args, **params):
     callback = _print_callback(params)
     effect = ordered_debug_effect if params["ordered"] else debug_effect
-    return _debug_callback_lower(ctx, *args, callback=callback, effect=effect, partitioned=False)
+    return _debug_callback_lower(ctx, *args, callback=callback, effect=effect,
+                                  partitioned=params["partitioned"])
 
 
 register_lowering(debug_print_p, _debug_print_lower)
@@ -358,7 +361,8 @@ def debug_print(
       fmt: the format string.
       *args: positional values for the format fields.
       ordered: prints happen in program order relative to other ordered debug callbacks.
-      partitioned: accepted for JAX compatibility (laminax prints whole values).
+      partitioned: in a program over several devices, print each device's local shards (no
+        all-gather) instead of whole values.
       skip_format_check: do not check that every argument is used by `fmt`.
       **kwargs: keyword values for the format fields.
 

@@ -144,6 +144,7 @@ def emit_host_call(
     has_side_effect: bool,
     name: str,
     sharding=None,
+    partitioned: bool = False,
 ) -> list[ir.Value]:
     """Lowers one host call: `host_fn(*numpy operands) -> tuple of result arrays`.
 
@@ -167,6 +168,7 @@ def emit_host_call(
         has_side_effect=has_side_effect,
         name=name,
         sharding=sharding,
+        partitioned=partitioned,
     )
     if new_token is not None:
         ctx.tokens_out = {**ctx.tokens_in, effect: new_token}

@@ -28,6 +28,8 @@ from laminax_dispatch._mlir import aval_to_ir_type, token_type
 __all__ = ["emit_python_callback"]
 
 _CPU_TARGET = "xla_ffi_python_cpu_callback"
+# XLA's SPMD partitioner runs this target once per device on that device's shard
+_PARTITIONED_CPU_TARGET = "xla_ffi_partitioned_python_cpu_callback"
 
 
 def _checked(callback: Callable, result_avals: Sequence[ShapedArray], name: str) -> Callable:
@@ -53,6 +55,16 @@ def _checked(callback: Callable, result_avals: Sequence[ShapedArray], name: str)
         return tuple(checked)
 
     return run
+
+
+def _row_major(types) -> ir.ArrayAttr:
+    """Default (row-major) layouts, minor-to-major, one per type (empty for tokens)."""
+    ranks = [t.rank if isinstance(t, ir.RankedTensorType) else 0 for t in types]
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(rank - 1, -1, -1, dtype=np.int64),
+                                    type=ir.IndexType.get())
+        for rank in ranks
+    ])
 
 
 def _device_index(sharding, devices) -> int:
@@ -82,6 +94,7 @@ def emit_python_callback(
     has_side_effect: bool = True,
     name: str | None = None,
     sharding=None,
+    partitioned: bool = False,
 ) -> tuple[list[ir.Value], ir.Value | None]:
     """Emits a custom call that runs `callback(*operands)` on the host.
 
@@ -97,6 +110,8 @@ def emit_python_callback(
       name: how errors name the callback (defaults to its `__name__`).
       sharding: in a program over several devices, a `SingleDeviceSharding` naming the device
         the call runs on (default: the first of the device assignment).
+      partitioned: in a program over several devices, call back once per device with its
+        local shards of the operands instead of once with whole values (no results allowed).
 
     Returns:
       The result values, and the new token (None when no token was given).
@@ -105,6 +120,8 @@ def emit_python_callback(
       In a lowering rule: ``outs, _ = emit_python_callback(ctx, fn, [x], ctx.avals_out)``.
     """
     name = name or getattr(callback, "__name__", repr(callback))
+    if partitioned and result_avals:
+        raise ValueError("Partitioned callback not supported with return values.")
     checked = _checked(callback, result_avals, name)
     if token is not None:
 
@@ -118,10 +135,18 @@ def emit_python_callback(
     result_types = [aval_to_ir_type(a) for a in result_avals]
     if token is not None:
         result_types = [token_type(), *result_types]
+    layouts = {}
+    if partitioned:
+        # XLA's partitioner for this target requires layout-constrained custom calls
+        layouts = {
+            "operand_layouts": _row_major([v.type for v in operands]),
+            "result_layouts": _row_major(result_types),
+        }
     op = hlo.CustomCallOp(
         result_types,
         list(operands),
-        call_target_name=ir.StringAttr.get(_CPU_TARGET),
+        **layouts,
+        call_target_name=ir.StringAttr.get(_PARTITIONED_CPU_TARGET if partitioned else _CPU_TARGET),
         has_side_effect=ir.BoolAttr.get(has_side_effect),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
         backend_config=ir.DictAttr.get(
