@@ -333,3 +333,59 @@ def test_equal_numbers_check_is_not_vacuous():
     # the comparison helper itself fails on different results
     with pytest.raises(AssertionError):
         assert_same([np.float32(1.0)], [np.float32(2.0)])
+
+
+@requires_jax
+def test_extend_linear_util_wraps_transforms_stores_and_caches_as_jax():
+    _both("""
+import jax.extend.linear_util as lu
+def f(x, y=1):
+    return x * 10 + y
+w = lu.wrap_init(f, {"y": 2})
+out = [w.call_wrapped(3), w.params, len(w.transforms), len(w.stores), w == lu.wrap_init(f, {"y": 2})]
+
+@lu.transformation2
+def scale(g, k, *a):
+    return g(*a) * k
+w2 = scale(w, 5)
+out += [w2.call_wrapped(1), w2 == scale(lu.wrap_init(f, {"y": 2}), 5), w2 == scale(w, 6)]
+
+@lu.transformation_with_aux2
+def aux(g, store, *a):
+    r = g(*a)
+    store.store(r + 1)
+    return r
+w3, get = aux(w)
+out += [w3.call_wrapped(1), get()]
+for bad in (lambda: w3.call_wrapped(1), aux(w)[1]):
+    try:
+        bad()
+    except lu.StoreException as e:
+        out.append(str(e))
+
+@lu.transformation
+def old(k, *a):
+    ans = yield a, {}
+    yield ans * k
+
+@lu.transformation_with_aux
+def old_aux(*a):
+    ans = yield a, {}
+    yield ans, "aux"
+w5, g5 = old_aux(w)
+out += [old(w, 3).call_wrapped(1), w5.call_wrapped(1), g5()]
+
+calls = []
+@lu.cache
+def c(fun, n):
+    calls.append(n)
+    return fun.call_wrapped(n)
+out += [c(w, 1), c(w, 1), c(lu.wrap_init(f, {"y": 2}), 1), list(calls)]
+w6, g6 = aux(w)
+w7, g7 = aux(w)
+out += [c(w6, 1), g6(), c(w7, 1), g7(), list(calls)]
+a1, a2 = aux(w)[1], aux(w)
+a2[0].call_wrapped(1)
+out += [lu.merge_linear_aux(a1, a2[1]), lu.merge_linear_aux(a2[1], a1)]
+result = out
+""")
