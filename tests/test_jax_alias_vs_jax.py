@@ -389,3 +389,8 @@ a2[0].call_wrapped(1)
 out += [lu.merge_linear_aux(a1, a2[1]), lu.merge_linear_aux(a2[1], a1)]
 result = out
 """)
+
+
+@requires_jax
+def test_jax_lib_reports_the_jaxlib_version():
+    _both("import jax.lib\nresult = (jax.lib.__version__, sorted(n for n in vars(jax.lib) if not n.startswith('_')))")
