@@ -27,6 +27,9 @@ import numpy as np
 from laminax_core.errors import InconclusiveDimensionOperation
 
 __all__ = [
+    "broadcast_shapes",
+    "dim_index",
+    "slice_indices",
     "DimExpr",
     "SymbolicScope",
     "definitely_equal",

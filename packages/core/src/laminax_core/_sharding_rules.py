@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from laminax_core._avals import ShapedArray, ShardingTypeError
 
 __all__ = [
+    "axis_inserted",
+    "axis_removed",
     "broadcast_in_dim_sharding",
     "conv_sharding",
     "dynamic_update_slice_sharding",

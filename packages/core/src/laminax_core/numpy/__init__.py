@@ -50,7 +50,7 @@ _FAMILIES = (
 # part of JAX's `jax.numpy`.
 _NOT_JNP = frozenset({
     "IndexUpdateHelper", "IndexUpdateRef", "SCALAR_TYPES", "along_axis_index", "getitem",
-    "greedy_path", "iota",
+    "greedy_path", "iota", "scatter_sharding_check",
 })  # fmt: skip
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "IndexUpdateRef",
     "IndexUpdateHelper",
     "along_axis_index",
+    "scatter_sharding_check",
 ]
 
 # Not in jnp's namespace (JAX has no such names there): `getitem` is `x[idx]`, and

@@ -9,6 +9,8 @@ from laminax_core import lax
 from laminax_core import numpy as jnp
 from laminax_core.numpy._operands import canonicalize_axis, promote_dtypes_inexact
 
+__all__ = ["detrend", "spectral", "window_and_nperseg"]
+
 _WINDOWS = {
     "hann": lambda n: 0.5 - 0.5 * np.cos(2 * np.pi * n),
     "hamming": lambda n: 0.54 - 0.46 * np.cos(2 * np.pi * n),
@@ -63,14 +65,12 @@ def _extend(x, pad, boundary, name):
                      "one of ['even', 'odd', 'constant', 'zeros', None].")
 
 
-def _detrend_segments(seg, detrend):
-    from laminax_core.scipy.signal import detrend as detrend_fn
-
-    if detrend is False or detrend is None:
+def _detrend_segments(seg, how):
+    if how is False or how is None:
         return seg
-    if callable(detrend):
-        return detrend(seg)
-    return detrend_fn(seg, axis=-1, type=detrend)
+    if callable(how):
+        return how(seg)
+    return detrend(seg, axis=-1, type=how)
 
 
 def spectral(name, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
@@ -151,3 +151,32 @@ def spectral(name, x, y, fs, window, nperseg, noverlap, nfft, detrend, return_on
     times = jnp.asarray(times / fs, dtype=jnp.real(result).dtype)
     result = jnp.moveaxis(result, -1, axis)
     return freqs, times, result
+
+
+def detrend(data, axis: int = -1, type: str = "linear", bp=0,  # noqa: A002 (SciPy's name)
+            overwrite_data=None):
+    """`data` less its mean ('constant') or less its least-squares line ('linear') along
+    `axis`, fitted piecewise between the breakpoints `bp` for 'linear'."""
+    if type not in ("constant", "linear", "c", "l"):
+        raise ValueError(f"jax.scipy.signal.detrend: type must be 'linear' or 'constant', "
+                         f"got {type!r}.")
+    (data,) = promote_dtypes_inexact(jnp.asarray(data))
+    if type in ("constant", "c"):
+        return data - jnp.mean(data, axis, keepdims=True)
+    axis = canonicalize_axis(axis, data.ndim, "jax.scipy.signal.detrend")
+    n = data.shape[axis]
+    bps = sorted({0, n} | {int(b) for b in np.atleast_1d(np.asarray(bp))})
+    if bps[0] < 0 or bps[-1] > n:
+        raise ValueError("jax.scipy.signal.detrend: breakpoints must lie in [0, N] along axis.")
+    pieces = []
+    for lo, hi in zip(bps[:-1], bps[1:]):
+        seg = lax.slice_in_dim(data, lo, hi, axis=axis)
+        shape = [1] * data.ndim
+        shape[axis] = hi - lo
+        t = np.arange(hi - lo, dtype=np.float64)
+        t = jnp.asarray((t - t.mean()).reshape(shape), dtype=jnp.real(seg).dtype)
+        centred = seg - jnp.mean(seg, axis, keepdims=True)
+        denom = jnp.sum(t * t, axis, keepdims=True)
+        slope = jnp.sum(t * centred, axis, keepdims=True) / jnp.where(denom == 0, 1, denom)
+        pieces.append(centred - slope * t)
+    return pieces[0] if len(pieces) == 1 else jnp.concatenate(pieces, axis=axis)

@@ -10,6 +10,7 @@ import numpy as np
 from laminax_core import lax
 from laminax_core import numpy as jnp
 from laminax_core.numpy._operands import canonicalize_axis, promote_dtypes_inexact
+from laminax_core.scipy._signal_spectral import detrend, spectral, window_and_nperseg
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "csd", "detrend", "fftconvolve",
            "istft", "stft", "welch"]
@@ -153,41 +154,10 @@ def fftconvolve(in1, in2, mode: str = "full", axes=None):
     return out
 
 
-def detrend(data, axis: int = -1, type: str = "linear", bp=0,  # noqa: A002 (SciPy's name)
-            overwrite_data=None):
-    """`data` less its mean ('constant') or less its least-squares line ('linear') along
-    `axis`, fitted piecewise between the breakpoints `bp` for 'linear'."""
-    if type not in ("constant", "linear", "c", "l"):
-        raise ValueError(f"jax.scipy.signal.detrend: type must be 'linear' or 'constant', "
-                         f"got {type!r}.")
-    (data,) = promote_dtypes_inexact(jnp.asarray(data))
-    if type in ("constant", "c"):
-        return data - jnp.mean(data, axis, keepdims=True)
-    axis = canonicalize_axis(axis, data.ndim, "jax.scipy.signal.detrend")
-    n = data.shape[axis]
-    bps = sorted({0, n} | {int(b) for b in np.atleast_1d(np.asarray(bp))})
-    if bps[0] < 0 or bps[-1] > n:
-        raise ValueError("jax.scipy.signal.detrend: breakpoints must lie in [0, N] along axis.")
-    pieces = []
-    for lo, hi in zip(bps[:-1], bps[1:]):
-        seg = lax.slice_in_dim(data, lo, hi, axis=axis)
-        shape = [1] * data.ndim
-        shape[axis] = hi - lo
-        t = np.arange(hi - lo, dtype=np.float64)
-        t = jnp.asarray((t - t.mean()).reshape(shape), dtype=jnp.real(seg).dtype)
-        centred = seg - jnp.mean(seg, axis, keepdims=True)
-        denom = jnp.sum(t * t, axis, keepdims=True)
-        slope = jnp.sum(t * centred, axis, keepdims=True) / jnp.where(denom == 0, 1, denom)
-        pieces.append(centred - slope * t)
-    return pieces[0] if len(pieces) == 1 else jnp.concatenate(pieces, axis=axis)
-
-
 def stft(x, fs=1.0, window="hann", nperseg: int = 256, noverlap=None, nfft=None,
          detrend=False, return_onesided: bool = True, boundary="zeros", padded: bool = True,
          axis: int = -1):
     """The short-time Fourier transform of `x`: `(freqs, times, Zxx)`, SciPy's scaling."""
-    from laminax_core.scipy._signal_spectral import spectral
-
     return spectral("stft", x, None, fs, window, nperseg, noverlap, nfft, detrend,
                     return_onesided, "spectrum", axis, "stft", boundary, padded)
 
@@ -197,8 +167,6 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         axis: int = -1, average: str = "mean"):
     """The cross power spectral density of `x` and `y` by Welch's method: `(freqs, Pxy)`;
     `y=None` gives `x`'s own spectrum."""
-    from laminax_core.scipy._signal_spectral import spectral
-
     freqs, _, pxy = spectral("csd", x, y, fs, window, nperseg, noverlap, nfft, detrend,
                              return_onesided, scaling, axis, "psd")
     if pxy.ndim >= 2 and pxy.size > 0:
@@ -237,8 +205,6 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,  #
           input_onesided: bool = True, boundary: bool = True, time_axis: int = -1,
           freq_axis: int = -2):
     """The inverse of `stft` by weighted overlap-add: `(times, x)`."""
-    from laminax_core.scipy._signal_spectral import window_and_nperseg
-
     zxx = jnp.asarray(Zxx)
     if zxx.ndim < 2:
         raise ValueError("jax.scipy.signal.istft: input stft must be at least 2d.")

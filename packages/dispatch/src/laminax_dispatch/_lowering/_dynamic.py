@@ -15,6 +15,7 @@ from laminax_core import config as core_config
 from laminax_core.internal import DimExpr
 
 __all__ = [
+    "ir_ops",
     "broadcast_in_dim", "dim_value_dtype", "dim_values", "eval_dim", "is_static", "reshape",
     "shape_tensor", "using_dim_values",
 ]

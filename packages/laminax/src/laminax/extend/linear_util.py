@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Callable", "StoreException", "WrappedFun", "cache", "merge_linear_aux",
+__all__ = ["Callable", "Store", "StoreException", "WrappedFun", "cache", "merge_linear_aux",
            "transformation", "transformation2", "transformation_with_aux",
            "transformation_with_aux2", "wrap_init"]
 
