@@ -398,6 +398,46 @@ def test_full_queue_blocks_the_producer_and_drops_nothing():
     assert seen == list(range(8))
 
 
+@pytest.mark.parametrize("asleep", [False, True])
+def test_taps_run_without_barrier_wait_whether_the_worker_polls_or_sleeps(monkeypatch, asleep):
+    # while taps keep coming the worker polls instead of being woken by each one; after a
+    # quiet spell it sleeps and the next tap must wake it: either way the tap runs by itself
+    from laminax_hostcb import _tap_queue
+
+    if asleep:
+        monkeypatch.setattr(_tap_queue, "ACTIVE_SECONDS", 0.0)
+    hcb.barrier_wait()
+    ran = threading.Event()
+    jit(lambda x: hcb.id_tap(lambda a, tr: ran.set(), x))(F32(1)).block_until_ready()
+    assert ran.wait(10), "the tap never ran without a barrier_wait"
+
+
+def test_barrier_wait_from_several_threads_while_taps_stream():
+    # many producers and barrier waiters at once: every waiter returns once what it waits
+    # for has run, nothing is lost, and the waiters do not wake each other in a loop
+    seen = []
+    f = jit(lambda x: hcb.id_tap(lambda a, tr: seen.append(int(a)), x))
+    errors = []
+
+    def producer(base):
+        try:
+            for i in range(50):
+                f(np.int32(base + i))
+                if i % 10 == 0:
+                    hcb.barrier_wait()
+        except BaseException as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=producer, args=(k * 1000,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads) and not errors
+    hcb.barrier_wait()
+    assert sorted(seen) == sorted(k * 1000 + i for k in range(4) for i in range(50))
+
+
 def hcb_queue_state():
     from laminax_hostcb._tap_queue import TAPS
 

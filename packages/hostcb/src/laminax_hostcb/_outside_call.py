@@ -253,6 +253,16 @@ def _device_of(devices, position) -> object:
     return local_devices()[index]
 
 
+def _owned(array: np.ndarray) -> np.ndarray:
+    """`array` as the worker thread may keep it: jaxlib hands the callback fresh read-only
+    copies of the operands (kept, made writeable as the seed's taps received them); a view of
+    the computation's buffer, which lives only during the call, is copied."""
+    if array.flags.owndata and array.base is None:
+        array.flags.writeable = True
+        return array
+    return np.array(array, copy=True)
+
+
 def _outside_call_lower(ctx, *args, callback, identity, **params):
     axis_context = ctx.module_context.axis_context
     devices = tuple(getattr(axis_context, "devices", ()))
@@ -294,8 +304,7 @@ def _outside_call_lower(ctx, *args, callback, identity, **params):
 
         def host_fn(*host_args):
             device, arrays = unpack(host_args)
-            # the operands live only during this call: copy them for the worker thread
-            copies = [np.array(a, copy=True) for a in arrays]
+            copies = [_owned(a) for a in arrays]
             TAPS.put(functools.partial(run, copies, device), sum(c.nbytes for c in copies))
             return ()
 

@@ -6,6 +6,13 @@ the taps were sent. The queue holds at most `jax_host_callback_max_queue_byte_si
 operands: a producer that would overflow it waits until the worker has made room (back-pressure
 pauses the computation; nothing is dropped). An exception in a tap function is logged and kept;
 `barrier_wait` raises the last one as `CallbackException`.
+
+Waking the worker for every tap costs the computation about 20 µs a tap (measured: a tap every
+100 steps of a 4 µs-a-step scan added 5%, against 1.4% without the hand-off): the wake-up and
+the GIL hand-off land on the thread that runs the computation. So while taps keep coming the
+worker is not woken by them; it looks at the queue every `POLL_SECONDS` instead, and only
+after `ACTIVE_SECONDS` without a tap does it sleep until the next tap wakes it. A tap then
+waits at most `POLL_SECONDS` to run; `barrier_wait` and a full queue wake the worker at once.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable
 
@@ -21,6 +29,9 @@ from laminax_hostcb._config import max_queue_byte_size
 __all__ = ["TAPS", "TapQueue"]
 
 logger = logging.getLogger("laminax_hostcb")
+
+POLL_SECONDS = 0.002
+ACTIVE_SECONDS = 0.1
 
 
 class TapQueue:
@@ -34,7 +45,9 @@ class TapQueue:
         self._enqueued = 0
         self._done = 0
         self._worker: threading.Thread | None = None
-        self._worker_idle = False  # notify only a waiting worker: a notify per tap is costly
+        self._worker_waiting = False  # between polls or asleep: a barrier or full queue wakes it
+        self._worker_asleep = False  # waiting without a timeout: the next tap must wake it
+        self._last_put = 0.0
         self._producers_waiting = 0
         self._waiters = 0
         self.last_exception: tuple[BaseException, str] | None = None
@@ -58,14 +71,22 @@ class TapQueue:
                 self._worker.start()
             limit = self._max_bytes()
             while self._bytes and self._bytes + nbytes > limit:
+                self._wake_worker()
                 self._producers_waiting += 1
                 self._cond.wait()
                 self._producers_waiting -= 1
             self._items.append((run, nbytes))
             self._bytes += nbytes
             self._enqueued += 1
-            if self._worker_idle:
+            self._last_put = time.monotonic()
+            if self._worker_asleep:
                 self._cond.notify_all()
+
+    def _wake_worker(self) -> None:
+        """Wakes a worker that waits for its next poll (call with the lock held)."""
+        if self._worker_waiting:
+            self._worker_waiting = False  # one wake-up is enough: no ping-pong between waiters
+            self._cond.notify_all()
 
     def _run(self, run: Callable[[], None]) -> None:
         try:
@@ -79,10 +100,12 @@ class TapQueue:
         while True:
             with self._cond:
                 while not self._items:
-                    self._worker_idle = True
-                    self._cond.notify_all()  # wake barrier waiters: everything has run
-                    self._cond.wait()
-                self._worker_idle = False
+                    if self._waiters:
+                        self._cond.notify_all()  # wake barrier waiters: everything has run
+                    active = time.monotonic() - self._last_put < ACTIVE_SECONDS
+                    self._worker_waiting, self._worker_asleep = True, not active
+                    self._cond.wait(POLL_SECONDS if active else None)
+                    self._worker_waiting = self._worker_asleep = False
                 batch = list(self._items)
             for run, nbytes in batch:
                 self._run(run)
@@ -102,6 +125,7 @@ class TapQueue:
             self._waiters += 1
             try:
                 while self._done < target:
+                    self._wake_worker()
                     self._cond.wait()
             finally:
                 self._waiters -= 1
