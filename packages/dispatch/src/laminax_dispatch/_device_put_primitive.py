@@ -29,6 +29,7 @@ from laminax_core.internal import (
     eval_interpreter,
     get_aval,
     no_effects,
+    set_device_placer,
 )
 from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
@@ -242,3 +243,7 @@ def _per_leaf(placement, x, n: int, what: str) -> list:
         if not _is_placement(p):
             _device_put._target(p)  # raises the TypeError naming it
     return flat
+
+
+# jnp.zeros(..., device=d), jnp.arange(..., device=d) and the other creation functions
+set_device_placer(device_put)

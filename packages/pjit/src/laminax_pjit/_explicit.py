@@ -83,14 +83,39 @@ def _typed_aval(aval: ShapedArray, sharding) -> ShapedArray:
     return aval if typed == aval.sharding else aval.update(sharding=typed)
 
 
+def _check_out_axes(sharding: NamedSharding) -> None:
+    """An `out_sharding=` names Explicit axes only (JAX's ValueError otherwise): a result's
+    type cannot record an Auto or Manual split."""
+    types = sharding.mesh._name_to_type
+    for axis in (a for e in sharding.spec.partitions for a in axes_of(e)):
+        if types.get(axis, AxisType.Explicit) is not AxisType.Explicit:
+            raise ValueError(
+                f"PartitionSpec passed as out_sharding cannot contain axis names that are of "
+                f"type Auto or Manual. Got PartitionSpec: {sharding.spec} with axis name: "
+                f"{axis} of type: {types[axis]}; make the axis Explicit (make_mesh(..., "
+                "axis_types=...)) or place the result with device_put/with_sharding_constraint."
+            )
+
+
+def _named_as_aval_sharding(sharding: NamedSharding, ndim: int) -> NamedSharding | None:
+    _check_out_axes(sharding)
+    return typed_sharding(sharding, ndim)
+
+
 # core's protocol: the type an `out_sharding=` argument gives a result
-NamedSharding.as_aval_sharding = lambda self, ndim: typed_sharding(self, ndim)
+NamedSharding.as_aval_sharding = _named_as_aval_sharding
 
 
 def _spec_as_aval_sharding(spec: PartitionSpec, ndim: int) -> NamedSharding | None:
-    # a bare spec names axes of the mesh in context (JAX resolves it so)
+    # a bare spec names axes of the mesh in context (JAX resolves it so, and refuses it
+    # without one rather than dropping it)
     mesh = get_abstract_mesh()
-    return None if mesh.empty else typed_sharding(NamedSharding(mesh, spec), ndim)
+    if mesh.empty:
+        raise ValueError(
+            f"Using PartitionSpec when you are not under a mesh context is not allowed. Got "
+            f"{spec}: pass a NamedSharding instance or enter a mesh with `jax.set_mesh(mesh)`."
+        )
+    return _named_as_aval_sharding(NamedSharding(mesh, spec), ndim)
 
 
 PartitionSpec.as_aval_sharding = _spec_as_aval_sharding

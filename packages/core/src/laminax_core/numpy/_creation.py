@@ -11,6 +11,7 @@ from laminax_core import _shape_poly, _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
 from laminax_core._interpreters.eval import eager_array
 from laminax_core.numpy import _ufuncs as uf
+from laminax_core.numpy._placement import check_placement, place, typed_sharding
 from laminax_core.numpy._operands import (
     as_array,
     check_arraylike,
@@ -30,10 +31,11 @@ __all__ = [
 ]  # fmt: skip
 
 
-def iota(dtype, shape, dimension: int):
+def iota(dtype, shape, dimension: int, sharding=None):
     """`lax.broadcasted_iota`: the index along `dimension` at each position of `shape`."""
     dtype = dtypes.canonicalize_dtype(dtype)
-    return lax.iota_p.bind(dtype=dtype, shape=tuple(shape), dimension=dimension, sharding=None)
+    return lax.iota_p.bind(dtype=dtype, shape=tuple(shape), dimension=dimension,
+                           sharding=sharding)
 
 
 def _user_dtype(dtype, name):
@@ -66,7 +68,8 @@ def _stack_nested(obj):
     return lax.concatenate(parts, 0)
 
 
-def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0):  # noqa: A002
+def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,  # noqa: A002
+          device=None, out_sharding=None):
     """Creates an array from an array, a scalar, or a (nested) list of them.
 
     Args:
@@ -76,6 +79,9 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
       copy: accepted for NumPy compatibility (arrays are immutable).
       order: only "K", "C" or None are supported.
       ndmin: the minimum number of dimensions (leading size-1 axes are added).
+      device: a Device or Sharding to put the (concrete) result on; ignored while tracing.
+      out_sharding: the result's typed sharding (a NamedSharding, or a PartitionSpec under a
+        mesh); only one of `device` and `out_sharding` may be given.
 
     Returns:
       An array. A Python scalar without `dtype` gives a weakly typed 0-d array.
@@ -85,6 +91,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
       array([1. , 2.5], dtype=float32)
     """
     del copy
+    check_placement("array", device, out_sharding)
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
     dtype = _user_dtype(dtype, "array")
@@ -123,7 +130,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     ndim = get_aval(out).ndim
     if ndmin > ndim:
         out = lax.expand_dims(out, tuple(range(ndmin - ndim)))
-    return out if isinstance(out, _trace.Tracer) else eager_array(out)
+    out = out if isinstance(out, _trace.Tracer) else eager_array(out)
+    return place(out, device, out_sharding, traced=True)
 
 
 object_dtype = np.dtype(object)
@@ -151,13 +159,15 @@ def _list_dtype(obj):
         return None
 
 
-def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None):
+def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None, device=None,
+            out_sharding=None):
     """Converts `a` to an array, without copying arrays that already have `dtype`.
 
     Args:
       a: an array, scalar, or nested list.
       dtype: the dtype of the result (default: `a`'s).
       order, copy: accepted for NumPy compatibility.
+      device, out_sharding: where the result lives, as for `array`.
 
     Returns:
       An array.
@@ -168,7 +178,8 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
     """
     if isinstance(a, np.ma.MaskedArray):
         get_aval(a)  # ValueError: the mask would be dropped
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
+                 out_sharding=out_sharding)
 
 
 def copy(a, order: str | None = None):
@@ -181,13 +192,14 @@ def copy(a, order: str | None = None):
     return array(a, order=order)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value`.
 
     Args:
       shape: an int or a sequence of ints.
       fill_value: a scalar, or an array broadcastable to `shape`.
       dtype: the result dtype (default: `fill_value`'s; a Python scalar stays weakly typed).
+      device, out_sharding: where the result lives, as for `array`.
 
     Returns:
       The array.
@@ -196,6 +208,7 @@ def full(shape, fill_value, dtype=None):
       >>> full((2,), 7)
       array([7, 7], dtype=int32)
     """
+    check_placement("full", device, out_sharding)
     shape = _shape(shape, "full")
     dtype = _user_dtype(dtype, "full")
     check_arraylike("full", fill_value)
@@ -204,12 +217,20 @@ def full(shape, fill_value, dtype=None):
         value = convert_dtype(value, dtype)
     aval = get_aval(value)
     if aval.ndim == 0:
-        return lax.broadcast_in_dim(value, shape, ())
+        out = lax.broadcast_in_dim(value, shape, (), typed_sharding(out_sharding, len(shape)))
+        return place(out, device)
+    return _place_broadcast(broadcast_to(value, shape), device, out_sharding)
 
-    return broadcast_to(value, shape)
+
+def _place_broadcast(x, device, out_sharding):
+    # an array fill_value is broadcast with the mesh sharding as its out_sharding (JAX's
+    # ValueError when it names Auto axes), or placed on a single device
+    if out_sharding is None and hasattr(device, "spec"):
+        device, out_sharding = None, device
+    return place(x, device, out_sharding)
 
 
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (default dtype float32, or float64 with x64).
 
     Example:
@@ -217,32 +238,39 @@ def zeros(shape, dtype=None):
       array([[0.],
              [0.]], dtype=float32)
     """
+    check_placement("zeros", device, out_sharding)
     dtype = _user_dtype(dtype, "zeros") or dtypes.default_float_dtype()
-    return lax.broadcast_in_dim(np.zeros((), dtype), _shape(shape, "zeros"), ())
+    shape = _shape(shape, "zeros")
+    sharding = typed_sharding(out_sharding, len(shape))
+    return place(lax.broadcast_in_dim(np.zeros((), dtype), shape, (), sharding), device)
 
 
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (default dtype float32, or float64 with x64).
 
     Example:
       >>> ones(2, dtype=np.int32)
       array([1, 1], dtype=int32)
     """
+    check_placement("ones", device, out_sharding)
     dtype = _user_dtype(dtype, "ones") or dtypes.default_float_dtype()
-    return lax.broadcast_in_dim(np.ones((), dtype), _shape(shape, "ones"), ())
+    shape = _shape(shape, "ones")
+    sharding = typed_sharding(out_sharding, len(shape))
+    return place(lax.broadcast_in_dim(np.ones((), dtype), shape, (), sharding), device)
 
 
-def empty(shape, dtype=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like `zeros`: arrays are never uninitialised.
 
     Example:
       >>> empty(1)
       array([0.], dtype=float32)
     """
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def _like(name, a, dtype, shape):
+def _like(name, a, dtype, shape, device=None, out_sharding=None):
+    check_placement(name, device, out_sharding)
     check_arraylike(name, a)
     aval = get_aval(a)
     dtype = _user_dtype(dtype, name)
@@ -251,55 +279,56 @@ def _like(name, a, dtype, shape):
     # same shape: split as `a` is along Explicit mesh axes (its typed sharding, usually None)
     sharding = aval.sharding if shape is None else None
     shape = aval.shape if shape is None else _shape(shape, name)
+    if out_sharding is not None:
+        sharding = typed_sharding(out_sharding, len(shape))
     return dtype, weak, shape, sharding
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like `a` (its shape and dtype unless given) filled with `fill_value`.
 
     Example:
       >>> full_like(np.arange(3), 2.5)
       array([2, 2, 2], dtype=int32)
     """
-    dtype, weak, shape, sharding = _like("full_like", a, dtype, shape)
+    dtype, weak, shape, sharding = _like("full_like", a, dtype, shape, device, out_sharding)
     check_arraylike("full_like", fill_value)
     value = convert_dtype(as_array(fill_value), dtype, weak)
     if get_aval(value).ndim == 0:
-        return lax.broadcast_in_dim(value, shape, (), sharding)
+        return place(lax.broadcast_in_dim(value, shape, (), sharding), device)
+    return _place_broadcast(broadcast_to(value, shape), device, out_sharding)
 
-    return broadcast_to(value, shape)
 
-
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of `a` (weakly typed if `a` is).
 
     Example:
       >>> zeros_like(np.ones(2, np.int8))
       array([0, 0], dtype=int8)
     """
-    dtype, weak, shape, sharding = _like("zeros_like", a, dtype, shape)
-    return lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding)
+    dtype, weak, shape, sharding = _like("zeros_like", a, dtype, shape, device, out_sharding)
+    return place(lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding), device)
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of `a` (weakly typed if `a` is).
 
     Example:
       >>> ones_like(np.zeros(2, np.float32))
       array([1., 1.], dtype=float32)
     """
-    dtype, weak, shape, sharding = _like("ones_like", a, dtype, shape)
-    return lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, (), sharding)
+    dtype, weak, shape, sharding = _like("ones_like", a, dtype, shape, device, out_sharding)
+    return place(lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, (), sharding), device)
 
 
-def empty_like(prototype, dtype=None, shape=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Like `zeros_like`: arrays are never uninitialised.
 
     Example:
       >>> empty_like(np.ones(1))
       array([0.], dtype=float32)
     """
-    return zeros_like(prototype, dtype, shape)
+    return zeros_like(prototype, dtype, shape, device=device, out_sharding=out_sharding)
 
 
 def _scalar(value, dtype, weak: bool = False):
@@ -318,7 +347,7 @@ def _concrete_scalar(name, arg, value):
     return value
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in `[start, stop)` with spacing `step` (static arguments).
 
     Args:
@@ -326,6 +355,7 @@ def arange(start, stop=None, step=None, dtype=None):
       stop: the end (excluded).
       step: the spacing (default 1).
       dtype: the result dtype (default: the arguments' promoted dtype, not weakly typed).
+      device, out_sharding: where the result lives, as for `array`.
 
     Returns:
       A 1-d array.
@@ -337,8 +367,10 @@ def arange(start, stop=None, step=None, dtype=None):
       >>> arange(1.0, 3.0, 0.5)
       array([1. , 1.5, 2. , 2.5], dtype=float32)
     """
+    check_placement("arange", device, out_sharding)
     if any(isinstance(v, _shape_poly.DimExpr) for v in (start, stop, step)):
-        return _symbolic_arange(start, stop, step, dtype)
+        return place(_symbolic_arange(start, stop, step, dtype), device, out_sharding,
+                     traced=True)
     start = _concrete_scalar("arange", "start", start)
     stop = _concrete_scalar("arange", "stop", stop)
     step = _concrete_scalar("arange", "step", step)
@@ -352,12 +384,12 @@ def arange(start, stop=None, step=None, dtype=None):
         dtype = dtypes.result_type(*(v for v in (start, stop, step)))
     size = len(np.arange(np.asarray(start).item(), np.asarray(stop).item(),
                          np.asarray(step).item()))
-    values = iota(dtype, (size,), 0)
+    values = iota(dtype, (size,), 0, typed_sharding(out_sharding, 1))
     if step != 1:
         values = lax.mul(values, np.asarray(step, dtype))
     if start != 0:
         values = lax.add(values, np.asarray(start, dtype))
-    return values
+    return place(values, device, traced=True)
 
 
 def _symbolic_arange(start, stop, step, dtype):
@@ -386,7 +418,7 @@ def _linspace_fraction(num: int, endpoint: bool, dtype):
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype=None, axis: int = 0):
+             dtype=None, axis: int = 0, *, device=None):
     """`num` evenly spaced values from `start` to `stop` (arrays broadcast along `axis`).
 
     Args:
@@ -396,6 +428,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
       retstep: also return the spacing.
       dtype: the result dtype (default: the inexact promotion of `start` and `stop`).
       axis: where the new axis goes in the result.
+      device: a Device or Sharding to put the (concrete) result on; ignored while tracing.
 
     Returns:
       The values, and the step if `retstep`.
@@ -404,6 +437,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
       >>> linspace(0, 1, 5)
       array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
     """
+    check_placement("linspace", device, None)
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"jnp.linspace: num must be non-negative, got {num}.")
@@ -428,8 +462,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     if retstep:
         step = lax.div(lax.sub(stop, start), np.asarray(div, compute)) if div > 0 else \
             full_like(start, np.nan)
-        return out, _cast_result(step, dtype)
-    return out
+        return place(out, device, traced=True), _cast_result(step, dtype)
+    return place(out, device, traced=True)
 
 
 def _cast_result(x, dtype):
@@ -474,7 +508,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     return _cast_result(out, _user_dtype(dtype, "geomspace"))
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (NumPy's names)
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):  # noqa: N803
     """The `N x M` matrix with ones on the `k`-th diagonal.
 
     Example:
@@ -482,6 +516,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
       array([[1, 0],
              [0, 1]], dtype=int32)
     """
+    check_placement("eye", device, None)
     for size in (N, M):  # JAX's type: ValueError (before the shape check's TypeError)
         if isinstance(size, int | np.integer) and size < 0:
             raise ValueError(f"jnp.eye: negative dimensions are not allowed, got N={N}, M={M}.")
@@ -491,8 +526,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):  # noqa: N803 (Nu
         k = operator.index(k)
     except TypeError:
         raise ValueError(f"jnp.eye: k must be a scalar integer; got {k!r}.") from None
-    rows = lax.add(iota(np.int32, (N, M), 0), np.int32(k))
-    return lax.convert_element_type(lax.eq(rows, iota(np.int32, (N, M), 1)), dtype)
+    rows, cols = iota(np.int32, (N, M), 0), iota(np.int32, (N, M), 1)
+    diagonal = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return place(lax.convert_element_type(diagonal, dtype), device, traced=True)
 
 
 def identity(n: int, dtype=None):
