@@ -1,12 +1,14 @@
-"""Lowering of `laminax_core/lax/_dot.py`: dot_general to `stablehlo.dot_general`."""
+"""Lowering of `laminax_core/lax/_dot.py`: dot_general to `stablehlo.dot_general`; and of
+ragged_dot_general, through core's dense program."""
 
 from __future__ import annotations
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
+from laminax_core.internal import ragged_dot_program
 
-from laminax_dispatch._lowering._core import lowering_for
+from laminax_dispatch._lowering._core import lower_fun, lowering_for, register_lowering
 from laminax_dispatch._mlir import aval_to_ir_type
 
 _PRECISIONS = {
@@ -51,3 +53,7 @@ def _dot_general_lower(
         numbers,
         precision_config=_precision_config(precision),
     )
+
+
+# ragged_dot_general: dense, one masked copy of the lhs per group, as JAX computes it on CPU
+register_lowering(lax.ragged_dot_general_p, lower_fun(ragged_dot_program))
