@@ -102,6 +102,8 @@ from laminax_core._trace import set_current_trace as set_current_trace
 # the special functions as lax programs: what dispatch lowers igamma, betainc ... to
 from laminax_core.lax import _special_programs as special_programs
 from laminax_core.lax._control_flow import empty2_p as empty2_p
+# cholesky_update and symmetric_product as lax programs: what dispatch lowers them to
+from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
 from laminax_core.lax._control_flow.common import jvp_jaxpr as jvp_jaxpr
@@ -130,6 +132,7 @@ __all__ = [
     "all_primitives",
     "empty2_p",
     "special_programs",
+    "linalg_update_programs",
     "ANY",
     "AxisData",
     "backward_pass",

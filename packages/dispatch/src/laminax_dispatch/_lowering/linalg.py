@@ -13,6 +13,11 @@
 | householder_product, ormqr | orgqr / ungqr, ormqr / unmqr | nothing |
 | hessenberg | gehrd (rows and columns 1..n) | NaNs where `info != 0` |
 | tridiagonal_solve | gtsv | NaNs where `info != 0`; jaxlib's own kernel for `perturb_singular` |
+| schur | gees (no sorting) | NaNs where `info != 0`; the Schur vectors dropped unless asked |
+| tridiagonal | sytrd / hetrd | NaNs where `info != 0` |
+
+cholesky_update and symmetric_product are lax programs on CPU (core's `linalg_update_programs`),
+as in JAX.
 
 Empty matrices never reach LAPACK in qr and svd (JAX builds identities and zeros instead).
 `subset_by_index` of eigh and svd, which JAX rejects on CPU, keeps the requested slice of the
@@ -29,6 +34,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
 from laminax_core.internal import ShapedArray
+from laminax_core.internal import linalg_update_programs as update_programs
 
 from laminax_dispatch._lowering._core import (
     compare,
@@ -470,3 +476,65 @@ def _hessenberg_lower(ctx, a):
         nan_unless(ok, h, ctx.avals_out[0], info_aval.ndim),
         nan_unless(ok, taus, ctx.avals_out[1], info_aval.ndim),
     ]
+
+
+# ----- schur --------------------------------------------------------------------------------
+
+
+def _u8_enum(value) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), int(value.value))
+
+
+@lowering_for(lax.linalg.schur_p)
+def _schur_lower(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError(
+            "The sort feature of LAPACK's gees routine is not implemented.")
+    (aval,) = ctx.avals_in
+    info_aval = _info_aval(aval)
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    # real input: gees returns the eigenvalues' real and imaginary parts separately
+    w_avals = [w_aval] * (1 if _is_complex(aval) else 2)
+    mode = _lapack_module.schur.ComputationMode
+    t, q, *_, info = lapack_call(
+        target_name("gees", aval.dtype, "schur"),
+        [x],
+        [aval],
+        [aval, aval, *w_avals, info_aval, info_aval],  # the last but one: the sorted count
+        aliases={0: 0},
+        mode=_u8_enum(mode.kComputeSchurVectors if compute_schur_vectors
+                      else mode.kNoComputeSchurVectors),
+        sort=_u8_enum(_lapack_module.schur.Sort.kNoSortEigenvalues),
+    )
+    ok = info_is(info, info_aval, "EQ")
+    outs = [nan_unless(ok, t, aval, info_aval.ndim)]
+    if compute_schur_vectors:
+        outs.append(nan_unless(ok, q, aval, info_aval.ndim))
+    return outs
+
+
+# ----- tridiagonal --------------------------------------------------------------------------
+
+
+@lowering_for(lax.linalg.tridiagonal_p)
+def _tridiagonal_lower(ctx, a, *, lower):
+    (aval,) = ctx.avals_in
+    info_aval = _info_aval(aval)
+    routine = "hetrd" if _is_complex(aval) else "sytrd"
+    *outs, info = lapack_call(
+        target_name(routine, aval.dtype, "tridiagonal"),
+        [a],
+        [aval],
+        [*ctx.avals_out, info_aval],
+        aliases={0: 0},
+        uplo=char_attr("L" if lower else "U"),
+    )
+    ok = info_is(info, info_aval, "EQ")
+    return [nan_unless(ok, x, out_aval, info_aval.ndim)
+            for x, out_aval in zip(outs, ctx.avals_out, strict=True)]
+
+
+register_lowering(lax.linalg.cholesky_update_p,
+                  lower_fun(update_programs.cholesky_update_program))
+register_lowering(lax.linalg.symmetric_product_p,
+                  lower_fun(update_programs.symmetric_product_program))

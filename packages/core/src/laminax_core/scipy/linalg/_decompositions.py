@@ -15,7 +15,7 @@ from laminax_core.lax import linalg as lax_linalg
 
 __all__ = [
     "cho_factor", "cho_solve", "cholesky", "det", "eigh", "hessenberg", "inv", "lu",
-    "lu_factor", "lu_solve", "polar", "qr", "solve", "solve_triangular", "svd",
+    "lu_factor", "lu_solve", "polar", "qr", "qr_multiply", "solve", "solve_triangular", "svd",
 ]  # fmt: skip
 
 
@@ -261,3 +261,39 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
         p = jnp.matmul(u_svd * s[..., None, :], _adjoint(u_svd),
                        precision=lax.Precision.HIGHEST)
     return unitary, p
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """The QR factorization of `a` (..., m, n) with its `Q` (economic, k = min(m, n)
+    columns) applied to `c`: `(Q @ c, R)` for `mode="left"` (`c` (..., k, p)), `(c @ Q, R)`
+    for `mode="right"` (`c` (..., p, m)); `conj(Q)` with `conjugate`; the column permutation
+    third with `pivoting`. A vector `c` is a column (left) or a row (right), and stays 1-D."""
+    del overwrite_a, overwrite_c
+    a, c = _inexact("qr_multiply", a, c)
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    vector = get_aval(c).ndim == 1
+    if vector:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = get_aval(a).shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {k} columns, but c has {c.shape[-2]} "
+                         f"rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {m} rows, but c has {c.shape[-1]} columns "
+                         f"(expected {m}).")
+    batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    c = jnp.broadcast_to(c, batch + c.shape[-2:])
+    q, r, *perm = lax_linalg.qr(a, pivoting=pivoting, full_matrices=False)
+    if conjugate:
+        q = jnp.conj(q)
+    product = jnp.matmul(q, c, precision=lax.Precision.HIGHEST) if mode == "left" else \
+        jnp.matmul(c, q, precision=lax.Precision.HIGHEST)
+    if vector:
+        product = product.ravel()
+    return (product, r, *perm)

@@ -4,6 +4,7 @@ companion ...) or from their size alone (Hilbert, Pascal, Helmert, DFT, Hadamard
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from laminax_core import dtypes, lax
 from laminax_core import numpy as jnp
 
 __all__ = [
-    "block_diag", "circulant", "companion", "dft", "fiedler", "fiedler_companion", "hadamard",
+    "block_diag", "circulant", "companion", "convolution_matrix", "dft", "fiedler", "fiedler_companion", "hadamard",
     "hankel", "helmert", "hilbert", "invhilbert", "invpascal", "leslie", "pascal", "toeplitz",
 ]  # fmt: skip
 
@@ -57,6 +58,32 @@ def toeplitz(c, r=None):
     values = jnp.concatenate([jnp.flip(r[..., 1:], -1), c], axis=-1)
     index = (n - 1) + np.arange(m)[:, None] - np.arange(n)[None, :]
     return values[..., index]
+
+
+def convolution_matrix(a, n: int, mode: str = "full"):
+    """The Toeplitz matrix `A` (..., k, n) with `A @ v == convolve(a, v, mode)` for `v` of
+    length `n`: k = m + n - 1 (`"full"`), max(m, n) (`"same"`), max(m, n) - min(m, n) + 1
+    (`"valid"`), for `a` of length m."""
+    n = operator.index(n)
+    if n <= 0:
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    a = jnp.asarray(a)
+    if a.ndim == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")
+    m = a.shape[-1]
+    if m < 1:
+        raise ValueError(f"len(a) must be at least 1; got shape {a.shape}.")
+    if mode not in ("full", "valid", "same"):
+        raise ValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
+    # the full matrix has m + n - 1 rows; "same" keeps the middle max(m, n), "valid" the rows
+    # where every product lands inside `a`
+    overlap = min(m, n) - 1
+    first = {"full": 0, "same": overlap // 2, "valid": overlap}[mode]
+    rows = {"full": m + n - 1, "same": max(m, n), "valid": max(m, n) - overlap}[mode]
+    padded = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(n - 1, n - 1)])
+    # entry (i, j) of the full matrix is a[i - j]: the padded a read backwards from i + n - 1
+    index = (first + np.arange(rows))[:, None] - np.arange(n)[None, :] + (n - 1)
+    return padded[..., index]
 
 
 def hankel(c, r=None):
