@@ -259,7 +259,7 @@ def test_jit_of_jit_prints_a_jit_equation_and_lowers_to_a_private_function():
     inner = jit(lambda x: x * 2.0)
     outer = lambda x: inner(x) + 1.0  # noqa: E731
     text = str(make_jaxpr(outer)(F32(1)))
-    assert "jit[" in text and "name=<lambda>" in text and "mul c 2.0:f32[]" in text
+    assert "jit[" in text and "name=<lambda>" in text and "b:f32[] = mul a 2.0:f32[]" in text
     lowered = jit(outer).lower(F32(1)).as_text()
     assert 'func.func private @"<lambda>"' in lowered and "call @" in lowered
     assert float(jit(outer)(F32(3))) == 7.0

@@ -179,6 +179,7 @@ def _alphabetic_name(n: int) -> str:
 class _NameContext:
     def __init__(self):
         self.names: dict[int, str] = {}
+        self.count = 0  # fresh names given (aliases take none)
 
     def name(self, var) -> str:
         if isinstance(var, Literal):
@@ -187,8 +188,25 @@ class _NameContext:
             return "_"
         key = id(var)
         if key not in self.names:
-            self.names[key] = _alphabetic_name(len(self.names))
+            self.names[key] = _alphabetic_name(self.count)
+            self.count += 1
         return self.names[key]
+
+    def alias_call(self, eqn: JaxprEqn, inner: Jaxpr) -> None:
+        """Names a called jaxpr's inputs and outputs after the equation's operands and
+        binders, as JAX prints `jit` equations (a literal or repeated operand leaves a fresh
+        name; an output that is also an input keeps the input's name)."""
+        seen = set()
+        for var, operand in zip(inner.invars, eqn.invars, strict=False):
+            if not isinstance(operand, Literal) and id(operand) not in seen:
+                seen.add(id(operand))
+                self.names[id(var)] = self.name(operand)
+            else:
+                self.names.pop(id(var), None)  # named afresh where it is printed
+        inputs = {id(v) for v in inner.invars}
+        for var, binder in zip(inner.outvars, eqn.outvars, strict=False):
+            if isinstance(var, Var) and id(var) not in inputs:
+                self.names[id(var)] = self.name(binder)
 
 
 def _pp_vars(vars_, context: _NameContext, *, separator: str = "", shapes: bool = False):
@@ -235,6 +253,9 @@ def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     """One equation as a document: `b:f32[3] = sin a`."""
     # binders are named before the params, so nested jaxprs continue the naming after them
     lhs = _pp_vars(eqn.outvars, context, shapes=True) if eqn.outvars else None
+    inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
+    if isinstance(inner, ClosedJaxpr | Jaxpr):
+        context.alias_call(eqn, inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner)
     rhs = [
         pp.text(eqn.primitive.name),
         _pp_params(eqn, context),
