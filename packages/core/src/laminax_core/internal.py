@@ -102,7 +102,11 @@ from laminax_core._trace import set_current_trace as set_current_trace
 # the special functions as lax programs: what dispatch lowers igamma, betainc ... to
 from laminax_core.lax import _special_programs as special_programs
 from laminax_core.lax._control_flow import empty2_p as empty2_p
-# cholesky_update and symmetric_product as lax programs: what dispatch lowers them to
+from laminax_core.lax._dot_algorithms import CPU_PRESETS as cpu_dot_presets
+from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorithm_compute_types
+# ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
+# lowers them to
+from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
 from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -133,6 +137,9 @@ __all__ = [
     "empty2_p",
     "special_programs",
     "linalg_update_programs",
+    "ragged_dot_program",
+    "cpu_dot_presets",
+    "algorithm_compute_types",
     "ANY",
     "AxisData",
     "backward_pass",

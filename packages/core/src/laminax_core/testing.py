@@ -751,3 +751,24 @@ OP_CASES = OP_CASES + (
            lambda x: np.linalg.svd(x, compute_uv=False), ((4, 3),), **_LINALG),
     OpCase("svd", _recompose_svd, lambda x: x, ((3, 4),), **{**_LINALG, "tol": 1e-3}),
 )
+
+
+# ----- ragged_dot_general -------------------------------------------------------------------
+
+
+def _np_ragged_dot(lhs, rhs, group_sizes):
+    """Row by row: each row of lhs meets the rhs matrix of the group it falls in."""
+    out = np.zeros((lhs.shape[0], rhs.shape[2]), np.result_type(lhs, rhs))
+    ends = np.cumsum(group_sizes)
+    for row in range(lhs.shape[0]):
+        group = int(np.searchsorted(ends, row, side="right"))
+        if group < len(group_sizes):
+            out[row] = lhs[row] @ rhs[group]
+    return out
+
+
+OP_CASES = OP_CASES + (
+    OpCase("ragged_dot_general", lambda lhs, rhs, sizes: lax.ragged_dot(lhs, rhs, sizes),
+           _np_ragged_dot, ((6, 3), (2, 3, 4), (2,)), int_args={2: np.array([2, 3], np.int32)},
+           tol=1e-5),
+)

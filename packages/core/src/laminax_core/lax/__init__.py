@@ -20,6 +20,7 @@ from laminax_core.lax import (
     _convolution_patches,
     _cumulative,
     _dot,
+    _dot_algorithms,
     _elementwise,
     _fft,
     _indexing,
@@ -28,6 +29,8 @@ from laminax_core.lax import (
     _linear_solve,
     _math,
     _products,
+    _ragged_dot,
+    _random_bits,
     _reductions,
     _shape_helpers,
     _shape_tuples,
@@ -41,19 +44,20 @@ from laminax_core.lax import (
 
 _FAMILIES = (
     _approx_top_k, _associative_scan, _barriers, _bitwise, _collectives, _collectives_exchange,
-    _control_flow, _convolution, _convolution_patches, _cumulative, _dot, _elementwise, _fft,
-    _indexing, _indexing_helpers, _joining, _linear_solve, _math, _products, _reductions,
-    _shape_helpers, _shape_tuples, _slicing, _sorting, _special, _special_programs, _structural,
-    _windowed,
+    _control_flow, _convolution, _convolution_patches, _cumulative, _dot, _dot_algorithms,
+    _elementwise, _fft, _indexing, _indexing_helpers, _joining, _linear_solve, _math, _products,
+    _ragged_dot, _random_bits, _reductions, _shape_helpers, _shape_tuples, _slicing, _sorting,
+    _special, _special_programs, _structural, _windowed,
 )  # fmt: skip
 
 # Public in their modules (shared between the families, or with the layers above through
 # `laminax_core.internal`) but not part of JAX's `lax`.
 _NOT_LAX = frozenset({
-    "apply_counted", "betainc_program", "bessel_i0e_program", "broadcast_in_dim_for_select",
+    "algorithm_compute_types", "apply_counted", "as_algorithm", "betainc_program", "bessel_i0e_program", "broadcast_in_dim_for_select",
     "canonicalize_precision", "conv_general_vjp_lhs_padding", "default_fill_value",
     "dilate_shape", "empty2_p", "igamma_grad_a_program", "igamma_program", "igammac_program",
-    "install_take_along_axis", "random_gamma_grad_program", "take_along_axis",
+    "install_take_along_axis", "ragged_dot_program", "random_gamma_grad_program",
+    "take_along_axis",
 })  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._sharding_rules import dot_general_sharding, requested_sharding
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import NUMERIC, check_dtype, define_primitive, jvp_from
+from laminax_core.lax._dot_algorithms import as_algorithm
 from laminax_core.lax._elementwise import convert_element_type
 from laminax_core.lax._structural import transpose
 
@@ -45,7 +46,7 @@ def dot_general(
         lhs,
         rhs,
         dimension_numbers=_canonical_dimension_numbers(dimension_numbers),
-        precision=precision,
+        precision=as_algorithm(precision),
         preferred_element_type=preferred_element_type,
         out_sharding=out_sharding,
     )

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from laminax_core import dtypes
 from laminax_core._avals import get_aval
 from laminax_core.lax._dot import dot_general
+from laminax_core.lax._dot_algorithms import DotAlgorithm, DotAlgorithmPreset
 from laminax_core.lax._elementwise import convert_element_type
 
 __all__ = [
@@ -64,20 +65,24 @@ class Precision(enum.Enum):
         return self.name
 
 
-PrecisionLike = None | str | Precision | tuple[str, str] | tuple[Precision, Precision]
+PrecisionLike = (None | str | Precision | tuple[str, str] | tuple[Precision, Precision]
+                 | DotAlgorithm | DotAlgorithmPreset)
 
 
 def canonicalize_precision(precision):
-    """`precision` as dot_general's param: None, or a pair of `Precision`s (one per operand).
+    """`precision` as dot_general's param: None, a pair of `Precision`s (one per operand), or
+    a dot algorithm (a `DotAlgorithm`, or a `DotAlgorithmPreset`, also given by name).
 
     Example:
       >>> canonicalize_precision("highest")
       (Precision.HIGHEST, Precision.HIGHEST)
     """
-    if precision is None:
-        return None
+    if precision is None or isinstance(precision, DotAlgorithm | DotAlgorithmPreset):
+        return precision
     if isinstance(precision, str) and precision in _PRECISION_STRINGS:
         return Precision(precision), Precision(precision)
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
     if isinstance(precision, Precision):
         return precision, precision
     if isinstance(precision, list | tuple) and len(precision) == 2:
@@ -88,7 +93,8 @@ def canonicalize_precision(precision):
             return tuple(canonicalize_precision(p)[0] for p in precision)
     raise ValueError(
         f"precision must be None, a lax.Precision, one of the strings {sorted(_PRECISION_STRINGS)}"
-        f", or a pair of those (one per operand); got {precision!r}."
+        f", or a pair of those (one per operand), a lax.DotAlgorithmPreset or its name, or a "
+        f"lax.DotAlgorithm; got {precision!r}."
     )
 
 

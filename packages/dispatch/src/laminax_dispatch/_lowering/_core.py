@@ -26,6 +26,7 @@ from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import config as core_config
 from laminax_core import dtypes
+from laminax_core import lax
 from laminax_core.internal import (
     ClosedJaxpr,
     DropVar,
@@ -62,6 +63,7 @@ __all__ = [
     "lowering_for",
     "lowerings",
     "register_lowering",
+    "result_accuracy",
     "is_embedded_constant",
     "lowering_module_name",
     "lower_private_function",
@@ -254,11 +256,21 @@ def broadcast_to_aval(x: ir.Value, aval_in: ShapedArray, aval_out: ShapedArray) 
     return _dynamic.broadcast_in_dim(result_type, x, aval_out.shape, dims)
 
 
+def result_accuracy(accuracy) -> ir.Attribute:
+    """stablehlo's result_accuracy for a lax.AccuracyMode or a lax.Tolerance."""
+    if isinstance(accuracy, lax.Tolerance):
+        return hlo.ResultAccuracyAttr.get(float(accuracy.atol), float(accuracy.rtol),
+                                          int(accuracy.ulps), "TOLERANCE")
+    if isinstance(accuracy, lax.AccuracyMode):
+        return hlo.ResultAccuracyAttr.get(0.0, 0.0, 0, accuracy.name)
+    raise TypeError(f"accuracy must be a lax.AccuracyMode or a lax.Tolerance, got {accuracy!r}")
+
+
 def elementwise(op: Callable) -> Callable:
     """The lowering of a primitive that maps 1:1 onto an elementwise StableHLO op.
 
-    Operands are broadcast to the output shape first (lax allows rank-0 operands); params
-    such as `accuracy=None` are ignored.
+    Operands are broadcast to the output shape first (lax allows rank-0 operands); an
+    `accuracy` (lax.AccuracyMode or lax.Tolerance) becomes the op's `result_accuracy`.
 
     Example:
       >>> from jaxlib.mlir.dialects import stablehlo as hlo
@@ -271,7 +283,10 @@ def elementwise(op: Callable) -> Callable:
             broadcast_to_aval(x, a, a.update(shape=out_shape))
             for x, a in zip(args, ctx.avals_in, strict=True)
         ]
-        return op(*operands)
+        out = op(*operands)
+        if params.get("accuracy") is not None:
+            out.owner.attributes["result_accuracy"] = result_accuracy(params["accuracy"])
+        return out
 
     rule.__name__ = f"elementwise_{getattr(op, '__name__', 'op')}"
     return rule
