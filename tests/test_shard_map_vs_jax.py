@@ -464,3 +464,47 @@ def run_both_smap(source):
     except Exception as err:  # noqa: BLE001 (compared with JAX's exception type)
         got = ("error", type(err).__name__)
     return got, expected
+
+
+# check_vma: which results vary over a mesh axis, read from whether JAX accepts an out_spec that
+# leaves the axis unnamed (each collective on an invariant and a varying operand). Not compared:
+# loops whose carry changes its manual-axis type (JAX's TypeError; laminax widens the carry,
+# see _shard_map_vma.py)
+VMA_OPS = {
+    "all_gather": "lax.all_gather(a, 'y')",
+    "all_gather_tiled": "lax.all_gather(a, 'y', tiled=True)",
+    "psum_scatter": "lax.psum_scatter(a, 'y', tiled=True)",
+    "ppermute": "lax.ppermute(a, 'y', [(i, (i + 1) % 2) for i in range(2)])",
+    "all_to_all": "lax.all_to_all(a, 'y', 0, 0, tiled=True)",
+    "pbroadcast": "lax.pbroadcast(a, 'y', 0)",
+    "psum": "lax.psum(a, 'y')",
+    "pmax_two_axes": "lax.pmax(a, ('x', 'y'))",
+    "pmean_other_axis": "lax.pmean(a, 'x')",
+    "axis_index": "a + lax.axis_index('y')",
+    "all_gather_then_psum": "lax.psum(lax.all_gather(a, 'y'), 'y')",
+    "while_varying_predicate": "lax.while_loop(lambda c: lax.axis_index('y') + c[0, 0] < 3, "
+                               "lambda c: c + 1, a)",
+    "cond_varying_predicate": "lax.cond(lax.axis_index('y') == 0, lambda v: v, lambda v: v + 1, a)",
+    "all_gather_in_cond": "lax.cond(True, lambda v: lax.all_gather(v, 'y', tiled=True)[:4], "
+                          "lambda v: v, a)",
+}
+
+
+@requires_jax
+@pytest.mark.parametrize("name", sorted(VMA_OPS))
+@pytest.mark.parametrize("in_spec", ["P()", "P('y')"])
+def test_check_vma_accepts_and_refuses_out_specs_as_jax(name, in_spec):
+    source = (
+        f"outcomes = []\n"
+        f"for out_spec in (P(), P('y'), P('x')):\n"
+        f"    f = shard_map(lambda a: {VMA_OPS[name]}, mesh=mesh, in_specs={in_spec}, "
+        f"out_specs=out_spec)\n"
+        f"    try:\n"
+        f"        jax.make_jaxpr(f)(np.ones((16, 8), np.float32))\n"
+        f"        outcomes.append('ok')\n"
+        f"    except Exception as err:\n"
+        f"        outcomes.append(type(err).__name__)\n"
+        f"result = outcomes\n"
+    )
+    got, expected = run_both(source)
+    assert got == expected

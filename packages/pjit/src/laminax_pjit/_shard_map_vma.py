@@ -7,10 +7,15 @@ axis unnamed must not vary over it. The rules, per equation:
 - a psum / pmax / pmin over named axes removes them (the result is the same everywhere);
 - `axis_index` varies over its axis;
 - a call (`jit`, checkpoint, custom derivatives) is followed into its jaxpr; `cond` takes the
-  union over its branches and the predicate; `scan` and `while` iterate their body to a fixed
-  point over the loop-carried values;
-- everything else (ppermute, all_gather, all_to_all, psum_scatter included, as in JAX) varies
-  over the union of its operands.
+  union over its branches (not the predicate's: JAX 0.10.2 lets a varying predicate choose an
+  invariant result, for `while` too); `scan` and `while` iterate their body to a fixed point
+  over the loop-carried values. JAX instead requires a carry to keep its type (TypeError
+  otherwise), but there `zeros_like(x)` varies as `x` does, which this inference cannot see in
+  the jaxpr (a broadcast literal): widening the carry never refuses a program JAX accepts;
+- a collective that moves data (all_gather, psum_scatter, ppermute, all_to_all, pbroadcast)
+  varies over its axes as well as its operands' (JAX makes the operand vary over them first);
+  pbroadcast refuses an operand that does not vary over its axis, as JAX's does;
+- everything else varies over the union of its operands.
 """
 
 from __future__ import annotations
@@ -20,6 +25,12 @@ from laminax_core.internal import ClosedJaxpr, Jaxpr, Literal
 __all__ = ["infer_varying"]
 
 _REDUCTIONS = {"psum", "pmax", "pmin"}
+_MOVING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all", "pbroadcast"}
+
+
+def _names(axis_name) -> frozenset:
+    names = axis_name if isinstance(axis_name, tuple | list) else (axis_name,)
+    return frozenset(a for a in names if not isinstance(a, int))
 
 
 def _sub(jaxpr) -> Jaxpr:
@@ -54,11 +65,21 @@ def _equation(eqn, ins: list[frozenset]) -> list[frozenset]:
     if name in _REDUCTIONS:
         named = {a for a in params["axes"] if not isinstance(a, int)}
         return [vma - named for vma in ins]
+    if name in _MOVING:
+        axes = _names(params["axis_name"])
+        if name == "pbroadcast" and not axes <= _union(ins):
+            raise ValueError(
+                f"Collective pbroadcast must be applied to a device-varying type, but got "
+                f"{_union(ins)} for collective acting over axis name {tuple(sorted(axes))}; "
+                "give it a value that varies over the axis (e.g. after lax.pvary), or pass "
+                "check_vma=False to shard_map."
+            )
+        return [_union(ins) | axes] * n_out
     if name == "axis_index":
         return [frozenset({params["axis_name"]})]
     if name == "cond":
         branches = [infer_varying(_sub(b), ins[1:]) for b in params["branches"]]
-        return [ins[0] | _union(outs) for outs in zip(*branches, strict=True)]
+        return [_union(outs) for outs in zip(*branches, strict=True)]
     if name == "shard_map":  # a nested one: its own manual axes are not the outer body's
         outs = infer_varying(_sub(params["jaxpr"]), ins)
         return [vma - params["newly_manual_axes"] for vma in outs]
@@ -85,14 +106,12 @@ def _scan(params, ins):
 
 
 def _while(params, ins):
-    cond, body = _sub(params["cond_jaxpr"]), _sub(params["body_jaxpr"])
+    body = _sub(params["body_jaxpr"])
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
-    cond_consts, body_consts, carry = ins[:nc], ins[nc:nc + nb], ins[nc + nb:]
+    body_consts, carry = ins[nc:nc + nb], ins[nc + nb:]
     while True:
-        (pred,) = infer_varying(cond, [*cond_consts, *carry])
         outs = infer_varying(body, [*body_consts, *carry])
-        # a predicate varying over an axis makes the trip count, so every carry, vary over it
-        new_carry = [c | o | pred for c, o in zip(carry, outs, strict=True)]
+        new_carry = [c | o for c, o in zip(carry, outs, strict=True)]
         if new_carry == carry:
             return carry
         carry = new_carry
