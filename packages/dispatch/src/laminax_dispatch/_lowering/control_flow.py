@@ -1,4 +1,4 @@
-"""Lowerings of `laminax_core/lax/_control_flow/`: cond, while and scan.
+"""Lowerings of `laminax_core/lax/_control_flow/`: cond, while, scan and composite.
 
 `empty2` (the filler of cond's unused residual slots) is a zero constant, as in JAX.
 `cond` becomes `stablehlo.case` with one region per branch (regions read the operands from the
@@ -7,7 +7,8 @@ along with the loop state, as JAX does; `scan` becomes a while loop over an iter
 that slices each `xs` and updates each `ys` in place (JAX's CPU lowering). Ordered effects
 thread their tokens through every region; a while whose condition has ordered effects (a tap
 in the condition) computes its predicate before the loop and at the end of each body and
-carries it, since the condition region cannot pass a token on.
+carries it, since the condition region cannot pass a token on. `composite` becomes
+`stablehlo.composite` naming a private function that holds its decomposition.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
     lower_fun,
+    lower_private_function,
     lowering_for,
     register_lowering,
 )
-from laminax_dispatch._mlir import aval_to_ir_type, token_type
+from laminax_dispatch._mlir import _element_type, aval_to_ir_type, token_type
 
 
 def _ordered(*jaxprs) -> list:
@@ -258,3 +260,44 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
 
 
 register_lowering(lax.scan_p, lower_fun(_scan_as_while, multiple_results=True))
+
+
+# ----- composite ----------------------------------------------------------------------------
+
+
+def _attribute(value) -> ir.Attribute:
+    """A composite attribute as MLIR reads it (Python numbers at 64 bits, as JAX writes them)."""
+    if isinstance(value, bool | np.bool_):
+        return ir.BoolAttr.get(bool(value))
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, float):
+        return ir.FloatAttr.get(ir.F64Type.get(), value)
+    if isinstance(value, str | bytes):
+        return ir.StringAttr.get(value)
+    if isinstance(value, np.dtype):
+        return ir.TypeAttr.get(_element_type(value))
+    if isinstance(value, dict):
+        return ir.DictAttr.get({k: _attribute(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return ir.ArrayAttr.get([_attribute(v) for v in value])
+    array = np.ascontiguousarray(getattr(value, "val", value))  # HashableArray, NumPy values
+    return ir.DenseElementsAttr.get(array, type=_element_type(array.dtype), shape=array.shape)
+
+
+@lowering_for(lax.composite_p)
+def _composite_lower(ctx, *args, name, attributes, version, jaxpr):
+    mctx = ctx.module_context
+    symbol = mctx.unique_symbol(name)
+    lower_private_function(mctx, symbol, jaxpr, f"{ctx.name_stack}/{name}")
+    values = {}
+    for key, leaves, tree in attributes:
+        value = tree.unflatten([getattr(v, "val", v) for v in leaves])
+        if value is not None:
+            values[key] = _attribute(value)
+    op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
+                         name=ir.StringAttr.get(name),
+                         decomposition=ir.FlatSymbolRefAttr.get(symbol),
+                         composite_attributes=ir.DictAttr.get(values),
+                         version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), version))
+    return list(op.results)
