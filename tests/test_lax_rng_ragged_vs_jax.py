@@ -1,5 +1,5 @@
-"""lax's XLA generators (`rng_bit_generator`, `rng_uniform`) and `ragged_dot` /
-`ragged_dot_general` against real JAX 0.10.2.
+"""lax's XLA generators (`rng_bit_generator`, `rng_uniform`), `ragged_dot` /
+`ragged_dot_general`, `stage` and `shape_as_value` against real JAX 0.10.2.
 
 rng_bit_generator runs XLA's RngBitGenerator in both, so its bits and new keys are compared
 exactly for every algorithm and dtype; rng_uniform draws from XLA's stateful generator, so only
@@ -46,7 +46,10 @@ EXPRS = [
     f"lax.ragged_dot_general(LB, RB[0], SIZES, {DN}((((2,), (1,)), ((0,), (0,))), (0,), ()))",
     "jax.grad(lambda l, r: (lax.ragged_dot(l, r, SIZES) ** 2).sum(), (0, 1))(L, RG)",
     "jax.jvp(lambda l, r: lax.ragged_dot(l, r, SIZES), (L, RG), (L, RG))",
+    "lax.stage(1.0)", "lax.stage(np.float64(2))", "jax.grad(lambda x: lax.stage(x) * 2)(1.0)",
+    "jax.vmap(lax.stage)(L)", "lax.shape_as_value((2, 3))", "lax.shape_as_value(())",
     # errors
+    "lax.stage('a')",
     "lax.rng_bit_generator(KEY, (2,), np.int32)",
     "lax.rng_uniform(np.float32(0), np.int32(1), (2,))",
     "lax.rng_uniform(np.zeros(2, np.float32), np.float32(1), (2,))",
@@ -108,6 +111,13 @@ def test_rng_uniform_shapes_range_and_jaxpr_match_jax():
         x = np.asarray(x)
         assert (x.dtype, x.shape) == (want.dtype, want.shape)
         assert low <= x.min() and x.max() < high and len(np.unique(x)) > 5
+
+
+@requires_jax
+def test_staged_constants_fold_as_in_jax():
+    source = "lambda x: (lax.stage(1.0), lax.stage(x), lax.stage(np.ones(2, np.int32)))"
+    want = run_jax(f"from jax import lax\nresult = str(jax.make_jaxpr({source})(2.0))")
+    assert str(jax.make_jaxpr(eval(source, dict(lax=lax, np=np)))(2.0)) == want  # noqa: S307
 
 
 def test_ragged_dot_where_jax_has_no_rule():

@@ -772,3 +772,8 @@ OP_CASES = OP_CASES + (
            _np_ragged_dot, ((6, 3), (2, 3, 4), (2,)), int_args={2: np.array([2, 3], np.int32)},
            tol=1e-5),
 )
+
+
+OP_CASES = OP_CASES + (
+    OpCase("stage", lax.stage_p.bind, lambda x: x, ((3, 2),), linear_args=(0,)),
+)

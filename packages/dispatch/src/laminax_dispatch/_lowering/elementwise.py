@@ -147,7 +147,8 @@ def _convert_element_type_lower(ctx, x, new_dtype, weak_type, sharding):
     return convert(x, ctx.avals_in[0], ctx.avals_out[0])
 
 
-# ----- stop_gradient, copy ------------------------------------------------------------------
+# ----- stop_gradient, copy, stage (identities on values) ----------------------------------
 
 register_lowering(lax.stop_gradient_p, lambda ctx, x: x)  # the identity on values
 register_lowering(lax.copy_p, lambda ctx, x: x)
+register_lowering(lax.stage_p, lambda ctx, x: x)
