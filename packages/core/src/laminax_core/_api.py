@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
+from laminax_pytree import (
+    Partial,
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+)
 from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
@@ -239,7 +246,11 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 
 def _check_tangent(primal, tangent, index) -> None:
-    primal_aval, tangent_aval = get_aval(primal), get_aval(tangent)
+    _check_tangent_of(get_aval(primal), tangent, index)
+
+
+def _check_tangent_of(primal_aval, tangent, index) -> None:
+    tangent_aval = get_aval(tangent)
     expected = primal_aval.to_tangent_aval()
     if tangent_aval.dtype != expected.dtype:
         raise TypeError(
@@ -322,20 +333,32 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     flat, out_trees, aux = _flatten_fun_for("linearize", fun, in_tree, has_aux)
     primals_out, jaxpr, consts = partial_eval.linearize_flat(flat, leaves)
     out_tree = out_trees[0]
-
-    def f_jvp(*tangents):
-        tangent_leaves, tangent_tree = tree_flatten(tangents)
-        if tangent_tree != in_tree:
-            raise TypeError(
-                f"linearize's f_jvp expects tangents with structure {in_tree}, got {tangent_tree}."
-            )
-        for i, (p, t) in enumerate(zip(leaves, tangent_leaves, strict=True)):
-            _check_tangent(p, t, i)
-        outs = eval_jaxpr(jaxpr, consts, *tangent_leaves)
-        return tree_unflatten(out_tree, outs)
-
+    # a Partial whose leaves are the residuals, as JAX returns: it passes through jit
+    f_jvp = Partial(_Linearized(jaxpr, in_tree, out_tree, [get_aval(x) for x in leaves]),
+                    list(consts))
     result = (tree_unflatten(out_tree, primals_out), f_jvp)
     return (*result, aux[0]) if has_aux else result
+
+
+class _Linearized:
+    """The linear function `linearize` returns, given its residuals first (hashable by identity:
+    it is the static part of the returned `Partial`)."""
+
+    def __init__(self, jaxpr, in_tree, out_tree, primal_avals):
+        self.jaxpr, self.in_tree, self.out_tree = jaxpr, in_tree, out_tree
+        self.primal_avals = primal_avals
+
+    def __call__(self, residuals, *tangents):
+        tangent_leaves, tangent_tree = tree_flatten(tangents)
+        if tangent_tree != self.in_tree:
+            raise TypeError(
+                f"linearize's f_jvp expects tangents with structure {self.in_tree}, got "
+                f"{tangent_tree}."
+            )
+        for i, (p, t) in enumerate(zip(self.primal_avals, tangent_leaves, strict=True)):
+            _check_tangent_of(p, t, i)
+        outs = eval_jaxpr(self.jaxpr, residuals, *tangent_leaves)
+        return tree_unflatten(self.out_tree, outs)
 
 
 # ----- vjp, grad --------------------------------------------------------------------------
