@@ -1,7 +1,8 @@
 """Behaviours the optax and chex test suites showed to differ from JAX 0.10.2, each compared with
 real JAX: `jnp.iscomplexobj` on scalar types, loops promoting a weakly typed carry,
 `fori_loop(unroll=)`, `cond(..., operand=)`, `stop_gradient` on a pytree, `round(array)`,
-`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect,
+`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect (and
+its parameters named after the arguments),
 `.at[]` updates with empty index arrays."""
 
 import laminax as jax
@@ -74,6 +75,22 @@ CASES = {
         "ir = lowered.compiler_ir('hlo').as_hlo_text()\n"
         "result = [text.startswith('HloModule'), 'multiply' in text, 'add' in text,"
         " ir.startswith('HloModule'), 'entry_computation_layout={(f32[], f32[])->f32[]}' in text]"
+    ),
+    # XLA names the HLO parameters after main's argument locations: the Python arguments'
+    # names and tree paths (optax compares the HLO of two functions with different names)
+    "hlo_parameter_names": (
+        "x = np.ones(3, np.float32)\n"
+        "def g(a, b, *args, c=1, **kw): return a + b + args[0] + c + kw['d']\n"
+        "def h(p, t): return p['a'] + p['b'][0] + t[1]\n"
+        "def params(text): return [l.split('=')[0].strip() for l in text.splitlines()"
+        " if 'parameter(' in l]\n"
+        "result = [params(jax.jit(f, **o).lower(*a, **k).as_text(dialect='hlo'))"
+        " for f, o, a, k in ["
+        " (g, {}, (x, x, x), dict(c=x, d=x)),"
+        " (h, {}, ({'a': x, 'b': [x]}, (x, x)), {}),"
+        " (lambda u, v: u * v, dict(static_argnums=0), (2.0, x), {}),"
+        " (lambda u, v: u, {}, (x, x), {}),"  # an unused argument is pruned
+        " (jnp.sin, {}, (x,), {})]]"
     ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"

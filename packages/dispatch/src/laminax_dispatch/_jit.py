@@ -121,12 +121,41 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
 
 
-def _arg_names(fun) -> list[str] | None:
-    try:
-        params = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+class _ArgNames:
+    """Names the top-level arguments as JAX's debug info does (they name main's parameters in
+    the HLO and the arguments in messages): a parameter's name, `args[k]` for the k-th value
+    a `*args` parameter takes, `kw['key']` for a keyword that only `**kw` takes; without a
+    signature, `args[i]` and `kwargs['key']`."""
+
+    def __init__(self, fun):
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        kinds = inspect.Parameter
+        if params is None:
+            self.positional, self.var_args, self.keywords, self.var_kw = [], "args", (), "kwargs"
+            return
+        self.positional = [p.name for p in params
+                           if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+        var = [p.name for p in params if p.kind == kinds.VAR_POSITIONAL]
+        self.var_args = var[0] if var else None
+        self.keywords = {p.name for p in params
+                         if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY)}
+        var_kw = [p.name for p in params if p.kind == kinds.VAR_KEYWORD]
+        self.var_kw = var_kw[0] if var_kw else None
+
+    def positional_name(self, i: int) -> str:
+        if i < len(self.positional):
+            return self.positional[i]
+        if self.var_args is not None:
+            return f"{self.var_args}[{i - len(self.positional)}]"
+        return f"args[{i}]"
+
+    def keyword_name(self, key: str) -> str:
+        if key in self.keywords or self.var_kw is None:
+            return key
+        return f"{self.var_kw}[{key!r}]"
 
 
 def _check_hashable(value, where: str) -> None:
@@ -180,7 +209,7 @@ class _Options:
         self.device = device
         self.backend = backend
         self.inline = bool(inline)
-        self.names = _arg_names(fun)
+        self.names = _ArgNames(fun)
         self.in_shardings = freeze_shardings(in_shardings)
         self.out_shardings = freeze_shardings(out_shardings)
         self.key = (
@@ -235,7 +264,7 @@ class _Options:
         ]
         names, donated = [], []
         for i, arg in zip(original, dyn_args, strict=False):
-            base = self.names[i] if self.names and i < len(self.names) else f"args[{i}]"
+            base = self.names.positional_name(i)
             flag = i in self.donate_argnums
             for path, _ in tree_flatten_with_path(arg)[0]:
                 names.append(base + keystr(path))
@@ -243,7 +272,7 @@ class _Options:
         for key in sorted(dyn_kwargs):
             flag = key in self.donate_argnames
             for path, _ in tree_flatten_with_path(dyn_kwargs[key])[0]:
-                names.append(key + keystr(path))
+                names.append(self.names.keyword_name(key) + keystr(path))
                 donated.append(flag)
         return names, donated
 
