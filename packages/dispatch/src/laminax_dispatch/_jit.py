@@ -129,33 +129,28 @@ class _ArgNames:
 
     def __init__(self, fun):
         try:
-            params = list(inspect.signature(fun).parameters.values())
+            params = inspect.signature(fun).parameters.values()
         except (TypeError, ValueError):
             params = None
-        kinds = inspect.Parameter
-        if params is None:
-            self.positional, self.var_args, self.keywords, self.var_kw = [], "args", (), "kwargs"
-            return
-        self.positional = [p.name for p in params
-                           if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
-        var = [p.name for p in params if p.kind == kinds.VAR_POSITIONAL]
-        self.var_args = var[0] if var else None
-        self.keywords = {p.name for p in params
-                         if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY)}
-        var_kw = [p.name for p in params if p.kind == kinds.VAR_KEYWORD]
-        self.var_kw = var_kw[0] if var_kw else None
+        kind = {p.name: p.kind for p in params or ()}
+        P = inspect.Parameter
+        self.positional = [n for n, k in kind.items() if k in (P.POSITIONAL_ONLY,
+                                                                 P.POSITIONAL_OR_KEYWORD)]
+        self.keywords = {n for n, k in kind.items() if k in (P.POSITIONAL_OR_KEYWORD,
+                                                                P.KEYWORD_ONLY)}
+        var = [n for n, k in kind.items() if k == P.VAR_POSITIONAL] or [None]
+        var_kw = [n for n, k in kind.items() if k == P.VAR_KEYWORD] or [None]
+        self.var_args, self.var_kw = ("args", "kwargs") if params is None else (var[0], var_kw[0])
 
     def positional_name(self, i: int) -> str:
         if i < len(self.positional):
             return self.positional[i]
-        if self.var_args is not None:
-            return f"{self.var_args}[{i - len(self.positional)}]"
-        return f"args[{i}]"
+        if self.var_args is None:
+            return f"args[{i}]"
+        return f"{self.var_args}[{i - len(self.positional)}]"
 
     def keyword_name(self, key: str) -> str:
-        if key in self.keywords or self.var_kw is None:
-            return key
-        return f"{self.var_kw}[{key!r}]"
+        return key if key in self.keywords or self.var_kw is None else f"{self.var_kw}[{key!r}]"
 
 
 def _check_hashable(value, where: str) -> None:
