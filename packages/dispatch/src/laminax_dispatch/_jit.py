@@ -555,12 +555,16 @@ class _Float0Outputs:
         jaxpr = closed.jaxpr
         data = [v for v, a in zip(jaxpr.outvars, closed.out_avals, strict=True)
                 if not _holds_no_data(a)]
-        pruned, _ = dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns,
-                                    jaxpr.effects), [True] * len(data), instantiate=True)
         inputs = [i for i, a in enumerate(closed.in_avals) if not isinstance(a, AbstractToken)]
-        stripped = ClosedJaxpr(Jaxpr(pruned.constvars, [pruned.invars[i] for i in inputs],
-                                     pruned.outvars, pruned.eqns, pruned.effects),
-                               closed.consts)
+        stripped = Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns, jaxpr.effects)
+        consts = closed.consts
+        if len(inputs) < len(jaxpr.invars):  # the equations reading tokens go first
+            stripped, _ = dce_jaxpr(stripped, [True] * len(data), instantiate=True)
+            kept = {id(v) for v in stripped.constvars}
+            consts = [c for v, c in zip(jaxpr.constvars, consts, strict=True) if id(v) in kept]
+            stripped = Jaxpr(stripped.constvars, [stripped.invars[i] for i in inputs],
+                             stripped.outvars, stripped.eqns, stripped.effects)
+        stripped = ClosedJaxpr(stripped, consts)
         data_tree = tree_flatten([0] * len(data))[1]
         if len(inputs) < len(leaves):
             in_tree = tree_flatten(([0] * len(inputs), {}))[1]
