@@ -1,6 +1,6 @@
 """The Schur-based and tridiagonal parts of `scipy.linalg` and `lax.linalg` (schur, rsf2csf,
-sqrtm, funm, solve_sylvester, eigh_tridiagonal, qr_multiply, convolution_matrix; lax's schur,
-tridiagonal, qdwh, cholesky_update, symmetric_product) against real JAX 0.10.2, eagerly and
+sqrtm, funm, solve_sylvester, eigh_tridiagonal, qr_multiply, convolution_matrix, polar through
+qdwh; lax's schur, tridiagonal, qdwh, cholesky_update, symmetric_product) against real JAX 0.10.2, eagerly and
 under jit, and against SciPy in float64.
 
 schur and tridiagonal call the same LAPACK kernels as JAX (gees, sytrd / hetrd) through the
@@ -76,6 +76,9 @@ CLOSE = [
     f"{LL}.symmetric_product(BATCH, BATCH, alpha=2.0, beta=-1.0, symmetrize_output=True)",
     f"{LL}.qdwh(A)", f"{LL}.qdwh(RECT)", f"{LL}.qdwh(RECT, max_iterations=2)",
     f"{LL}.qdwh(CPLX)", f"{LL}.qdwh(jnp.pad(A, ((0, 1), (0, 1))), dynamic_shape=(4, 4))",
+    # scipy.linalg.polar's default method iterates with qdwh
+    f"{S}.polar(jnp.stack([RECT, 2 * RECT]))", f"{S}.polar(RECT.T, side='left')",
+    f"{S}.polar(RECT + 1j * RECT[::-1])",
 ]
 EXPRS = EXACT + CLOSE
 

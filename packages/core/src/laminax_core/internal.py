@@ -11,7 +11,9 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractToken as AbstractToken
 from laminax_core._avals import AbstractValue as AbstractValue
+from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
 from laminax_core._shape_poly import SymbolicScope as SymbolicScope
 from laminax_core._shape_poly import definitely_equal as definitely_equal
@@ -132,7 +134,9 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractToken",
     "AbstractValue",
+    "Token",
     "all_primitives",
     "empty2_p",
     "special_programs",

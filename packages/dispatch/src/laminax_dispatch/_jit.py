@@ -36,8 +36,10 @@ from laminax_core import dtypes as core_dtypes
 # `_trace_context.trace is None`: no transformation is running
 from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
+    AbstractToken,
     ClosedJaxpr,
     Jaxpr,
+    Token,
     Tracer,
     check_argnames,
     check_argnums,
@@ -402,7 +404,7 @@ class JitFunction:
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
         closed, out_tree = self._trace(in_tree, avals, static)
-        if any(a.dtype == core_dtypes.float0 for a in closed.out_avals):
+        if any(_holds_no_data(a) for a in (*closed.out_avals, *closed.in_avals)):
             return _Float0Outputs.wrap(self, closed, out_tree, dyn_args, dyn_kwargs, leaves,
                                        names, donated, in_tree)
         return self._compiled_call(closed, out_tree, dyn_args, dyn_kwargs, leaves, names,
@@ -554,32 +556,53 @@ class JitFunction:
         return self.trace(*args, **kwargs).out_info
 
 
-class _Float0Outputs:
-    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`): they
-    hold no data, so the compiled program computes the other outputs and each float0 output
-    is a NumPy float0 array, as JAX returns them. Calls stay on the Python path."""
+def _holds_no_data(aval) -> bool:
+    return isinstance(aval, AbstractToken) or aval.dtype == core_dtypes.float0
 
-    def __init__(self, call: CompiledCall, out_tree, out_avals):
+
+class _Float0Outputs:
+    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`) or
+    token outputs (`lax.create_token`): they hold no data, so the compiled program computes
+    the other outputs and each float0 output is a NumPy float0 array, each token a `Token`,
+    as JAX returns them. Token inputs are dropped too: only tokens depend on tokens, so once
+    the token outputs are gone nothing reads them. Calls stay on the Python path."""
+
+    def __init__(self, call: CompiledCall, out_tree, out_avals, data_inputs):
         self._call = call
         self.out_tree = out_tree
         self._avals = out_avals
+        self._data_inputs = data_inputs
 
     @classmethod
     def wrap(cls, jit_fun, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
              in_tree):
         jaxpr = closed.jaxpr
         data = [v for v, a in zip(jaxpr.outvars, closed.out_avals, strict=True)
-                if a.dtype != core_dtypes.float0]
-        stripped = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns,
-                                     jaxpr.effects), closed.consts)
+                if not _holds_no_data(a)]
+        inputs = [i for i, a in enumerate(closed.in_avals) if not isinstance(a, AbstractToken)]
+        stripped = Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns, jaxpr.effects)
+        consts = closed.consts
+        if len(inputs) < len(jaxpr.invars):  # the equations reading tokens go first
+            stripped, _ = dce_jaxpr(stripped, [True] * len(data), instantiate=True)
+            kept = {id(v) for v in stripped.constvars}
+            consts = [c for v, c in zip(jaxpr.constvars, consts, strict=True) if id(v) in kept]
+            stripped = Jaxpr(stripped.constvars, [stripped.invars[i] for i in inputs],
+                             stripped.outvars, stripped.eqns, stripped.effects)
+        stripped = ClosedJaxpr(stripped, consts)
         data_tree = tree_flatten([0] * len(data))[1]
+        if len(inputs) < len(leaves):
+            in_tree = tree_flatten(([0] * len(inputs), {}))[1]
+            dyn_args, dyn_kwargs = tuple(leaves[i] for i in inputs), {}
+            names, donated = [names[i] for i in inputs], [donated[i] for i in inputs]
+            leaves = [leaves[i] for i in inputs]
         call = jit_fun._compiled_call(stripped, data_tree, dyn_args, dyn_kwargs, leaves, names,
                                       donated, in_tree)
-        return cls(call, out_tree, closed.out_avals)
+        return cls(call, out_tree, closed.out_avals, inputs)
 
     def __call__(self, leaves) -> list:
-        data = iter(self._call(leaves))
-        return [np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
+        data = iter(self._call([leaves[i] for i in self._data_inputs]))
+        return [Token() if isinstance(a, AbstractToken)
+                else np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
                 else next(data) for a in self._avals]
 
     def fast_path_data(self, outs):

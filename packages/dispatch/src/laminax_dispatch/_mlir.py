@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core.internal import ShapedArray
+from laminax_core.internal import AbstractToken, ShapedArray
 
 __all__ = [
     "ModuleBody",
@@ -112,7 +112,10 @@ def _element_type(dtype: np.dtype) -> ir.Type:
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
-    """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``); needs a context."""
+    """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``; a token's is
+    ``!stablehlo.token``); needs a context."""
+    if isinstance(aval, AbstractToken):
+        return token_type()
     shape = aval.shape
     if not all(type(d) is int for d in shape):  # symbolic dimensions are dynamic (`?`)
         shape = [d if type(d) is int else ir.ShapedType.get_dynamic_size() for d in shape]

@@ -40,6 +40,7 @@ from laminax_core.lax import (
     _special_programs,
     _stage,
     _structural,
+    _tokens,
     _windowed,
 )
 
@@ -48,7 +49,7 @@ _FAMILIES = (
     _control_flow, _convolution, _convolution_patches, _cumulative, _dot, _dot_algorithms,
     _elementwise, _fft, _indexing, _indexing_helpers, _joining, _linear_solve, _math, _products,
     _ragged_dot, _random_bits, _reductions, _shape_helpers, _shape_tuples, _slicing, _sorting,
-    _special, _special_programs, _stage, _structural, _windowed,
+    _special, _special_programs, _stage, _structural, _tokens, _windowed,
 )  # fmt: skip
 
 # Public in their modules (shared between the families, or with the layers above through
