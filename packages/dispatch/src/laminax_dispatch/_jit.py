@@ -525,6 +525,16 @@ class JitFunction:
     def __repr__(self) -> str:
         return f"<JitFunction of {self._fun!r}>"
 
+    @property
+    def __signature__(self) -> inspect.Signature | None:
+        # the function's own signature, as JAX's jitted functions have: `__get__` makes this
+        # a method descriptor, which `inspect.signature(..., follow_wrapped=False)` would
+        # otherwise take for a builtin without one (chex's fake_pmap asks so)
+        try:
+            return inspect.signature(self._fun, follow_wrapped=False)
+        except (TypeError, ValueError):
+            return None
+
     # -- ahead-of-time stages ---------------------------------------------------------------
 
     def trace(self, *args, **kwargs):
