@@ -523,7 +523,7 @@ class JitFunction:
         return functools.partial(self, instance)
 
     def __repr__(self) -> str:
-        return f"<JitFunction of {self._fun!r}>"
+        return f"<PjitFunction of {self._fun!r}>"  # JAX's repr (chex's is_traceable reads it)
 
     @property
     def __signature__(self) -> inspect.Signature | None:
@@ -702,6 +702,12 @@ jit_p.def_impl(_jit_impl)
 
 
 # ----- the public entry point ---------------------------------------------------------------
+
+
+# Its type reads as JAX's (`PjitFunction`): libraries recognise jitted functions by the type's
+# name (chex's `is_traceable`); the module-level alias keeps pickle's lookup by name working.
+JitFunction.__name__ = JitFunction.__qualname__ = "PjitFunction"
+PjitFunction = JitFunction
 
 
 def jit(
