@@ -152,3 +152,25 @@ def test_promotion_retraces_only_a_weak_carry():
     # a strongly typed carry whose body changes its dtype is still an error, as in JAX
     with pytest.raises(TypeError, match="carry"):
         jax.lax.scan(lambda c, x: (c + x, None), jnp.float16(0), jnp.ones(3, jnp.float32))
+
+
+# x64: integer indexing with an int64 index (optax's lbfgs under x64 indexes its memory with
+# `(memory_idx + jnp.arange(n)) % n`): every dynamic_slice start takes one index type; lax's
+# dynamic_slice rejects mixed index types as JAX does
+X64_INDEXING = (
+    "x = jnp.arange(12.0).reshape(4, 3)\n"
+    "f = jax.jit(lambda x, i, j: [x[i], x[:, i], x[j, i], x[i, 1:]])\n"
+    "result = [np.asarray(v) for v in f(x, jnp.int64(-1), jnp.int32(2))]\n"
+    "try:\n"
+    "    jax.lax.dynamic_slice(x, (jnp.int32(1), jnp.int64(0)), (2, 3))\n"
+    "    result.append('no error')\n"
+    "except TypeError as e:\n"
+    "    result.append(str(e))\n"
+)
+
+
+def test_x64_integer_indexing_matches_jax():
+    expected = run_jax(X64_INDEXING, x64=True)
+    with jax.enable_x64(True):
+        ours = _run_laminax(X64_INDEXING)
+    assert_same(_plain(ours), expected)
