@@ -108,6 +108,15 @@ CASES = {
         "    out = jax.pmap(lambda x, y: x * 2 + y)(jnp.ones((1, 3)), y=jnp.arange(3.0)[None])\n"
         "result = np.asarray(out)"
     ),
+    # copies are new buffers (optax's schedule_free donates params and a copy of them)
+    "copies_are_new_buffers": (
+        "x = jnp.ones(3)\n"
+        "same = lambda y: [y is x, y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()]\n"
+        "result = [same(y) for y in (x.copy(), jnp.copy(x), jnp.array(x), jnp.asarray(x),"
+        " jnp.array(x, copy=False))]\n"
+        "f = jax.jit(lambda a, b: (a + 1, b * 2), donate_argnums=(0, 1))\n"
+        "result.append([np.asarray(v) for v in f(x, x.copy())])"
+    ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"
         "e = jnp.array([], jnp.int32)\n"
