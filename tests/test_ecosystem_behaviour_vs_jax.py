@@ -117,6 +117,16 @@ CASES = {
         "f = jax.jit(lambda a, b: (a + 1, b * 2), donate_argnums=(0, 1))\n"
         "result.append([np.asarray(v) for v in f(x, x.copy())])"
     ),
+    # vmap of a jitted function leaves the outputs that no mapped input reaches unmapped
+    # (jacfwd and hessian through a jit: optax's sigmoid_focal_loss test)
+    "vmap_of_jit_unmapped_outputs": (
+        "g = jax.jit(lambda v: jnp.sin(v) * 2)\n"
+        "f = lambda x: jnp.sum(g(x))\n"
+        "x = jnp.arange(3.0)\n"
+        "h = jax.jit(lambda a, b: (a * 2, b + 1))\n"
+        "result = [np.asarray(jax.jacfwd(g)(x)), np.asarray(jax.hessian(f)(x)),"
+        " [np.asarray(v) for v in jax.vmap(h, (0, None), (0, None))(x, 1.0)]]"
+    ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"
         "e = jnp.array([], jnp.int32)\n"
