@@ -476,6 +476,7 @@ def lower_jaxpr(
     in_shardings: Sequence | None = None,
     out_shardings: Sequence | None = None,
     dim_vars: Sequence[str] = (),
+    arg_names: Sequence[str] | None = None,
 ) -> LoweringResult:
     """Lowers a closed jaxpr to a module with a public `main`.
 
@@ -496,6 +497,7 @@ def lower_jaxpr(
         hoisted constants first; out_shardings: one per output.
       dim_vars: the dimension variables of symbolic shapes (shape polymorphism): main takes
         their values as leading scalar arguments, after the tokens.
+      arg_names: a name per input of the jaxpr (`x`, `p['a']`): main's argument locations.
 
     Returns:
       A `LoweringResult`.
@@ -542,6 +544,7 @@ def lower_jaxpr(
         num_tokens=len(ordered),
         source=source,
         on_module=lambda m: mctx_box.append(ModuleContext(m, name, axis_context)),
+        arg_names=arg_names and [None] * (len(in_avals) - len(arg_names)) + list(arg_names),
     )
     donated_to = {len(dim_vars) + len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
