@@ -523,7 +523,17 @@ class JitFunction:
         return functools.partial(self, instance)
 
     def __repr__(self) -> str:
-        return f"<JitFunction of {self._fun!r}>"
+        return f"<PjitFunction of {self._fun!r}>"  # JAX's repr (chex's is_traceable reads it)
+
+    @property
+    def __signature__(self) -> inspect.Signature | None:
+        # the function's own signature, as JAX's jitted functions have: `__get__` makes this
+        # a method descriptor, which `inspect.signature(..., follow_wrapped=False)` would
+        # otherwise take for a builtin without one (chex's fake_pmap asks so)
+        try:
+            return inspect.signature(self._fun, follow_wrapped=False)
+        except (TypeError, ValueError):
+            return None
 
     # -- ahead-of-time stages ---------------------------------------------------------------
 
@@ -692,6 +702,12 @@ jit_p.def_impl(_jit_impl)
 
 
 # ----- the public entry point ---------------------------------------------------------------
+
+
+# Its type reads as JAX's (`PjitFunction`): libraries recognise jitted functions by the type's
+# name (chex's `is_traceable`); the module-level alias keeps pickle's lookup by name working.
+JitFunction.__name__ = JitFunction.__qualname__ = "PjitFunction"
+PjitFunction = JitFunction
 
 
 def jit(
