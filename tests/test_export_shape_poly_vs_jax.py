@@ -287,6 +287,16 @@ OPS = {
     "dynamic_slice": ("lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 1, axis=0)", "b, 3"),
     "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
     "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
+    # along the symbolic axis: stablehlo.dynamic_reduce_window
+    "cumsum_symbolic_axis": ("lambda x: jnp.cumsum(x, axis=0)", "b, 3"),
+    "cumprod_symbolic_axis": ("lambda x: jnp.cumprod(x, axis=0)", "b, 3"),
+    "cummax_symbolic_axis": ("lambda x: jax.lax.cummax(x, axis=0)", "b, 3"),
+    "cummin_reverse": ("lambda x: jax.lax.cummin(x, axis=0, reverse=True)", "b, 3"),
+    "cumlogsumexp": ("lambda x: jax.lax.cumlogsumexp(x, axis=0)", "b, 3"),
+    "cumsum_grad": ("lambda x: jax.grad(lambda y: (jnp.cumsum(y, axis=0) ** 2).sum())(x)",
+                    "b, 3"),
+    "reduce_window_valid": ("lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 1), "
+                            "(1, 1), 'VALID')", "b, 3"),
     "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
     "logsumexp": ("lambda x: jax.nn.logsumexp(x, axis=0)", "b, 3"),
     "one_hot": ("lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 3)", "b, 3"),
@@ -456,3 +466,22 @@ except ValueError as err:
     result = str(err)
 """, bad=bad)
     assert str(info.value) == jax_message
+
+
+def test_cumsum_along_a_symbolic_axis_crosses_both_ways():
+    src = """
+def go(jnp, export, jit, sds):
+    return export.export(jit(lambda x: jnp.cumsum(x, axis=0)))(
+        sds(export.symbolic_shape("b, 3"), np.float32))
+"""
+    scope = {"np": np}
+    exec(src, scope)
+    mine = scope["go"](lnp, le, jit, lc.ShapeDtypeStruct)
+    assert "stablehlo.dynamic_reduce_window" in mine.mlir_module()
+    theirs = run_jax(src + "result = bytes(go(jnp, jax.export, jax.jit, "
+                     "jax.ShapeDtypeStruct).serialize())")
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 5
+    got = run_jax("result = jax.export.deserialize(bytearray(blob)).call(x)",
+                  blob=mine.serialize(), x=x)
+    np.testing.assert_allclose(got, np.cumsum(x, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(le.deserialize(theirs).call(x), np.cumsum(x, axis=0), rtol=1e-6)
