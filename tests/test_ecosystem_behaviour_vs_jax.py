@@ -1,7 +1,9 @@
 """Behaviours the optax and chex test suites showed to differ from JAX 0.10.2, each compared with
 real JAX: `jnp.iscomplexobj` on scalar types, loops promoting a weakly typed carry,
 `fori_loop(unroll=)`, `cond(..., operand=)`, `stop_gradient` on a pytree, `round(array)`,
-`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect,
+`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect (and
+its parameters named after the arguments), a jitted function's signature, pmap under
+`disable_jit`,
 `.at[]` updates with empty index arrays."""
 
 import laminax as jax
@@ -74,6 +76,37 @@ CASES = {
         "ir = lowered.compiler_ir('hlo').as_hlo_text()\n"
         "result = [text.startswith('HloModule'), 'multiply' in text, 'add' in text,"
         " ir.startswith('HloModule'), 'entry_computation_layout={(f32[], f32[])->f32[]}' in text]"
+    ),
+    # XLA names the HLO parameters after main's argument locations: the Python arguments'
+    # names and tree paths (optax compares the HLO of two functions with different names)
+    "hlo_parameter_names": (
+        "x = np.ones(3, np.float32)\n"
+        "def g(a, b, *args, c=1, **kw): return a + b + args[0] + c + kw['d']\n"
+        "def h(p, t): return p['a'] + p['b'][0] + t[1]\n"
+        "def params(text): return [l.split('=')[0].strip() for l in text.splitlines()"
+        " if 'parameter(' in l]\n"
+        "result = [params(jax.jit(f, **o).lower(*a, **k).as_text(dialect='hlo'))"
+        " for f, o, a, k in ["
+        " (g, {}, (x, x, x), dict(c=x, d=x)),"
+        " (h, {}, ({'a': x, 'b': [x]}, (x, x)), {}),"
+        " (lambda u, v: u * v, dict(static_argnums=0), (2.0, x), {}),"
+        " (lambda u, v: u, {}, (x, x), {}),"  # an unused argument is pruned
+        " (jnp.sin, {}, (x,), {})]]"
+    ),
+    # chex's fake_pmap reads a jitted function's signature without following __wrapped__
+    "jit_signature": (
+        "import inspect\n"
+        "def f(x, y=2, *a, z, **k): return x\n"
+        "result = [str(inspect.signature(g, follow_wrapped=False)) for g in"
+        " (jax.jit(f), jax.jit(f, static_argnums=0), jax.jit(np.add))]"
+        # chex's is_traceable recognises a jitted function by its type's name or repr
+        " + [type(jax.jit(f)).__name__, repr(jax.jit(f)).replace(repr(f), 'f')]"
+    ),
+    # chex's fake_jit: pmap (a shard_map region) is still compiled under disable_jit
+    "pmap_under_disable_jit": (
+        "with jax.disable_jit():\n"
+        "    out = jax.pmap(lambda x, y: x * 2 + y)(jnp.ones((1, 3)), y=jnp.arange(3.0)[None])\n"
+        "result = np.asarray(out)"
     ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"

@@ -50,12 +50,14 @@ CLIENTS = {
         ],
         # flax is a JAX library itself (not pinned here): its tests are left out on both sides
         "ignore": ["optax/_src/linear_algebra_test.py", "optax/contrib/_common_test.py"],
+        "target": 98.0,  # percent of the JAX-passing tests that must pass on laminax
     },
-    "chex": {"version": "0.1.92", "tests": ["chex"], "ignore": []},
+    "chex": {"version": "0.1.92", "tests": ["chex"], "ignore": [], "target": 95.0},
     # equinox's source distribution has no tests: they are vendored from its tagged source
-    # (tests/clients/equinox/README.md names the commit)
-    "equinox": {"version": "0.13.8", "tests": ["tests"], "ignore": [],
-                "vendored": RECORDS / "equinox"},
+    # (tests/clients/equinox/README.md names the commit). Not in CI's clients step yet ("ci"):
+    # its known failures are not all recorded (KNOWN.md)
+    "equinox": {"version": "0.13.8", "tests": ["tests"], "ignore": [], "target": 90.0,
+                "vendored": RECORDS / "equinox", "ci": False},
 }
 # Installed with --no-deps so that they never bring in real JAX on the laminax side.
 LIBRARIES = [f"{name}=={spec['version']}" for name, spec in CLIENTS.items()]
@@ -136,7 +138,8 @@ def _read_ids(path: Path) -> set[str]:
 
 
 def compare(name: str, laminax_report: Path) -> bool:
-    """Prints the library's numbers; True unless an unlisted JAX-passing test fails."""
+    """Prints the library's numbers; True unless an unlisted JAX-passing test fails or the
+    share of JAX-passing tests that pass falls under the library's target."""
     on_jax = _read_ids(RECORDS / f"{name}.jax-passing.txt")
     known = _read_ids(RECORDS / f"{name}.known-failures.txt")
     passed, failed = passing_tests(laminax_report) if laminax_report.exists() else (set(), {})
@@ -145,14 +148,17 @@ def compare(name: str, laminax_report: Path) -> bool:
     share = 100.0 * len(kept) / max(len(on_jax), 1)
     print(f"clients: {name} {CLIENTS[name]['version']}: {len(kept)} of the {len(on_jax)} tests "
           f"passing on JAX {JAX_VERSION} pass on laminax ({share:.1f}%); "
-          f"{len(known)} known failures, {len(regressions)} new", flush=True)
+          f"{len(known)} known failures, {len(regressions)} new; target "
+          f"{CLIENTS[name]['target']:.0f}%", flush=True)
     for test_id in regressions[:50]:
         print(f"  new failure: {test_id}: {failed.get(test_id, 'did not run')}")
     fixed = sorted(known & passed)
     if fixed:
         print(f"  {len(fixed)} known failures now pass: remove them from "
               f"tests/clients/{name}.known-failures.txt")
-    return not regressions
+    if share < CLIENTS[name]["target"]:
+        print(f"  {share:.1f}% is under the target {CLIENTS[name]['target']:.0f}%")
+    return not regressions and share >= CLIENTS[name]["target"]
 
 
 def record_reference(python: Path, name: str, workers: str) -> None:

@@ -166,6 +166,7 @@ class CompiledCall:
                     devices=self.placement.devices,
                     in_shardings=self._main_in_shardings(n_hoisted),
                     out_shardings=self.placement.out_shardings,
+                    arg_names=[self.arg_names[i] for i in self.kept],
                 )
             return self._lowering
 

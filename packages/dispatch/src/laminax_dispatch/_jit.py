@@ -123,12 +123,36 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
 
 
-def _arg_names(fun) -> list[str] | None:
-    try:
-        params = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+class _ArgNames:
+    """Names the top-level arguments as JAX's debug info does (they name main's parameters in
+    the HLO and the arguments in messages): a parameter's name, `args[k]` for the k-th value
+    a `*args` parameter takes, `kw['key']` for a keyword that only `**kw` takes; without a
+    signature, `args[i]` and `kwargs['key']`."""
+
+    def __init__(self, fun):
+        try:
+            params = inspect.signature(fun).parameters.values()
+        except (TypeError, ValueError):
+            params = None
+        kind = {p.name: p.kind for p in params or ()}
+        P = inspect.Parameter
+        self.positional = [n for n, k in kind.items() if k in (P.POSITIONAL_ONLY,
+                                                                 P.POSITIONAL_OR_KEYWORD)]
+        self.keywords = {n for n, k in kind.items() if k in (P.POSITIONAL_OR_KEYWORD,
+                                                                P.KEYWORD_ONLY)}
+        var = [n for n, k in kind.items() if k == P.VAR_POSITIONAL] or [None]
+        var_kw = [n for n, k in kind.items() if k == P.VAR_KEYWORD] or [None]
+        self.var_args, self.var_kw = ("args", "kwargs") if params is None else (var[0], var_kw[0])
+
+    def positional_name(self, i: int) -> str:
+        if i < len(self.positional):
+            return self.positional[i]
+        if self.var_args is None:
+            return f"args[{i}]"
+        return f"{self.var_args}[{i - len(self.positional)}]"
+
+    def keyword_name(self, key: str) -> str:
+        return key if key in self.keywords or self.var_kw is None else f"{self.var_kw}[{key!r}]"
 
 
 def _check_hashable(value, where: str) -> None:
@@ -182,7 +206,7 @@ class _Options:
         self.device = device
         self.backend = backend
         self.inline = bool(inline)
-        self.names = _arg_names(fun)
+        self.names = _ArgNames(fun)
         self.in_shardings = freeze_shardings(in_shardings)
         self.out_shardings = freeze_shardings(out_shardings)
         self.key = (
@@ -237,7 +261,7 @@ class _Options:
         ]
         names, donated = [], []
         for i, arg in zip(original, dyn_args, strict=False):
-            base = self.names[i] if self.names and i < len(self.names) else f"args[{i}]"
+            base = self.names.positional_name(i)
             flag = i in self.donate_argnums
             for path, _ in tree_flatten_with_path(arg)[0]:
                 names.append(base + keystr(path))
@@ -245,7 +269,7 @@ class _Options:
         for key in sorted(dyn_kwargs):
             flag = key in self.donate_argnames
             for path, _ in tree_flatten_with_path(dyn_kwargs[key])[0]:
-                names.append(key + keystr(path))
+                names.append(self.names.keyword_name(key) + keystr(path))
                 donated.append(flag)
         return names, donated
 
@@ -499,7 +523,17 @@ class JitFunction:
         return functools.partial(self, instance)
 
     def __repr__(self) -> str:
-        return f"<JitFunction of {self._fun!r}>"
+        return f"<PjitFunction of {self._fun!r}>"  # JAX's repr (chex's is_traceable reads it)
+
+    @property
+    def __signature__(self) -> inspect.Signature | None:
+        # the function's own signature, as JAX's jitted functions have: `__get__` makes this
+        # a method descriptor, which `inspect.signature(..., follow_wrapped=False)` would
+        # otherwise take for a builtin without one (chex's fake_pmap asks so)
+        try:
+            return inspect.signature(self._fun, follow_wrapped=False)
+        except (TypeError, ValueError):
+            return None
 
     # -- ahead-of-time stages ---------------------------------------------------------------
 
@@ -668,6 +702,12 @@ jit_p.def_impl(_jit_impl)
 
 
 # ----- the public entry point ---------------------------------------------------------------
+
+
+# Its type reads as JAX's (`PjitFunction`): libraries recognise jitted functions by the type's
+# name (chex's `is_traceable`); the module-level alias keeps pickle's lookup by name working.
+JitFunction.__name__ = JitFunction.__qualname__ = "PjitFunction"
+PjitFunction = JitFunction
 
 
 def jit(

@@ -181,6 +181,7 @@ def build_module(
     num_tokens: int = 0,
     source: SourceInfo | None = None,
     on_module: Callable[[ir.Module], None] | None = None,
+    arg_names: Sequence[str | None] | None = None,
 ) -> ir.Module:
     """Builds a module with a public ``main(tokens..., inputs...) -> (tokens..., outputs...)``.
 
@@ -194,6 +195,8 @@ def build_module(
       source: the location operations get unless the body sets its own.
       on_module: called with the new module before main is built (the body may then add
         private functions to it).
+      arg_names: a name (or None) per array argument, main's argument locations: XLA names
+        the HLO parameters after them, as JAX does with the Python arguments' names.
 
     Returns:
       The module, in a fresh context (`module.context`).
@@ -225,7 +228,9 @@ def build_module(
         with ir.InsertionPoint(module.body):
             main = func.FuncOp("main", ir.FunctionType.get(arg_types, result_types))
             main.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            block = main.add_entry_block()
+            names = [None] * num_tokens + list(arg_names or [None] * len(in_avals))
+            block = main.add_entry_block(
+                [ir.Location.name(n) if n else location() for n in names])
             with ir.InsertionPoint(block):
                 args = list(block.arguments)
                 token_outs, outs = body(args[:num_tokens], args[num_tokens:])

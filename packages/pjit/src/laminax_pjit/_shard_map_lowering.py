@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
+from laminax_core.config import disable_jit
 from laminax_dispatch import jit
 from laminax_dispatch.internal import (
     SdyDim,
@@ -428,7 +429,10 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
             _executables.clear()
         entry = _executables[key] = (
             jaxpr, jit(run, in_shardings=in_shardings, out_shardings=out_shardings))
-    return entry[1](*args)
+    # the region is compiled even under `jax_disable_jit` (as JAX's pmap is): run as Python,
+    # `run` would bind shard_map_p again and come back here
+    with disable_jit(False):
+        return entry[1](*args)
 
 
 def _global_in(mesh, spec, aval):
