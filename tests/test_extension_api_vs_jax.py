@@ -1,0 +1,84 @@
+"""The extension API as equinox's own test suite uses it, run as `import jax` code on laminax and
+on real JAX 0.10.2: what a library-defined primitive's rules receive (tuples, as JAX hands them),
+`Trace.main` telling a transformation's own tracers from outer ones, and `linear_transpose` of
+abstract primals."""
+
+from aliasrun import assert_same, run_as_jax
+from jaxref import requires_jax, run_jax
+
+pytestmark = requires_jax
+
+# One snippet (one fresh process per side): a primitive defined through `jax.extend.core`, with
+# rules registered through `jax.interpreters`, recording the types of what its rules receive.
+SOURCE = """
+import jax.extend.core
+from jax.interpreters import ad, batching, mlir
+
+seen = {}
+double_p = jax.extend.core.Primitive("double")
+double_p.def_impl(lambda x: 2 * x)
+double_p.def_abstract_eval(lambda x: x)
+mlir.register_lowering(double_p, mlir.lower_fun(lambda x: 2 * x, multiple_results=False))
+
+def jvp(primals, tangents):
+    seen["jvp"] = (type(primals).__name__, type(tangents).__name__)
+    return double_p.bind(*primals), double_p.bind(*tangents)
+
+def batch(args, dims):
+    seen["batch"] = (type(args).__name__, type(dims).__name__)
+    # a rule may use its dims as vmap axes, which must then match the operands' tree
+    out = jax.vmap(lambda *a: 2 * a[0], in_axes=dims)(*args)
+    return out, 0
+
+def axis_batch(size, name, trace_type, args, dims):
+    seen["axis_batch"] = (type(args).__name__, type(dims).__name__, size)
+    return double_p.bind(*args), dims[0]
+
+ad.primitive_jvps[double_p] = jvp
+batching.primitive_batchers[double_p] = batch
+x = jnp.arange(3.0)
+jvp_out = jax.jvp(double_p.bind, (x,), (jnp.ones(3),))
+vmap_out = jax.vmap(double_p.bind)(jnp.ones((2, 3)))
+triple_p = jax.extend.core.Primitive("triple")
+triple_p.def_impl(lambda x: 3 * x)
+triple_p.def_abstract_eval(lambda x: x)
+batching.axis_primitive_batchers[triple_p] = axis_batch
+triple_out = jax.vmap(triple_p.bind)(jnp.ones((4, 2)))
+
+# `main` identifies a transformation: equinox's filter_jvp keeps the outputs whose tracer's
+# `_trace.main` is the main of its own jvp
+mains = {}
+def inner(y):
+    mains["inner"] = jax.extend.core.find_top_trace([y]).main
+    mains["inner_of_outer"] = jax.extend.core.find_top_trace([mains["outer_x"]]).main
+    return y * mains["outer_x"]
+def outer(x):
+    mains["outer_x"] = x
+    mains["outer"] = jax.extend.core.find_top_trace([x]).main
+    out = jax.jvp(inner, (x,), (x,))[1]
+    mains["own"] = out._trace.main is mains["outer"]
+    return out
+jax.jvp(outer, (2.0,), (1.0,))
+
+ct = jax.linear_transpose(lambda v: 2.0 * v, jax.core.ShapedArray((2,), jnp.float32))(jnp.ones(2))
+ct_weak = jax.linear_transpose(lambda v: 3 * v,
+                               jax.core.ShapedArray((), jnp.float32, weak_type=True))(1.0)
+result = {
+    "seen": seen,
+    "jvp": [np.asarray(v) for v in jvp_out],
+    "vmap": np.asarray(vmap_out),
+    "triple": np.asarray(triple_out),
+    "main_distinct": mains["inner"] is not mains["outer"],
+    "main_outer_seen_inside": mains["inner_of_outer"] is mains["outer"],
+    "main_own": mains["own"],
+    "transpose_shaped": [np.asarray(c) for c in ct] + [str(ct[0].dtype)],
+    "transpose_weak": [np.asarray(ct_weak[0]), str(ct_weak[0].dtype)],
+}
+"""
+
+
+def test_library_primitive_rules_and_trace_main_match_jax():
+    ours, theirs = run_as_jax(SOURCE), run_jax(SOURCE)
+    assert ours["seen"] == theirs["seen"]
+    for key in sorted(theirs):
+        assert_same(ours[key], theirs[key])
