@@ -39,6 +39,18 @@ from laminax_dispatch._sharding import GSPMDSharding as GSPMDSharding
 from laminax_dispatch._sharding import Sharding as Sharding
 from laminax_dispatch._sharding import SingleDeviceSharding as SingleDeviceSharding
 from laminax_dispatch._tokens import effects_barrier as effects_barrier
+from laminax_dispatch._runtime_info import copy_to_host_async as copy_to_host_async
+from laminax_dispatch._runtime_info import host_count as host_count
+from laminax_dispatch._runtime_info import host_id as host_id
+from laminax_dispatch._runtime_info import host_ids as host_ids
+from laminax_dispatch._runtime_info import print_environment_info as print_environment_info
+from laminax_dispatch._runtime_info import process_indices as process_indices
+from laminax_dispatch._transfer_guard import transfer_guard as transfer_guard
+from laminax_dispatch._transfer_guard import transfer_guard_device_to_device as transfer_guard_device_to_device
+from laminax_dispatch._transfer_guard import transfer_guard_device_to_host as transfer_guard_device_to_host
+from laminax_dispatch._transfer_guard import transfer_guard_host_to_device as transfer_guard_host_to_device
+from laminax_dispatch._compile import no_execution as no_execution
+from laminax_dispatch._jit import explain_cache_misses as explain_cache_misses
 
 # Arrays get the operators of core's tracers; primitives applied outside a trace run on XLA.
 _array_methods.install_array_methods()
@@ -77,4 +89,16 @@ __all__ = [
     "make_array_from_single_device_arrays",
     "process_count",
     "process_index",
+    "copy_to_host_async",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "print_environment_info",
+    "process_indices",
+    "transfer_guard",
+    "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
+    "no_execution",
+    "explain_cache_misses",
 ]

@@ -55,6 +55,14 @@ log_compiles = config.define_bool_state(
     False,
     "Log each compilation (name, input avals, seconds) at WARNING level.",
 )
+no_execution = config.define_bool_state(
+    "jax_no_execution",
+    False,
+    "Refuses to run compiled programs (jitted calls and eager operations alike).",
+    # in the jit key, so calls that hit the C++ fast path come back to Python to be refused
+    include_in_jit_key=True,
+    include_in_trace_context=True,
+)
 dump_ir_to = config.define_optional_string_state(
     "jax_dump_ir_to",
     None,
@@ -492,6 +500,10 @@ class Executable:
     def __call__(self, *args, committed: bool = False, check_types: bool = True):
         """Runs the program on `args`; `check_types=False` when the caller already matched the
         arguments' avals (jit and eager dispatch look executables up by avals)."""
+        if no_execution.value:
+            raise RuntimeError(
+                f"laminax tried to execute function {self.name}, but the no_execution config "
+                "option is set")
         if len(args) != len(self.in_avals):
             raise TypeError(
                 f"{self.name} was compiled for {len(self.in_avals)} arguments, got {len(args)}."

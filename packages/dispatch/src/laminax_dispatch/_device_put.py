@@ -31,6 +31,7 @@ from laminax_dispatch._backends import default_device
 from laminax_dispatch import _hooks, _placement
 from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
+from laminax_dispatch._transfer_guard import explicit_device_get_scope
 
 __all__ = [
     "block_until_ready",
@@ -291,10 +292,12 @@ def device_get(x: Any) -> Any:
       >>> device_get({"a": device_put(np.ones(2, np.float32))})
       {'a': array([1., 1.], dtype=float32)}
     """
-    for leaf in tree_leaves(x):
-        if isinstance(leaf, _jax.ArrayImpl):
-            leaf.copy_to_host_async()
-    return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, _jax.ArrayImpl) else leaf, x)
+    with explicit_device_get_scope():
+        for leaf in tree_leaves(x):
+            if isinstance(leaf, _jax.ArrayImpl):
+                leaf.copy_to_host_async()
+        return tree_map(
+            lambda leaf: np.asarray(leaf) if isinstance(leaf, _jax.ArrayImpl) else leaf, x)
 
 
 def block_until_ready(x: Any) -> Any:
