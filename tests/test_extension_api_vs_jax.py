@@ -1,7 +1,7 @@
 """The extension API as equinox's own test suite uses it, run as `import jax` code on laminax and
 on real JAX 0.10.2: what a library-defined primitive's rules receive (tuples, as JAX hands them),
-`Trace.main` telling a transformation's own tracers from outer ones, and `linear_transpose` of
-abstract primals."""
+`Trace.main` telling a transformation's own tracers from outer ones, `linear_transpose` of
+abstract primals, and `Lowered.compile(compiler_options=)`."""
 
 from aliasrun import assert_same, run_as_jax
 from jaxref import requires_jax, run_jax
@@ -82,3 +82,21 @@ def test_library_primitive_rules_and_trace_main_match_jax():
     assert ours["seen"] == theirs["seen"]
     for key in sorted(theirs):
         assert_same(ours[key], theirs[key])
+
+
+COMPILER_OPTIONS = """
+lowered = jax.jit(lambda x, y: 2 * x + y).lower(jnp.array(3), 4)
+compiled = lowered.compile(compiler_options={"xla_gpu_autotune_level": "0",
+                                             "xla_embed_ir_in_executable": True})
+try:
+    lowered.compile(compiler_options={"xla_no_such_option": "1"})
+    rejected = None
+except jax.errors.JaxRuntimeError as err:
+    rejected = "No such compile option: 'xla_no_such_option'" in str(err)
+result = [np.asarray(compiled(jnp.array(3), 4)), np.asarray(lowered.compile()(jnp.array(5), 1)),
+          rejected]
+"""
+
+
+def test_lowered_compile_with_compiler_options_matches_jax():
+    assert_same(run_as_jax(COMPILER_OPTIONS), run_jax(COMPILER_OPTIONS))
