@@ -100,3 +100,42 @@ result = [np.asarray(compiled(jnp.array(3), 4)), np.asarray(lowered.compile()(jn
 
 def test_lowered_compile_with_compiler_options_matches_jax():
     assert_same(run_as_jax(COMPILER_OPTIONS), run_jax(COMPILER_OPTIONS))
+
+
+# What equinox's type-checked internals (jaxtyping + beartype) need: `jnp.array` of constants is
+# a jax.Array under every transformation (a tracer under jit), and vmap passes unmapped
+# arguments of any type through; eval_jaxpr-style interpreters ask `get_bind_params`.
+CONSTANTS_AND_UNMAPPED = """
+kinds = {}
+def probe(name):
+    def f(x):
+        c = jnp.array([1.0, 2.0])
+        kinds[name] = (isinstance(c, jax.Array), isinstance(jnp.array(True), jax.Array))
+        return x * c.sum()
+    return f
+jax.jvp(probe("jvp"), (1.0,), (1.0,))
+jax.vjp(probe("vjp"), 1.0)
+jax.grad(probe("grad"))(1.0)
+jax.vmap(probe("vmap"))(jnp.ones(2))
+jax.jit(probe("jit"))(1.0)
+jax.jit(jax.grad(probe("jit_grad")))(1.0)
+try:
+    jax.jit(lambda: bool(jnp.array(True)))()
+    bool_under_jit = None
+except Exception as err:
+    bool_under_jit = type(err).__name__
+jaxpr = jax.make_jaxpr(lambda x: (x + jnp.array(2.0), jnp.array(True), jnp.array([1, 2])))(1.0)
+params = [e.primitive.get_bind_params(e.params) == e.params for e in jaxpr.jaxpr.eqns]
+result = {
+    "kinds": kinds,
+    "bool_under_jit": bool_under_jit,
+    "jaxpr": str(jaxpr),
+    "params": params,
+    "unmapped_function": np.asarray(
+        jax.vmap(lambda f, x: f(x), in_axes=(None, 0))(lambda v: v.sum(), jnp.ones((3, 2)))),
+}
+"""
+
+
+def test_constants_under_transformations_and_unmapped_arguments_match_jax():
+    assert_same(run_as_jax(CONSTANTS_AND_UNMAPPED), run_jax(CONSTANTS_AND_UNMAPPED))
