@@ -139,3 +139,34 @@ result = {
 
 def test_constants_under_transformations_and_unmapped_arguments_match_jax():
     assert_same(run_as_jax(CONSTANTS_AND_UNMAPPED), run_jax(CONSTANTS_AND_UNMAPPED))
+
+
+# A library primitive lowered to a host call through `mlir.emit_python_callback`, as equinox's
+# `noinline` does (the keepalive goes to the module context).
+HOST_CALL_LOWERING = """
+import jax.extend.core
+from jax.interpreters import mlir
+
+calls = []
+host_p = jax.extend.core.Primitive("host_square")
+host_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
+
+def callback(x):
+    calls.append(x.shape)
+    return [np.asarray(x) ** 2]
+
+def lowering(ctx, x):
+    results, token, keepalive = mlir.emit_python_callback(
+        ctx, callback, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False,
+        sharding=None)
+    ctx.module_context.add_keepalive(keepalive)
+    return results
+
+mlir.register_lowering(host_p, lowering)
+out = jax.jit(lambda v: host_p.bind(v) + 1.0)(jnp.arange(3.0))
+result = [np.asarray(out), str(out.dtype), calls]
+"""
+
+
+def test_host_call_lowering_of_a_library_primitive_matches_jax():
+    assert_same(run_as_jax(HOST_CALL_LOWERING), run_jax(HOST_CALL_LOWERING))
