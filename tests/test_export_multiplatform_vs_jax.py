@@ -215,3 +215,40 @@ def test_calling_a_multiplatform_artifact_inside_a_multiplatform_export():
     np.testing.assert_allclose(outer.call(X), np.sin(X) * 2 + 1, rtol=1e-6)
     with pytest.raises(ValueError, match="was exported for platforms"):
         le.export(jit(lambda x: inner.call(x)), platforms=("cpu", "rocm"))(SPEC)
+
+
+@requires_jax
+def test_platform_index_reaches_nested_functions_and_loops():
+    # nested jit calls are private functions: the platform index is passed to them
+    def g(x):
+        pd = _f()
+        return jit(pd)(x) + lax.scan(lambda c, r: (c + pd(r), c), np.float32(0), x)[0]
+
+    exp = le.export(jit(g), platforms=("cuda", "cpu"))(SPEC)
+    want = np.sin(X) * 2 + (np.sin(X) * 2).sum()
+    np.testing.assert_allclose(exp.call(X), want, rtol=1e-5)
+    got = run_jax("result = jax.export.deserialize(bytearray(blob)).call(x)",
+                  blob=bytes(exp.serialize()), x=X)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_platform_index_and_dimension_variables_enter_shard_map():
+    # (not run in JAX: JAX inlines a one-device shard_map and cannot run the sdy custom calls
+    # of laminax's one-device shard_map artifact, with or without this)
+    from laminax_dispatch import devices
+    from laminax_pjit import Mesh, PartitionSpec, shard_map
+
+    mesh = Mesh(np.array(devices()[:1]), ("i",))
+
+    def g(x):
+        body = lambda y: _f()(y) * y.shape[0]  # noqa: E731
+        return shard_map(body, mesh=mesh, in_specs=PartitionSpec("i"),
+                         out_specs=PartitionSpec("i"))(x)
+
+    want = np.sin(X) * 2 * 3
+    multi = le.export(jit(g), platforms=("cpu", "cuda"))(SPEC)
+    (b,) = le.symbolic_shape("b")
+    poly = le.export(jit(g))(lc.ShapeDtypeStruct((b,), np.float32))
+    for exp in (multi, poly):
+        np.testing.assert_allclose(exp.call(X), want, rtol=1e-5)
+        np.testing.assert_allclose(le.deserialize(exp.serialize()).call(X), want, rtol=1e-5)

@@ -63,7 +63,7 @@ class _Procedure:
 
     def __init__(self, avals, backend):
         self.avals, self.b = avals, backend
-        self.specs = ", ".join(f"args[{i}].shape = {tuple(a.shape)}"
+        self.specs = ",".join(f"args[{i}].shape = {tuple(a.shape)}"  # JAX's separator
                                for i, a in enumerate(avals)
                                if any(isinstance(d, DimExpr) for d in a.shape))
         self.obtained: list = []  # (text with {} placeholders, values)
@@ -130,31 +130,39 @@ class _Procedure:
                 f"the specification '{expr}' (= {{}}).", [size, value])
             self.b.check_eq(size, value, msg, vals)
         scope = _scope(self.avals)
-        for text, diff in _constraints(scope):
+        for text, diff, equal in _constraints(scope):
             value = self.b.value(diff, known)
             msg, vals = self.message(
                 f"Input shapes do not match the symbolic shape constraint {text}. Expected "
-                f"'{diff}' to be greater or equal to 0, but found {{}}. ", [value],
-                constraint=True)
-            self.b.check_ge(value, 0, msg, vals)
+                f"'{diff}' to be {'equal to' if equal else 'greater or equal to'} 0, but found "
+                "{}. ", [value], constraint=True)
+            if equal:
+                self.b.check_eq0(value, msg, vals)
+            else:
+                self.b.check_ge(value, 0, msg, vals)
         return known
 
 
 def _constraints(scope):
+    """(text, difference, is an equality) per constraint the call must check, in order."""
     if scope is None:
         return []
+    from laminax_core.internal import SymbolicScope, parse_shape
+
     out = []
     for text in scope._constraints_str:
-        if "==" in text:
-            continue
-        cmp = ">=" if ">=" in text else "<="
+        cmp = next(c for c in ("==", ">=", "<=") if c in text)
         left, right = text.split(cmp, 1)
-        from laminax_core.internal import parse_shape
-
-        (e1, e2) = parse_shape(f"{left}, {right}", scope)
-        diff = e1 - e2 if cmp == ">=" else e2 - e1
+        if cmp == "==":
+            # outside the scope, which would rewrite the left side into the right one
+            (e1, e2) = parse_shape(f"{left}, {right}", SymbolicScope())
+            if isinstance(e1, DimExpr) and e1.free_vars() == {str(e1)}:
+                continue  # a variable is replaced in the shapes themselves, as in JAX
+        else:
+            (e1, e2) = parse_shape(f"{left}, {right}", scope)
+        diff = e2 - e1 if cmp == "<=" else e1 - e2
         if isinstance(diff, DimExpr):
-            out.append((text.strip(), diff))
+            out.append((text.strip(), diff, cmp == "=="))
     return out
 
 

@@ -48,7 +48,7 @@ _STABLE_CUSTOM_CALLS = frozenset({
     "lapack_cpotrf_ffi", "lapack_zpotrf_ffi", "blas_strsm_ffi", "blas_dtrsm_ffi",
     "blas_ctrsm_ffi", "blas_ztrsm_ffi", "lapack_sgehrd_ffi", "lapack_dgehrd_ffi",
     "lapack_ssytrd_ffi", "lapack_dsytrd_ffi", "LuPivotsToPermutation", "ApproxTopK",
-    "stablehlo.dynamic_approx_top_k", "tpu_custom_call", "mhlo.erf", "shape_assertion",
+    "stablehlo.dynamic_approx_top_k", "stablehlo.dynamic_reduce_window", "tpu_custom_call", "mhlo.erf", "shape_assertion",
     "Eigh", "Qr", "ProductOfElementaryHouseholderReflectors", "X64Combine", "X64SplitLow",
     "X64SplitHigh", "xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape",
     "xla.sdy.FuncResultSharding", "local_to_global_shape", "global_to_local_shape",

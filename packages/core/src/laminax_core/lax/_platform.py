@@ -30,7 +30,7 @@ def platform_dependent(*args, default=None, **per_platform):
 
     Example:
       >>> platform_dependent(np.float32(1), cpu=lambda x: x + 1, default=lambda x: x - 1)
-      Array(2., dtype=float32)
+      array(2., dtype=float32)
     """
     funs: list = []
     platforms: list[list[str]] = []

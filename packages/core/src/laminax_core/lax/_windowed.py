@@ -105,7 +105,9 @@ def _window_out_shape(name, x_shape, window_dimensions, window_strides, padding,
     padded = [d + lo + hi for d, (lo, hi) in zip(dilate_shape(x_shape, base_dilation), padding,
                                                  strict=True)]
     extent = dilate_shape(window_dimensions, window_dilation)
-    if any(p < e for p, e in zip(padded, extent, strict=True)):
+    # a symbolic size is not compared (JAX does not either): the call's shapes decide
+    if any(type(p) is int and type(e) is int and p < e for p, e in zip(padded, extent,
+                                                                       strict=True)):
         raise TypeError(f"{name}: the window {extent} (dilated) is larger than the padded "
                         f"operand {tuple(padded)}.")
     return tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, window_strides,
