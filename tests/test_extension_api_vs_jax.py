@@ -1,7 +1,7 @@
 """The extension API as equinox's own test suite uses it, run as `import jax` code on laminax and
 on real JAX 0.10.2: what a library-defined primitive's rules receive (tuples, as JAX hands them),
-`Trace.main` telling a transformation's own tracers from outer ones, and `linear_transpose` of
-abstract primals."""
+`Trace.main` telling a transformation's own tracers from outer ones, `linear_transpose` of
+abstract primals, and `Lowered.compile(compiler_options=)`."""
 
 from aliasrun import assert_same, run_as_jax
 from jaxref import requires_jax, run_jax
@@ -82,3 +82,91 @@ def test_library_primitive_rules_and_trace_main_match_jax():
     assert ours["seen"] == theirs["seen"]
     for key in sorted(theirs):
         assert_same(ours[key], theirs[key])
+
+
+COMPILER_OPTIONS = """
+lowered = jax.jit(lambda x, y: 2 * x + y).lower(jnp.array(3), 4)
+compiled = lowered.compile(compiler_options={"xla_gpu_autotune_level": "0",
+                                             "xla_embed_ir_in_executable": True})
+try:
+    lowered.compile(compiler_options={"xla_no_such_option": "1"})
+    rejected = None
+except jax.errors.JaxRuntimeError as err:
+    rejected = "No such compile option: 'xla_no_such_option'" in str(err)
+result = [np.asarray(compiled(jnp.array(3), 4)), np.asarray(lowered.compile()(jnp.array(5), 1)),
+          rejected]
+"""
+
+
+def test_lowered_compile_with_compiler_options_matches_jax():
+    assert_same(run_as_jax(COMPILER_OPTIONS), run_jax(COMPILER_OPTIONS))
+
+
+# What equinox's type-checked internals (jaxtyping + beartype) need: `jnp.array` of constants is
+# a jax.Array under every transformation (a tracer under jit), and vmap passes unmapped
+# arguments of any type through; eval_jaxpr-style interpreters ask `get_bind_params`.
+CONSTANTS_AND_UNMAPPED = """
+kinds = {}
+def probe(name):
+    def f(x):
+        c = jnp.array([1.0, 2.0])
+        kinds[name] = (isinstance(c, jax.Array), isinstance(jnp.array(True), jax.Array))
+        return x * c.sum()
+    return f
+jax.jvp(probe("jvp"), (1.0,), (1.0,))
+jax.vjp(probe("vjp"), 1.0)
+jax.grad(probe("grad"))(1.0)
+jax.vmap(probe("vmap"))(jnp.ones(2))
+jax.jit(probe("jit"))(1.0)
+jax.jit(jax.grad(probe("jit_grad")))(1.0)
+try:
+    jax.jit(lambda: bool(jnp.array(True)))()
+    bool_under_jit = None
+except Exception as err:
+    bool_under_jit = type(err).__name__
+jaxpr = jax.make_jaxpr(lambda x: (x + jnp.array(2.0), jnp.array(True), jnp.array([1, 2])))(1.0)
+params = [e.primitive.get_bind_params(e.params) == e.params for e in jaxpr.jaxpr.eqns]
+result = {
+    "kinds": kinds,
+    "bool_under_jit": bool_under_jit,
+    "jaxpr": str(jaxpr),
+    "params": params,
+    "unmapped_function": np.asarray(
+        jax.vmap(lambda f, x: f(x), in_axes=(None, 0))(lambda v: v.sum(), jnp.ones((3, 2)))),
+}
+"""
+
+
+def test_constants_under_transformations_and_unmapped_arguments_match_jax():
+    assert_same(run_as_jax(CONSTANTS_AND_UNMAPPED), run_jax(CONSTANTS_AND_UNMAPPED))
+
+
+# A library primitive lowered to a host call through `mlir.emit_python_callback`, as equinox's
+# `noinline` does (the keepalive goes to the module context).
+HOST_CALL_LOWERING = """
+import jax.extend.core
+from jax.interpreters import mlir
+
+calls = []
+host_p = jax.extend.core.Primitive("host_square")
+host_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
+
+def callback(x):
+    calls.append(x.shape)
+    return [np.asarray(x) ** 2]
+
+def lowering(ctx, x):
+    results, token, keepalive = mlir.emit_python_callback(
+        ctx, callback, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False,
+        sharding=None)
+    ctx.module_context.add_keepalive(keepalive)
+    return results
+
+mlir.register_lowering(host_p, lowering)
+out = jax.jit(lambda v: host_p.bind(v) + 1.0)(jnp.arange(3.0))
+result = [np.asarray(out), str(out.dtype), calls]
+"""
+
+
+def test_host_call_lowering_of_a_library_primitive_matches_jax():
+    assert_same(run_as_jax(HOST_CALL_LOWERING), run_jax(HOST_CALL_LOWERING))

@@ -672,9 +672,10 @@ def vmap(
             )
         # keyword arguments are always mapped over their leading axis, as in JAX
         leaves, in_tree = tree_flatten((args, kwargs))
-        _check_args("vmap", leaves)
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         axes = flatten_axes("vmap in_axes", in_tree, (spec, {k: 0 for k in kwargs}), kws=True)
+        # as in JAX, an unmapped argument reaches the function as it is (any Python object)
+        _check_args("vmap", [x for x, a in zip(leaves, axes, strict=True) if a is not None])
         names = _argument_names(fun, args) + [
             f"argument {k}{keystr(path)}"
             for k, v in kwargs.items()

@@ -132,6 +132,7 @@ def compile_options(
     num_replicas: int = 1,
     propagate_to_inputs: Sequence[bool] | None = None,
     propagate_to_outputs: Sequence[bool] | None = None,
+    compiler_options: dict[str, str | bool] | None = None,
 ) -> _jax.CompileOptions:
     """Compile options for an SPMD program with one partition per device of `devices`.
 
@@ -180,6 +181,8 @@ def compile_options(
         build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
     if propagate_to_outputs is not None:
         build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
+    if compiler_options:
+        options.env_option_overrides = list(compiler_options.items())
     return options
 
 
@@ -209,7 +212,8 @@ def _backend_compile(client, computation, device_list, options, host_callbacks):
             return client.compile_and_load(computation, device_list, options, list(host_callbacks))
         return client.compile_and_load(computation, device_list, options)
     except _jax.JaxRuntimeError as err:
-        raise RuntimeError(f"XLA could not compile the module: {err}") from err
+        # JAX's type (a RuntimeError) for what XLA rejects
+        raise _jax.JaxRuntimeError(f"XLA could not compile the module: {err}") from err
 
 
 def _compile_uncached(name, computation, devices, options, host_callbacks, avals_text):
@@ -250,6 +254,7 @@ def compile_module(
     host_callbacks: Sequence[Any] = (),
     propagate_to_inputs: Sequence[bool] | None = None,
     propagate_to_outputs: Sequence[bool] | None = None,
+    compiler_options: dict[str, str | bool] | None = None,
 ) -> _jax.LoadedExecutable:
     """Compiles `module` for `devices`, reusing a cached executable when there is one.
 
@@ -261,6 +266,7 @@ def compile_module(
         modules with callbacks are not cached.
       propagate_to_inputs, propagate_to_outputs: per parameter / result of main, whether
         its sharding is unspecified (XLA may choose it), as `compile_options` takes them.
+      compiler_options: XLA options by name, as `compile_options` takes them.
 
     Returns:
       The loaded executable.
@@ -298,6 +304,7 @@ def compile_module(
         devices,
         propagate_to_inputs=propagate_to_inputs,
         propagate_to_outputs=propagate_to_outputs,
+        compiler_options=compiler_options,
     )
     avals_text = ", ".join(a.str_short() for a in in_avals)
     if host_callbacks:

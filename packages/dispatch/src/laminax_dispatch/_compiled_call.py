@@ -9,6 +9,7 @@ fast-path data jaxlib's C++ runs it with).
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -94,6 +95,7 @@ class CompiledCall:
         self._const_args: list = []
         self._donated_kept = [i for i in kept if donated[i]]
         self._lock = threading.Lock()
+        self.compiler_options: dict | None = None
         # No equation: every output is an input, a constant or a literal. As the seed's
         # dispatch does, nothing is compiled; the outputs are placed where the program's would
         # be (a compiled program is still built on demand for lower() and the AOT stages).
@@ -188,6 +190,7 @@ class CompiledCall:
                     # as JAX: XLA may choose exactly the unspecified shardings
                     propagate_to_inputs=tokens + tuple(s is None for s in main_ins),
                     propagate_to_outputs=tokens + tuple(s is None for s in outs),
+                    compiler_options=self.compiler_options,
                 )
                 if self.log:
                     _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
@@ -215,6 +218,16 @@ class CompiledCall:
                     for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
                 ]
             return self._executable
+
+    def with_compiler_options(self, options: dict) -> CompiledCall:
+        """The same call, compiled on its own with these XLA options (`Lowered.compile`'s
+        `compiler_options`); the lowering is shared, the executable is not."""
+        other = copy.copy(self)
+        other._lock = threading.Lock()
+        other._executable = None
+        other.trivial = False  # the options must reach XLA even for a forwarding function
+        other.compiler_options = dict(options)
+        return other
 
     def input_shardings(self) -> list:
         """One sharding per input leaf, as the compiled program takes them."""

@@ -120,6 +120,13 @@ class JaxprTrace(_trace.Trace):
             self._consts[id(x)] = entry
         return entry[0]
 
+    def constant_tracer(self, value):
+        """A tracer standing for the constant `value` (a literal or a constvar); None in partial
+        evaluation, where constants are known values of the trace below."""
+        if self.evaluate_known:
+            return None
+        return JaxprTracer(self, self.atom(value))
+
     def is_unknown(self, x) -> bool:
         """Whether `x` is staged by this trace (rather than a known value of the parent)."""
         return isinstance(x, JaxprTracer) and x._trace is self

@@ -165,6 +165,8 @@ class ModuleContext:
         # platform_index result -> the branch each lowering platform takes (cond lowers a
         # branch only for the platforms that take it)
         self.platform_choices: dict[ir.Value, tuple] = {}
+        # objects lowering rules ask to outlive the lowering (JAX's `add_keepalive`)
+        self.keepalives: list = []
 
     @contextlib.contextmanager
     def using_axis_context(self, axis_context):
@@ -180,6 +182,11 @@ class ModuleContext:
         """Registers a host callback; returns its index (the custom call's `index` attribute)."""
         self.host_callbacks.append(callback)
         return len(self.host_callbacks) - 1
+
+    def add_keepalive(self, keepalive) -> None:
+        """Keeps `keepalive` alive as long as this module context (JAX's hook for what a
+        lowered host call refers to; laminax's executables already hold their callbacks)."""
+        self.keepalives.append(keepalive)
 
     def unique_symbol(self, base: str) -> str:
         """A function name not yet used in the module (`f`, `f_0`, `f_1`, ...)."""
