@@ -107,6 +107,7 @@ from laminax_pjit import shard_map as shard_map
 from laminax_pjit import smap as smap
 
 from laminax import core as core
+from laminax import custom_batching as custom_batching
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
 from laminax import distributed as distributed
@@ -248,4 +249,5 @@ __all__ = [
     "explain_cache_misses",
     "no_tracing",
     "make_user_context",
+    "custom_batching",
 ]
