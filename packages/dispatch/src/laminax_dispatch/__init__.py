@@ -25,6 +25,7 @@ from laminax_dispatch._device_put import block_until_ready as block_until_ready
 from laminax_dispatch._device_put import device_get as device_get
 from laminax_dispatch._device_put_primitive import device_put as device_put
 from laminax_dispatch._device_put import from_dlpack as from_dlpack
+from laminax_dispatch._device_put import is_supported_dtype as is_supported_dtype
 from laminax_dispatch._jit import clear_caches as clear_caches
 from laminax_dispatch._compile import log_compiles as log_compiles
 from laminax_dispatch._jit import jit as jit
@@ -80,6 +81,7 @@ __all__ = [
     "device_put",
     "devices",
     "from_dlpack",
+    "is_supported_dtype",
     "get_backend",
     "live_arrays",
     "local_device_count",

@@ -110,6 +110,7 @@ from laminax import core as core
 from laminax import custom_batching as custom_batching
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import dlpack as dlpack
 from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
@@ -250,4 +251,5 @@ __all__ = [
     "no_tracing",
     "make_user_context",
     "custom_batching",
+    "dlpack",
 ]
