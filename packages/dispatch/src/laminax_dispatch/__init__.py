@@ -5,6 +5,7 @@ executing, runtime tokens); this namespace is the user API the `laminax` facade 
 """
 
 from laminax_dispatch import _array_methods, _eager
+from laminax_dispatch import monitoring as monitoring
 from laminax_dispatch import stages as stages
 from laminax_dispatch._array import Array as Array
 from laminax_dispatch._array import ArrayImpl as ArrayImpl
@@ -75,6 +76,7 @@ __all__ = [
     "lowering_for",
     "register_lowering",
     "stages",
+    "monitoring",
     "default_backend",
     "device_count",
     "device_get",

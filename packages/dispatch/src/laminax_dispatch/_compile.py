@@ -31,7 +31,7 @@ from jaxlib.mlir import ir
 from laminax_core.internal import ShapedArray
 from laminax_core.config import config
 
-from laminax_dispatch import _compilation_cache
+from laminax_dispatch import _compilation_cache, monitoring
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._device_put import device_put
 from laminax_dispatch._lowering._shardings import use_shardy_partitioner
@@ -226,14 +226,23 @@ def _compile_uncached(name, computation, devices, options, host_callbacks, avals
         else None
     )
     if key is not None:
+        monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
+        retrieval_start = time.perf_counter()
         cached = _compilation_cache.get_executable(
             key, client, device_list, options, host_callbacks
         )
         if cached is not None:
+            retrieval = time.perf_counter() - retrieval_start
             with _lock:
                 _stats["disk_hits"] += 1
             logger.debug("Persistent compilation cache hit for %s.", name)
+            # (JAX also reports compile_time_saved_sec; laminax's entries do not keep the
+            # original compile time)
+            monitoring.record_event("/jax/compilation_cache/cache_hits")
+            monitoring.record_event_duration_secs(
+                "/jax/compilation_cache/cache_retrieval_time_sec", retrieval)
             return cached
+        monitoring.record_event("/jax/compilation_cache/cache_misses")
     start = time.perf_counter()
     executable = _backend_compile(client, computation, device_list, options, host_callbacks)
     seconds = time.perf_counter() - start

@@ -54,6 +54,7 @@ from laminax_core.internal import (
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
+from laminax_dispatch import monitoring
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
@@ -387,7 +388,8 @@ class JitFunction:
 
         flat_fun.__name__ = name
         start = time.perf_counter()
-        closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        with monitoring.timed_stage(monitoring.TRACE_EVENT, name):
+            closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         _logger.log(logging.WARNING if log_compiles.value else logging.DEBUG,
                     "Finished tracing + transforming %s for pjit in %.6f sec", name,
                     time.perf_counter() - start)

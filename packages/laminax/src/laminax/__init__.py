@@ -120,6 +120,7 @@ from laminax import flatten_util as flatten_util
 from laminax import image as image
 from laminax import interpreters as interpreters
 from laminax import lax as lax
+from laminax import monitoring as monitoring
 from laminax import nn as nn
 from laminax import numpy as numpy
 from laminax import random as random
@@ -252,4 +253,5 @@ __all__ = [
     "make_user_context",
     "custom_batching",
     "dlpack",
+    "monitoring",
 ]
