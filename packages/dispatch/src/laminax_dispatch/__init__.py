@@ -6,6 +6,7 @@ executing, runtime tokens); this namespace is the user API the `laminax` facade 
 
 from laminax_dispatch import _array_methods, _eager
 from laminax_dispatch import monitoring as monitoring
+from laminax_dispatch import profiler as profiler
 from laminax_dispatch import stages as stages
 from laminax_dispatch._array import Array as Array
 from laminax_dispatch._array import ArrayImpl as ArrayImpl
@@ -77,6 +78,7 @@ __all__ = [
     "register_lowering",
     "stages",
     "monitoring",
+    "profiler",
     "default_backend",
     "device_count",
     "device_get",

@@ -122,6 +122,7 @@ from laminax import interpreters as interpreters
 from laminax import lax as lax
 from laminax import monitoring as monitoring
 from laminax import nn as nn
+from laminax import profiler as profiler
 from laminax import numpy as numpy
 from laminax import random as random
 from laminax import scipy as scipy
@@ -254,4 +255,5 @@ __all__ = [
     "custom_batching",
     "dlpack",
     "monitoring",
+    "profiler",
 ]
