@@ -170,3 +170,25 @@ result = [np.asarray(out), str(out.dtype), calls]
 
 def test_host_call_lowering_of_a_library_primitive_matches_jax():
     assert_same(run_as_jax(HOST_CALL_LOWERING), run_jax(HOST_CALL_LOWERING))
+
+
+# `out_shardings` is a prefix of the output where lists and tuples differ (equinox's
+# filter_pmap maps a list output with a list of out_axes).
+OUT_SHARDINGS_LISTS = """
+s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+outcomes = []
+for f, spec in [(lambda x: [x, x], [s, s]), (lambda x: ([x, x],), ([s, s],)),
+                (lambda x: ([x, x],), ((s, s),)), (lambda x: ((x, x),), ([s, s],))]:
+    try:
+        outcomes.append(str(jax.tree_util.tree_structure(jax.jit(f, out_shardings=spec)(
+            jnp.ones(2)))))
+    except ValueError:
+        outcomes.append("ValueError")
+pmapped = jax.pmap(lambda x: ([None, x * 2, None], ()), out_axes=([0, 0, 1], None))(
+    jnp.ones((1, 3)))
+result = [outcomes, str(jax.tree_util.tree_structure(pmapped)), np.asarray(pmapped[0][1])]
+"""
+
+
+def test_out_shardings_lists_and_pmap_list_out_axes_match_jax():
+    assert_same(run_as_jax(OUT_SHARDINGS_LISTS), run_jax(OUT_SHARDINGS_LISTS))
