@@ -192,3 +192,26 @@ result = [outcomes, str(jax.tree_util.tree_structure(pmapped)), np.asarray(pmapp
 
 def test_out_shardings_lists_and_pmap_list_out_axes_match_jax():
     assert_same(run_as_jax(OUT_SHARDINGS_LISTS), run_jax(OUT_SHARDINGS_LISTS))
+
+
+# A custom_vjp's Python-scalar residuals reach bwd as Python scalars (equinox's
+# filter_custom_vjp passes its `perturbed` flags this way and type-checks them as bools).
+SCALAR_RESIDUALS = """
+seen = []
+@jax.custom_vjp
+def f(x):
+    return x * 2
+def fwd(x):
+    return x * 2, (True, 3, x)
+def bwd(res, ct):
+    seen.append([type(res[0]) is bool, isinstance(res[1], int), res[1] == 3])
+    return (ct * (2.0 if res[0] else 0.0),)
+f.defvjp(fwd, bwd)
+grads = [jax.grad(f)(1.0), jax.jit(jax.grad(f))(1.0), jax.grad(jax.jit(f))(1.0),
+         jax.vmap(jax.grad(f))(jnp.ones(2))]
+result = [seen[:3], [np.asarray(g) for g in grads]]
+"""
+
+
+def test_custom_vjp_python_scalar_residuals_match_jax():
+    assert_same(run_as_jax(SCALAR_RESIDUALS), run_jax(SCALAR_RESIDUALS))
