@@ -215,3 +215,18 @@ result = [seen[:3], [np.asarray(g) for g in grads]]
 
 def test_custom_vjp_python_scalar_residuals_match_jax():
     assert_same(run_as_jax(SCALAR_RESIDUALS), run_jax(SCALAR_RESIDUALS))
+
+
+# equinox's max pooling of an integer array starts reduce_window from -inf (JAX converts it
+# saturating, with no warning).
+REDUCE_WINDOW_INT_INF = """
+import warnings
+warnings.simplefilter("error")
+x = jnp.arange(6, dtype=jnp.int32).reshape(1, 6)
+result = [np.asarray(jax.lax.reduce_window(x, init, op, (1, 2), (1, 2), "VALID"))
+          for init, op in ((-jnp.inf, jax.lax.max), (jnp.inf, jax.lax.min))]
+"""
+
+
+def test_reduce_window_integer_operand_infinite_init_matches_jax():
+    assert_same(run_as_jax(REDUCE_WINDOW_INT_INF), run_jax(REDUCE_WINDOW_INT_INF))
