@@ -230,3 +230,19 @@ result = [np.asarray(jax.lax.reduce_window(x, init, op, (1, 2), (1, 2), "VALID")
 
 def test_reduce_window_integer_operand_infinite_init_matches_jax():
     assert_same(run_as_jax(REDUCE_WINDOW_INT_INF), run_jax(REDUCE_WINDOW_INT_INF))
+
+
+# Transforming a callable whose `__name__` is not a string (an equinox Module with such a field).
+ODD_NAME = """
+class Model:
+    __name__ = property(lambda self: 3)
+    def __call__(self, x):
+        return jnp.sum(x * x)
+m = Model()
+result = [np.asarray(jax.vmap(m)(jnp.ones((2, 3)))), np.asarray(jax.grad(m)(jnp.ones(3))),
+          np.asarray(jax.value_and_grad(m)(jnp.ones(2))[0])]
+"""
+
+
+def test_transforming_a_callable_without_a_string_name_matches_jax():
+    assert_same(run_as_jax(ODD_NAME), run_jax(ODD_NAME))
