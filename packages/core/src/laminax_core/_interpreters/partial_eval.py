@@ -180,7 +180,14 @@ def trace_to_jaxpr(
 
     Returns:
       `(closed_jaxpr, outs)` where `outs` are the traced outputs (for their avals).
+
+    Raises:
+      RuntimeError: the ``jax_no_tracing`` option is on.
     """
+    if config.no_tracing.value:
+        name = getattr(fun, "__name__", type(fun).__name__)
+        raise RuntimeError(
+            f"re-tracing function {name} for `{transformation}`, but 'no_tracing' is set")
     trace = JaxprTrace(_trace.current_trace(), evaluate_known=False, transformation=transformation)
     try:
         ins = [trace.new_arg(aval) for aval in in_avals]
