@@ -170,3 +170,79 @@ result = [np.asarray(out), str(out.dtype), calls]
 
 def test_host_call_lowering_of_a_library_primitive_matches_jax():
     assert_same(run_as_jax(HOST_CALL_LOWERING), run_jax(HOST_CALL_LOWERING))
+
+
+# `out_shardings` is a prefix of the output where lists and tuples differ (equinox's
+# filter_pmap maps a list output with a list of out_axes).
+OUT_SHARDINGS_LISTS = """
+s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+outcomes = []
+for f, spec in [(lambda x: [x, x], [s, s]), (lambda x: ([x, x],), ([s, s],)),
+                (lambda x: ([x, x],), ((s, s),)), (lambda x: ((x, x),), ([s, s],))]:
+    try:
+        outcomes.append(str(jax.tree_util.tree_structure(jax.jit(f, out_shardings=spec)(
+            jnp.ones(2)))))
+    except ValueError:
+        outcomes.append("ValueError")
+pmapped = jax.pmap(lambda x: ([None, x * 2, None], ()), out_axes=([0, 0, 1], None))(
+    jnp.ones((1, 3)))
+result = [outcomes, str(jax.tree_util.tree_structure(pmapped)), np.asarray(pmapped[0][1])]
+"""
+
+
+def test_out_shardings_lists_and_pmap_list_out_axes_match_jax():
+    assert_same(run_as_jax(OUT_SHARDINGS_LISTS), run_jax(OUT_SHARDINGS_LISTS))
+
+
+# A custom_vjp's Python-scalar residuals reach bwd as Python scalars (equinox's
+# filter_custom_vjp passes its `perturbed` flags this way and type-checks them as bools).
+SCALAR_RESIDUALS = """
+seen = []
+@jax.custom_vjp
+def f(x):
+    return x * 2
+def fwd(x):
+    return x * 2, (True, 3, x)
+def bwd(res, ct):
+    seen.append([type(res[0]) is bool, isinstance(res[1], int), res[1] == 3])
+    return (ct * (2.0 if res[0] else 0.0),)
+f.defvjp(fwd, bwd)
+grads = [jax.grad(f)(1.0), jax.jit(jax.grad(f))(1.0), jax.grad(jax.jit(f))(1.0),
+         jax.vmap(jax.grad(f))(jnp.ones(2))]
+result = [seen[:3], [np.asarray(g) for g in grads]]
+"""
+
+
+def test_custom_vjp_python_scalar_residuals_match_jax():
+    assert_same(run_as_jax(SCALAR_RESIDUALS), run_jax(SCALAR_RESIDUALS))
+
+
+# equinox's max pooling of an integer array starts reduce_window from -inf (JAX converts it
+# saturating, with no warning).
+REDUCE_WINDOW_INT_INF = """
+import warnings
+warnings.simplefilter("error")
+x = jnp.arange(6, dtype=jnp.int32).reshape(1, 6)
+result = [np.asarray(jax.lax.reduce_window(x, init, op, (1, 2), (1, 2), "VALID"))
+          for init, op in ((-jnp.inf, jax.lax.max), (jnp.inf, jax.lax.min))]
+"""
+
+
+def test_reduce_window_integer_operand_infinite_init_matches_jax():
+    assert_same(run_as_jax(REDUCE_WINDOW_INT_INF), run_jax(REDUCE_WINDOW_INT_INF))
+
+
+# Transforming a callable whose `__name__` is not a string (an equinox Module with such a field).
+ODD_NAME = """
+class Model:
+    __name__ = property(lambda self: 3)
+    def __call__(self, x):
+        return jnp.sum(x * x)
+m = Model()
+result = [np.asarray(jax.vmap(m)(jnp.ones((2, 3)))), np.asarray(jax.grad(m)(jnp.ones(3))),
+          np.asarray(jax.value_and_grad(m)(jnp.ones(2))[0])]
+"""
+
+
+def test_transforming_a_callable_without_a_string_name_matches_jax():
+    assert_same(run_as_jax(ODD_NAME), run_jax(ODD_NAME))

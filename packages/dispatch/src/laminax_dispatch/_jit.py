@@ -238,7 +238,9 @@ class _Options:
         self.inline = bool(inline)
         self.names = _ArgNames(fun)
         self.in_shardings = freeze_shardings(in_shardings)
-        self.out_shardings = freeze_shardings(out_shardings)
+        # kept as given: a prefix of the output, where a list and a tuple differ (as in JAX);
+        # its cache key comes from its flattened structure
+        self.out_shardings = out_shardings
         self.key = (
             self.static_argnums,
             self.static_argnames,
