@@ -25,11 +25,14 @@ from laminax_dispatch._lowering import lowerings
 # symbolic shapes (its tests are export's);
 # rng_uniform and rng_bit_generator draw XLA's own random bits, which no NumPy reference
 # reproduces (tests/test_lax_rng_ragged_vs_jax.py compares them with JAX's); create_token and
-# after_all make tokens, no arrays (tests/test_lax_tokens_vs_jax.py).
+# after_all make tokens, no arrays (tests/test_lax_tokens_vs_jax.py); platform_index has no
+# operands and its value depends on the platforms lowered for
+# (tests/test_export_multiplatform_vs_jax.py).
 _COLLECTIVES = {"all_gather", "all_to_all", "axis_index", "pbroadcast", "pmax", "pmin", "ppermute",
                 "psum", "reduce_scatter"}
 _NO_ROW = _COLLECTIVES | {"cond", "scan", "while", "composite", "iota", "dimension_value",
-                          "rng_uniform", "rng_bit_generator", "create_token", "after_all"}
+                          "rng_uniform", "rng_bit_generator", "create_token", "after_all",
+                          "platform_index"}
 _NOT_LOWERED_IN_DISPATCH = _COLLECTIVES - {"pmax", "pmin", "psum"}
 
 

@@ -1,7 +1,8 @@
 """The JAX ecosystem's own test suites, run on laminax: the measure of `import jax` compatibility.
 
 Each client library is pinned to a released version; its tests come from its source
-distribution on PyPI. The suite runs on laminax in the supported alias mode
+distribution on PyPI (equinox's, which ships none, are vendored from its tagged source in
+`tests/clients/equinox`). The suite runs on laminax in the supported alias mode
 (`pytest -p laminax.pytest_plugin`) and, for reference, on real JAX 0.10.2:
 
     python3 tools/dev.py clients                 laminax run (CI's selection of each suite),
@@ -19,6 +20,7 @@ pass on laminax.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -35,7 +37,7 @@ DEPENDENCIES = [
     "absl-py>=2.3.1", "numpy", "toolz>=1.0.0", "typing_extensions>=4.15.0",
     "jaxtyping==0.3.11", "wadler_lindig==0.1.8",
     # what their test suites use
-    "cloudpickle>=3.1.2", "dm-tree>=0.1.9", "scipy>=1.7.1", "scikit-learn",
+    "cloudpickle>=3.1.2", "dm-tree>=0.1.9", "scipy>=1.7.1", "scikit-learn", "beartype==0.23.1",
 ]
 # What CI leaves out of optax's suite (its run time: KNOWN.md has the whole suite's numbers):
 # the Hungarian-algorithm, perturbation and segmentation-loss tests, which take a third of the
@@ -55,9 +57,14 @@ CLIENTS = {
         "target": 98.0,  # percent of the JAX-passing tests that must pass on laminax
     },
     "chex": {"version": "0.1.92", "tests": ["chex"], "ignore": [], "target": 95.0},
+    # equinox's source distribution has no tests: they are vendored from its tagged source
+    # (tests/clients/equinox/README.md names the commit). Not in CI's clients step yet ("ci"):
+    # its known failures are not all recorded (KNOWN.md)
+    "equinox": {"version": "0.13.8", "tests": ["tests"], "ignore": [], "target": 90.0,
+                "vendored": RECORDS / "equinox", "ci": False},
 }
 # Installed with --no-deps so that they never bring in real JAX on the laminax side.
-LIBRARIES = [f"{name}=={spec['version']}" for name, spec in CLIENTS.items()] + ["equinox==0.13.8"]
+LIBRARIES = [f"{name}=={spec['version']}" for name, spec in CLIENTS.items()]
 PYTEST_TIMEOUT_S = 120
 SUITE_TIMEOUT_S = 1800  # CI's part of a suite; a whole suite gets three times as long
 
@@ -71,6 +78,12 @@ def sources(name: str) -> Path:
     """The extracted source distribution of the pinned `name` (downloaded once)."""
     version = CLIENTS[name]["version"]
     target = WORK / f"{name}-{version}"
+    vendored = CLIENTS[name].get("vendored")
+    if vendored is not None:
+        # copied afresh each run, so that the run's caches stay out of the checkout
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(vendored, target)
+        return target
     if target.exists():
         return target
     WORK.mkdir(parents=True, exist_ok=True)

@@ -54,6 +54,7 @@ from laminax_core.internal import (
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
+from laminax_dispatch import monitoring
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
@@ -83,6 +84,35 @@ _lock = threading.Lock()
 # the logger compilations are logged on, so one handler sees tracing and compiling
 _logger = logging.getLogger("laminax_dispatch.jit")
 _fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+explain_cache_misses = core_config.config.define_bool_state(
+    "jax_explain_cache_misses",
+    False,
+    "Logs, at WARNING level, why each jitted call missed the tracing cache.",
+)
+# what each part of `JitFunction._entry`'s key is, for the explanation of a miss
+_KEY_PARTS = ("jit's options", "the pytree structure of the arguments", "the argument types",
+              "the static arguments", "the committed arguments' shardings",
+              "the configuration (enable_x64, default_matmul_precision, ...)")
+
+
+def _explain_miss(name: str, key: tuple, cache) -> None:
+    if not cache:
+        _logger.warning("TRACING CACHE MISS at %s: never seen function %s before", name, name)
+        return
+    # the cached signature closest to this call: the one differing in the fewest parts
+    closest = min(cache, key=lambda old: sum(a != b for a, b in zip(old, key, strict=True)))
+    reasons = []
+    for part, old, new in zip(_KEY_PARTS, closest, key, strict=True):
+        if old == new:
+            continue
+        if part == "the argument types" and len(old) == len(new):
+            reasons += [f"argument {i} has type {b.str_short()} instead of {a.str_short()}"
+                        for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        else:
+            reasons.append(f"{part} differ: {new} instead of {old}")
+    _logger.warning("TRACING CACHE MISS at %s (%d signatures cached) because:\n  %s", name,
+                    len(cache), "\n  ".join(reasons))
 
 def _fun_name(fun) -> str:
     return getattr(fun, "__name__", type(fun).__name__)
@@ -208,7 +238,9 @@ class _Options:
         self.inline = bool(inline)
         self.names = _ArgNames(fun)
         self.in_shardings = freeze_shardings(in_shardings)
-        self.out_shardings = freeze_shardings(out_shardings)
+        # kept as given: a prefix of the output, where a list and a tuple differ (as in JAX);
+        # its cache key comes from its flattened structure
+        self.out_shardings = out_shardings
         self.key = (
             self.static_argnums,
             self.static_argnames,
@@ -347,7 +379,7 @@ class JitFunction:
         out_trees = []
         options, fun, name = self._options, self._fun, self._name
 
-        def flat_fun(*leaves):
+        def flat_fun(*leaves):  # named after `fun`, for no_tracing's error
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
             args, kwargs = options.merge(dyn_args, dyn_kwargs, static)
             out_leaves, out_tree = tree_flatten(fun(*args, **kwargs))
@@ -356,8 +388,10 @@ class JitFunction:
             out_trees.append(out_tree)
             return out_leaves
 
+        flat_fun.__name__ = name
         start = time.perf_counter()
-        closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        with monitoring.timed_stage(monitoring.TRACE_EVENT, name):
+            closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         _logger.log(logging.WARNING if log_compiles.value else logging.DEBUG,
                     "Finished tracing + transforming %s for pjit in %.6f sec", name,
                     time.perf_counter() - start)
@@ -395,6 +429,8 @@ class JitFunction:
         cache = self._cache()
         entry = cache.get(key)
         if entry is None:
+            if explain_cache_misses.value:
+                _explain_miss(self._name, key, cache)
             entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, leaves)
             cache[key] = entry
             if len(cache) > _CACHE_SIZE:

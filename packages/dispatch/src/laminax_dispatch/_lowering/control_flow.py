@@ -19,7 +19,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import empty2_p, eval_jaxpr, leading_added, ordered_effects
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import (
+    full_like,
     ir_constant,
     jaxpr_subcomp,
     lower_fun,
@@ -49,22 +51,62 @@ def _cond_lower(ctx, index, *args, branches):
     effects = _ordered(*branches)
     result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
     case = hlo.CaseOp(result_types, index, len(branches))
+    # a platform_dependent branch is lowered for the platforms that take it only (its code
+    # may have lowerings for those alone); one no platform takes returns zeros
+    choices = ctx.module_context.platform_choices.get(index)
+    platforms = _dynamic.lowering_platforms()
     for i, branch in enumerate(branches):
         block = case.regions[i].blocks.append()
         with ir.InsertionPoint(block):
             tokens = {e: ctx.tokens_in[e] for e in effects}
-            outs, tokens = jaxpr_subcomp(
-                ctx.module_context,
-                branch.jaxpr,
-                f"{ctx.name_stack}/branch_{i}_fun",
-                tokens,
-                _consts(branch),
-                *args,
-            )
+            takers = platforms if choices is None else tuple(
+                p for p, c in zip(platforms, choices, strict=True) if c == i)
+            if not takers:
+                outs = [full_like(0, a) for a in ctx.avals_out]
+            else:
+                with _dynamic.using_platforms(takers):
+                    outs, tokens = jaxpr_subcomp(
+                        ctx.module_context,
+                        branch.jaxpr,
+                        f"{ctx.name_stack}/branch_{i}_fun",
+                        tokens,
+                        _consts(branch),
+                        *args,
+                    )
             hlo.return_([*(tokens[e] for e in effects), *outs])
     results = list(case.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
     return results[len(effects) :]
+
+
+@lowering_for(lax.platform_index_p)
+def _platform_index_lower(ctx, *, platforms):
+    lowering = _dynamic.lowering_platforms()
+    choices = tuple(_branch_of(platforms, p) for p in lowering)
+    missing = [p for p, c in zip(lowering, choices, strict=True) if c is None]
+    if missing:  # JAX's error: no branch and no default for a platform lowered for
+        where = f"platforms {missing}" if len(lowering) > 1 else f"platform {missing[0]}"
+        raise NotImplementedError(
+            f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' "
+            f"not found for {where}")
+    if len(lowering) == 1:
+        result = ir_constant(np.int32(choices[0]))
+    else:  # JAX's form: a case on the module's platform index, a constant per platform
+        case = hlo.CaseOp([aval_to_ir_type(ctx.avals_out[0])],
+                          _dynamic.dim_values()[_dynamic.PLATFORM_INDEX], len(lowering))
+        for k, choice in enumerate(choices):
+            with ir.InsertionPoint(case.regions[k].blocks.append()):
+                hlo.return_([ir_constant(np.int32(choice))])
+        result = case.result
+    ctx.module_context.platform_choices[result] = choices
+    return [result]
+
+
+def _branch_of(platforms: tuple, platform: str):
+    """The branch `platform` takes: its own, else the default (the `None` entry)."""
+    own = [i for i, ps in enumerate(platforms) if ps is not None and platform in ps]
+    default = [i for i, ps in enumerate(platforms) if ps is None]
+    return (own or default or [None])[0]
 
 
 @lowering_for(lax.while_p)
