@@ -33,6 +33,8 @@ from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
 from laminax_core._checkpoint import remat_p as remat_p
 from laminax_core._custom_batching import custom_vmap_call_p as custom_vmap_call_p
+from laminax_core._ffi import ffi_call as ffi_call
+from laminax_core._ffi import ffi_call_p as ffi_call_p
 from laminax_core._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
 from laminax_core._custom_derivatives import custom_lin_p as custom_lin_p
 from laminax_core._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
@@ -158,6 +160,8 @@ __all__ = [
     "current_trace",
     "custom_jvp_call_p",
     "custom_vmap_call_p",
+    "ffi_call",
+    "ffi_call_p",
     "custom_lin_p",
     "custom_vjp_call_p",
     "dce_closed_jaxpr",

@@ -5,6 +5,7 @@ executing, runtime tokens); this namespace is the user API the `laminax` facade 
 """
 
 from laminax_dispatch import _array_methods, _eager
+from laminax_dispatch import ffi as ffi
 from laminax_dispatch import monitoring as monitoring
 from laminax_dispatch import profiler as profiler
 from laminax_dispatch import stages as stages
@@ -78,6 +79,7 @@ __all__ = [
     "register_lowering",
     "stages",
     "monitoring",
+    "ffi",
     "profiler",
     "default_backend",
     "device_count",

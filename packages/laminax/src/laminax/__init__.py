@@ -116,6 +116,7 @@ from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import export as export
 from laminax import extend as extend
+from laminax import ffi as ffi
 from laminax import flatten_util as flatten_util
 from laminax import image as image
 from laminax import interpreters as interpreters
@@ -256,4 +257,5 @@ __all__ = [
     "dlpack",
     "monitoring",
     "profiler",
+    "ffi",
 ]
