@@ -58,10 +58,13 @@ CLIENTS = {
     },
     "chex": {"version": "0.1.92", "tests": ["chex"], "ignore": [], "target": 95.0},
     # equinox's source distribution has no tests: they are vendored from its tagged source
-    # (tests/clients/equinox/README.md names the commit). Not in CI's clients step yet ("ci"):
-    # its known failures are not all recorded (KNOWN.md)
+    # (tests/clients/equinox/README.md names the commit). Its speed tests time loops against
+    # each other, which a loaded machine decides: left out on both sides.
     "equinox": {"version": "0.13.8", "tests": ["tests"], "ignore": [], "target": 90.0,
-                "vendored": RECORDS / "equinox", "ci": False},
+                "vendored": RECORDS / "equinox",
+                "deselect": ["tests/test_while_loop.py::test_speed_while",
+                             "tests/test_while_loop.py::test_speed_buffer_while",
+                             "tests/test_while_loop.py::test_speed_grad_checkpointed_while"]},
 }
 # Installed with --no-deps so that they never bring in real JAX on the laminax side.
 LIBRARIES = [f"{name}=={spec['version']}" for name, spec in CLIENTS.items()]
@@ -142,7 +145,8 @@ def run_suite(python: Path, name: str, *, on_laminax: bool, workers: str,
     if on_laminax:
         args = ["-m", "laminax", "pytest", *args[2:]]
     tests, left_out = selection(name, whole)
-    args += [f"--ignore={path}" for path in left_out] + tests
+    args += [f"--ignore={path}" for path in left_out]
+    args += [f"--deselect={test}" for test in CLIENTS[name].get("deselect", ())] + tests
     with log.open("w") as out:
         try:
             _run([python, *args], cwd=src, stdout=out, stderr=subprocess.STDOUT,
