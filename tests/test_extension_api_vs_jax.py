@@ -246,3 +246,18 @@ result = [np.asarray(jax.vmap(m)(jnp.ones((2, 3)))), np.asarray(jax.grad(m)(jnp.
 
 def test_transforming_a_callable_without_a_string_name_matches_jax():
     assert_same(run_as_jax(ODD_NAME), run_jax(ODD_NAME))
+
+
+COMPILE_TIME_EVAL = """
+@jax.jit
+def f(x):
+    with jax.ensure_compile_time_eval():
+        flag = jnp.array(True)
+        concrete = bool(flag) and bool(jnp.array([1, 2]).sum() == 3)
+    return x + 1 if concrete else x
+result = np.asarray(f(1.0))
+"""
+
+
+def test_constants_under_ensure_compile_time_eval_match_jax():
+    assert_same(run_as_jax(COMPILE_TIME_EVAL), run_jax(COMPILE_TIME_EVAL))

@@ -54,10 +54,13 @@ CLIENTS = {
     },
     "chex": {"version": "0.1.92", "tests": ["chex"], "ignore": [], "target": 95.0},
     # equinox's source distribution has no tests: they are vendored from its tagged source
-    # (tests/clients/equinox/README.md names the commit). Not in CI's clients step yet ("ci"):
-    # its known failures are not all recorded (KNOWN.md)
+    # (tests/clients/equinox/README.md names the commit). Its speed tests time loops against
+    # each other, which a loaded machine decides: left out on both sides.
     "equinox": {"version": "0.13.8", "tests": ["tests"], "ignore": [], "target": 90.0,
-                "vendored": RECORDS / "equinox", "ci": False},
+                "vendored": RECORDS / "equinox",
+                "deselect": ["tests/test_while_loop.py::test_speed_while",
+                             "tests/test_while_loop.py::test_speed_buffer_while",
+                             "tests/test_while_loop.py::test_speed_grad_checkpointed_while"]},
 }
 # Installed with --no-deps so that they never bring in real JAX on the laminax side.
 LIBRARIES = [f"{name}=={spec['version']}" for name, spec in CLIENTS.items()]
@@ -120,7 +123,8 @@ def run_suite(python: Path, name: str, *, on_laminax: bool, workers: str) -> Pat
             f"--rootdir={src}", f"--confcutdir={src}"]
     if on_laminax:
         args = ["-m", "laminax", "pytest", *args[2:]]
-    args += [f"--ignore={path}" for path in spec["ignore"]] + spec["tests"]
+    args += [f"--ignore={path}" for path in spec["ignore"]]
+    args += [f"--deselect={test}" for test in spec.get("deselect", ())] + spec["tests"]
     with log.open("w") as out:
         try:
             _run([python, *args], cwd=src, stdout=out, stderr=subprocess.STDOUT,

@@ -9,7 +9,7 @@ run on a clean clone:
     python3 tools/dev.py layers         the import-layering contract
     python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
     python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
-                                        optax's and chex's own test suites on laminax (tools/clients.py)
+                                        optax, chex, equinox: their own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
 
 The development environment is `.venv/` (every package editable); isolated environments live in
@@ -195,7 +195,7 @@ def cmd_ci() -> int:
         import clients
 
         in_ci = [name for name, spec in clients.CLIENTS.items() if spec.get("ci", True)]
-        steps += [("clients (optax, chex on laminax)", lambda: cmd_clients(in_ci))]
+        steps += [("clients (optax, chex, equinox on laminax)", lambda: cmd_clients(in_ci))]
     failed = []
     for name, step in steps:
         print(f"\n=== {name}", flush=True)

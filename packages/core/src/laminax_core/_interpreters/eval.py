@@ -59,6 +59,8 @@ def eager_array(value):
     convert = getattr(_eager_impl, "to_array", None)
     if convert is None:
         return value
+    if _trace.evaluates_at_compile_time([value]):  # inside ensure_compile_time_eval
+        return convert(value)
     trace = _trace.current_trace()
     while trace is not None and not isinstance(trace, EvalTrace):
         stage_constant = getattr(trace, "constant_tracer", None)
