@@ -25,7 +25,8 @@ REPORT = """<?xml version="1.0" encoding="utf-8"?>
 @pytest.fixture
 def records(tmp_path, monkeypatch):
     monkeypatch.setattr(clients, "RECORDS", tmp_path)
-    monkeypatch.setitem(clients.CLIENTS, "lib", {"version": "1.0", "tests": [], "ignore": []})
+    monkeypatch.setitem(clients.CLIENTS, "lib", {"version": "1.0", "tests": [], "ignore": [],
+                                                   "target": 50.0})
     report = tmp_path / "lib.laminax.xml"
     report.write_text(REPORT)
     return tmp_path, report

@@ -1,7 +1,9 @@
 """Behaviours the optax and chex test suites showed to differ from JAX 0.10.2, each compared with
 real JAX: `jnp.iscomplexobj` on scalar types, loops promoting a weakly typed carry,
 `fori_loop(unroll=)`, `cond(..., operand=)`, `stop_gradient` on a pytree, `round(array)`,
-`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect,
+`jnp.array` of a large Python int with an unsigned dtype, `Lowered` in XLA's HLO dialect (and
+its parameters named after the arguments), a jitted function's signature, pmap under
+`disable_jit`,
 `.at[]` updates with empty index arrays."""
 
 import laminax as jax
@@ -75,6 +77,56 @@ CASES = {
         "result = [text.startswith('HloModule'), 'multiply' in text, 'add' in text,"
         " ir.startswith('HloModule'), 'entry_computation_layout={(f32[], f32[])->f32[]}' in text]"
     ),
+    # XLA names the HLO parameters after main's argument locations: the Python arguments'
+    # names and tree paths (optax compares the HLO of two functions with different names)
+    "hlo_parameter_names": (
+        "x = np.ones(3, np.float32)\n"
+        "def g(a, b, *args, c=1, **kw): return a + b + args[0] + c + kw['d']\n"
+        "def h(p, t): return p['a'] + p['b'][0] + t[1]\n"
+        "def params(text): return [l.split('=')[0].strip() for l in text.splitlines()"
+        " if 'parameter(' in l]\n"
+        "result = [params(jax.jit(f, **o).lower(*a, **k).as_text(dialect='hlo'))"
+        " for f, o, a, k in ["
+        " (g, {}, (x, x, x), dict(c=x, d=x)),"
+        " (h, {}, ({'a': x, 'b': [x]}, (x, x)), {}),"
+        " (lambda u, v: u * v, dict(static_argnums=0), (2.0, x), {}),"
+        " (lambda u, v: u, {}, (x, x), {}),"  # an unused argument is pruned
+        " (jnp.sin, {}, (x,), {})]]"
+    ),
+    # chex's fake_pmap reads a jitted function's signature without following __wrapped__
+    "jit_signature": (
+        "import inspect\n"
+        "def f(x, y=2, *a, z, **k): return x\n"
+        "result = [str(inspect.signature(g, follow_wrapped=False)) for g in"
+        " (jax.jit(f), jax.jit(f, static_argnums=0), jax.jit(np.add))]"
+        # chex's is_traceable recognises a jitted function by its type's name or repr
+        " + [type(jax.jit(f)).__name__, repr(jax.jit(f)).replace(repr(f), 'f')]"
+    ),
+    # chex's fake_jit: pmap (a shard_map region) is still compiled under disable_jit
+    "pmap_under_disable_jit": (
+        "with jax.disable_jit():\n"
+        "    out = jax.pmap(lambda x, y: x * 2 + y)(jnp.ones((1, 3)), y=jnp.arange(3.0)[None])\n"
+        "result = np.asarray(out)"
+    ),
+    # copies are new buffers (optax's schedule_free donates params and a copy of them)
+    "copies_are_new_buffers": (
+        "x = jnp.ones(3)\n"
+        "same = lambda y: [y is x, y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()]\n"
+        "result = [same(y) for y in (x.copy(), jnp.copy(x), jnp.array(x), jnp.asarray(x),"
+        " jnp.array(x, copy=False))]\n"
+        "f = jax.jit(lambda a, b: (a + 1, b * 2), donate_argnums=(0, 1))\n"
+        "result.append([np.asarray(v) for v in f(x, x.copy())])"
+    ),
+    # vmap of a jitted function leaves the outputs that no mapped input reaches unmapped
+    # (jacfwd and hessian through a jit: optax's sigmoid_focal_loss test)
+    "vmap_of_jit_unmapped_outputs": (
+        "g = jax.jit(lambda v: jnp.sin(v) * 2)\n"
+        "f = lambda x: jnp.sum(g(x))\n"
+        "x = jnp.arange(3.0)\n"
+        "h = jax.jit(lambda a, b: (a * 2, b + 1))\n"
+        "result = [np.asarray(jax.jacfwd(g)(x)), np.asarray(jax.hessian(f)(x)),"
+        " [np.asarray(v) for v in jax.vmap(h, (0, None), (0, None))(x, 1.0)]]"
+    ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"
         "e = jnp.array([], jnp.int32)\n"
@@ -119,3 +171,25 @@ def test_promotion_retraces_only_a_weak_carry():
     # a strongly typed carry whose body changes its dtype is still an error, as in JAX
     with pytest.raises(TypeError, match="carry"):
         jax.lax.scan(lambda c, x: (c + x, None), jnp.float16(0), jnp.ones(3, jnp.float32))
+
+
+# x64: integer indexing with an int64 index (optax's lbfgs under x64 indexes its memory with
+# `(memory_idx + jnp.arange(n)) % n`): every dynamic_slice start takes one index type; lax's
+# dynamic_slice rejects mixed index types as JAX does
+X64_INDEXING = (
+    "x = jnp.arange(12.0).reshape(4, 3)\n"
+    "f = jax.jit(lambda x, i, j: [x[i], x[:, i], x[j, i], x[i, 1:]])\n"
+    "result = [np.asarray(v) for v in f(x, jnp.int64(-1), jnp.int32(2))]\n"
+    "try:\n"
+    "    jax.lax.dynamic_slice(x, (jnp.int32(1), jnp.int64(0)), (2, 3))\n"
+    "    result.append('no error')\n"
+    "except TypeError as e:\n"
+    "    result.append(str(e))\n"
+)
+
+
+def test_x64_integer_indexing_matches_jax():
+    expected = run_jax(X64_INDEXING, x64=True)
+    with jax.enable_x64(True):
+        ours = _run_laminax(X64_INDEXING)
+    assert_same(_plain(ours), expected)

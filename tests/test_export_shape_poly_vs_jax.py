@@ -224,6 +224,14 @@ def go(mod, jnp, jit, sds):
     ("a, b", (6, 5), ("max(a, b) >= 6",)),
     ("a, b", (2, 5), ("a + b <= 6",)),
     ("a*b, b", (6, 4), ()),
+    # equality constraints: a variable on the left is substituted in the shapes; any other
+    # left side is asserted at the call
+    ("a, b", (6, 2), ("floordiv(a, 2) == b",)),
+    ("a, b", (7, 3), ("floordiv(a, 2) == b",)),
+    ("a, b", (3, 5), ("a * b == 12",)),
+    ("a, b", (3, 4), ("a * b == 12",)),
+    ("a, b", (2, 2), ("b == a + 1",)),
+    ("a, b", (2, 3), ("b == a + 1",)),
 ])
 def test_call_shape_errors_as_jax(spec, shape, constraints):
     mine, theirs = _call_error(spec, shape, constraints)
@@ -279,6 +287,16 @@ OPS = {
     "dynamic_slice": ("lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 1, axis=0)", "b, 3"),
     "nested_jit": ("lambda x: jax.jit(lambda y: jnp.sin(y) + y.shape[0])(x)", "b, 3"),
     "cumsum_static_axis": ("lambda x: jnp.cumsum(x, axis=1)", "b, 3"),
+    # along the symbolic axis: stablehlo.dynamic_reduce_window
+    "cumsum_symbolic_axis": ("lambda x: jnp.cumsum(x, axis=0)", "b, 3"),
+    "cumprod_symbolic_axis": ("lambda x: jnp.cumprod(x, axis=0)", "b, 3"),
+    "cummax_symbolic_axis": ("lambda x: jax.lax.cummax(x, axis=0)", "b, 3"),
+    "cummin_reverse": ("lambda x: jax.lax.cummin(x, axis=0, reverse=True)", "b, 3"),
+    "cumlogsumexp": ("lambda x: jax.lax.cumlogsumexp(x, axis=0)", "b, 3"),
+    "cumsum_grad": ("lambda x: jax.grad(lambda y: (jnp.cumsum(y, axis=0) ** 2).sum())(x)",
+                    "b, 3"),
+    "reduce_window_valid": ("lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (2, 1), "
+                            "(1, 1), 'VALID')", "b, 3"),
     "sort": ("lambda x: jnp.sort(x, axis=0)", "b, 3"),
     "logsumexp": ("lambda x: jax.nn.logsumexp(x, axis=0)", "b, 3"),
     "one_hot": ("lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 3)", "b, 3"),
@@ -404,3 +422,66 @@ result = out
                                    rtol=1e-6)
         with pytest.raises(ValueError, match="symbolic shape constraint a >= n"):
             exp.call(np.ones((7, 2), np.float32))
+
+
+def test_equality_constraint_assertions_in_the_module_both_ways():
+    src = """
+def go(mod, jnp, jit, sds):
+    a, b = mod.symbolic_shape("a, b", constraints=["floordiv(a, 2) == b"])
+    return mod.export(jit(lambda x, y: x.sum() + y.sum()))(sds((a,), np.float32),
+                                                          sds((b,), np.float32))
+"""
+    scope = {"np": np}
+    exec(src, scope)
+    mine = scope["go"](le, lnp, jit, lc.ShapeDtypeStruct)
+    theirs = run_jax(src + """
+result = bytes(go(jax.export, jnp, jax.jit, jax.ShapeDtypeStruct).serialize())""")
+    call = """
+exp = jax.export.deserialize(bytearray(blob))
+out = [np.asarray(exp.call(np.ones(7, np.float32), np.ones(3, np.float32)))]
+try:
+    exp.call(np.ones(6, np.float32), np.ones(2, np.float32))
+except ValueError as err:
+    out.append("ValueError")  # JAX: "Error refining shapes", from the module's assertion
+result = out
+"""
+    good, bad = (np.ones(7, np.float32), np.ones(3, np.float32)), (np.ones(6, np.float32),
+                                                                   np.ones(2, np.float32))
+    for blob in (mine.serialize(), theirs):
+        got = run_jax(call, blob=blob)
+        assert got[0] == 10.0
+        assert got[1] == "ValueError"
+        exp = le.deserialize(blob)
+        assert float(exp.call(*good)) == 10.0
+        with pytest.raises(ValueError, match=r"Expected 'floordiv\(a, 2\) - b' to be equal "
+                                             r"to 0, but found 1"):
+            exp.call(*bad)
+    # before serialization, the call's own check says what JAX's says
+    with pytest.raises(ValueError) as info:
+        mine.call(*bad)
+    jax_message = run_jax(src + """
+try:
+    go(jax.export, jnp, jax.jit, jax.ShapeDtypeStruct).call(*bad)
+except ValueError as err:
+    result = str(err)
+""", bad=bad)
+    assert str(info.value) == jax_message
+
+
+def test_cumsum_along_a_symbolic_axis_crosses_both_ways():
+    src = """
+def go(jnp, export, jit, sds):
+    return export.export(jit(lambda x: jnp.cumsum(x, axis=0)))(
+        sds(export.symbolic_shape("b, 3"), np.float32))
+"""
+    scope = {"np": np}
+    exec(src, scope)
+    mine = scope["go"](lnp, le, jit, lc.ShapeDtypeStruct)
+    assert "stablehlo.dynamic_reduce_window" in mine.mlir_module()
+    theirs = run_jax(src + "result = bytes(go(jnp, jax.export, jax.jit, "
+                     "jax.ShapeDtypeStruct).serialize())")
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 5
+    got = run_jax("result = jax.export.deserialize(bytearray(blob)).call(x)",
+                  blob=mine.serialize(), x=x)
+    np.testing.assert_allclose(got, np.cumsum(x, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(le.deserialize(theirs).call(x), np.cumsum(x, axis=0), rtol=1e-6)

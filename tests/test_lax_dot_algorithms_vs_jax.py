@@ -94,9 +94,14 @@ def test_jaxpr_and_stablehlo_match_jax(precision):
 @requires_jax
 def test_accuracy_attributes_match_jax():
     source = ("lambda x: (lax.exp(x, accuracy=lax.AccuracyMode.HIGHEST), "
-              "lax.cos(x, accuracy=lax.Tolerance(atol=1e-5, ulps=2)))")
+              "lax.cos(x, accuracy=lax.Tolerance(atol=1e-5, ulps=2)), "
+              "lax.exp2(x, accuracy=lax.AccuracyMode.HIGHEST), "
+              "lax.logistic(x, accuracy=lax.AccuracyMode.HIGHEST))")
     want = run_jax(f"from jax import lax\nresult = jax.jit({source}).lower(A).as_text()", A=A)
     got = jax.jit(eval(source, dict(lax=lax))).lower(A).as_text()  # noqa: S307
-    accuracy = [line.split("=", 1)[1].strip() for line in got.splitlines() if "accuracy" in line]
-    expected = [line.split("=", 1)[1].strip() for line in want.splitlines() if "accuracy" in line]
-    assert accuracy == expected and len(accuracy) == 2
+    def requests(text):  # the op and its result_accuracy (SSA names differ)
+        return [(line.split("=", 1)[1].split()[0], line[line.index("{"):line.index("}") + 1])
+                for line in text.splitlines() if "result_accuracy" in line]
+
+    accuracy, expected = requests(got), requests(want)
+    assert accuracy == expected and len(accuracy) == 3

@@ -1,6 +1,6 @@
 """The Schur-based and tridiagonal parts of `scipy.linalg` and `lax.linalg` (schur, rsf2csf,
-sqrtm, funm, solve_sylvester, eigh_tridiagonal, qr_multiply, convolution_matrix; lax's schur,
-tridiagonal, qdwh, cholesky_update, symmetric_product) against real JAX 0.10.2, eagerly and
+sqrtm, funm, solve_sylvester, eigh_tridiagonal, qr_multiply, convolution_matrix, polar through
+qdwh; lax's schur, tridiagonal, qdwh, cholesky_update, symmetric_product) against real JAX 0.10.2, eagerly and
 under jit, and against SciPy in float64.
 
 schur and tridiagonal call the same LAPACK kernels as JAX (gees, sytrd / hetrd) through the
@@ -60,7 +60,10 @@ CLOSE = [
     f"{S}.rsf2csf(*{S}.schur(SPIN))", f"{S}.rsf2csf(*{S}.schur(BATCH))",
     f"{S}.sqrtm(A)", f"{S}.sqrtm(SPD)", f"{S}.sqrtm(CPLX)",
     f"{S}.funm(A, jnp.exp)", f"{S}.funm(SPIN, lambda x: jnp.sin(x) + 2 * jnp.cos(x))",
-    f"{S}.funm(SPIN, jnp.sqrt, disp=False)", f"{S}.solve_sylvester(A, B3, C43)",
+    f"{S}.funm(SPIN, jnp.sqrt, disp=False)", f"{S}.funm(jnp.eye(3), jnp.exp)",
+    f"{S}.funm(jnp.diag(jnp.array([1., 1., 2.])) + jnp.triu(jnp.ones((3, 3)), 1), jnp.exp, "
+    "disp=False)", f"{S}.sqrtm(jnp.zeros((3, 3)))", f"{S}.eigh_tridiagonal(jnp.ones(3), "
+    "jnp.zeros(2))[0]", f"{S}.solve_sylvester(A, B3, C43)",
     f"{S}.solve_sylvester(A, B3, C43, method='eigen')", f"{S}.solve_sylvester(CPLX, SPIN, CPLX)",
     f"{S}.solve_sylvester(A, -A, A)",
     f"{S}.solve_sylvester(jnp.stack([A, A]), B3, jnp.stack([C43, 2 * C43]))",
@@ -76,22 +79,29 @@ CLOSE = [
     f"{LL}.symmetric_product(BATCH, BATCH, alpha=2.0, beta=-1.0, symmetrize_output=True)",
     f"{LL}.qdwh(A)", f"{LL}.qdwh(RECT)", f"{LL}.qdwh(RECT, max_iterations=2)",
     f"{LL}.qdwh(CPLX)", f"{LL}.qdwh(jnp.pad(A, ((0, 1), (0, 1))), dynamic_shape=(4, 4))",
+    # scipy.linalg.polar's default method iterates with qdwh
+    f"{S}.polar(jnp.stack([RECT, 2 * RECT]))", f"{S}.polar(RECT.T, side='left')",
+    f"{S}.polar(RECT + 1j * RECT[::-1])",
 ]
 EXPRS = EXACT + CLOSE
+# the compositions run under jit only (eagerly they compile op by op: slow, and no different)
+CASES = [(e, jit) for e in EXACT for jit in (False, True)] + [(e, True) for e in CLOSE]
 
 
 @pytest.fixture(scope="module")
 def jax_outcomes():
-    return run_jax("import jax.scipy.linalg\n" + JAX_SNIPPET, exprs=EXPRS, inputs=INPUTS)
+    return run_jax("import jax.scipy.linalg\n" + JAX_SNIPPET
+                   + "result = [_run(e, jit) for e, jit in cases]",
+                   exprs=[], cases=CASES, inputs=INPUTS)
 
 
 @requires_jax
-@pytest.mark.parametrize("index", range(len(EXPRS)), ids=EXPRS)
-@pytest.mark.parametrize("jit", [False, True])
-def test_matches_jax(jax_outcomes, index, jit):
-    expr = EXPRS[index]
+@pytest.mark.parametrize("index", range(len(CASES)),
+                         ids=[f"{'jit' if j else 'eager'}-{e}" for e, j in CASES])
+def test_matches_jax(jax_outcomes, index):
+    expr, jit = CASES[index]
     tol = 0.0 if expr in EXACT else 1e-4 if "qdwh" not in expr else 2e-3
-    compare(expr, run_laminax(expr, INPUTS, jit), jax_outcomes[index][jit], rtol=tol, atol=tol)
+    compare(expr, run_laminax(expr, INPUTS, jit), jax_outcomes[index], rtol=tol, atol=tol)
 
 
 GRADS = [
@@ -140,37 +150,51 @@ def test_derivatives_and_batching_match_jax():
 
 
 def test_against_scipy_in_float64():
+    import laminax as jax
+    import laminax.numpy as jnp
     import laminax.scipy.linalg as L  # noqa: N812
     from laminax import enable_x64
     from laminax import lax
 
     rng = np.random.default_rng(3)
     a, b, c = rng.standard_normal((5, 5)), rng.standard_normal((3, 3)), rng.standard_normal((5, 3))
-    with enable_x64(True):
+    d, e = rng.standard_normal(7), rng.standard_normal(6)
+    d2, e2 = np.array([1.0, 1.0, 1.0, 2.0]), np.array([1e-9, 0.0, 1.0])  # a tight cluster
+
+    def ours(a, b, c, d, e, d2, e2):  # one program (eagerly each loop would compile alone)
         t, z = L.schur(a)
-        np.testing.assert_allclose(z @ t @ z.T, a, atol=1e-12)
-        np.testing.assert_allclose(np.tril(np.asarray(t), -2), 0)
-        t_c, z_c = L.rsf2csf(t, z)
-        want_t, _ = sl.rsf2csf(*sl.schur(a))
-        np.testing.assert_allclose(np.diag(t_c), np.diag(want_t), atol=1e-12)
-        np.testing.assert_allclose(L.sqrtm(a @ a.T), sl.sqrtm(a @ a.T), atol=1e-10)
-        np.testing.assert_allclose(L.sqrtm(a), sl.sqrtm(a.astype(complex)), atol=1e-10)
-        np.testing.assert_allclose(L.funm(a, np.exp), sl.expm(a), atol=1e-10)
-        np.testing.assert_allclose(L.solve_sylvester(a, b, c), sl.solve_sylvester(a, b, c),
-                                   atol=1e-10)
-        d, e = rng.standard_normal(7), rng.standard_normal(6)
-        w, v = L.eigh_tridiagonal(d, e)
-        want_w, want_v = sl.eigh_tridiagonal(d, e)
-        np.testing.assert_allclose(w, want_w, atol=1e-12)
-        np.testing.assert_allclose(np.abs(v), np.abs(want_v), atol=1e-8)
-        q_c, r = L.qr_multiply(a, c.T)
-        want_q_c, want_r = sl.qr_multiply(a, c.T)
-        np.testing.assert_allclose(np.abs(q_c), np.abs(want_q_c), atol=1e-12)
-        np.testing.assert_allclose(np.abs(r), np.abs(want_r), atol=1e-12)
-        np.testing.assert_allclose(L.convolution_matrix(d, 4, "same"),
-                                   sl.convolution_matrix(d, 4, "same"))
-        u, h, _, converged = lax.linalg.qdwh(a)
-        want_u, want_h = sl.polar(a)
-        assert converged
-        np.testing.assert_allclose(u, want_u, atol=1e-10)
-        np.testing.assert_allclose(h, want_h, atol=1e-10)
+        return dict(schur=(t, z), csf=L.rsf2csf(t, z), sqrtm_spd=L.sqrtm(a @ a.T),
+                    sqrtm=L.sqrtm(a), funm=L.funm(a, jnp.exp), sylvester=L.solve_sylvester(a, b, c),
+                    tridiagonal=L.eigh_tridiagonal(d, e), cluster=L.eigh_tridiagonal(d2, e2),
+                    qr=L.qr_multiply(a, c.T), conv=L.convolution_matrix(d, 4, "same"),
+                    qdwh=lax.linalg.qdwh(a))
+
+    with enable_x64(True):
+        got = jax.tree_util.tree_map(np.asarray, jax.jit(ours)(a, b, c, d, e, d2, e2))
+    t, z = got["schur"]
+    np.testing.assert_allclose(z @ t @ z.T, a, atol=1e-12)
+    np.testing.assert_allclose(np.tril(t, -2), 0)
+    np.testing.assert_allclose(np.diag(got["csf"][0]), np.diag(sl.rsf2csf(*sl.schur(a))[0]),
+                               atol=1e-12)
+    np.testing.assert_allclose(got["sqrtm_spd"], sl.sqrtm(a @ a.T), atol=1e-10)
+    np.testing.assert_allclose(got["sqrtm"], sl.sqrtm(a.astype(complex)), atol=1e-10)
+    np.testing.assert_allclose(got["funm"], sl.expm(a), atol=1e-10)
+    np.testing.assert_allclose(got["sylvester"], sl.solve_sylvester(a, b, c), atol=1e-10)
+    w, v = got["tridiagonal"]
+    want_w, want_v = sl.eigh_tridiagonal(d, e)
+    np.testing.assert_allclose(w, want_w, atol=1e-12)
+    np.testing.assert_allclose(np.abs(v), np.abs(want_v), atol=1e-8)
+    # eigenvectors of a cluster are not unique, but orthonormal and eigen
+    w, v = got["cluster"]
+    t2 = np.diag(d2) + np.diag(e2, 1) + np.diag(e2, -1)
+    np.testing.assert_allclose(v.T @ v, np.eye(4), atol=1e-12)
+    np.testing.assert_allclose(t2 @ v, v * w, atol=1e-8)
+    want_q_c, want_r = sl.qr_multiply(a, c.T)
+    np.testing.assert_allclose(np.abs(got["qr"][0]), np.abs(want_q_c), atol=1e-12)
+    np.testing.assert_allclose(np.abs(got["qr"][1]), np.abs(want_r), atol=1e-12)
+    np.testing.assert_allclose(got["conv"], sl.convolution_matrix(d, 4, "same"))
+    u, h, _, converged = got["qdwh"]
+    want_u, want_h = sl.polar(a)
+    assert converged
+    np.testing.assert_allclose(u, want_u, atol=1e-10)
+    np.testing.assert_allclose(h, want_h, atol=1e-10)

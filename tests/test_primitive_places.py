@@ -20,14 +20,19 @@ from laminax_dispatch._lowering import lowerings
 
 # Named-axis collectives bind only under vmap, which batches them away (no lowering in dispatch;
 # their tests are test_vmap.py and test_collectives_exchange.py); the higher-order primitives
-# have test_control_flow.py instead of a row; iota takes no operands to draw; dimension_value
-# has a value only inside a program exported with symbolic shapes (its tests are export's);
+# have test_control_flow.py (composite: test_lax_composite_vs_jax.py) instead of a row; iota
+# takes no operands to draw; dimension_value has a value only inside a program exported with
+# symbolic shapes (its tests are export's);
 # rng_uniform and rng_bit_generator draw XLA's own random bits, which no NumPy reference
-# reproduces (tests/test_lax_rng_ragged_vs_jax.py compares them with JAX's).
+# reproduces (tests/test_lax_rng_ragged_vs_jax.py compares them with JAX's); create_token and
+# after_all make tokens, no arrays (tests/test_lax_tokens_vs_jax.py); platform_index has no
+# operands and its value depends on the platforms lowered for
+# (tests/test_export_multiplatform_vs_jax.py).
 _COLLECTIVES = {"all_gather", "all_to_all", "axis_index", "pbroadcast", "pmax", "pmin", "ppermute",
                 "psum", "reduce_scatter"}
-_NO_ROW = _COLLECTIVES | {"cond", "scan", "while", "iota", "dimension_value", "rng_uniform",
-                          "rng_bit_generator"}
+_NO_ROW = _COLLECTIVES | {"cond", "scan", "while", "composite", "iota", "dimension_value",
+                          "rng_uniform", "rng_bit_generator", "create_token", "after_all",
+                          "platform_index"}
 _NOT_LOWERED_IN_DISPATCH = _COLLECTIVES - {"pmax", "pmin", "psum"}
 
 

@@ -8,8 +8,8 @@ run on a clean clone:
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
     python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
-    python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
-                                        optax's and chex's own test suites on laminax (tools/clients.py)
+    python3 tools/dev.py clients [--whole] [--reference] [--update-known] [LIB...]
+                                        optax, chex, equinox: their own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
 
 The development environment is `.venv/` (every package editable); isolated environments live in
@@ -180,18 +180,23 @@ def cmd_clients(args: list[str]) -> int:
     jax_python = _clients_jax_python() if "--reference" in args else None
     workers = os.environ.get("LAMINAX_CLIENT_WORKERS", "2")
     return clients.main(
-        _clients_python(), jax_python, names, workers, update_known="--update-known" in args
+        _clients_python(), jax_python, names, workers, update_known="--update-known" in args,
+        whole="--whole" in args,
     )
 
 
 def cmd_ci() -> int:
     steps = [("layers", cmd_layers), ("line budget", cmd_loc), ("test", lambda: cmd_test([]))]
     steps += [(f"isolated {p}", lambda p=p: cmd_isolated(p)) for p in LAYERS]
-    # The client libraries' suites are a marked, opt-in job (LAMINAX_CI_CLIENTS=1): until the
-    # record of their known failures is complete (tests/clients/KNOWN.md), a CI run only
-    # measures, and it costs up to SUITE_TIMEOUT_S per library.
-    if os.environ.get("LAMINAX_CI_CLIENTS") == "1":
-        steps += [("clients (optax, chex on laminax)", lambda: cmd_clients([]))]
+    # The client libraries' own suites, on laminax only, against the recorded JAX-passing
+    # tests and known failures (tests/clients/KNOWN.md has their run times); a marked job that
+    # LAMINAX_CI_CLIENTS=0 leaves out.
+    if os.environ.get("LAMINAX_CI_CLIENTS") != "0":
+        sys.path.insert(0, str(ROOT / "tools"))
+        import clients
+
+        in_ci = [name for name, spec in clients.CLIENTS.items() if spec.get("ci", True)]
+        steps += [("clients (optax, chex, equinox on laminax)", lambda: cmd_clients(in_ci))]
     failed = []
     for name, step in steps:
         print(f"\n=== {name}", flush=True)

@@ -26,6 +26,7 @@ KERNEL_MODULES = [
     "laminax_core.lax._dot",
     "laminax_core.lax._elementwise",
     "laminax_core.lax._joining",
+    "laminax_core.lax._platform",
     "laminax_core.lax._slicing",
     "laminax_core.lax._structural",
     "laminax_core.testing",

@@ -40,6 +40,8 @@ def test_tridiagonal_keeps_the_eigenvalues_and_the_other_triangle(x, lower):
     other = np.triu(np.ones(x.shape, bool), 2) if lower else np.tril(np.ones(x.shape, bool), -2)
     np.testing.assert_array_equal(arr[other], x[other])
     np.testing.assert_allclose(np.diagonal(arr).real, d)
+    empty = linalg.tridiagonal(np.zeros((0, 3, 3), np.float32), lower=lower)
+    assert [x.shape for x in empty] == [(0, 3, 3), (0, 3), (0, 2), (0, 2)]
 
 
 def test_cholesky_update_and_symmetric_product_match_numpy():

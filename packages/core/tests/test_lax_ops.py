@@ -143,10 +143,12 @@ def test_every_primitive_has_a_row():
     # dimension_value has a value only inside a program exported with symbolic shapes
     # (tests/test_export_shape_poly_vs_jax.py: mean, dim * array, arange(b) ...)
     covered = {case.name for case in OP_CASES} | collectives | {"iota", "dimension_value"}
-    # XLA's own random bits have no NumPy reference (tests/test_lax_rng_ragged_vs_jax.py)
-    covered |= {"rng_uniform", "rng_bit_generator"}
-    # higher-order primitives have their own tests (test_control_flow.py)
-    higher_order = {"cond", "scan", "while"}
+    # XLA's own random bits have no NumPy reference (tests/test_lax_rng_ragged_vs_jax.py);
+    # tokens are no arrays (tests/test_lax_tokens_vs_jax.py)
+    covered |= {"rng_uniform", "rng_bit_generator", "create_token", "after_all"}
+    # higher-order primitives have their own tests (test_control_flow.py,
+    # tests/test_lax_composite_vs_jax.py)
+    higher_order = {"cond", "scan", "while", "composite"}
     lax_primitives = [getattr(lax, n) for n in lax.__all__ if n.endswith("_p")]
     lax_primitives = [p for p in lax_primitives if p.name not in higher_order]
     assert set(lax_primitives) <= set(internal.all_primitives())

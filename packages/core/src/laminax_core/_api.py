@@ -127,6 +127,20 @@ def _strip_aux(aux):
     )
 
 
+def _wraps(fun):
+    """`functools.wraps`, except that a callable whose `__name__` (or docstring...) is not a
+    string, such as an equinox Module with a field of that name, leaves the wrapper's own (as
+    JAX's transformations do, rather than failing)."""
+
+    def decorate(wrapper):
+        try:
+            return functools.update_wrapper(wrapper, fun)
+        except (TypeError, AttributeError):
+            return wrapper
+
+    return decorate
+
+
 def _check_args(name: str, leaves) -> None:
     for leaf in leaves:
         if not _is_array_leaf(leaf):
@@ -195,7 +209,7 @@ def make_jaxpr(
     """
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(fun)
+    @_wraps(fun)
     def make_jaxpr_fun(*args, **kwargs):
         static_set = {s % len(args) for s in static} if args else set()
         dyn_nums = tuple(i for i in range(len(args)) if i not in static_set)
@@ -490,7 +504,7 @@ def value_and_grad(
     del reduce_axes  # accepted for JAX compatibility; has no effect (as in current JAX)
     argnums = index_or_indices("grad argnums", argnums)
 
-    @functools.wraps(fun)
+    @_wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         nums = _normalize_argnums("grad", argnums, len(args))
         dyn = tuple(args[i] for i in nums)
@@ -534,7 +548,7 @@ def grad(
     """
     value_and_grad_fun = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
-    @functools.wraps(fun)
+    @_wraps(fun)
     def grad_fun(*args, **kwargs):
         (value, *aux), grads = _split_value(value_and_grad_fun(*args, **kwargs), has_aux)
         return (grads, aux[0]) if has_aux else grads
@@ -662,7 +676,7 @@ def vmap(
     _check_axis_spec("in_axes", in_axes)
     _check_axis_spec("out_axes", out_axes)
 
-    @functools.wraps(fun)
+    @_wraps(fun)
     def vmap_fun(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(
@@ -672,9 +686,10 @@ def vmap(
             )
         # keyword arguments are always mapped over their leading axis, as in JAX
         leaves, in_tree = tree_flatten((args, kwargs))
-        _check_args("vmap", leaves)
         spec = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         axes = flatten_axes("vmap in_axes", in_tree, (spec, {k: 0 for k in kwargs}), kws=True)
+        # as in JAX, an unmapped argument reaches the function as it is (any Python object)
+        _check_args("vmap", [x for x, a in zip(leaves, axes, strict=True) if a is not None])
         names = _argument_names(fun, args) + [
             f"argument {k}{keystr(path)}"
             for k, v in kwargs.items()

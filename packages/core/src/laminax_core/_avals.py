@@ -19,10 +19,13 @@ from laminax_core import dtypes
 from laminax_core._shape_poly import DimExpr
 
 __all__ = [
+    "AbstractToken",
     "AbstractValue",
     "ShapeDtypeStruct",
     "ShapedArray",
     "ShardingTypeError",
+    "Token",
+    "abstract_token",
     "canonicalize_shape",
     "get_aval",
     "is_array_like",
@@ -129,6 +132,37 @@ class AbstractValue:
     of the value it stands for. `ShapedArray` is the one kind laminax has."""
 
     __slots__ = ()
+
+
+class AbstractToken(AbstractValue):
+    """The abstract value of a token (`lax.create_token`, `lax.after_all`): no shape, no
+    dtype; it orders effects inside a program. Printed `Tok`, as JAX prints it."""
+
+    __slots__ = ()
+
+    def str_short(self) -> str:
+        return "Tok"
+
+    def __repr__(self) -> str:
+        return "Tok"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbstractToken)
+
+    def __hash__(self) -> int:
+        return hash(AbstractToken)
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token value outside any program (what `create_token` returns eagerly)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Token()"
 
 
 class ShardingTypeError(Exception):
@@ -303,6 +337,8 @@ def get_aval(x) -> ShapedArray:
       TypeError: `x` is not an array-like value (for example a string or a list).
     """
     aval = getattr(x, "aval", None)
+    if isinstance(aval, AbstractToken) or isinstance(x, Token):
+        return abstract_token
     if isinstance(aval, ShapedArray):
         if sharding_typers:
             typer = sharding_typers.get(type(x))

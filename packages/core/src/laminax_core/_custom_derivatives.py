@@ -566,10 +566,29 @@ def _custom_vjp_call_jvp(
         for x, t in zip(args, tangents[num_consts:], strict=True)
     ]
     out_avals = tuple(get_aval(o).to_tangent_aval() for o in outs)
+    res, bwd = _python_scalar_residuals_kept(res, bwd)
     tangent_outs = custom_lin_p.bind(
         *res, *arg_tangents, num_res=len(res), bwd=bwd, out_avals=out_avals
     )
     return outs, tangent_outs
+
+
+def _python_scalar_residuals_kept(res, bwd):
+    """The residuals to bind, and a bwd rule that gets the Python scalars among `res` back as
+    they were: JAX hands `bwd` a residual `True` as a Python bool (libraries branch on such
+    flags: equinox's `perturbed`), where staging would make it an array."""
+    is_scalar = [type(r) in (bool, int, float, complex) for r in res]
+    if not any(is_scalar):
+        return res, bwd
+    kept = [r if scalar else None for r, scalar in zip(res, is_scalar, strict=True)]
+
+    def bwd_with_scalars(dyn_res, cts):
+        dyn = iter(dyn_res)
+        return bwd([r if scalar else next(dyn) for r, scalar in zip(kept, is_scalar,
+                                                                   strict=True)], cts)
+
+    dyn = [r for r, scalar in zip(res, is_scalar, strict=True) if not scalar]
+    return dyn, _Rule(bwd_with_scalars, str(bwd))
 
 
 def _custom_vjp_call_batch(

@@ -9,7 +9,7 @@ import numpy as np
 
 from laminax_core import dtypes
 from laminax_core._api import _check_args, _flatten_fun
-from laminax_core._avals import get_aval
+from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import partial_eval, transpose
 from laminax_core._interpreters.jvp import Zero, zeros_like_aval
 from laminax_pytree import Partial, tree_flatten, tree_unflatten
@@ -46,8 +46,9 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
         raise NotImplementedError("linear_transpose: reduce_axes is no longer supported by JAX "
                                   "either; pass reduce_axes=().")
     leaves, in_tree = tree_flatten(primals)
-    _check_args("linear_transpose", leaves)
-    in_avals = [get_aval(x) for x in leaves]
+    # only the primals' types matter: JAX also takes abstract values (ShapedArray) for them
+    _check_args("linear_transpose", [x for x in leaves if not isinstance(x, ShapedArray)])
+    in_avals = [x if isinstance(x, ShapedArray) else get_aval(x) for x in leaves]
     out_trees: list = []
     flat = _flatten_fun("linear_transpose", fun, in_tree, out_trees)
     closed, _ = partial_eval.trace_to_jaxpr(flat, in_avals, "linear_transpose")

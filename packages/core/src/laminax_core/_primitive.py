@@ -125,6 +125,12 @@ class Primitive:
         """Applies the primitive under the current trace."""
         return bind(self, args, params)
 
+    def get_bind_params(self, params: dict) -> dict:
+        """The parameters to bind an equation's primitive with, from the equation's (JAX's
+        hook for primitives whose equations store their parameters in another form; laminax's
+        store them as bound)."""
+        return params
+
     def def_impl(self, impl: Callable) -> Callable:
         """Sets the eager implementation `impl(*arrays, **params)`."""
         self.impl = impl

@@ -106,6 +106,12 @@ class Trace:
     def process_primitive(self, primitive, args, params):
         raise TypeError(f"{type(self).__name__} does not implement process_primitive.")
 
+    @property
+    def main(self) -> Trace:
+        # JAX's deprecated name for what identifies a transformation's level; libraries (equinox)
+        # compare `tracer._trace.main is main` to tell their own tracers from outer ones
+        return self
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.transformation})"
 

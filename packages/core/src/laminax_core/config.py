@@ -51,6 +51,8 @@ __all__ = [
     "explicit_x64_dtypes",
     "float_state",
     "int_state",
+    "make_user_context",
+    "no_tracing",
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "optional_enum_state",
@@ -900,3 +902,26 @@ traceback_filtering = enum_state(
     "auto",
     "How laminax's internal frames are hidden from tracebacks.",
 )
+
+no_tracing = bool_state(
+    "jax_no_tracing",
+    False,
+    "Refuses to trace a function into a jaxpr (jit, make_jaxpr, control flow outside jit): a "
+    "guard that a hot loop only hits compiled caches.",
+)
+
+
+def make_user_context(default_value: Any = None) -> State:
+    """A new option of the user's own that jit's caches key on, like `enable_x64` does.
+
+    Calls under `with ctx(value): ...` with a value not seen before retrace and recompile;
+    `ctx.value` reads the current one.
+
+    Example:
+      >>> ctx = make_user_context(0)
+      >>> with ctx(1):
+      ...     ctx.value
+      1
+    """
+    return State("user_context", default_value, "A user-defined context that jit keys on.",
+                 include_in_jit_key=True, include_in_trace_context=True)

@@ -11,7 +11,9 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractToken as AbstractToken
 from laminax_core._avals import AbstractValue as AbstractValue
+from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
 from laminax_core._shape_poly import SymbolicScope as SymbolicScope
 from laminax_core._shape_poly import definitely_equal as definitely_equal
@@ -30,6 +32,9 @@ from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
 from laminax_core._checkpoint import remat_p as remat_p
+from laminax_core._custom_batching import custom_vmap_call_p as custom_vmap_call_p
+from laminax_core._ffi import ffi_call as ffi_call
+from laminax_core._ffi import ffi_call_p as ffi_call_p
 from laminax_core._custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
 from laminax_core._custom_derivatives import custom_lin_p as custom_lin_p
 from laminax_core._custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
@@ -132,7 +137,9 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractToken",
     "AbstractValue",
+    "Token",
     "all_primitives",
     "empty2_p",
     "special_programs",
@@ -152,6 +159,9 @@ __all__ = [
     "control_flow_allowed_effects",
     "current_trace",
     "custom_jvp_call_p",
+    "custom_vmap_call_p",
+    "ffi_call",
+    "ffi_call_p",
     "custom_lin_p",
     "custom_vjp_call_p",
     "dce_closed_jaxpr",

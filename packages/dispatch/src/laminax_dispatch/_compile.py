@@ -31,7 +31,7 @@ from jaxlib.mlir import ir
 from laminax_core.internal import ShapedArray
 from laminax_core.config import config
 
-from laminax_dispatch import _compilation_cache
+from laminax_dispatch import _compilation_cache, monitoring
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._device_put import device_put
 from laminax_dispatch._lowering._shardings import use_shardy_partitioner
@@ -54,6 +54,14 @@ log_compiles = config.define_bool_state(
     "jax_log_compiles",
     False,
     "Log each compilation (name, input avals, seconds) at WARNING level.",
+)
+no_execution = config.define_bool_state(
+    "jax_no_execution",
+    False,
+    "Refuses to run compiled programs (jitted calls and eager operations alike).",
+    # in the jit key, so calls that hit the C++ fast path come back to Python to be refused
+    include_in_jit_key=True,
+    include_in_trace_context=True,
 )
 dump_ir_to = config.define_optional_string_state(
     "jax_dump_ir_to",
@@ -124,6 +132,7 @@ def compile_options(
     num_replicas: int = 1,
     propagate_to_inputs: Sequence[bool] | None = None,
     propagate_to_outputs: Sequence[bool] | None = None,
+    compiler_options: dict[str, str | bool] | None = None,
 ) -> _jax.CompileOptions:
     """Compile options for an SPMD program with one partition per device of `devices`.
 
@@ -172,6 +181,8 @@ def compile_options(
         build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
     if propagate_to_outputs is not None:
         build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
+    if compiler_options:
+        options.env_option_overrides = list(compiler_options.items())
     return options
 
 
@@ -201,7 +212,8 @@ def _backend_compile(client, computation, device_list, options, host_callbacks):
             return client.compile_and_load(computation, device_list, options, list(host_callbacks))
         return client.compile_and_load(computation, device_list, options)
     except _jax.JaxRuntimeError as err:
-        raise RuntimeError(f"XLA could not compile the module: {err}") from err
+        # JAX's type (a RuntimeError) for what XLA rejects
+        raise _jax.JaxRuntimeError(f"XLA could not compile the module: {err}") from err
 
 
 def _compile_uncached(name, computation, devices, options, host_callbacks, avals_text):
@@ -214,14 +226,23 @@ def _compile_uncached(name, computation, devices, options, host_callbacks, avals
         else None
     )
     if key is not None:
+        monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
+        retrieval_start = time.perf_counter()
         cached = _compilation_cache.get_executable(
             key, client, device_list, options, host_callbacks
         )
         if cached is not None:
+            retrieval = time.perf_counter() - retrieval_start
             with _lock:
                 _stats["disk_hits"] += 1
             logger.debug("Persistent compilation cache hit for %s.", name)
+            # (JAX also reports compile_time_saved_sec; laminax's entries do not keep the
+            # original compile time)
+            monitoring.record_event("/jax/compilation_cache/cache_hits")
+            monitoring.record_event_duration_secs(
+                "/jax/compilation_cache/cache_retrieval_time_sec", retrieval)
             return cached
+        monitoring.record_event("/jax/compilation_cache/cache_misses")
     start = time.perf_counter()
     executable = _backend_compile(client, computation, device_list, options, host_callbacks)
     seconds = time.perf_counter() - start
@@ -242,6 +263,7 @@ def compile_module(
     host_callbacks: Sequence[Any] = (),
     propagate_to_inputs: Sequence[bool] | None = None,
     propagate_to_outputs: Sequence[bool] | None = None,
+    compiler_options: dict[str, str | bool] | None = None,
 ) -> _jax.LoadedExecutable:
     """Compiles `module` for `devices`, reusing a cached executable when there is one.
 
@@ -253,6 +275,7 @@ def compile_module(
         modules with callbacks are not cached.
       propagate_to_inputs, propagate_to_outputs: per parameter / result of main, whether
         its sharding is unspecified (XLA may choose it), as `compile_options` takes them.
+      compiler_options: XLA options by name, as `compile_options` takes them.
 
     Returns:
       The loaded executable.
@@ -290,6 +313,7 @@ def compile_module(
         devices,
         propagate_to_inputs=propagate_to_inputs,
         propagate_to_outputs=propagate_to_outputs,
+        compiler_options=compiler_options,
     )
     avals_text = ", ".join(a.str_short() for a in in_avals)
     if host_callbacks:
@@ -492,6 +516,10 @@ class Executable:
     def __call__(self, *args, committed: bool = False, check_types: bool = True):
         """Runs the program on `args`; `check_types=False` when the caller already matched the
         arguments' avals (jit and eager dispatch look executables up by avals)."""
+        if no_execution.value:
+            raise RuntimeError(
+                f"laminax tried to execute function {self.name}, but the no_execution config "
+                "option is set")
         if len(args) != len(self.in_avals):
             raise TypeError(
                 f"{self.name} was compiled for {len(self.in_avals)} arguments, got {len(args)}."

@@ -9,6 +9,7 @@ fast-path data jaxlib's C++ runs it with).
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -21,7 +22,7 @@ from laminax_core import config as core_config
 from laminax_core.internal import ClosedJaxpr, Literal, dce_jaxpr, ordered_effects
 from laminax_pytree import keystr, tree_flatten_with_path, tree_unflatten
 
-from laminax_dispatch import _debugging
+from laminax_dispatch import _debugging, monitoring
 from laminax_dispatch._compile import Executable, compile_module, log_compiles
 from laminax_dispatch._device_put import device_put
 from laminax_dispatch._fast_path import fast_path_data
@@ -94,6 +95,7 @@ class CompiledCall:
         self._const_args: list = []
         self._donated_kept = [i for i in kept if donated[i]]
         self._lock = threading.Lock()
+        self.compiler_options: dict | None = None
         # No equation: every output is an input, a constant or a literal. As the seed's
         # dispatch does, nothing is compiled; the outputs are placed where the program's would
         # be (a compiled program is still built on demand for lower() and the AOT stages).
@@ -156,17 +158,20 @@ class CompiledCall:
             if self._lowering is None:
                 pruned = self._pruned()
                 n_hoisted = sum(1 for c in pruned.consts if not is_embedded_constant(c))
-                self._lowering = lower_jaxpr(
-                    pruned,
-                    name=lowering_module_name(self.name),
-                    fun_name=self.name,
-                    ordered=self.ordered,
-                    aliases=self._aliases(),
-                    source=SourceInfo.from_caller(self.name),
-                    devices=self.placement.devices,
-                    in_shardings=self._main_in_shardings(n_hoisted),
-                    out_shardings=self.placement.out_shardings,
-                )
+                module_name = lowering_module_name(self.name)
+                with monitoring.timed_stage(monitoring.LOWER_EVENT, f"jit({self.name})"):
+                    self._lowering = lower_jaxpr(
+                        pruned,
+                        name=module_name,
+                        fun_name=self.name,
+                        ordered=self.ordered,
+                        aliases=self._aliases(),
+                        source=SourceInfo.from_caller(self.name),
+                        devices=self.placement.devices,
+                        in_shardings=self._main_in_shardings(n_hoisted),
+                        out_shardings=self.placement.out_shardings,
+                        arg_names=[self.arg_names[i] for i in self.kept],
+                    )
             return self._lowering
 
     def executable(self) -> Executable:
@@ -179,15 +184,17 @@ class CompiledCall:
                 outs = tuple(placement.out_shardings) or (None,) * len(lowering.out_avals)
                 tokens = (False,) * len(self.ordered)
                 start = time.perf_counter()
-                compiled = compile_module(
-                    lowering.module,
-                    placement.devices,
-                    in_avals=lowering.in_avals,
-                    host_callbacks=lowering.host_callbacks,
-                    # as JAX: XLA may choose exactly the unspecified shardings
-                    propagate_to_inputs=tokens + tuple(s is None for s in main_ins),
-                    propagate_to_outputs=tokens + tuple(s is None for s in outs),
-                )
+                with monitoring.timed_stage(monitoring.COMPILE_EVENT, f"jit({self.name})"):
+                    compiled = compile_module(
+                        lowering.module,
+                        placement.devices,
+                        in_avals=lowering.in_avals,
+                        host_callbacks=lowering.host_callbacks,
+                        # as JAX: XLA may choose exactly the unspecified shardings
+                        propagate_to_inputs=tokens + tuple(s is None for s in main_ins),
+                        propagate_to_outputs=tokens + tuple(s is None for s in outs),
+                        compiler_options=self.compiler_options,
+                    )
                 if self.log:
                     _log_compile(self.name, lowering.in_avals, time.perf_counter() - start)
                 main_placement = Placement(
@@ -214,6 +221,16 @@ class CompiledCall:
                     for c, s in zip(lowering.hoisted_consts, const_shardings, strict=True)
                 ]
             return self._executable
+
+    def with_compiler_options(self, options: dict) -> CompiledCall:
+        """The same call, compiled on its own with these XLA options (`Lowered.compile`'s
+        `compiler_options`); the lowering is shared, the executable is not."""
+        other = copy.copy(self)
+        other._lock = threading.Lock()
+        other._executable = None
+        other.trivial = False  # the options must reach XLA even for a forwarding function
+        other.compiler_options = dict(options)
+        return other
 
     def input_shardings(self) -> list:
         """One sharding per input leaf, as the compiled program takes them."""

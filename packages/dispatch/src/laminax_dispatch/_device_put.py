@@ -27,10 +27,11 @@ from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
 from laminax_dispatch._array import ArrayImpl, _deleted_error
-from laminax_dispatch._backends import default_device
+from laminax_dispatch._backends import default_device, get_backend
 from laminax_dispatch import _hooks, _placement
 from laminax_dispatch._placement import place_inputs
 from laminax_dispatch._sharding import Sharding, SingleDeviceSharding
+from laminax_dispatch._transfer_guard import explicit_device_get_scope
 
 __all__ = [
     "block_until_ready",
@@ -38,6 +39,7 @@ __all__ = [
     "device_put",
     "devices_for_args",
     "from_dlpack",
+    "is_supported_dtype",
     "source_on_same_devices",
 ]
 
@@ -291,10 +293,12 @@ def device_get(x: Any) -> Any:
       >>> device_get({"a": device_put(np.ones(2, np.float32))})
       {'a': array([1., 1.], dtype=float32)}
     """
-    for leaf in tree_leaves(x):
-        if isinstance(leaf, _jax.ArrayImpl):
-            leaf.copy_to_host_async()
-    return tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, _jax.ArrayImpl) else leaf, x)
+    with explicit_device_get_scope():
+        for leaf in tree_leaves(x):
+            if isinstance(leaf, _jax.ArrayImpl):
+                leaf.copy_to_host_async()
+        return tree_map(
+            lambda leaf: np.asarray(leaf) if isinstance(leaf, _jax.ArrayImpl) else leaf, x)
 
 
 def block_until_ready(x: Any) -> Any:
@@ -349,21 +353,51 @@ def devices_for_args(
     return placement.devices[0] if placement.committed else None
 
 
-def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | None = None):
+# DLPack device types (dlpack.h's DLDeviceType) -> the platform holding such memory
+_DL_PLATFORMS = {1: "cpu", 2: "cuda", 3: "cuda", 10: "rocm"}
+_DLPACK_DTYPES = frozenset(np.dtype(d) for d in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128, np.bool_))
+
+
+def is_supported_dtype(dtype: Any) -> bool:
+    """Whether arrays of `dtype` can cross the DLPack boundary.
+
+    Raises:
+      TypeError: `dtype` is None (NumPy would silently read it as float64).
+
+    Example:
+      >>> is_supported_dtype("bfloat16"), is_supported_dtype("float8_e4m3fn")
+      (True, False)
+    """
+    if dtype is None:
+        raise TypeError(f"Expected a string or dtype-like object; got {dtype=}")
+    return np.dtype(dtype) in _DLPACK_DTYPES
+
+
+def from_dlpack(external: Any, device: xc.Device | Sharding | None = None,
+                copy: bool | None = None):
     """An Array sharing (or, with ``copy=True``, copying) the memory of a DLPack producer.
+
+    The memory is shared when the producer's buffer is where the runtime can use it in place
+    (on CPU: aligned to 64 bytes, compact strides); otherwise it is copied.
 
     Args:
       external: an object with ``__dlpack__`` and ``__dlpack_device__`` (a NumPy array, a
         torch tensor, another Array).
-      device: the device to place the result on (default: the producer's CPU device 0).
+      device: a Device or single-device Sharding to commit the result to (default: the
+        producer's device).
       copy: True to always copy, False to never copy (raise instead), None to copy only if
         needed.
 
     Returns:
-      An uncommitted Array (committed when `device` is given).
+      An Array committed to its device; a 64-bit one becomes 32-bit unless x64 is on.
 
     Raises:
-      TypeError: `external` does not implement the DLPack protocol.
+      TypeError: `external` does not implement the DLPack protocol, or lives on a device
+        type laminax has no backend for.
+      ValueError: `device` has several devices, or differs from the producer's while
+        ``copy=False``.
 
     Example:
       >>> import numpy as np
@@ -371,23 +405,50 @@ def from_dlpack(external: Any, device: xc.Device | None = None, copy: bool | Non
       >>> from_dlpack(np.arange(3, dtype=np.int32))
       Array([0, 1, 2], dtype=int32)
     """
+    if isinstance(device, Sharding):
+        if len(device.device_set) > 1:
+            raise ValueError(
+                "from_dlpack can only unpack a dlpack tensor onto a single device, but a "
+                f"Sharding with {len(device.device_set)} devices was provided.")
+        (device,) = device.device_set
     if not hasattr(external, "__dlpack__") or not hasattr(external, "__dlpack_device__"):
         raise TypeError(
-            f"from_dlpack needs an object with __dlpack__ and __dlpack_device__, got "
-            f"{type(external).__name__}; convert it with np.asarray and use device_put instead."
-        )
-    dtype = np.dtype(external.dtype)
-    if dtypes.canonicalize_dtype(dtype) != dtype:
-        # A 64-bit producer with x64 off: convert through the host, as device_put would.
-        return device_put(np.from_dlpack(external), device)
-    sharding, committed = _target(device)
-    if not isinstance(sharding, _jax.SingleDeviceSharding):
-        raise TypeError(f"from_dlpack: device must be a Device, got {device!r}.")
-    target = sharding._device
-    capsule = external.__dlpack__()
-    buffer = _jax.dlpack_managed_tensor_to_buffer(capsule, target, None, copy)
-    aval = ShapedArray(np.shape(external), dtype)
-    return _jax.ArrayImpl(aval, SingleDeviceSharding(target), [buffer], committed, True)
+            "The array passed to from_dlpack must have __dlpack__ and __dlpack_device__ "
+            f"methods; got {type(external).__name__} (use device_put for other values).")
+    dl_type, device_id = external.__dlpack_device__()
+    platform = _DL_PLATFORMS.get(int(dl_type))
+    if platform is None:
+        raise TypeError(f"Array passed to from_dlpack is on unsupported device type "
+                        f"(DLDeviceType: {dl_type}, array: {external!r})")
+    source = get_backend(platform).device_from_local_hardware_id(device_id)
+    moves = device is not None and device != source
+    if moves and copy is False:
+        raise ValueError(
+            f"Specified device={device!r} which requires a copy since the source device is "
+            f"{source!r}, however copy=False. Set copy=True or copy=None to copy.")
+    try:
+        stream = source.get_stream_for_external_ready_events()
+    except _jax.JaxRuntimeError as err:
+        if "UNIMPLEMENTED" not in str(err):
+            raise
+        stream = None  # the CPU backend has no streams
+    if int(dl_type) == 3:  # pinned host memory: producers take no stream there
+        stream = None
+    capsule = external.__dlpack__(stream=stream)
+    buffer = _jax.dlpack_managed_tensor_to_buffer(capsule, source, stream, copy, int(dl_type))
+    # the runtime returns an Array without a type: give it one (shape and dtype from the
+    # producer's tensor; on CPU the host view of the same memory, which copies nothing)
+    if platform == "cpu":
+        shape, dtype = (view := buffer._single_device_array_to_np_array_did_copy()[0]).shape, \
+            view.dtype
+    else:
+        shape, dtype = tuple(external.shape), np.dtype(str(external.dtype).split(".")[-1])
+    out = _jax.ArrayImpl(ShapedArray(shape, dtype), SingleDeviceSharding(source), [buffer],
+                         True, True)
+    canonical = dtypes.canonicalize_dtype(dtype)
+    if canonical != dtype:  # a 64-bit producer with x64 off: converted, as JAX does
+        out = device_put(np.asarray(out).astype(canonical), source)
+    return device_put(out, device) if moves else out
 
 
 _hooks.device_put = device_put

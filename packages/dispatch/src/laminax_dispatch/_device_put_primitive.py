@@ -39,6 +39,7 @@ from laminax_dispatch._jit_primitive import batched_sharding
 from laminax_dispatch._lowering._core import register_lowering
 from laminax_dispatch._lowering._shardings import emit_sharding_constraint
 from laminax_dispatch._sharding import Sharding
+from laminax_dispatch._transfer_guard import explicit_device_put_scope
 
 __all__ = ["device_put", "device_put_p"]
 
@@ -210,8 +211,10 @@ def device_put(
       Array(1., dtype=float32, weak_type=True)
     """
     if current_trace() is _EVAL_TRACE:
-        # placed at once; `src` only matters to differentiation
-        return _device_put.device_put(x, device, may_alias=may_alias, donate=donate)
+        # placed at once; `src` only matters to differentiation. The copy is the user's
+        # explicit request, which the transfer guards' "*_explicit" levels alone refuse.
+        with explicit_device_put_scope():
+            return _device_put.device_put(x, device, may_alias=may_alias, donate=donate)
     if may_alias and donate:
         raise ValueError(
             "device_put: may_alias and donate cannot be True at the same time; donate gives the "

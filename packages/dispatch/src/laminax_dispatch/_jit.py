@@ -36,8 +36,10 @@ from laminax_core import dtypes as core_dtypes
 # `_trace_context.trace is None`: no transformation is running
 from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
+    AbstractToken,
     ClosedJaxpr,
     Jaxpr,
+    Token,
     Tracer,
     check_argnames,
     check_argnums,
@@ -52,6 +54,7 @@ from laminax_core.internal import (
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_dispatch import _compile, _eager, _hooks, _jit_primitive
+from laminax_dispatch import monitoring
 from laminax_dispatch._compile import log_compiles
 from laminax_dispatch._compiled_call import CompiledCall, check_donations
 from laminax_dispatch._fast_path import cpp_function, new_cache, raise_if_deleted
@@ -81,6 +84,35 @@ _lock = threading.Lock()
 # the logger compilations are logged on, so one handler sees tracing and compiling
 _logger = logging.getLogger("laminax_dispatch.jit")
 _fun_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+explain_cache_misses = core_config.config.define_bool_state(
+    "jax_explain_cache_misses",
+    False,
+    "Logs, at WARNING level, why each jitted call missed the tracing cache.",
+)
+# what each part of `JitFunction._entry`'s key is, for the explanation of a miss
+_KEY_PARTS = ("jit's options", "the pytree structure of the arguments", "the argument types",
+              "the static arguments", "the committed arguments' shardings",
+              "the configuration (enable_x64, default_matmul_precision, ...)")
+
+
+def _explain_miss(name: str, key: tuple, cache) -> None:
+    if not cache:
+        _logger.warning("TRACING CACHE MISS at %s: never seen function %s before", name, name)
+        return
+    # the cached signature closest to this call: the one differing in the fewest parts
+    closest = min(cache, key=lambda old: sum(a != b for a, b in zip(old, key, strict=True)))
+    reasons = []
+    for part, old, new in zip(_KEY_PARTS, closest, key, strict=True):
+        if old == new:
+            continue
+        if part == "the argument types" and len(old) == len(new):
+            reasons += [f"argument {i} has type {b.str_short()} instead of {a.str_short()}"
+                        for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        else:
+            reasons.append(f"{part} differ: {new} instead of {old}")
+    _logger.warning("TRACING CACHE MISS at %s (%d signatures cached) because:\n  %s", name,
+                    len(cache), "\n  ".join(reasons))
 
 def _fun_name(fun) -> str:
     return getattr(fun, "__name__", type(fun).__name__)
@@ -121,12 +153,36 @@ def _resolve(fun, argnums, argnames, what: str) -> tuple[tuple[int, ...], tuple[
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
 
 
-def _arg_names(fun) -> list[str] | None:
-    try:
-        params = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+class _ArgNames:
+    """Names the top-level arguments as JAX's debug info does (they name main's parameters in
+    the HLO and the arguments in messages): a parameter's name, `args[k]` for the k-th value
+    a `*args` parameter takes, `kw['key']` for a keyword that only `**kw` takes; without a
+    signature, `args[i]` and `kwargs['key']`."""
+
+    def __init__(self, fun):
+        try:
+            params = inspect.signature(fun).parameters.values()
+        except (TypeError, ValueError):
+            params = None
+        kind = {p.name: p.kind for p in params or ()}
+        P = inspect.Parameter
+        self.positional = [n for n, k in kind.items() if k in (P.POSITIONAL_ONLY,
+                                                                 P.POSITIONAL_OR_KEYWORD)]
+        self.keywords = {n for n, k in kind.items() if k in (P.POSITIONAL_OR_KEYWORD,
+                                                                P.KEYWORD_ONLY)}
+        var = [n for n, k in kind.items() if k == P.VAR_POSITIONAL] or [None]
+        var_kw = [n for n, k in kind.items() if k == P.VAR_KEYWORD] or [None]
+        self.var_args, self.var_kw = ("args", "kwargs") if params is None else (var[0], var_kw[0])
+
+    def positional_name(self, i: int) -> str:
+        if i < len(self.positional):
+            return self.positional[i]
+        if self.var_args is None:
+            return f"args[{i}]"
+        return f"{self.var_args}[{i - len(self.positional)}]"
+
+    def keyword_name(self, key: str) -> str:
+        return key if key in self.keywords or self.var_kw is None else f"{self.var_kw}[{key!r}]"
 
 
 def _check_hashable(value, where: str) -> None:
@@ -180,9 +236,11 @@ class _Options:
         self.device = device
         self.backend = backend
         self.inline = bool(inline)
-        self.names = _arg_names(fun)
+        self.names = _ArgNames(fun)
         self.in_shardings = freeze_shardings(in_shardings)
-        self.out_shardings = freeze_shardings(out_shardings)
+        # kept as given: a prefix of the output, where a list and a tuple differ (as in JAX);
+        # its cache key comes from its flattened structure
+        self.out_shardings = out_shardings
         self.key = (
             self.static_argnums,
             self.static_argnames,
@@ -235,7 +293,7 @@ class _Options:
         ]
         names, donated = [], []
         for i, arg in zip(original, dyn_args, strict=False):
-            base = self.names[i] if self.names and i < len(self.names) else f"args[{i}]"
+            base = self.names.positional_name(i)
             flag = i in self.donate_argnums
             for path, _ in tree_flatten_with_path(arg)[0]:
                 names.append(base + keystr(path))
@@ -243,7 +301,7 @@ class _Options:
         for key in sorted(dyn_kwargs):
             flag = key in self.donate_argnames
             for path, _ in tree_flatten_with_path(dyn_kwargs[key])[0]:
-                names.append(key + keystr(path))
+                names.append(self.names.keyword_name(key) + keystr(path))
                 donated.append(flag)
         return names, donated
 
@@ -321,7 +379,7 @@ class JitFunction:
         out_trees = []
         options, fun, name = self._options, self._fun, self._name
 
-        def flat_fun(*leaves):
+        def flat_fun(*leaves):  # named after `fun`, for no_tracing's error
             dyn_args, dyn_kwargs = tree_unflatten(in_tree, leaves)
             args, kwargs = options.merge(dyn_args, dyn_kwargs, static)
             out_leaves, out_tree = tree_flatten(fun(*args, **kwargs))
@@ -330,8 +388,10 @@ class JitFunction:
             out_trees.append(out_tree)
             return out_leaves
 
+        flat_fun.__name__ = name
         start = time.perf_counter()
-        closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
+        with monitoring.timed_stage(monitoring.TRACE_EVENT, name):
+            closed, _ = trace_to_jaxpr(flat_fun, avals, transformation=f"jit({name})")
         _logger.log(logging.WARNING if log_compiles.value else logging.DEBUG,
                     "Finished tracing + transforming %s for pjit in %.6f sec", name,
                     time.perf_counter() - start)
@@ -369,6 +429,8 @@ class JitFunction:
         cache = self._cache()
         entry = cache.get(key)
         if entry is None:
+            if explain_cache_misses.value:
+                _explain_miss(self._name, key, cache)
             entry = self._new_entry(dyn_args, dyn_kwargs, static, in_tree, avals, leaves)
             cache[key] = entry
             if len(cache) > _CACHE_SIZE:
@@ -378,7 +440,7 @@ class JitFunction:
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
         closed, out_tree = self._trace(in_tree, avals, static)
-        if any(a.dtype == core_dtypes.float0 for a in closed.out_avals):
+        if any(_holds_no_data(a) for a in (*closed.out_avals, *closed.in_avals)):
             return _Float0Outputs.wrap(self, closed, out_tree, dyn_args, dyn_kwargs, leaves,
                                        names, donated, in_tree)
         return self._compiled_call(closed, out_tree, dyn_args, dyn_kwargs, leaves, names,
@@ -497,7 +559,17 @@ class JitFunction:
         return functools.partial(self, instance)
 
     def __repr__(self) -> str:
-        return f"<JitFunction of {self._fun!r}>"
+        return f"<PjitFunction of {self._fun!r}>"  # JAX's repr (chex's is_traceable reads it)
+
+    @property
+    def __signature__(self) -> inspect.Signature | None:
+        # the function's own signature, as JAX's jitted functions have: `__get__` makes this
+        # a method descriptor, which `inspect.signature(..., follow_wrapped=False)` would
+        # otherwise take for a builtin without one (chex's fake_pmap asks so)
+        try:
+            return inspect.signature(self._fun, follow_wrapped=False)
+        except (TypeError, ValueError):
+            return None
 
     # -- ahead-of-time stages ---------------------------------------------------------------
 
@@ -530,32 +602,53 @@ class JitFunction:
         return self.trace(*args, **kwargs).out_info
 
 
-class _Float0Outputs:
-    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`): they
-    hold no data, so the compiled program computes the other outputs and each float0 output
-    is a NumPy float0 array, as JAX returns them. Calls stay on the Python path."""
+def _holds_no_data(aval) -> bool:
+    return isinstance(aval, AbstractToken) or aval.dtype == core_dtypes.float0
 
-    def __init__(self, call: CompiledCall, out_tree, out_avals):
+
+class _Float0Outputs:
+    """A signature with float0 outputs (gradients of integer inputs, `allow_int=True`) or
+    token outputs (`lax.create_token`): they hold no data, so the compiled program computes
+    the other outputs and each float0 output is a NumPy float0 array, each token a `Token`,
+    as JAX returns them. Token inputs are dropped too: only tokens depend on tokens, so once
+    the token outputs are gone nothing reads them. Calls stay on the Python path."""
+
+    def __init__(self, call: CompiledCall, out_tree, out_avals, data_inputs):
         self._call = call
         self.out_tree = out_tree
         self._avals = out_avals
+        self._data_inputs = data_inputs
 
     @classmethod
     def wrap(cls, jit_fun, closed, out_tree, dyn_args, dyn_kwargs, leaves, names, donated,
              in_tree):
         jaxpr = closed.jaxpr
         data = [v for v, a in zip(jaxpr.outvars, closed.out_avals, strict=True)
-                if a.dtype != core_dtypes.float0]
-        stripped = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns,
-                                     jaxpr.effects), closed.consts)
+                if not _holds_no_data(a)]
+        inputs = [i for i, a in enumerate(closed.in_avals) if not isinstance(a, AbstractToken)]
+        stripped = Jaxpr(jaxpr.constvars, jaxpr.invars, data, jaxpr.eqns, jaxpr.effects)
+        consts = closed.consts
+        if len(inputs) < len(jaxpr.invars):  # the equations reading tokens go first
+            stripped, _ = dce_jaxpr(stripped, [True] * len(data), instantiate=True)
+            kept = {id(v) for v in stripped.constvars}
+            consts = [c for v, c in zip(jaxpr.constvars, consts, strict=True) if id(v) in kept]
+            stripped = Jaxpr(stripped.constvars, [stripped.invars[i] for i in inputs],
+                             stripped.outvars, stripped.eqns, stripped.effects)
+        stripped = ClosedJaxpr(stripped, consts)
         data_tree = tree_flatten([0] * len(data))[1]
+        if len(inputs) < len(leaves):
+            in_tree = tree_flatten(([0] * len(inputs), {}))[1]
+            dyn_args, dyn_kwargs = tuple(leaves[i] for i in inputs), {}
+            names, donated = [names[i] for i in inputs], [donated[i] for i in inputs]
+            leaves = [leaves[i] for i in inputs]
         call = jit_fun._compiled_call(stripped, data_tree, dyn_args, dyn_kwargs, leaves, names,
                                       donated, in_tree)
-        return cls(call, out_tree, closed.out_avals)
+        return cls(call, out_tree, closed.out_avals, inputs)
 
     def __call__(self, leaves) -> list:
-        data = iter(self._call(leaves))
-        return [np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
+        data = iter(self._call([leaves[i] for i in self._data_inputs]))
+        return [Token() if isinstance(a, AbstractToken)
+                else np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
                 else next(data) for a in self._avals]
 
     def fast_path_data(self, outs):
@@ -645,6 +738,12 @@ jit_p.def_impl(_jit_impl)
 
 
 # ----- the public entry point ---------------------------------------------------------------
+
+
+# Its type reads as JAX's (`PjitFunction`): libraries recognise jitted functions by the type's
+# name (chex's `is_traceable`); the module-level alias keeps pickle's lookup by name working.
+JitFunction.__name__ = JitFunction.__qualname__ = "PjitFunction"
+PjitFunction = JitFunction
 
 
 def jit(

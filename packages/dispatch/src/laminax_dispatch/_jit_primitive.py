@@ -30,8 +30,8 @@ from laminax_core import dtypes as core_dtypes
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
-    Literal,
     UndefinedPrimal,
+    Var,
     Zero,
     backward_pass,
     batching,
@@ -340,28 +340,27 @@ def _jit_transpose(cts, *args, jaxpr, name, in_shardings, out_shardings, **param
 # ----- batching -----------------------------------------------------------------------------
 
 
-def _batched_outputs(closed: ClosedJaxpr, dims, axis_data) -> list[bool]:
-    """Which outputs depend on a batched input: the others stay unbatched, as in JAX (jacfwd's
-    primal outputs of a jitted function must not be batched by its tangents). A named axis
-    (collectives, axis_index) may batch outputs of no batched input: then all are batched."""
-    if axis_data.name is not None:
-        return [True] * len(closed.out_avals)
-    jaxpr = closed.jaxpr
-    batched = {id(v) for v, d in zip(jaxpr.invars, dims, strict=True) if d is not None}
+def _mapped_outputs(jaxpr: Jaxpr, dims) -> list[bool]:
+    """Which outputs depend on a batched input: the others stay unbatched, as in JAX (jacfwd
+    of a jitted function maps only the tangents; its primal output must stay unmapped)."""
+    mapped = {v for v, d in zip(jaxpr.invars, dims, strict=True) if d is not None}
     for eqn in jaxpr.eqns:
-        if any(not isinstance(a, Literal) and id(a) in batched for a in eqn.invars):
-            batched.update(id(v) for v in eqn.outvars)
-    return [not isinstance(v, Literal) and id(v) in batched for v in jaxpr.outvars]
+        if any(isinstance(v, Var) and v in mapped for v in eqn.invars):
+            mapped.update(eqn.outvars)
+    return [isinstance(v, Var) and v in mapped for v in jaxpr.outvars]
 
 
 def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data):
-    out_batched = _batched_outputs(closed, dims, axis_data)
-    out_dims = [0 if b else None for b in out_batched]
+    out_dims = [0 if m else None for m in _mapped_outputs(closed.jaxpr, dims)]
 
     def batched_fun(*xs):
         return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data, lambda: out_dims)
 
-    traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
+    try:
+        traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
+    except ValueError:  # an output mapped without a mapped input (axis_index): all mapped
+        out_dims = [0] * len(out_dims)
+        traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
     return traced, out_dims
 
 
@@ -379,8 +378,7 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
     in_avals = [get_aval(x) for x in args]
     key = ("vmap", jaxpr, tuple(in_avals), tuple(dims), axis_data.size, axis_data.name)
     batched, out_dims = memoize_on_jaxpr(
-        key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data)
-    )
+        key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data))
     outs = call_jaxpr(
         batched,
         args,
@@ -391,13 +389,11 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
             batched_sharding(s, d, a.ndim)
             for s, d, a in zip(in_shardings, dims, jaxpr.in_avals, strict=True)
         ),
-        tuple(
-            batched_sharding(s, d, a.ndim)
-            for s, d, a in zip(out_shardings, out_dims, jaxpr.out_avals, strict=True)
-        ),
+        tuple(batched_sharding(s, d, a.ndim)
+              for s, d, a in zip(out_shardings, out_dims, jaxpr.out_avals, strict=True)),
         params.get("ctx_mesh"),
     )
-    return outs, list(out_dims)
+    return outs, out_dims
 
 
 # ----- lowering -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core.internal import ShapedArray
+from laminax_core.internal import AbstractToken, ShapedArray
 
 __all__ = [
     "ModuleBody",
@@ -112,7 +112,10 @@ def _element_type(dtype: np.dtype) -> ir.Type:
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
-    """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``); needs a context."""
+    """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``; a token's is
+    ``!stablehlo.token``); needs a context."""
+    if isinstance(aval, AbstractToken):
+        return token_type()
     shape = aval.shape
     if not all(type(d) is int for d in shape):  # symbolic dimensions are dynamic (`?`)
         shape = [d if type(d) is int else ir.ShapedType.get_dynamic_size() for d in shape]
@@ -178,6 +181,7 @@ def build_module(
     num_tokens: int = 0,
     source: SourceInfo | None = None,
     on_module: Callable[[ir.Module], None] | None = None,
+    arg_names: Sequence[str | None] | None = None,
 ) -> ir.Module:
     """Builds a module with a public ``main(tokens..., inputs...) -> (tokens..., outputs...)``.
 
@@ -191,6 +195,8 @@ def build_module(
       source: the location operations get unless the body sets its own.
       on_module: called with the new module before main is built (the body may then add
         private functions to it).
+      arg_names: a name (or None) per array argument, main's argument locations: XLA names
+        the HLO parameters after them, as JAX does with the Python arguments' names.
 
     Returns:
       The module, in a fresh context (`module.context`).
@@ -222,7 +228,9 @@ def build_module(
         with ir.InsertionPoint(module.body):
             main = func.FuncOp("main", ir.FunctionType.get(arg_types, result_types))
             main.attributes["sym_visibility"] = ir.StringAttr.get("public")
-            block = main.add_entry_block()
+            names = [None] * num_tokens + list(arg_names or [None] * len(in_avals))
+            block = main.add_entry_block(
+                [ir.Location.name(n) if n else location() for n in names])
             with ir.InsertionPoint(block):
                 args = list(block.arguments)
                 token_outs, outs = body(args[:num_tokens], args[num_tokens:])

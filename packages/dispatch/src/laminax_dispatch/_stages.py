@@ -106,10 +106,15 @@ class Lowered:
         bytecode = module_to_bytecode(self._entry.lower().module)
         return _jax.mlir.mlir_module_to_xla_computation(bytecode, use_tuple_args=False)
 
-    def compile(self) -> Compiled:
-        """Compiles the module with XLA (or takes it from the caches)."""
-        self._entry.executable()
-        return Compiled(self._entry)
+    def compile(self, compiler_options: dict[str, str | bool] | None = None) -> Compiled:
+        """Compiles the module with XLA (or takes it from the caches); `compiler_options` are
+        XLA options by name for this compilation only (XLA rejects unknown ones: JaxRuntimeError).
+        """
+        entry = self._entry
+        if compiler_options:
+            entry = entry.with_compiler_options(compiler_options)
+        entry.executable()
+        return Compiled(entry)
 
 
 class Compiled:

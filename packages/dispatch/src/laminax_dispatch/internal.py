@@ -38,6 +38,10 @@ from laminax_dispatch._lowering import register_lowering as register_lowering
 from laminax_dispatch._lowering._core import lower_fun as lower_fun
 from laminax_dispatch._lowering._dynamic import ir_ops as dim_ir_ops
 from laminax_dispatch._lowering._dynamic import is_static as is_static_shape
+from laminax_dispatch._lowering._dynamic import dim_values as dim_values
+from laminax_dispatch._lowering._dynamic import using_dim_values as using_dim_values
+from laminax_dispatch._lowering._dynamic import lowering_platforms as lowering_platforms
+from laminax_dispatch._lowering._dynamic import PLATFORM_INDEX as PLATFORM_INDEX
 from laminax_dispatch._lowering._host_callback import emit_python_callback as emit_python_callback
 from laminax_dispatch._lowering._shardings import AxisContext as AxisContext
 from laminax_dispatch._lowering._shardings import SPMDAxisContext as SPMDAxisContext
@@ -72,6 +76,10 @@ from laminax_dispatch._tokens import wait_for_all_threads as wait_for_all_thread
 
 __all__ = [
     "dim_ir_ops",
+    "dim_values",
+    "using_dim_values",
+    "lowering_platforms",
+    "PLATFORM_INDEX",
     "is_static_shape",
     "backends_are_initialized",
     "set_cpu_client_options",

@@ -16,7 +16,15 @@ import numpy as np
 from laminax_core import custom_vjp, dtypes
 from laminax_core.internal import DimExpr, Primitive, ShapedArray
 from laminax_dispatch import default_backend
-from laminax_dispatch.internal import aval_to_ir_type, is_static_shape, register_lowering
+from laminax_dispatch.internal import (
+    PLATFORM_INDEX,
+    aval_to_ir_type,
+    dim_values,
+    ir_constant,
+    is_static_shape,
+    lowering_platforms,
+    register_lowering,
+)
 from laminax_pytree import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from laminax_export._dimvars import dim_vars_of, solve_concrete
@@ -83,17 +91,38 @@ def _arg_descriptor(exported: Exported, i: int) -> str:
     return f"args[{i}]"
 
 
-def _check_platform(exported: Exported) -> None:
-    here = default_backend()
-    here = "cuda" if here == "gpu" else here
-    if here in exported.platforms or DisabledSafetyCheck.platform() in (
+def _check_platform(exported: Exported, here=None) -> None:
+    if here is None:
+        here = default_backend()
+        here = ("cuda" if here == "gpu" else here,)
+    if all(p in exported.platforms for p in here) or DisabledSafetyCheck.platform() in (
             exported.disabled_safety_checks):
         return
     raise ValueError(
         f"Function '{exported.fun_name}' was exported for platforms '{exported.platforms}' "
-        f"but it is used on '{(here,)}'. Export it for this platform, or export it with "
+        f"but it is used on '{here}'. Export it for this platform, or export it with "
         "disabled_checks=[DisabledSafetyCheck.platform()] to skip this check."
     )
+
+
+def _platform_index(exported: Exported) -> list:
+    """The artifact's platform index argument (none for a single platform): the position of
+    the platform being lowered for, or, lowering for several, a case mapping this module's
+    platform index to the artifact's."""
+    if len(exported.platforms) <= 1:
+        return []
+    here = lowering_platforms()
+    _check_platform(exported, here)
+    # with the platform check disabled an absent platform runs the first one's code
+    where = [exported.platforms.index(p) if p in exported.platforms else 0 for p in here]
+    if len(here) == 1:
+        return [ir_constant(np.int32(where[0]))]
+    index_type = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+    case = hlo.CaseOp([index_type], dim_values()[PLATFORM_INDEX], len(here))
+    for k, w in enumerate(where):
+        with ir.InsertionPoint(case.regions[k].blocks.append()):
+            hlo.return_([ir_constant(np.int32(w))])
+    return [case.result]
 
 
 def _lowering(ctx, *args, exported: Exported):
@@ -129,12 +158,13 @@ def _lowering(ctx, *args, exported: Exported):
         kept = [args[i] for i in exported.module_kept_var_idx]
         tokens = [ctx.tokens_in[e] for e in exported.ordered_effects]
         n_tokens = len(tokens)
+        index = _platform_index(exported)
         # a polymorphic main takes dynamic shapes: the call converts to them and back, and
         # the module is refined to the concrete shapes before compiling (dispatch's compile)
         kept = [x if x.type == t else hlo.convert(t, x)
-                for x, t in zip(kept, list(ftype.inputs)[n_tokens:], strict=True)]
+                for x, t in zip(kept, list(ftype.inputs)[len(index) + n_tokens:], strict=True)]
         call = func.CallOp(list(ftype.results), ir.FlatSymbolRefAttr.get(renames["main"]),
-                           [*tokens, *kept])
+                           [*index, *tokens, *kept])
         results = list(call.results)
         if dim_vars_of(exported.in_avals):
             module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(True)

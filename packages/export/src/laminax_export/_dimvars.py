@@ -63,7 +63,7 @@ class _Procedure:
 
     def __init__(self, avals, backend):
         self.avals, self.b = avals, backend
-        self.specs = ", ".join(f"args[{i}].shape = {tuple(a.shape)}"
+        self.specs = ",".join(f"args[{i}].shape = {tuple(a.shape)}"  # JAX's separator
                                for i, a in enumerate(avals)
                                if any(isinstance(d, DimExpr) for d in a.shape))
         self.obtained: list = []  # (text with {} placeholders, values)
@@ -130,31 +130,39 @@ class _Procedure:
                 f"the specification '{expr}' (= {{}}).", [size, value])
             self.b.check_eq(size, value, msg, vals)
         scope = _scope(self.avals)
-        for text, diff in _constraints(scope):
+        for text, diff, equal in _constraints(scope):
             value = self.b.value(diff, known)
             msg, vals = self.message(
                 f"Input shapes do not match the symbolic shape constraint {text}. Expected "
-                f"'{diff}' to be greater or equal to 0, but found {{}}. ", [value],
-                constraint=True)
-            self.b.check_ge(value, 0, msg, vals)
+                f"'{diff}' to be {'equal to' if equal else 'greater or equal to'} 0, but found "
+                "{}. ", [value], constraint=True)
+            if equal:
+                self.b.check_eq0(value, msg, vals)
+            else:
+                self.b.check_ge(value, 0, msg, vals)
         return known
 
 
 def _constraints(scope):
+    """(text, difference, is an equality) per constraint the call must check, in order."""
     if scope is None:
         return []
+    from laminax_core.internal import SymbolicScope, parse_shape
+
     out = []
     for text in scope._constraints_str:
-        if "==" in text:
-            continue
-        cmp = ">=" if ">=" in text else "<="
+        cmp = next(c for c in ("==", ">=", "<=") if c in text)
         left, right = text.split(cmp, 1)
-        from laminax_core.internal import parse_shape
-
-        (e1, e2) = parse_shape(f"{left}, {right}", scope)
-        diff = e1 - e2 if cmp == ">=" else e2 - e1
+        if cmp == "==":
+            # outside the scope, which would rewrite the left side into the right one
+            (e1, e2) = parse_shape(f"{left}, {right}", SymbolicScope())
+            if isinstance(e1, DimExpr) and e1.free_vars() == {str(e1)}:
+                continue  # a variable is replaced in the shapes themselves, as in JAX
+        else:
+            (e1, e2) = parse_shape(f"{left}, {right}", scope)
+        diff = e2 - e1 if cmp == "<=" else e1 - e2
         if isinstance(diff, DimExpr):
-            out.append((text.strip(), diff))
+            out.append((text.strip(), diff, cmp == "=="))
     return out
 
 
@@ -255,45 +263,48 @@ class _Emit:
         self._assert(self._cmp(a, b, "EQ"), msg, vals)
 
 
-def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int) -> None:
-    """Turns the lowered `main(tokens, dim vars, args)` into the private
-    `_wrapped_jax_export_main` and adds JAX's public `main(tokens, args)` that derives the
-    dimension variables from the arguments' shapes, asserts the shapes' conditions, and calls
-    it."""
+def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
+              platform_index: bool = False) -> None:
+    """Turns the lowered `main(tokens, platform index?, dim vars, args)` into the private
+    `_wrapped_jax_export_main` and adds JAX's public `main(platform index?, tokens, args)`
+    that derives the dimension variables from the arguments' shapes, asserts the shapes'
+    conditions, and calls it. A module lowered for several platforms whose main needs no
+    reordering only has its platform index argument marked, as JAX's."""
+    n_lead = int(platform_index) + len(dim_vars)
+    names = ["_platform_index"] * platform_index + list(dim_vars)
     with module.context, ir.Location.unknown():
         old = next(op for op in module.body.operations
                    if ir.StringAttr(op.attributes["sym_name"]).value == "main")
+        lead = range(num_tokens, num_tokens + n_lead)
+        arg_attrs = list(ir.ArrayAttr(old.attributes["arg_attrs"]))
+        for i in lead:
+            entries = {a.name: a.attr for a in ir.DictAttr(arg_attrs[i])}
+            entries["jax.global_constant"] = ir.StringAttr.get(names[i - num_tokens])
+            arg_attrs[i] = ir.DictAttr.get(entries)
+        old.attributes["arg_attrs"] = ir.ArrayAttr.get(arg_attrs)
+        if not dim_vars and not num_tokens:
+            return
         old.attributes["sym_name"] = ir.StringAttr.get("_wrapped_jax_export_main")
         old.attributes["sym_visibility"] = ir.StringAttr.get("private")
         ftype = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
         inputs = list(ftype.inputs)
-        n_dims = len(dim_vars)
-        dim_slots = range(num_tokens, num_tokens + n_dims)
-        arg_attrs = list(ir.ArrayAttr(old.attributes["arg_attrs"]))
-        new_attrs = []
-        for i, attrs in enumerate(arg_attrs):
-            if i in dim_slots:
-                entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-                entries["jax.global_constant"] = ir.StringAttr.get(dim_vars[i - num_tokens])
-                new_attrs.append(ir.DictAttr.get(entries))
-            else:
-                new_attrs.append(attrs)
-        old.attributes["arg_attrs"] = ir.ArrayAttr.get(new_attrs)
-        main_inputs = [t for i, t in enumerate(inputs) if i not in dim_slots]
+        # the public main: the platform index first, then tokens, then the arrays
+        order = [*range(num_tokens, num_tokens + platform_index), *range(num_tokens),
+                 *range(num_tokens + n_lead, len(inputs))]
         results = list(ftype.results)
         with ir.InsertionPoint.at_block_begin(module.body):
-            main = func.FuncOp("main", ir.FunctionType.get(main_inputs, results))
+            main = func.FuncOp("main", ir.FunctionType.get([inputs[i] for i in order], results))
         main.attributes["sym_visibility"] = ir.StringAttr.get("public")
-        main.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [a for i, a in enumerate(arg_attrs) if i not in dim_slots])
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get([arg_attrs[i] for i in order])
         if "res_attrs" in old.attributes:
             main.attributes["res_attrs"] = old.attributes["res_attrs"]
         block = main.add_entry_block()
         with ir.InsertionPoint(block):
             args = list(block.arguments)
+            index, args = args[:platform_index], args[platform_index:]
             tokens, arrays = args[:num_tokens], args[num_tokens:]
-            dim_type = inputs[num_tokens] if n_dims else None
+            dim_type = inputs[num_tokens + platform_index] if dim_vars else None
             known = _Procedure(in_avals, _Emit(arrays, dim_type)).run()
             call = func.CallOp(results, ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
-                               [*tokens, *(known[v] for v in dim_vars), *arrays])
+                               [*tokens, *index, *(known[v] for v in dim_vars), *arrays])
             func.ReturnOp(list(call.results))

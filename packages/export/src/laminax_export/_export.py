@@ -48,7 +48,7 @@ _STABLE_CUSTOM_CALLS = frozenset({
     "lapack_cpotrf_ffi", "lapack_zpotrf_ffi", "blas_strsm_ffi", "blas_dtrsm_ffi",
     "blas_ctrsm_ffi", "blas_ztrsm_ffi", "lapack_sgehrd_ffi", "lapack_dgehrd_ffi",
     "lapack_ssytrd_ffi", "lapack_dsytrd_ffi", "LuPivotsToPermutation", "ApproxTopK",
-    "stablehlo.dynamic_approx_top_k", "tpu_custom_call", "mhlo.erf", "shape_assertion",
+    "stablehlo.dynamic_approx_top_k", "stablehlo.dynamic_reduce_window", "tpu_custom_call", "mhlo.erf", "shape_assertion",
     "Eigh", "Qr", "ProductOfElementaryHouseholderReflectors", "X64Combine", "X64SplitLow",
     "X64SplitHigh", "xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape",
     "xla.sdy.FuncResultSharding", "local_to_global_shape", "global_to_local_shape",
@@ -79,14 +79,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
 def _exporter(fun_jit, platforms, disabled_checks):
     if platforms is None:
         platforms = (default_export_platform(),)
+    # any platform may be lowered for, present here or not (JAX checks no names either)
     platforms = tuple(_canonical_platform(p) for p in platforms)
-    here = default_export_platform()
-    if platforms != (here,):
-        raise ValueError(
-            f"laminax exports for the platform of this machine only: lowering for {platforms} "
-            f"was asked, this machine's default backend is {here!r}. Export with "
-            f"platforms=({here!r},) or leave platforms unset."
-        )
     for check in disabled_checks:
         if not isinstance(check, DisabledSafetyCheck):
             raise TypeError(f"disabled_checks must hold DisabledSafetyCheck values, got {check!r}")
@@ -107,7 +101,8 @@ def _exporter(fun_jit, platforms, disabled_checks):
 
 
 def _canonical_platform(p: str) -> str:
-    return str(p).lower()
+    p = str(p).lower()
+    return "cuda" if p == "gpu" else p
 
 
 def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms,
@@ -142,7 +137,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
                 aliases=_aliases(kept, donated, closed.in_avals, closed.out_avals),
                 in_shardings=[in_shardings[i] for i in kept] if len(program_devices) > 1 else None,
                 out_shardings=out_shardings if len(program_devices) > 1 else None,
-                dim_vars=dim_vars,
+                dim_vars=dim_vars, platforms=platforms,
             )
         finally:
             config.update("jax_embedded_constants_max_bytes", previous)
@@ -153,9 +148,11 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
             f"{name} calls Python on the host (pure_callback, io_callback, debug.print ...), "
             "which an artifact cannot carry. Export the function without its callbacks.")
     module = lowering.module
-    _annotate(module, out_tree, len(ordered), bool(dim_vars))
-    if dim_vars:
-        wrap_main(module, [closed.in_avals[i] for i in kept], dim_vars, len(ordered))
+    multi = len(platforms) > 1
+    # JAX marks a multi-platform module polymorphic: its platform index is a global constant
+    _annotate(module, out_tree, len(ordered), bool(dim_vars) or multi)
+    if dim_vars or multi:
+        wrap_main(module, [closed.in_avals[i] for i in kept], dim_vars, len(ordered), multi)
     if check_custom_calls:
         _check_custom_calls(module, disabled_checks)
     in_avals = tuple(a.strip_weak_type() for a in (in_avals or closed.in_avals))

@@ -79,6 +79,20 @@ from laminax_dispatch import local_devices as local_devices
 from laminax_dispatch import process_count as process_count
 from laminax_dispatch import process_index as process_index
 from laminax_dispatch import Shard as Shard
+from laminax_dispatch import copy_to_host_async as copy_to_host_async
+from laminax_dispatch import host_count as host_count
+from laminax_dispatch import host_id as host_id
+from laminax_dispatch import host_ids as host_ids
+from laminax_dispatch import print_environment_info as print_environment_info
+from laminax_dispatch import process_indices as process_indices
+from laminax_dispatch import transfer_guard as transfer_guard
+from laminax_dispatch import transfer_guard_device_to_device as transfer_guard_device_to_device
+from laminax_dispatch import transfer_guard_device_to_host as transfer_guard_device_to_host
+from laminax_dispatch import transfer_guard_host_to_device as transfer_guard_host_to_device
+from laminax_dispatch import no_execution as no_execution
+from laminax_dispatch import explain_cache_misses as explain_cache_misses
+from laminax_core.config import no_tracing as no_tracing
+from laminax_core.config import make_user_context as make_user_context
 from laminax_pjit import NamedSharding as NamedSharding
 from laminax_pjit import P as P
 from laminax_pjit import make_array_from_callback as make_array_from_callback
@@ -93,18 +107,23 @@ from laminax_pjit import shard_map as shard_map
 from laminax_pjit import smap as smap
 
 from laminax import core as core
+from laminax import custom_batching as custom_batching
 from laminax import custom_derivatives as custom_derivatives
 from laminax import debug as debug
+from laminax import dlpack as dlpack
 from laminax import distributed as distributed
 from laminax import dtypes as dtypes
 from laminax import errors as errors
 from laminax import export as export
 from laminax import extend as extend
+from laminax import ffi as ffi
 from laminax import flatten_util as flatten_util
 from laminax import image as image
 from laminax import interpreters as interpreters
 from laminax import lax as lax
+from laminax import monitoring as monitoring
 from laminax import nn as nn
+from laminax import profiler as profiler
 from laminax import numpy as numpy
 from laminax import random as random
 from laminax import scipy as scipy
@@ -220,4 +239,23 @@ __all__ = [
     "value_and_grad",
     "vjp",
     "vmap",
+    "copy_to_host_async",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "print_environment_info",
+    "process_indices",
+    "transfer_guard",
+    "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
+    "no_execution",
+    "explain_cache_misses",
+    "no_tracing",
+    "make_user_context",
+    "custom_batching",
+    "dlpack",
+    "monitoring",
+    "profiler",
+    "ffi",
 ]

@@ -20,7 +20,7 @@ from laminax_core.internal import ShapedArray as ShapedArray
 from laminax_core.internal import Trace as Trace
 from laminax_core.internal import Tracer as Tracer
 from laminax_core.internal import Var as Var
-from laminax_core.internal import current_trace, eval_trace, get_aval, jaxpr_as_fun
+from laminax_core.internal import current_trace, get_aval, jaxpr_as_fun
 from laminax_core.internal import eval_jaxpr as eval_jaxpr
 from laminax_core.internal import set_current_trace
 
@@ -93,17 +93,11 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, explicit_mesh_
 
 
 def find_top_trace(xs) -> Trace:
-    """The innermost trace owning one of the tracers in `xs` (the eval trace if none is one)."""
-    traces = [x._trace for x in xs if isinstance(x, Tracer)]
-    if not traces:
-        return eval_trace
-    current = current_trace()
-    depth = {}
-    while current is not None:
-        depth[id(current)] = len(depth)
-        current = current.parent
-    # the current trace has depth 0; a trace further from it is further out
-    return min(traces, key=lambda t: depth.get(id(t), -1))
+    """The trace now running (the eval trace outside any transformation), as in JAX 0.10.2,
+    whose `find_top_trace` no longer looks at `xs`: inside a nested transformation it is the
+    innermost one even for the tracers of an outer one."""
+    del xs
+    return current_trace()
 
 
 def jaxprs_in_params(params) -> list:

@@ -23,6 +23,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
+from laminax_core.config import disable_jit
 from laminax_dispatch import jit
 from laminax_dispatch.internal import (
     SdyDim,
@@ -30,12 +31,14 @@ from laminax_dispatch.internal import (
     SdySharding,
     SPMDAxisContext,
     aval_to_ir_type,
+    dim_values,
     get_lowering,
     ir_constant,
     jaxpr_subcomp,
     lower_fun,
     register_lowering,
     use_shardy_partitioner,
+    using_dim_values,
 )
 
 from laminax_pjit._named_sharding import NamedSharding
@@ -63,10 +66,11 @@ def _spec_text(symbol: str, mesh, spec, ndim: int, is_open: bool) -> str:
     return SdySharding(_sdy_mesh(mesh), dims).text(symbol)
 
 
-def _per_value(symbol, mesh, specs, avals, is_open=False) -> ir.Attribute:
+def _per_value(symbol, mesh, specs, avals, is_open=False, scalars=0) -> ir.Attribute:
     # in a region manual over only some axes, the partitioner may split the others: open dims
-    texts = [_spec_text(symbol, mesh, s, a.ndim, is_open)
-             for s, a in zip(specs, avals, strict=True)]
+    texts = [SdySharding(_sdy_mesh(mesh), ()).text(symbol)] * scalars
+    texts += [_spec_text(symbol, mesh, s, a.ndim, is_open)
+              for s, a in zip(specs, avals, strict=True)]
     return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(texts)}]>")
 
 
@@ -81,20 +85,26 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     partial = len(ordered) != len(mesh.axis_names)
     manual = ir.Attribute.parse(
         "#sdy<manual_axes{" + ", ".join(f'"{n}"' for n in ordered) + "}>")
+    # the region is isolated: the caller's dimension variables (and the platform index of a
+    # multi-platform export) enter it as replicated scalar operands, as in JAX
+    dims = dim_values()
+    names = sorted(dims)
     op = sdy.ManualComputationOp(
-        [aval_to_ir_type(a) for a in ctx.avals_out], list(args),
-        _per_value(symbol, mesh, in_specs, ctx.avals_in, partial),
+        [aval_to_ir_type(a) for a in ctx.avals_out], [*(dims[n] for n in names), *args],
+        _per_value(symbol, mesh, in_specs, ctx.avals_in, partial, len(names)),
         _per_value(symbol, mesh, out_specs, ctx.avals_out, partial), manual)
-    block = op.body.blocks.append(*[aval_to_ir_type(a) for a in jaxpr.in_avals])
+    block = op.body.blocks.append(*[dims[n].type for n in names],
+                                  *[aval_to_ir_type(a) for a in jaxpr.in_avals])
+    inner = list(block.arguments)
     # rules that re-trace (lower_fun, scan lowered as a while) meet the body's collectives:
     # the manual axes stay bound while the region is lowered
     with mctx.using_axis_context(_axis_context(mctx.axis_context, mesh, ordered)), \
             manual_axes(mesh, ordered):
-        with ir.InsertionPoint(block):
+        with ir.InsertionPoint(block), using_dim_values(dict(zip(names, inner, strict=False))):
             consts = [ir_constant(np.asarray(c, v.aval.dtype))
                       for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
             outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
-                                    *block.arguments)
+                                    *inner[len(names):])
             sdy.ReturnOp(outs)
     return list(op.results)
 
@@ -428,7 +438,10 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes)
             _executables.clear()
         entry = _executables[key] = (
             jaxpr, jit(run, in_shardings=in_shardings, out_shardings=out_shardings))
-    return entry[1](*args)
+    # the region is compiled even under `jax_disable_jit` (as JAX's pmap is): run as Python,
+    # `run` would bind shard_map_p again and come back here
+    with disable_jit(False):
+        return entry[1](*args)
 
 
 def _global_in(mesh, spec, aval):

@@ -154,7 +154,7 @@ class BatchTrace(_trace.Trace):
                 f"{primitive.name}_p.def_batch(rule)."
             )
         with _trace.set_current_trace(self.parent):
-            out, out_dim = rule(self.axis_data, list(vals), list(dims), **params)
+            out, out_dim = rule(self.axis_data, tuple(vals), tuple(dims), **params)
         if primitive.multiple_results:
             return [BatchTracer(self, o, d) for o, d in zip(out, out_dim, strict=True)]
         return BatchTracer(self, out, out_dim)

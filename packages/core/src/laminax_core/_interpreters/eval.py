@@ -47,15 +47,27 @@ def get_eager_impl() -> Callable | None:
 
 
 def eager_array(value):
-    """A concrete NumPy value as the eager executor's array type (`jnp.array` outside any
-    transformation gives a device Array, as in JAX, once dispatch is installed).
+    """A concrete NumPy value as JAX's `jnp.array` gives it: the eager executor's array type
+    (a device Array, once dispatch is installed) outside staging, and under `jit` a tracer of the
+    staging trace standing for the constant (so that `isinstance(x, jax.Array)` holds everywhere,
+    as libraries' type checks expect). Transformations that do not stage (jvp, vmap) pass a
+    constant down to the trace below, as they do for a primitive applied to constants.
 
-    The executor opts in with a `to_array(value)` attribute; without an executor, or under a
-    transformation, the value is returned as it is.
+    The executor opts in with a `to_array(value)` attribute; without one the value is returned
+    as it is.
     """
     convert = getattr(_eager_impl, "to_array", None)
-    if convert is None or not isinstance(_trace.current_trace(), EvalTrace):
+    if convert is None:
         return value
+    if _trace.evaluates_at_compile_time([value]):  # inside ensure_compile_time_eval
+        return convert(value)
+    trace = _trace.current_trace()
+    while trace is not None and not isinstance(trace, EvalTrace):
+        stage_constant = getattr(trace, "constant_tracer", None)
+        staged = None if stage_constant is None else stage_constant(value)
+        if staged is not None:
+            return staged
+        trace = trace.parent
     return convert(value)
 
 

@@ -174,7 +174,7 @@ class JVPTrace(_trace.Trace):
                 f"{primitive.name}_p.def_jvp(rule), or use custom_jvp."
             )
         with _trace.set_current_trace(self.parent):
-            primal_out, tangent_out = rule(list(primals), list(tangents), **params)
+            primal_out, tangent_out = rule(tuple(primals), tuple(tangents), **params)
         if primitive.multiple_results:
             return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.wrap(primal_out, tangent_out)

@@ -120,6 +120,13 @@ class JaxprTrace(_trace.Trace):
             self._consts[id(x)] = entry
         return entry[0]
 
+    def constant_tracer(self, value):
+        """A tracer standing for the constant `value` (a literal or a constvar); None in partial
+        evaluation, where constants are known values of the trace below."""
+        if self.evaluate_known:
+            return None
+        return JaxprTracer(self, self.atom(value))
+
     def is_unknown(self, x) -> bool:
         """Whether `x` is staged by this trace (rather than a known value of the parent)."""
         return isinstance(x, JaxprTracer) and x._trace is self
@@ -173,7 +180,14 @@ def trace_to_jaxpr(
 
     Returns:
       `(closed_jaxpr, outs)` where `outs` are the traced outputs (for their avals).
+
+    Raises:
+      RuntimeError: the ``jax_no_tracing`` option is on.
     """
+    if config.no_tracing.value:
+        name = getattr(fun, "__name__", type(fun).__name__)
+        raise RuntimeError(
+            f"re-tracing function {name} for `{transformation}`, but 'no_tracing' is set")
     trace = JaxprTrace(_trace.current_trace(), evaluate_known=False, transformation=transformation)
     try:
         ins = [trace.new_arg(aval) for aval in in_avals]

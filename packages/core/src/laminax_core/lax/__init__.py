@@ -28,6 +28,7 @@ from laminax_core.lax import (
     _joining,
     _linear_solve,
     _math,
+    _platform,
     _products,
     _ragged_dot,
     _random_bits,
@@ -40,15 +41,16 @@ from laminax_core.lax import (
     _special_programs,
     _stage,
     _structural,
+    _tokens,
     _windowed,
 )
 
 _FAMILIES = (
     _approx_top_k, _associative_scan, _barriers, _bitwise, _collectives, _collectives_exchange,
     _control_flow, _convolution, _convolution_patches, _cumulative, _dot, _dot_algorithms,
-    _elementwise, _fft, _indexing, _indexing_helpers, _joining, _linear_solve, _math, _products,
+    _elementwise, _fft, _indexing, _indexing_helpers, _joining, _linear_solve, _math, _platform, _products,
     _ragged_dot, _random_bits, _reductions, _shape_helpers, _shape_tuples, _slicing, _sorting,
-    _special, _special_programs, _stage, _structural, _windowed,
+    _special, _special_programs, _stage, _structural, _tokens, _windowed,
 )  # fmt: skip
 
 # Public in their modules (shared between the families, or with the layers above through

@@ -105,7 +105,9 @@ def _window_out_shape(name, x_shape, window_dimensions, window_strides, padding,
     padded = [d + lo + hi for d, (lo, hi) in zip(dilate_shape(x_shape, base_dilation), padding,
                                                  strict=True)]
     extent = dilate_shape(window_dimensions, window_dilation)
-    if any(p < e for p, e in zip(padded, extent, strict=True)):
+    # a symbolic size is not compared (JAX does not either): the call's shapes decide
+    if any(type(p) is int and type(e) is int and p < e for p, e in zip(padded, extent,
+                                                                       strict=True)):
         raise TypeError(f"{name}: the window {extent} (dilated) is larger than the padded "
                         f"operand {tuple(padded)}.")
     return tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, window_strides,
@@ -275,9 +277,23 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                                 **params)
 
 
+def _init_as(init_value, dtype) -> np.ndarray:
+    """A concrete init value in the operand's dtype, converted as JAX converts: a float going
+    to an integer dtype saturates (-inf is the integer range's lowest value: equinox's max
+    pooling of integer arrays starts from -inf) and NaN becomes 0, without NumPy's cast
+    warning."""
+    value = np.asarray(init_value)
+    if np.issubdtype(dtype, np.integer) and np.issubdtype(value.dtype, np.floating):
+        info = np.iinfo(dtype)
+        value = np.clip(np.nan_to_num(value, nan=0.0), info.min, info.max)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return value.astype(dtype)
+    return value.astype(dtype)
+
+
 def _monoid_for(computation, init_value, dtype):
     try:
-        init = np.asarray(init_value).astype(dtype)
+        init = _init_as(init_value, dtype)
     except Exception:  # a traced init value: use the generic primitive
         return None
     table = {ew.add: (0, reduce_window_sum_p), ew.max: (lowest(dtype), reduce_window_max_p),

@@ -162,6 +162,11 @@ class ModuleContext:
         self.function_cache: dict[Any, tuple[str, Any]] = {}
         # Python functions the module calls on the host; compiled in, kept alive by the executable
         self.host_callbacks: list[Callable] = []
+        # platform_index result -> the branch each lowering platform takes (cond lowers a
+        # branch only for the platforms that take it)
+        self.platform_choices: dict[ir.Value, tuple] = {}
+        # objects lowering rules ask to outlive the lowering (JAX's `add_keepalive`)
+        self.keepalives: list = []
 
     @contextlib.contextmanager
     def using_axis_context(self, axis_context):
@@ -177,6 +182,11 @@ class ModuleContext:
         """Registers a host callback; returns its index (the custom call's `index` attribute)."""
         self.host_callbacks.append(callback)
         return len(self.host_callbacks) - 1
+
+    def add_keepalive(self, keepalive) -> None:
+        """Keeps `keepalive` alive as long as this module context (JAX's hook for what a
+        lowered host call refers to; laminax's executables already hold their callbacks)."""
+        self.keepalives.append(keepalive)
 
     def unique_symbol(self, base: str) -> str:
         """A function name not yet used in the module (`f`, `f_0`, `f_1`, ...)."""
@@ -476,6 +486,8 @@ def lower_jaxpr(
     in_shardings: Sequence | None = None,
     out_shardings: Sequence | None = None,
     dim_vars: Sequence[str] = (),
+    arg_names: Sequence[str] | None = None,
+    platforms: Sequence[str] | None = None,
 ) -> LoweringResult:
     """Lowers a closed jaxpr to a module with a public `main`.
 
@@ -496,6 +508,10 @@ def lower_jaxpr(
         hoisted constants first; out_shardings: one per output.
       dim_vars: the dimension variables of symbolic shapes (shape polymorphism): main takes
         their values as leading scalar arguments, after the tokens.
+      arg_names: a name per input of the jaxpr (`x`, `p['a']`): main's argument locations.
+      platforms: the platforms to lower for (default: the devices'). Several: main takes the
+        index of the platform it runs on among them as its first argument after the tokens
+        (an i32 scalar), which `platform_dependent` branches on.
 
     Returns:
       A `LoweringResult`.
@@ -506,8 +522,14 @@ def lower_jaxpr(
     hoisted_avals = [
         v.aval.strip_weak_type() for v, e in zip(jaxpr.constvars, embedded, strict=True) if not e
     ]
+    platforms = tuple(platforms) if platforms else (_dynamic.platform_of(devices),)
+    n_lead = int(len(platforms) > 1) + len(dim_vars)  # the platform index, then dim vars
     dim_avals = [ShapedArray((), _dynamic.dim_value_dtype())] * len(dim_vars)
+    if len(platforms) > 1:
+        dim_avals.insert(0, ShapedArray((), np.dtype(np.int32)))
     in_avals = [*dim_avals, *hoisted_avals, *jaxpr.in_avals]
+    if in_shardings is not None and len(in_shardings) == len(in_avals) - n_lead:
+        in_shardings = [None] * n_lead + list(in_shardings)
     out_avals = jaxpr.out_avals
     name_stack = f"jit({fun_name or name})"
     ordered = list(ordered)
@@ -518,7 +540,8 @@ def lower_jaxpr(
     def body(token_args, args):
         mctx = mctx_box[0]
         mctx.host_callbacks = host_callbacks
-        dims, args = dict(zip(dim_vars, args[: len(dim_vars)], strict=True)), args[len(dim_vars):]
+        names = [_dynamic.PLATFORM_INDEX] * (len(platforms) > 1) + list(dim_vars)
+        dims, args = dict(zip(names, args[:n_lead], strict=True)), args[n_lead:]
         with _dynamic.using_dim_values(dims):
             return lower_main(mctx, token_args, args)
 
@@ -534,16 +557,13 @@ def lower_jaxpr(
             outs = [place_in_memory(x, s) for x, s in zip(outs, out_shardings, strict=True)]
         return [tokens[e] for e in ordered], outs
 
-    module = build_module(
-        name,
-        in_avals,
-        out_avals,
-        body,
-        num_tokens=len(ordered),
-        source=source,
-        on_module=lambda m: mctx_box.append(ModuleContext(m, name, axis_context)),
-    )
-    donated_to = {len(dim_vars) + len(hoisted) + i: o for i, o in (aliases or {}).items()}
+    with _dynamic.using_platforms(platforms):
+        module = build_module(
+            name, in_avals, out_avals, body, num_tokens=len(ordered), source=source,
+            on_module=lambda m: mctx_box.append(ModuleContext(m, name, axis_context)),
+            arg_names=arg_names and [None] * (len(in_avals) - len(arg_names)) + list(arg_names),
+        )
+    donated_to = {n_lead + len(hoisted) + i: o for i, o in (aliases or {}).items()}
     with module.context, ir.Location.unknown():
         _set_main_attributes(
             mctx_box[0], len(ordered), donated_to, in_avals, out_avals, in_shardings, out_shardings
@@ -565,8 +585,9 @@ def lower_private_function(
     jaxpr = closed.jaxpr
     ordered = list(ordered)
     tokens = [token_type()] * len(ordered)
-    dims = sorted(_dynamic.dim_values())  # the caller's dimension variables come first
-    dim_types = [aval_to_ir_type(ShapedArray((), _dynamic.dim_value_dtype()))] * len(dims)
+    values = _dynamic.dim_values()
+    dims = sorted(values)  # the caller's dimension variables (platform index) come first
+    dim_types = [values[d].type for d in dims]
     arg_types = dim_types + tokens + [aval_to_ir_type(a) for a in jaxpr.in_avals]
     result_types = tokens + [aval_to_ir_type(a) for a in jaxpr.out_avals]
     with ir.InsertionPoint(mctx.module.body):

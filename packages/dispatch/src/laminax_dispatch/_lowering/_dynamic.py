@@ -18,7 +18,12 @@ __all__ = [
     "ir_ops",
     "broadcast_in_dim", "dim_value_dtype", "dim_values", "eval_dim", "is_static", "reshape",
     "shape_tensor", "using_dim_values",
+    "PLATFORM_INDEX", "lowering_platforms", "platform_of", "using_platforms",
 ]
+
+# The name under which a module lowered for several platforms keeps its platform index
+# argument among the dimension values: it is threaded into private functions as they are.
+PLATFORM_INDEX = "_platform_index"
 
 _state = threading.local()
 
@@ -45,6 +50,44 @@ def using_dim_values(values: dict):
         yield
     finally:
         _state.values = previous
+
+
+def lowering_platforms() -> tuple[str, ...]:
+    """The platforms the code being lowered may run on (several for a multi-platform export;
+    narrowed inside a `platform_dependent` branch to those that select it)."""
+    found = getattr(_state, "platforms", None)
+    if found is None:
+        from laminax_dispatch._backends import get_backend
+
+        found = (_canonical(get_backend()),)
+    return found
+
+
+@contextlib.contextmanager
+def using_platforms(platforms: tuple[str, ...]):
+    previous = getattr(_state, "platforms", None)
+    _state.platforms = tuple(platforms)
+    try:
+        yield
+    finally:
+        _state.platforms = previous
+
+
+def platform_of(devices) -> str:
+    """The lowering platform of a device assignment (`cpu`, `cuda`, `rocm`, `tpu`), or of the
+    default backend when there are no devices."""
+    if devices:
+        return _canonical(devices[0].client)
+    from laminax_dispatch._backends import get_backend
+
+    return _canonical(get_backend())
+
+
+def _canonical(client) -> str:
+    platform = client.platform
+    if platform == "gpu":  # a PJRT GPU client names its kind in its version
+        return "rocm" if "rocm" in client.platform_version.lower() else "cuda"
+    return platform
 
 
 def _scalar_type():

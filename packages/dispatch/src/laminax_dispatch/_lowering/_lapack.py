@@ -25,6 +25,7 @@ from jaxlib.cpu import _lapack
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from laminax_dispatch._lowering._dynamic import lowering_platforms
 from laminax_dispatch._lowering._core import compare, full_like
 from laminax_dispatch._mlir import aval_to_ir_type
 
@@ -117,6 +118,12 @@ def lapack_call(
     Returns:
       The results, one `ir.Value` per entry of `avals_out`.
     """
+    others = [p for p in lowering_platforms() if p != "cpu"]
+    if others:  # LAPACK kernels exist on the host only; JAX's error for a missing lowering
+        raise NotImplementedError(
+            f"MLIR translation rule for the LAPACK kernel '{target}' not found for platforms "
+            f"{others}: laminax lowers linear algebra for cpu only (give other platforms "
+            "their own code with lax.platform_dependent)")
     register_lapack_targets()
     matrix_rank = max(a.ndim for a in avals_in)
     result_types = [aval_to_ir_type(a) for a in avals_out]

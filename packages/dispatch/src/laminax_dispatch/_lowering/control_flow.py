@@ -1,4 +1,4 @@
-"""Lowerings of `laminax_core/lax/_control_flow/`: cond, while and scan.
+"""Lowerings of `laminax_core/lax/_control_flow/`: cond, while, scan and composite.
 
 `empty2` (the filler of cond's unused residual slots) is a zero constant, as in JAX.
 `cond` becomes `stablehlo.case` with one region per branch (regions read the operands from the
@@ -7,7 +7,8 @@ along with the loop state, as JAX does; `scan` becomes a while loop over an iter
 that slices each `xs` and updates each `ys` in place (JAX's CPU lowering). Ordered effects
 thread their tokens through every region; a while whose condition has ordered effects (a tap
 in the condition) computes its predicate before the loop and at the end of each body and
-carries it, since the condition region cannot pass a token on.
+carries it, since the condition region cannot pass a token on. `composite` becomes
+`stablehlo.composite` naming a private function that holds its decomposition.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import empty2_p, eval_jaxpr, leading_added, ordered_effects
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import (
+    full_like,
     ir_constant,
     jaxpr_subcomp,
     lower_fun,
+    lower_private_function,
     lowering_for,
     register_lowering,
 )
-from laminax_dispatch._mlir import aval_to_ir_type, token_type
+from laminax_dispatch._mlir import _element_type, aval_to_ir_type, token_type
 
 
 def _ordered(*jaxprs) -> list:
@@ -47,22 +51,62 @@ def _cond_lower(ctx, index, *args, branches):
     effects = _ordered(*branches)
     result_types = [token_type()] * len(effects) + [aval_to_ir_type(a) for a in ctx.avals_out]
     case = hlo.CaseOp(result_types, index, len(branches))
+    # a platform_dependent branch is lowered for the platforms that take it only (its code
+    # may have lowerings for those alone); one no platform takes returns zeros
+    choices = ctx.module_context.platform_choices.get(index)
+    platforms = _dynamic.lowering_platforms()
     for i, branch in enumerate(branches):
         block = case.regions[i].blocks.append()
         with ir.InsertionPoint(block):
             tokens = {e: ctx.tokens_in[e] for e in effects}
-            outs, tokens = jaxpr_subcomp(
-                ctx.module_context,
-                branch.jaxpr,
-                f"{ctx.name_stack}/branch_{i}_fun",
-                tokens,
-                _consts(branch),
-                *args,
-            )
+            takers = platforms if choices is None else tuple(
+                p for p, c in zip(platforms, choices, strict=True) if c == i)
+            if not takers:
+                outs = [full_like(0, a) for a in ctx.avals_out]
+            else:
+                with _dynamic.using_platforms(takers):
+                    outs, tokens = jaxpr_subcomp(
+                        ctx.module_context,
+                        branch.jaxpr,
+                        f"{ctx.name_stack}/branch_{i}_fun",
+                        tokens,
+                        _consts(branch),
+                        *args,
+                    )
             hlo.return_([*(tokens[e] for e in effects), *outs])
     results = list(case.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
     return results[len(effects) :]
+
+
+@lowering_for(lax.platform_index_p)
+def _platform_index_lower(ctx, *, platforms):
+    lowering = _dynamic.lowering_platforms()
+    choices = tuple(_branch_of(platforms, p) for p in lowering)
+    missing = [p for p, c in zip(lowering, choices, strict=True) if c is None]
+    if missing:  # JAX's error: no branch and no default for a platform lowered for
+        where = f"platforms {missing}" if len(lowering) > 1 else f"platform {missing[0]}"
+        raise NotImplementedError(
+            f"MLIR translation rule for primitive 'platform_index(platforms={platforms})' "
+            f"not found for {where}")
+    if len(lowering) == 1:
+        result = ir_constant(np.int32(choices[0]))
+    else:  # JAX's form: a case on the module's platform index, a constant per platform
+        case = hlo.CaseOp([aval_to_ir_type(ctx.avals_out[0])],
+                          _dynamic.dim_values()[_dynamic.PLATFORM_INDEX], len(lowering))
+        for k, choice in enumerate(choices):
+            with ir.InsertionPoint(case.regions[k].blocks.append()):
+                hlo.return_([ir_constant(np.int32(choice))])
+        result = case.result
+    ctx.module_context.platform_choices[result] = choices
+    return [result]
+
+
+def _branch_of(platforms: tuple, platform: str):
+    """The branch `platform` takes: its own, else the default (the `None` entry)."""
+    own = [i for i, ps in enumerate(platforms) if ps is not None and platform in ps]
+    default = [i for i, ps in enumerate(platforms) if ps is None]
+    return (own or default or [None])[0]
 
 
 @lowering_for(lax.while_p)
@@ -258,3 +302,44 @@ def _scan_as_while(*args, jaxpr, length, reverse, unroll, num_consts, num_carry)
 
 
 register_lowering(lax.scan_p, lower_fun(_scan_as_while, multiple_results=True))
+
+
+# ----- composite ----------------------------------------------------------------------------
+
+
+def _attribute(value) -> ir.Attribute:
+    """A composite attribute as MLIR reads it (Python numbers at 64 bits, as JAX writes them)."""
+    if isinstance(value, bool | np.bool_):
+        return ir.BoolAttr.get(bool(value))
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, float):
+        return ir.FloatAttr.get(ir.F64Type.get(), value)
+    if isinstance(value, str | bytes):
+        return ir.StringAttr.get(value)
+    if isinstance(value, np.dtype):
+        return ir.TypeAttr.get(_element_type(value))
+    if isinstance(value, dict):
+        return ir.DictAttr.get({k: _attribute(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return ir.ArrayAttr.get([_attribute(v) for v in value])
+    array = np.ascontiguousarray(getattr(value, "val", value))  # HashableArray, NumPy values
+    return ir.DenseElementsAttr.get(array, type=_element_type(array.dtype), shape=array.shape)
+
+
+@lowering_for(lax.composite_p)
+def _composite_lower(ctx, *args, name, attributes, version, jaxpr):
+    mctx = ctx.module_context
+    symbol = mctx.unique_symbol(name)
+    lower_private_function(mctx, symbol, jaxpr, f"{ctx.name_stack}/{name}")
+    values = {}
+    for key, leaves, tree in attributes:
+        value = tree.unflatten([getattr(v, "val", v) for v in leaves])
+        if value is not None:
+            values[key] = _attribute(value)
+    op = hlo.CompositeOp([aval_to_ir_type(a) for a in ctx.avals_out], list(args),
+                         name=ir.StringAttr.get(name),
+                         decomposition=ir.FlatSymbolRefAttr.get(symbol),
+                         composite_attributes=ir.DictAttr.get(values),
+                         version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), version))
+    return list(op.results)

@@ -1,15 +1,19 @@
 """Lowerings of `laminax_core/lax/_cumulative.py`: each running reduction is one
 `stablehlo.reduce_window` whose window spans the whole axis, padded on the side the running
-reduction comes from (JAX's CPU lowering)."""
+reduction comes from (JAX's CPU lowering). Along a symbolic axis the window and padding are
+values, so the op is JAX's `stablehlo.dynamic_reduce_window` custom call, which shape
+refinement turns back into a `reduce_window` once the sizes are known."""
 
 from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import highest, lowest
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import compare, ir_constant, register_lowering
 from laminax_dispatch._mlir import aval_to_ir_type
 
@@ -34,8 +38,10 @@ def _cumulative(combine, identity):
             ((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0)
             for d in range(aval.ndim)
         ]
-        padding = ir.DenseIntElementsAttr.get(np.asarray(pads, np.int64), shape=[aval.ndim, 2])
         init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
+        if not isinstance(n, int):
+            return _dynamic_window(ctx, x, init, aval, window, pads, combine)
+        padding = ir.DenseIntElementsAttr.get(np.asarray(pads, np.int64), shape=[aval.ndim, 2])
         op = hlo.ReduceWindowOp(
             [aval_to_ir_type(aval)],
             [x],
@@ -53,6 +59,31 @@ def _cumulative(combine, identity):
         return op.result
 
     return rule
+
+
+def _dynamic_window(ctx, x, init, aval, window, pads, combine):
+    """`stablehlo.dynamic_reduce_window`: operand, init, then window dimensions, strides,
+    base and window dilations and padding as tensors; the reducer is a module function."""
+    mctx = ctx.module_context
+    scalar = aval_to_ir_type(aval.update(shape=()))
+    name = mctx.unique_symbol(f"reduce_window_{np.dtype(aval.dtype).name}_reducer")
+    with ir.InsertionPoint(mctx.module.body):
+        reducer = func.FuncOp(name, ir.FunctionType.get([scalar, scalar], [scalar]))
+        block = reducer.add_entry_block()
+    with ir.InsertionPoint(block):
+        func.ReturnOp([combine(*block.arguments)])
+    ones = _dynamic.shape_tensor([1] * aval.ndim)
+    flat_pads = _dynamic.shape_tensor([p for pair in pads for p in pair])
+    elt = ir.RankedTensorType(flat_pads.type).element_type
+    padding = hlo.reshape(ir.RankedTensorType.get([aval.ndim, 2], elt), flat_pads)
+    op = hlo.CustomCallOp(
+        [aval_to_ir_type(aval)],
+        [x, init, _dynamic.shape_tensor(window), ones, ones, ones, padding],
+        call_target_name="stablehlo.dynamic_reduce_window",
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2),
+        called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(name)]),
+    )
+    return op.result
 
 
 register_lowering(lax.cumsum_p, _cumulative(hlo.add, lambda dtype: 0))

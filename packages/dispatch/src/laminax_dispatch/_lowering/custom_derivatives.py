@@ -1,10 +1,11 @@
 """Lowerings of `laminax_core/_custom_derivatives.py`: a custom_jvp or custom_vjp function runs
-its primal jaxpr (the rules only matter to differentiation), inlined as JAX does."""
+its primal jaxpr (the rules only matter to differentiation), inlined as JAX does; so does a
+custom_vmap function (its rule only matters to vmap)."""
 
 from __future__ import annotations
 
 import numpy as np
-from laminax_core.internal import custom_jvp_call_p, custom_vjp_call_p
+from laminax_core.internal import custom_jvp_call_p, custom_vjp_call_p, custom_vmap_call_p
 
 from laminax_dispatch._lowering._core import ir_constant, jaxpr_subcomp, register_lowering
 
@@ -28,3 +29,10 @@ def _custom_call_lower(ctx, *args, call_jaxpr, name=None, **params):
 
 register_lowering(custom_jvp_call_p, _custom_call_lower)
 register_lowering(custom_vjp_call_p, _custom_call_lower)
+
+
+def _custom_vmap_lower(ctx, *args, call, **params):
+    return inline_closed_jaxpr(ctx, call, args, "custom_vmap")
+
+
+register_lowering(custom_vmap_call_p, _custom_vmap_lower)

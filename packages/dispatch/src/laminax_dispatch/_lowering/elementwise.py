@@ -152,3 +152,9 @@ def _convert_element_type_lower(ctx, x, new_dtype, weak_type, sharding):
 register_lowering(lax.stop_gradient_p, lambda ctx, x: x)  # the identity on values
 register_lowering(lax.copy_p, lambda ctx, x: x)
 register_lowering(lax.stage_p, lambda ctx, x: x)
+
+
+# ----- tokens -------------------------------------------------------------------------------
+
+register_lowering(lax.create_token_p, lambda ctx: hlo.create_token())
+register_lowering(lax.after_all_p, lambda ctx, *tokens: hlo.after_all(list(tokens)))

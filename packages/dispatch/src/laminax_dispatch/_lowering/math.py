@@ -13,6 +13,7 @@ from laminax_dispatch._lowering._core import (
     full_like,
     lowering_for,
     register_lowering,
+    result_accuracy,
 )
 from laminax_dispatch._mlir import aval_to_ir_type
 
@@ -45,7 +46,10 @@ register_lowering(lax.is_finite_p, elementwise(hlo.is_finite))
 def _exp2_lower(ctx, x, accuracy=None):
     # 2 ** x = exp(log(2) * x), as JAX expands it
     (aval,) = ctx.avals_out
-    return hlo.exponential(hlo.multiply(full_like(np.log(2), aval), x))
+    out = hlo.exponential(hlo.multiply(full_like(np.log(2), aval), x))
+    if accuracy is not None:  # JAX asks the exponential for it (logistic asks no op)
+        out.owner.attributes["result_accuracy"] = result_accuracy(accuracy)
+    return out
 
 
 register_lowering(lax.log1p_p, elementwise(hlo.log_plus_one))

@@ -77,14 +77,16 @@ class _AdaptingTable:
 
 def _from_plain(primitive, rule):
     def adapted(axis_data, args, dims, **params):
-        return rule(args, dims, **params)
+        # JAX hands these rules tuples (rules use them as vmap axes, where a list is a pytree
+        # node of another type)
+        return rule(tuple(args), tuple(dims), **params)
 
     return adapted
 
 
 def _from_axis(primitive, rule):
     def adapted(axis_data, args, dims, **params):
-        return rule(axis_data.size, axis_data.name, None, args, dims, **params)
+        return rule(axis_data.size, axis_data.name, None, tuple(args), tuple(dims), **params)
 
     return adapted
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from jaxlib.mlir import ir as ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_dispatch import internal as _internal
@@ -22,6 +23,7 @@ __all__ = [
     "LoweringRuleContext",
     "ModuleContext",
     "aval_to_ir_type",
+    "emit_python_callback",
     "hlo",
     "ir",
     "ir_constant",
@@ -44,6 +46,27 @@ def register_lowering(primitive, rule: Callable, platform: str | None = None, **
         return rule
     _internal.register_lowering(primitive, rule)
     return rule
+
+
+def emit_python_callback(ctx, callback: Callable, token, operands, operand_avals, result_avals,
+                         *, has_side_effect: bool, partitioned: bool = False, sharding=None,
+                         **layouts):
+    """Lowers a host call of `callback(*numpy operands) -> sequence of results` (JAX's
+    signature; layouts are accepted and left to XLA). Returns `(results, token, keepalive)`:
+    the result values, the token threaded through the call (None if none was given), and
+    None (the module keeps the callback alive)."""
+    del operand_avals, layouts
+
+    def host(*args):
+        outs = callback(*args)
+        return tuple(np.asarray(o, a.dtype) for o, a in zip(outs, result_avals, strict=True))
+
+    host.__name__ = getattr(callback, "__name__", "callback")
+    results, new_token = _internal.emit_python_callback(
+        ctx, host, list(operands), list(result_avals), token=token,
+        has_side_effect=has_side_effect, sharding=sharding, partitioned=partitioned,
+    )
+    return results, new_token, None
 
 
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:

@@ -166,6 +166,9 @@ def _tridiagonal_one(a, lower):
 def _tridiagonal_reference(a, *, lower):
     wide = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
     real = np.empty((), a.dtype).real.dtype
+    if a.size == 0:  # an empty batch
+        avals = _tridiagonal_abstract_eval(ShapedArray(a.shape, a.dtype), lower=lower)
+        return [np.zeros(v.shape, v.dtype) for v in avals]
     outs = batched_reference(lambda m: _tridiagonal_one(m, lower), wide)
     return [outs[0].astype(a.dtype), outs[1].astype(real), outs[2].astype(real),
             outs[3].astype(a.dtype)]

@@ -238,20 +238,28 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
     """The polar decomposition `a = U P` (`side="right"`) or `a = P U` ("left"), with `U`
     unitary (isometric) and `P` Hermitian positive semi-definite.
 
-    Differs from JAX: computed from an SVD for both methods ("qdwh" and "svd"); the factors
-    are the same up to rounding.
+    `method="qdwh"` iterates (`lax.linalg.qdwh`, to `eps`; `max_iterations` is ignored, as
+    in JAX); `"svd"` builds both factors from an SVD.
     """
-    del eps, max_iterations
+    del max_iterations
     if side not in ("right", "left"):
         raise ValueError(f"side={side!r} was invalid.")
     if method not in ("qdwh", "svd"):
         raise ValueError(f"Unknown polar decomposition method {method}.")
     a = _inexact("polar", a)
     m, n = get_aval(a).shape[-2:]
-    if method == "qdwh" and (m < n if side == "right" else m >= n):
-        raise NotImplementedError(
-            "method='qdwh' only supports mxn matrices where m < n where side='right' and m >= n "
-            f"side='left', got {(m, n)} with side={side!r}; use method='svd'.")
+    if method == "qdwh":
+        if m < n if side == "right" else m >= n:
+            raise NotImplementedError(
+                "method='qdwh' only supports mxn matrices where m < n where side='right' and "
+                f"m >= n side='left', got {(m, n)} with side={side!r}; use method='svd'.")
+
+        def one(x):  # the left decomposition is the right one of the adjoint
+            u, p, _, _ = lax_linalg.qdwh(x if side == "right" else _adjoint(x), eps=eps)
+            return (u, p) if side == "right" else (_adjoint(u), _adjoint(p))
+
+        signature = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+        return jnp.vectorize(one, signature=signature)(a)
     u_svd, s, vh = lax_linalg.svd(a, full_matrices=False)
     unitary = jnp.matmul(u_svd, vh, precision=lax.Precision.HIGHEST)
     s = s.astype(a.dtype)

@@ -158,13 +158,15 @@ def _parlett(t, f_diag):
     gaps = d[None, :] - d[:, None]
 
     def fill(f):
-        # f_ij (t_jj - t_ii) = t_ij (f_jj - f_ii) + sum_{i<k<j} (t_ik f_kj - f_ik t_kj)
-        return (_mm(t, f) - _mm(f, t)) / gaps
+        # f_ij (t_jj - t_ii) = t_ij (f_jj - f_ii) + sum_{i<k<j} (t_ik f_kj - f_ik t_kj);
+        # a zero gap leaves the right-hand side undivided, as JAX does (exact when it is 0)
+        numerator = _mm(t, f) - _mm(f, t)
+        return jnp.where(gaps != 0, numerator / jnp.where(gaps != 0, gaps, 1), numerator)
 
     f = _by_superdiagonal(n, fill, jnp.diag(f_diag))
     upper = np.triu(np.ones((n, n), bool), 1)
     smallest = jnp.min(jnp.where(upper, jnp.abs(gaps), jnp.inf)) if n > 1 else jnp.inf
-    return f, smallest
+    return f, jnp.minimum(jnp.abs(d[0]), smallest)  # JAX's bound starts from |t_00|
 
 
 def funm(A, func, disp: bool = True):  # noqa: N803 (SciPy's name)

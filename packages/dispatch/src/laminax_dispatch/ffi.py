@@ -1,0 +1,100 @@
+"""XLA's foreign function interface (JAX's `jax.ffi`): registering C/C++ handlers written
+against XLA's FFI headers (`include_dir()`), and calling them from traced code (`ffi_call`,
+defined in laminax_core, lowered here to a `stablehlo.custom_call` of the typed FFI).
+
+A handler is registered by name and platform from a PyCapsule holding its function pointer
+(`pycapsule(ctypes_library.Symbol)`); a call whose name was never registered fails when its
+program is compiled (XLA's NOT_FOUND error), as in JAX.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any
+
+import jaxlib
+import numpy as np
+from jaxlib import xla_client
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core.internal import ffi_call, ffi_call_p
+
+from laminax_dispatch._lowering._core import register_lowering
+from laminax_dispatch._mlir import _element_type, aval_to_ir_type
+
+__all__ = ["ffi_call", "include_dir", "pycapsule", "register_ffi_target"]
+
+
+def include_dir() -> str:
+    """The directory holding XLA's FFI headers (``xla/ffi/api/ffi.h``) to compile handlers
+    against (pass it as ``-I``)."""
+    return os.path.join(os.path.dirname(jaxlib.__file__), "include")
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+
+
+def pycapsule(funcptr: Any) -> Any:
+    """A PyCapsule holding the address of `funcptr` (a ctypes function, such as an attribute of
+    a `ctypes.CDLL`), the form `register_ffi_target` takes a handler in."""
+    address = ctypes.cast(funcptr, ctypes.c_void_p).value
+    if not address:
+        raise ValueError(f"pycapsule: {funcptr!r} is a null function pointer.")
+    return _capsule_new(address, None, None)
+
+
+def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: int = 1,
+                        **kwargs: Any) -> None:
+    """Registers handler `fn` (a PyCapsule, or a dict of them per execution stage) as `name`
+    on `platform` (``"cpu"``, ``"cuda"`` ...).
+
+    Args:
+      api_version: 1 for a typed FFI handler (the default), 0 for the legacy custom-call ABI.
+      **kwargs: passed to jaxlib's registration (``traits`` ...).
+    """
+    xla_client.register_custom_call_target(name, fn, platform=platform,
+                                           api_version=api_version, **kwargs)
+
+
+def _attribute(value: Any) -> ir.Attribute:
+    if isinstance(value, str):
+        return ir.StringAttr.get(value)
+    dtype = np.dtype(type(value))
+    if dtype == np.bool_:
+        return ir.BoolAttr.get(bool(value))
+    if np.issubdtype(dtype, np.integer):
+        return ir.IntegerAttr.get(_element_type(dtype), int(value))
+    return ir.FloatAttr.get(_element_type(dtype), float(value))
+
+
+def _row_major(aval) -> ir.Attribute:
+    return ir.DenseIntElementsAttr.get(np.arange(aval.ndim - 1, -1, -1, dtype=np.int64),
+                                       type=ir.IndexType.get())
+
+
+def _ffi_call_lower(ctx, *args, target_name, result_avals, has_side_effect, attributes,
+                    vmap_method):
+    del vmap_method
+    op = hlo.CustomCallOp.build_generic(
+        results=[aval_to_ir_type(a) for a in result_avals],
+        operands=list(args),
+        attributes={
+            "call_target_name": ir.StringAttr.get(target_name),
+            "has_side_effect": ir.BoolAttr.get(has_side_effect),
+            # the attributes the handler decodes, as a dictionary (what the typed FFI reads)
+            "backend_config": ir.DictAttr.get(
+                {name: _attribute(value) for name, value in attributes}),
+            # 4: the typed FFI (XLA passes buffers and decoded attributes to the handler)
+            "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+            "called_computations": ir.ArrayAttr.get([]),
+            "operand_layouts": ir.ArrayAttr.get([_row_major(a) for a in ctx.avals_in]),
+            "result_layouts": ir.ArrayAttr.get([_row_major(a) for a in result_avals]),
+        },
+    )
+    return list(op.results)
+
+
+register_lowering(ffi_call_p, _ffi_call_lower)

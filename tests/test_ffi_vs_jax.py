@@ -1,0 +1,98 @@
+"""`jax.ffi` against real JAX 0.10.2: a small C++ kernel written against XLA's FFI headers
+(`tests/ffi_kernels/affine.cc`) is compiled with the system compiler, registered through
+`pycapsule`/`register_ffi_target`, and called with `ffi_call` eagerly, under jit and under vmap
+with each `vmap_method`; the errors (no vmap_method, grad, an unregistered target) must match."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from jaxref import requires_jax, run_jax
+
+import laminax
+import laminax.numpy as lnp
+
+SOURCE = Path(__file__).parent / "ffi_kernels" / "affine.cc"
+COMPILER = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+
+
+@pytest.fixture(scope="module")
+def kernel_library(tmp_path_factory) -> str:
+    if COMPILER is None:
+        pytest.skip("no C++ compiler (c++, g++ or clang++) on PATH to build the FFI kernel")
+    library = tmp_path_factory.mktemp("ffi") / "libaffine.so"
+    subprocess.run([COMPILER, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
+                    f"-I{laminax.ffi.include_dir()}", str(SOURCE), "-o", str(library)],
+                   check=True, capture_output=True)
+    return str(library)
+
+
+SNIPPET = """
+import ctypes
+library = ctypes.cdll.LoadLibrary(LIB)
+jax.ffi.register_ffi_target("laminax_test_affine", jax.ffi.pycapsule(library.Affine),
+                            platform="cpu")
+
+def affine(x, offset, factor=2.0, vmap_method="sequential"):
+    out = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct((), x.dtype))
+    return jax.ffi.ffi_call("laminax_test_affine", out, vmap_method=vmap_method)(
+        x, offset, factor=np.float32(factor))
+
+def outcome(thunk):
+    try:
+        return ("ok", jax.tree_util.tree_map(lambda l: np.asarray(l).tolist(), thunk()))
+    except Exception as e:
+        return (type(e).__name__,)
+
+x = np.arange(4, dtype=np.float32)
+o = np.linspace(0, 1, 4).astype(np.float32)
+X = np.arange(12, dtype=np.float32).reshape(3, 4)
+O = X[::-1] / 10
+result = {
+    "eager": outcome(lambda: affine(x, o, 3.0)),
+    "jit": outcome(lambda: jax.jit(affine)(x, o)),
+    "jit in a program": outcome(lambda: jax.jit(
+        lambda a: jnp.sum(affine(jnp.sin(a), o)[0] ** 2))(x)),
+    "jaxpr": str(jax.make_jaxpr(affine)(x, o).eqns[0].primitive),
+    "vmap input": outcome(lambda: jax.vmap(lambda a: affine(a, o))(X)),
+    "vmap both": outcome(lambda: jax.vmap(affine)(X, O)),
+    "vmap axis 1": outcome(lambda: jax.vmap(lambda a: affine(a, o), 1)(X.T)),
+    "vmap unrolled": outcome(lambda: jax.vmap(
+        lambda a: affine(a, o, vmap_method="sequential_unrolled"))(X)),
+    "vmap nested": outcome(lambda: jax.vmap(jax.vmap(lambda a, b: affine(a, b)))(
+        X.reshape(3, 2, 2), O.reshape(3, 2, 2))),
+    "jit vmap": outcome(lambda: jax.jit(jax.vmap(affine))(X, O)),
+    # the kernel sees the whole batch at once: its elementwise result is right, its total
+    # sums over the batch (so only the first result is compared)
+    "broadcast_all": outcome(lambda: jax.vmap(
+        lambda a: affine(a, o, vmap_method="broadcast_all"))(X)[0]),
+    "expand_dims": outcome(lambda: jax.vmap(
+        lambda a: affine(a, o, vmap_method="expand_dims"))(X)),
+    "no vmap_method": outcome(lambda: jax.vmap(lambda a: affine(a, o, vmap_method=None))(X)),
+    "grad": outcome(lambda: jax.grad(lambda a: affine(a, o)[1])(x)),
+    "unregistered": outcome(lambda: jax.ffi.ffi_call(
+        "laminax_test_missing", jax.ShapeDtypeStruct((4,), np.float32))(x)),
+    "not a capsule": outcome(lambda: jax.ffi.register_ffi_target(
+        "laminax_test_bad", library.Affine, platform="cpu")),
+}
+"""
+
+
+@requires_jax
+def test_ffi_kernel_matches_jax(kernel_library):
+    expected = run_jax(SNIPPET, LIB=kernel_library)
+    scope = {"jax": laminax, "jnp": lnp, "np": np, "LIB": kernel_library}
+    exec(SNIPPET, scope)
+    got = scope["result"]
+    mismatched = {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}
+    assert not mismatched
+    assert got["eager"] == ("ok", ([0.0, 3.3333332538604736, 6.666666507720947, 10.0], 6.0))
+    assert got["vmap both"][1][1] == [6.0, 22.0, 38.0]
+
+
+def test_include_dir_holds_the_ffi_headers():
+    assert (Path(laminax.ffi.include_dir()) / "xla" / "ffi" / "api" / "ffi.h").is_file()
