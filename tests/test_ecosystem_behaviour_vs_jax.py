@@ -108,6 +108,25 @@ CASES = {
         "    out = jax.pmap(lambda x, y: x * 2 + y)(jnp.ones((1, 3)), y=jnp.arange(3.0)[None])\n"
         "result = np.asarray(out)"
     ),
+    # copies are new buffers (optax's schedule_free donates params and a copy of them)
+    "copies_are_new_buffers": (
+        "x = jnp.ones(3)\n"
+        "same = lambda y: [y is x, y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()]\n"
+        "result = [same(y) for y in (x.copy(), jnp.copy(x), jnp.array(x), jnp.asarray(x),"
+        " jnp.array(x, copy=False))]\n"
+        "f = jax.jit(lambda a, b: (a + 1, b * 2), donate_argnums=(0, 1))\n"
+        "result.append([np.asarray(v) for v in f(x, x.copy())])"
+    ),
+    # vmap of a jitted function leaves the outputs that no mapped input reaches unmapped
+    # (jacfwd and hessian through a jit: optax's sigmoid_focal_loss test)
+    "vmap_of_jit_unmapped_outputs": (
+        "g = jax.jit(lambda v: jnp.sin(v) * 2)\n"
+        "f = lambda x: jnp.sum(g(x))\n"
+        "x = jnp.arange(3.0)\n"
+        "h = jax.jit(lambda a, b: (a * 2, b + 1))\n"
+        "result = [np.asarray(jax.jacfwd(g)(x)), np.asarray(jax.hessian(f)(x)),"
+        " [np.asarray(v) for v in jax.vmap(h, (0, None), (0, None))(x, 1.0)]]"
+    ),
     "at_empty_index_arrays": (
         "x = jnp.arange(6.0).reshape(2, 3)\n"
         "e = jnp.array([], jnp.int32)\n"
@@ -152,3 +171,25 @@ def test_promotion_retraces_only_a_weak_carry():
     # a strongly typed carry whose body changes its dtype is still an error, as in JAX
     with pytest.raises(TypeError, match="carry"):
         jax.lax.scan(lambda c, x: (c + x, None), jnp.float16(0), jnp.ones(3, jnp.float32))
+
+
+# x64: integer indexing with an int64 index (optax's lbfgs under x64 indexes its memory with
+# `(memory_idx + jnp.arange(n)) % n`): every dynamic_slice start takes one index type; lax's
+# dynamic_slice rejects mixed index types as JAX does
+X64_INDEXING = (
+    "x = jnp.arange(12.0).reshape(4, 3)\n"
+    "f = jax.jit(lambda x, i, j: [x[i], x[:, i], x[j, i], x[i, 1:]])\n"
+    "result = [np.asarray(v) for v in f(x, jnp.int64(-1), jnp.int32(2))]\n"
+    "try:\n"
+    "    jax.lax.dynamic_slice(x, (jnp.int32(1), jnp.int64(0)), (2, 3))\n"
+    "    result.append('no error')\n"
+    "except TypeError as e:\n"
+    "    result.append(str(e))\n"
+)
+
+
+def test_x64_integer_indexing_matches_jax():
+    expected = run_jax(X64_INDEXING, x64=True)
+    with jax.enable_x64(True):
+        ours = _run_laminax(X64_INDEXING)
+    assert_same(_plain(ours), expected)

@@ -8,7 +8,7 @@ run on a clean clone:
     python3 tools/dev.py isolated PKG   one package's tests with only it and the layers below
     python3 tools/dev.py layers         the import-layering contract
     python3 tools/dev.py loc            code lines per package against tools/loc_budget.toml
-    python3 tools/dev.py clients [--reference] [--update-known] [LIB...]
+    python3 tools/dev.py clients [--whole] [--reference] [--update-known] [LIB...]
                                         optax, chex, equinox: their own test suites on laminax (tools/clients.py)
     python3 tools/dev.py ci             all of the above, as .ci/run runs it
 
@@ -180,7 +180,8 @@ def cmd_clients(args: list[str]) -> int:
     jax_python = _clients_jax_python() if "--reference" in args else None
     workers = os.environ.get("LAMINAX_CLIENT_WORKERS", "2")
     return clients.main(
-        _clients_python(), jax_python, names, workers, update_known="--update-known" in args
+        _clients_python(), jax_python, names, workers, update_known="--update-known" in args,
+        whole="--whole" in args,
     )
 
 

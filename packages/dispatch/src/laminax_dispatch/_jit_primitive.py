@@ -31,6 +31,7 @@ from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
     UndefinedPrimal,
+    Var,
     Zero,
     backward_pass,
     batching,
@@ -339,14 +340,28 @@ def _jit_transpose(cts, *args, jaxpr, name, in_shardings, out_shardings, **param
 # ----- batching -----------------------------------------------------------------------------
 
 
-def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data) -> ClosedJaxpr:
-    n_out = len(closed.out_avals)
+def _mapped_outputs(jaxpr: Jaxpr, dims) -> list[bool]:
+    """Which outputs depend on a batched input: the others stay unbatched, as in JAX (jacfwd
+    of a jitted function maps only the tangents; its primal output must stay unmapped)."""
+    mapped = {v for v, d in zip(jaxpr.invars, dims, strict=True) if d is not None}
+    for eqn in jaxpr.eqns:
+        if any(isinstance(v, Var) and v in mapped for v in eqn.invars):
+            mapped.update(eqn.outvars)
+    return [isinstance(v, Var) and v in mapped for v in jaxpr.outvars]
+
+
+def _batch_jaxpr(closed: ClosedJaxpr, in_avals, dims, axis_data):
+    out_dims = [0 if m else None for m in _mapped_outputs(closed.jaxpr, dims)]
 
     def batched_fun(*xs):
-        return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data, lambda: [0] * n_out)
+        return batching.batch_flat(_eval_closed(closed), xs, dims, axis_data, lambda: out_dims)
 
-    traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
-    return traced
+    try:
+        traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
+    except ValueError:  # an output mapped without a mapped input (axis_index): all mapped
+        out_dims = [0] * len(out_dims)
+        traced, _ = trace_to_jaxpr(batched_fun, in_avals, "vmap of jit")
+    return traced, out_dims
 
 
 def batched_sharding(sharding, axis, ndim: int):
@@ -362,7 +377,8 @@ def batched_sharding(sharding, axis, ndim: int):
 def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_shardings, **params):
     in_avals = [get_aval(x) for x in args]
     key = ("vmap", jaxpr, tuple(in_avals), tuple(dims), axis_data.size, axis_data.name)
-    batched = memoize_on_jaxpr(key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data))
+    batched, out_dims = memoize_on_jaxpr(
+        key, lambda: _batch_jaxpr(jaxpr, in_avals, dims, axis_data))
     outs = call_jaxpr(
         batched,
         args,
@@ -373,10 +389,11 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, name, in_shardings, out_sharding
             batched_sharding(s, d, a.ndim)
             for s, d, a in zip(in_shardings, dims, jaxpr.in_avals, strict=True)
         ),
-        tuple(batched_sharding(s, 0, a.ndim) for s, a in zip(out_shardings, jaxpr.out_avals, strict=True)),
+        tuple(batched_sharding(s, d, a.ndim)
+              for s, d, a in zip(out_shardings, out_dims, jaxpr.out_avals, strict=True)),
         params.get("ctx_mesh"),
     )
-    return outs, [0] * len(outs)
+    return outs, out_dims
 
 
 # ----- lowering -----------------------------------------------------------------------------

@@ -130,7 +130,12 @@ def _start_operands(shape, start_indices, allow_negative_indices, name: str) -> 
     if len(allow) != len(shape):
         raise ValueError(f"{name}: allow_negative_indices needs one bool per dimension of "
                          f"{shape}, got {len(allow)}.")
-    return [_start_operand(i, d, a) for i, d, a in zip(start_indices, shape, allow, strict=True)]
+    starts = [_start_operand(i, d, a) for i, d, a in zip(start_indices, shape, allow, strict=True)]
+    kinds = [get_aval(as_operands(i)[0]).dtype for i in starts]
+    if len(set(kinds)) > 1:  # StableHLO takes one index type; JAX checks it here too
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                        f"{', '.join(str(k) for k in kinds)}")
+    return starts
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):

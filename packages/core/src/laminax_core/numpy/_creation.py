@@ -76,7 +76,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
       object: the value; lists may hold tracers.
       dtype: the dtype of the result; by default the dtype of `object` by JAX's rules (Python
         floats become float32 unless x64 is enabled).
-      copy: accepted for NumPy compatibility (arrays are immutable).
+      copy: whether a concrete array comes back in a new buffer (JAX's default: a donated
+        argument and its copy are different buffers); False or None may return `object`.
       order: only "K", "C" or None are supported.
       ndmin: the minimum number of dimensions (leading size-1 axes are added).
       device: a Device or Sharding to put the (concrete) result on; ignored while tracing.
@@ -90,7 +91,6 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
       >>> array([1, 2.5])
       array([1. , 2.5], dtype=float32)
     """
-    del copy
     check_placement("array", device, out_sharding)
     if order not in (None, "K", "C"):
         raise NotImplementedError(f"jnp.array: only order='K' or 'C' is supported, got {order!r}.")
@@ -130,6 +130,8 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     ndim = get_aval(out).ndim
     if ndmin > ndim:
         out = lax.expand_dims(out, tuple(range(ndmin - ndim)))
+    if copy and out is object and not isinstance(out, (np.ndarray, np.generic, _trace.Tracer)):
+        out = lax.copy_p.bind(out)  # a laminax Array: a new buffer, as JAX's copy
     out = out if isinstance(out, _trace.Tracer) else eager_array(out)
     return place(out, device, out_sharding, traced=True)
 
@@ -183,7 +185,7 @@ def asarray(a, dtype=None, order: str | None = None, *, copy: bool | None = None
 
 
 def copy(a, order: str | None = None):
-    """A copy of `a` (arrays are immutable, so this is `asarray`).
+    """A copy of `a` (a concrete array in a new buffer).
 
     Example:
       >>> copy(np.arange(2))

@@ -286,6 +286,9 @@ def _dynamic_ints(x, entries):
             starts.append(_normalize_index(i, shape[dim]))
             sizes.append(1)
             squeezed.append(dim)
+    # one index type for all starts (StableHLO's rule): int64 if an index is (x64), else int32
+    dtype = _index_dtype([as_array(starts[d]) for d in squeezed])
+    starts = [convert_dtype(as_array(i), dtype) for i in starts]
     # the starts are already normalized: no second wrap of negative indices
     sliced = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
     return lax.squeeze(sliced, tuple(squeezed))
