@@ -282,3 +282,28 @@ def test_array_garbage_collection_guard_reports_like_jax():
     assert got == expected
     assert got[0] == {"default": False, "context log": True, "after context": False,
                       "global log": True, "global allow": False, "end": False}
+
+
+THREAD_GUARD_SNIPPET = """
+import threading
+values = [jax.config.jax_thread_guard]
+with jax.thread_guard(True):
+    values.append(jax.config.jax_thread_guard)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(
+        (jax.config.jax_thread_guard, float(jnp.sum(jnp.ones(3))))))
+    worker.start()
+    worker.join()
+    values.append(seen)
+    # a single process is never refused, from any thread
+    values.append(float(jax.jit(lambda x: x * 2)(3.0)))
+values.append(jax.config.jax_thread_guard)
+result = values
+"""
+
+
+@requires_jax
+def test_thread_guard_matches_jax():
+    got = run_laminax(THREAD_GUARD_SNIPPET)
+    assert got == run_jax(THREAD_GUARD_SNIPPET)
+    assert got[1] is True and got[-1] is False

@@ -23,6 +23,7 @@ __all__ = [
     "array_garbage_collection_guard",
     "explicit_device_get_scope",
     "explicit_device_put_scope",
+    "thread_guard",
     "transfer_guard",
     "transfer_guard_device_to_device",
     "transfer_guard_device_to_host",
@@ -140,4 +141,17 @@ array_garbage_collection_guard = config.define_optional_enum_state(
     "Array's creation traceback, or 'fatal'.",
     update_global_hook=functools.partial(_set_gc_level, guard_lib.global_state),
     update_thread_local_hook=functools.partial(_set_gc_level, guard_lib.thread_local_state),
+)
+
+
+# jaxlib checks, in a multi-process program, that collective operations are only issued from
+# the thread that set the guard (threads issuing them in different orders on different
+# processes deadlock or crash); a single process is never affected
+thread_guard = config.define_bool_state(
+    "jax_thread_guard",
+    False,
+    "Raise if a multi-process operation is issued from a thread other than the one that set "
+    "this guard.",
+    update_thread_local_hook=lambda value: guard_lib.update_thread_guard_global_state(
+        bool(value)),
 )
