@@ -37,10 +37,10 @@ library = ctypes.cdll.LoadLibrary(LIB)
 jax.ffi.register_ffi_target("laminax_test_affine", jax.ffi.pycapsule(library.Affine),
                             platform="cpu")
 
-def affine(x, offset, factor=2.0, vmap_method="sequential"):
+def affine(x, offset, factor=np.float32(2), vmap_method="sequential"):
     out = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct((), x.dtype))
     return jax.ffi.ffi_call("laminax_test_affine", out, vmap_method=vmap_method)(
-        x, offset, factor=np.float32(factor))
+        x, offset, factor=factor if isinstance(factor, np.generic) else np.float32(factor))
 
 def outcome(thunk):
     try:
@@ -73,6 +73,11 @@ result = {
     "expand_dims": outcome(lambda: jax.vmap(
         lambda a: affine(a, o, vmap_method="expand_dims"))(X)),
     "no vmap_method": outcome(lambda: jax.vmap(lambda a: affine(a, o, vmap_method=None))(X)),
+    # attributes are typed exactly (a Python float is float64, whatever the x64 mode)
+    "python float attribute": outcome(lambda: jax.ffi.ffi_call("laminax_test_affine", (
+        jax.ShapeDtypeStruct((4,), np.float32), jax.ShapeDtypeStruct((), np.float32)))(
+        x, o, factor=2.0)),
+    "float64 attribute": outcome(lambda: affine(x, o, np.float64(2))),
     "grad": outcome(lambda: jax.grad(lambda a: affine(a, o)[1])(x)),
     "unregistered": outcome(lambda: jax.ffi.ffi_call(
         "laminax_test_missing", jax.ShapeDtypeStruct((4,), np.float32))(x)),
@@ -92,6 +97,7 @@ def test_ffi_kernel_matches_jax(kernel_library):
     assert not mismatched
     assert got["eager"] == ("ok", ([0.0, 3.3333332538604736, 6.666666507720947, 10.0], 6.0))
     assert got["vmap both"][1][1] == [6.0, 22.0, 38.0]
+    assert got["python float attribute"] == got["float64 attribute"] == ("JaxRuntimeError",)
 
 
 def test_include_dir_holds_the_ffi_headers():

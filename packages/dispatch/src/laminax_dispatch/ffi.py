@@ -21,7 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import ffi_call, ffi_call_p
 
 from laminax_dispatch._lowering._core import register_lowering
-from laminax_dispatch._mlir import _element_type, aval_to_ir_type
+from laminax_dispatch._mlir import aval_to_ir_type
 
 __all__ = ["ffi_call", "include_dir", "pycapsule", "register_ffi_target"]
 
@@ -59,6 +59,19 @@ def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: 
                                            api_version=api_version, **kwargs)
 
 
+def _scalar_type(dtype: np.dtype) -> ir.Type:
+    # the exact type, never canonicalized for x64 mode: the handler checks it
+    if np.issubdtype(dtype, np.signedinteger):
+        return ir.IntegerType.get_signless(dtype.itemsize * 8)
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return ir.IntegerType.get_unsigned(dtype.itemsize * 8)
+    floats = {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type,
+              "float64": ir.F64Type}
+    if dtype.name not in floats:
+        raise TypeError(f"ffi_call: no FFI attribute type for {dtype.name} scalars.")
+    return floats[dtype.name].get()
+
+
 def _attribute(value: Any) -> ir.Attribute:
     if isinstance(value, str):
         return ir.StringAttr.get(value)
@@ -66,8 +79,8 @@ def _attribute(value: Any) -> ir.Attribute:
     if dtype == np.bool_:
         return ir.BoolAttr.get(bool(value))
     if np.issubdtype(dtype, np.integer):
-        return ir.IntegerAttr.get(_element_type(dtype), int(value))
-    return ir.FloatAttr.get(_element_type(dtype), float(value))
+        return ir.IntegerAttr.get(_scalar_type(dtype), int(value))
+    return ir.FloatAttr.get(_scalar_type(dtype), float(value))
 
 
 def _row_major(aval) -> ir.Attribute:
