@@ -25,7 +25,7 @@ REPORT = """<?xml version="1.0" encoding="utf-8"?>
 @pytest.fixture
 def records(tmp_path, monkeypatch):
     monkeypatch.setattr(clients, "RECORDS", tmp_path)
-    monkeypatch.setitem(clients.CLIENTS, "lib", {"version": "1.0", "tests": [], "ignore": [],
+    monkeypatch.setitem(clients.CLIENTS, "lib", {"version": "1.0", "tests": ["pkg"], "ignore": [],
                                                    "target": 50.0})
     report = tmp_path / "lib.laminax.xml"
     report.write_text(REPORT)
@@ -66,6 +66,6 @@ def test_record_known_failures_lists_jax_passing_tests_that_fail(records, monkey
         "pkg.a_test.ATest::test_ok\npkg.a_test.ATest::test_error\n"
     )
     monkeypatch.setattr(clients, "WORK", where)  # the laminax report lives beside the records
-    clients.record_known_failures("lib")
+    clients.record_known_failures("lib", whole=True)
     lines = (where / "lib.known-failures.txt").read_text().splitlines()
     assert lines[1:] == ["pkg.a_test.ATest::test_error  # TypeError: nope"]

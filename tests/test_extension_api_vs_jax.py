@@ -261,3 +261,23 @@ result = np.asarray(f(1.0))
 
 def test_constants_under_ensure_compile_time_eval_match_jax():
     assert_same(run_as_jax(COMPILE_TIME_EVAL), run_jax(COMPILE_TIME_EVAL))
+
+
+# pmap's ahead-of-time path takes the pmapped function's pytree arguments (equinox's
+# filter_pmap(...).lower(...).compile()).
+PMAP_AOT = """
+f = jax.pmap(lambda d, s: {"a": d["x"] * 2 + s})
+lowered = f.lower({"x": jnp.ones((1, 3))}, jnp.zeros((1,)))
+compiled = lowered.compile()
+out = compiled({"x": jnp.ones((1, 3)) * 3}, jnp.ones((1,)))
+try:
+    compiled(jnp.ones((1, 3)), jnp.ones((1,)))
+    wrong_tree = None
+except TypeError:
+    wrong_tree = "TypeError"
+result = [np.asarray(out["a"]), str(lowered.in_tree), wrong_tree]
+"""
+
+
+def test_pmap_lower_compile_takes_pytree_arguments_like_jax():
+    assert_same(run_as_jax(PMAP_AOT), run_jax(PMAP_AOT))

@@ -37,10 +37,10 @@ library = ctypes.cdll.LoadLibrary(LIB)
 jax.ffi.register_ffi_target("laminax_test_affine", jax.ffi.pycapsule(library.Affine),
                             platform="cpu")
 
-def affine(x, offset, factor=2.0, vmap_method="sequential"):
+def affine(x, offset, factor=np.float32(2), vmap_method="sequential"):
     out = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct((), x.dtype))
     return jax.ffi.ffi_call("laminax_test_affine", out, vmap_method=vmap_method)(
-        x, offset, factor=np.float32(factor))
+        x, offset, factor=factor if isinstance(factor, np.generic) else np.float32(factor))
 
 def outcome(thunk):
     try:
@@ -73,6 +73,11 @@ result = {
     "expand_dims": outcome(lambda: jax.vmap(
         lambda a: affine(a, o, vmap_method="expand_dims"))(X)),
     "no vmap_method": outcome(lambda: jax.vmap(lambda a: affine(a, o, vmap_method=None))(X)),
+    # attributes are typed exactly (a Python float is float64, whatever the x64 mode)
+    "python float attribute": outcome(lambda: jax.ffi.ffi_call("laminax_test_affine", (
+        jax.ShapeDtypeStruct((4,), np.float32), jax.ShapeDtypeStruct((), np.float32)))(
+        x, o, factor=2.0)),
+    "float64 attribute": outcome(lambda: affine(x, o, np.float64(2))),
     "grad": outcome(lambda: jax.grad(lambda a: affine(a, o)[1])(x)),
     "unregistered": outcome(lambda: jax.ffi.ffi_call(
         "laminax_test_missing", jax.ShapeDtypeStruct((4,), np.float32))(x)),
@@ -92,7 +97,48 @@ def test_ffi_kernel_matches_jax(kernel_library):
     assert not mismatched
     assert got["eager"] == ("ok", ([0.0, 3.3333332538604736, 6.666666507720947, 10.0], 6.0))
     assert got["vmap both"][1][1] == [6.0, 22.0, 38.0]
+    assert got["python float attribute"] == got["float64 attribute"] == ("JaxRuntimeError",)
 
 
 def test_include_dir_holds_the_ffi_headers():
     assert (Path(laminax.ffi.include_dir()) / "xla" / "ffi" / "api" / "ffi.h").is_file()
+
+
+LOWERING_SNIPPET = """
+import ctypes, importlib
+mlir = importlib.import_module(jax.__name__ + ".interpreters.mlir")
+extend_core = importlib.import_module(jax.__name__ + ".extend.core")
+library = ctypes.cdll.LoadLibrary(LIB)
+jax.ffi.register_ffi_target("laminax_test_affine", jax.ffi.pycapsule(library.Affine),
+                            platform="cpu")
+# a primitive of the user's own, lowered to the kernel by ffi_lowering
+affine_p = extend_core.Primitive("laminax_test_affine_p")
+affine_p.multiple_results = True
+affine_p.def_abstract_eval(lambda x, o, **params: (jax.core.ShapedArray(x.shape, x.dtype),
+                                                    jax.core.ShapedArray((), x.dtype)))
+mlir.register_lowering(affine_p, jax.ffi.ffi_lowering("laminax_test_affine"), platform="cpu")
+x = np.arange(4, dtype=np.float32)
+o = np.ones(4, np.float32)
+
+def outcome(thunk):
+    try:
+        return ("ok", [np.asarray(v).tolist() for v in thunk()])
+    except Exception as e:
+        return (type(e).__name__,)
+
+result = {
+    "jit": outcome(lambda: jax.jit(lambda a, b: affine_p.bind(a, b, factor=np.float32(3)))(x, o)),
+    "float64 param": outcome(lambda: jax.jit(lambda a, b: affine_p.bind(a, b, factor=3.0))(x, o)),
+}
+"""
+
+
+@requires_jax
+def test_ffi_lowering_of_a_user_primitive_matches_jax(kernel_library):
+    # (JAX also refuses to run such a primitive outside jit, having no impl for it; laminax
+    # runs every primitive eagerly through its lowering, so that is not compared)
+    expected = run_jax(LOWERING_SNIPPET, LIB=kernel_library)
+    scope = {"jax": laminax, "jnp": lnp, "np": np, "LIB": kernel_library}
+    exec(LOWERING_SNIPPET, scope)
+    assert scope["result"] == expected
+    assert expected["jit"] == ("ok", [[1.0, 4.0, 7.0, 10.0], 6.0])

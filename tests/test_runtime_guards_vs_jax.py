@@ -24,9 +24,12 @@ def outcome(op):
     except Exception as e:
         return "refused" if "Disallowed host-to-device" in str(e) else type(e).__name__
 
+# jitted once: each guard level then only runs them (compiling is not what is guarded)
+make = jax.jit(lambda k: jnp.arange(3.0) * k, static_argnums=0)
+f = jax.jit(lambda a: a * 2)
+
 def ops():
-    x = jax.jit(lambda: jnp.arange(3.0) * 2)()
-    f = jax.jit(lambda a: a * 2)
+    x = make(2)
     return {
         "jit(numpy)": lambda: f(np.ones(3, np.float32)),
         "jit(python float)": lambda: f(1.5),
@@ -39,9 +42,9 @@ def ops():
         "Array * Array": lambda: x * x,
         "device_put(numpy)": lambda: jax.device_put(np.ones(3, np.float32)),
         "device_put(Array, device)": lambda: jax.device_put(x, jax.devices()[0]),
-        "np.asarray(Array)": lambda: np.asarray(jax.jit(lambda: jnp.arange(2.0) + 5)()),
-        "device_get": lambda: jax.device_get(jax.jit(lambda: jnp.arange(2.0) + 6)()),
-        "tolist": lambda: jax.jit(lambda: jnp.arange(2.0) + 7)().tolist(),
+        "np.asarray(Array)": lambda: np.asarray(make(5)),
+        "device_get": lambda: jax.device_get(make(6)),
+        "tolist": lambda: make(7).tolist(),
         "str(Array)": lambda: str(x),
     }
 
@@ -224,3 +227,83 @@ def test_transfer_guard_rejects_bad_values_like_config():
         warnings.simplefilter("error")
         with laminax.transfer_guard("log"):  # logging is not an exception
             laminax.jit(lambda a: a + 1)(np.ones(2, np.float32))
+
+
+GC_SCRIPT = """
+import gc, sys
+{imports}
+class Node:
+    pass
+
+def collect_cycle_holding_an_array(phase):
+    print("PHASE", phase, file=sys.stderr, flush=True)
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    a.x = jax.jit(lambda: jnp.arange(3.0) * 2)()
+    del a, b
+    gc.collect()
+
+gc.disable()
+collect_cycle_holding_an_array("default")
+with jax.array_garbage_collection_guard("log"):
+    collect_cycle_holding_an_array("context log")
+collect_cycle_holding_an_array("after context")
+jax.config.update("jax_array_garbage_collection_guard", "log")
+collect_cycle_holding_an_array("global log")
+jax.config.update("jax_array_garbage_collection_guard", "allow")
+collect_cycle_holding_an_array("global allow")
+print("PHASE end", file=sys.stderr, flush=True)
+print(jax.config.jax_array_garbage_collection_guard)
+"""
+
+
+def _gc_reports(python: str, imports: str, env=None) -> tuple[dict, str]:
+    """Which phases of GC_SCRIPT reported an Array freed by the garbage collector."""
+    import subprocess
+
+    done = subprocess.run([python, "-c", GC_SCRIPT.format(imports=imports)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    phases = done.stderr.split("PHASE ")[1:]
+    reports = {p.split("\n", 1)[0]: "deleted by the Python garbage collector" in p
+               for p in phases}
+    return reports, done.stdout.strip()
+
+
+@requires_jax
+def test_array_garbage_collection_guard_reports_like_jax():
+    import os
+    import sys
+
+    from jaxref import jax_python
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    got = _gc_reports(sys.executable, "import laminax as jax, laminax.numpy as jnp", env)
+    expected = _gc_reports(str(jax_python()), "import jax, jax.numpy as jnp")
+    assert got == expected
+    assert got[0] == {"default": False, "context log": True, "after context": False,
+                      "global log": True, "global allow": False, "end": False}
+
+
+THREAD_GUARD_SNIPPET = """
+import threading
+values = [jax.config.jax_thread_guard]
+with jax.thread_guard(True):
+    values.append(jax.config.jax_thread_guard)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(
+        (jax.config.jax_thread_guard, float(jnp.sum(jnp.ones(3))))))
+    worker.start()
+    worker.join()
+    values.append(seen)
+    # a single process is never refused, from any thread
+    values.append(float(jax.jit(lambda x: x * 2)(3.0)))
+values.append(jax.config.jax_thread_guard)
+result = values
+"""
+
+
+@requires_jax
+def test_thread_guard_matches_jax():
+    got = run_laminax(THREAD_GUARD_SNIPPET)
+    assert got == run_jax(THREAD_GUARD_SNIPPET)
+    assert got[1] is True and got[-1] is False

@@ -90,12 +90,12 @@ ffi_call_p = define_primitive(
 
 
 def _attribute(name: str, value: Any) -> Any:
-    # what laminax passes to a handler: strings and scalars. NumPy scalars keep their dtype;
-    # Python bools, ints and floats become bool, int64 and float32 (an FFI handler decodes
-    # attributes by exact type)
+    # what laminax passes to a handler: strings and scalars, typed as JAX types them (NumPy
+    # scalars keep their dtype; Python bool, int and float are bool, int64 and float64 whatever
+    # the x64 mode: a handler decodes an attribute by its exact type)
     if isinstance(value, str | np.generic):
         return value
-    for kind, dtype in ((bool, np.bool_), (int, np.int64), (float, np.float32)):
+    for kind, dtype in ((bool, np.bool_), (int, np.int64), (float, np.float64)):
         if isinstance(value, kind):
             return dtype(value)
     raise TypeError(f"ffi_call attribute {name!r}: laminax passes strings and scalars to FFI "
@@ -116,8 +116,8 @@ def ffi_call(target_name: str, result_shape_dtypes: Any, *, has_side_effect: boo
 
     Returns:
       ``call(*args, **attributes)``: the array arguments are the handler's buffers; keyword
-      arguments are its attributes (NumPy scalars keep their dtype, Python floats are float32
-      only if given as np.float32).
+      arguments are its attributes (NumPy scalars keep their dtype; Python floats are float64,
+      so a handler taking a 32-bit float needs ``np.float32(value)``).
     """
     if vmap_method is not None and vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be one of {_VMAP_METHODS} or None, "

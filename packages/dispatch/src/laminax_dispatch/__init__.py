@@ -50,6 +50,10 @@ from laminax_dispatch._runtime_info import host_ids as host_ids
 from laminax_dispatch._runtime_info import print_environment_info as print_environment_info
 from laminax_dispatch._runtime_info import process_indices as process_indices
 from laminax_dispatch._transfer_guard import transfer_guard as transfer_guard
+from laminax_dispatch._transfer_guard import thread_guard as thread_guard
+from laminax_dispatch._transfer_guard import (
+    array_garbage_collection_guard as array_garbage_collection_guard,
+)
 from laminax_dispatch._transfer_guard import transfer_guard_device_to_device as transfer_guard_device_to_device
 from laminax_dispatch._transfer_guard import transfer_guard_device_to_host as transfer_guard_device_to_host
 from laminax_dispatch._transfer_guard import transfer_guard_host_to_device as transfer_guard_host_to_device
@@ -104,6 +108,8 @@ __all__ = [
     "print_environment_info",
     "process_indices",
     "transfer_guard",
+    "thread_guard",
+    "array_garbage_collection_guard",
     "transfer_guard_device_to_device",
     "transfer_guard_device_to_host",
     "transfer_guard_host_to_device",

@@ -1,4 +1,5 @@
-"""Transfer guards: JAX's options that log or refuse host<->device copies.
+"""Transfer guards: JAX's options that log or refuse host<->device copies; and the guard on
+Arrays freed by Python's garbage collector rather than by reference counting.
 
 The checks themselves live in jaxlib's C++ runtime (`guard_lib`): every host-to-device copy of
 a NumPy array or Python scalar (an argument of a jitted call, an operand of an eager operation,
@@ -19,8 +20,10 @@ from jaxlib._jax import guard_lib
 from laminax_core.config import config
 
 __all__ = [
+    "array_garbage_collection_guard",
     "explicit_device_get_scope",
     "explicit_device_put_scope",
+    "thread_guard",
     "transfer_guard",
     "transfer_guard_device_to_device",
     "transfer_guard_device_to_host",
@@ -118,3 +121,37 @@ def explicit_device_put_scope() -> contextlib.AbstractContextManager:
 def explicit_device_get_scope() -> contextlib.AbstractContextManager:
     """Marks the device-to-host copies inside the block as explicit (`device_get`)."""
     return _explicit("explicit_device_get")
+
+
+def _set_gc_level(state_of: Callable[[], Any], value: str | None) -> None:
+    level = None if value is None else getattr(guard_lib.GarbageCollectionGuardLevel,
+                                               value.upper())
+    state_of().garbage_collect_array = level
+
+
+# jaxlib reports an Array the garbage collector frees (it sat in a reference cycle, holding
+# its device memory until a collection ran): 'log' writes the error and the Array's creation
+# traceback to stderr, 'fatal' aborts the process
+array_garbage_collection_guard = config.define_optional_enum_state(
+    "jax_array_garbage_collection_guard",
+    ("allow", "log", "fatal"),
+    None,
+    "What happens when an Array is freed by the garbage collector (it was in a reference "
+    "cycle) instead of by reference counting: 'allow' (default), 'log' an error with the "
+    "Array's creation traceback, or 'fatal'.",
+    update_global_hook=functools.partial(_set_gc_level, guard_lib.global_state),
+    update_thread_local_hook=functools.partial(_set_gc_level, guard_lib.thread_local_state),
+)
+
+
+# jaxlib checks, in a multi-process program, that collective operations are only issued from
+# the thread that set the guard (threads issuing them in different orders on different
+# processes deadlock or crash); a single process is never affected
+thread_guard = config.define_bool_state(
+    "jax_thread_guard",
+    False,
+    "Raise if a multi-process operation is issued from a thread other than the one that set "
+    "this guard.",
+    update_thread_local_hook=lambda value: guard_lib.update_thread_guard_global_state(
+        bool(value)),
+)

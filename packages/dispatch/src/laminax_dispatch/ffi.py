@@ -21,9 +21,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import ffi_call, ffi_call_p
 
 from laminax_dispatch._lowering._core import register_lowering
-from laminax_dispatch._mlir import _element_type, aval_to_ir_type
+from laminax_dispatch._mlir import aval_to_ir_type
 
-__all__ = ["ffi_call", "include_dir", "pycapsule", "register_ffi_target"]
+__all__ = ["ffi_call", "ffi_lowering", "include_dir", "pycapsule", "register_ffi_target"]
 
 
 def include_dir() -> str:
@@ -59,42 +59,102 @@ def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: 
                                            api_version=api_version, **kwargs)
 
 
+def _scalar_type(dtype: np.dtype) -> ir.Type:
+    # the exact type, never canonicalized for x64 mode: the handler checks it
+    if np.issubdtype(dtype, np.signedinteger):
+        return ir.IntegerType.get_signless(dtype.itemsize * 8)
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return ir.IntegerType.get_unsigned(dtype.itemsize * 8)
+    floats = {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type,
+              "float64": ir.F64Type}
+    if dtype.name not in floats:
+        raise TypeError(f"ffi_call: no FFI attribute type for {dtype.name} scalars.")
+    return floats[dtype.name].get()
+
+
 def _attribute(value: Any) -> ir.Attribute:
     if isinstance(value, str):
         return ir.StringAttr.get(value)
+    if isinstance(value, ir.Attribute):
+        return value
+    for kind, python_dtype in ((bool, np.bool_), (int, np.int64), (float, np.float64)):
+        if isinstance(value, kind) and not isinstance(value, np.generic):
+            value = python_dtype(value)
+            break
+    if not isinstance(value, np.generic):
+        raise TypeError(f"FFI attributes are strings and scalars, got {type(value).__name__}.")
     dtype = np.dtype(type(value))
     if dtype == np.bool_:
         return ir.BoolAttr.get(bool(value))
     if np.issubdtype(dtype, np.integer):
-        return ir.IntegerAttr.get(_element_type(dtype), int(value))
-    return ir.FloatAttr.get(_element_type(dtype), float(value))
+        return ir.IntegerAttr.get(_scalar_type(dtype), int(value))
+    return ir.FloatAttr.get(_scalar_type(dtype), float(value))
 
 
-def _row_major(aval) -> ir.Attribute:
-    return ir.DenseIntElementsAttr.get(np.arange(aval.ndim - 1, -1, -1, dtype=np.int64),
-                                       type=ir.IndexType.get())
+def _layout(aval, minor_to_major=None) -> ir.Attribute:
+    order = (np.arange(aval.ndim - 1, -1, -1) if minor_to_major is None
+             else np.asarray(minor_to_major))
+    return ir.DenseIntElementsAttr.get(order.astype(np.int64), type=ir.IndexType.get())
 
 
-def _ffi_call_lower(ctx, *args, target_name, result_avals, has_side_effect, attributes,
-                    vmap_method):
-    del vmap_method
+def _custom_call(target_name: str, operands, avals_in, avals_out, attributes: dict, *,
+                 has_side_effect: bool = False, operand_layouts=None, result_layouts=None):
+    operand_layouts = operand_layouts or [None] * len(avals_in)
+    result_layouts = result_layouts or [None] * len(avals_out)
     op = hlo.CustomCallOp.build_generic(
-        results=[aval_to_ir_type(a) for a in result_avals],
-        operands=list(args),
+        results=[aval_to_ir_type(a) for a in avals_out],
+        operands=list(operands),
         attributes={
             "call_target_name": ir.StringAttr.get(target_name),
             "has_side_effect": ir.BoolAttr.get(has_side_effect),
             # the attributes the handler decodes, as a dictionary (what the typed FFI reads)
             "backend_config": ir.DictAttr.get(
-                {name: _attribute(value) for name, value in attributes}),
+                {name: _attribute(value) for name, value in attributes.items()}),
             # 4: the typed FFI (XLA passes buffers and decoded attributes to the handler)
             "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
             "called_computations": ir.ArrayAttr.get([]),
-            "operand_layouts": ir.ArrayAttr.get([_row_major(a) for a in ctx.avals_in]),
-            "result_layouts": ir.ArrayAttr.get([_row_major(a) for a in result_avals]),
+            "operand_layouts": ir.ArrayAttr.get(
+                [_layout(a, m) for a, m in zip(avals_in, operand_layouts, strict=True)]),
+            "result_layouts": ir.ArrayAttr.get(
+                [_layout(a, m) for a, m in zip(avals_out, result_layouts, strict=True)]),
         },
     )
     return list(op.results)
+
+
+def ffi_lowering(call_target_name: str, *, operand_layouts=None, result_layouts=None,
+                 backend_config: dict | None = None, has_side_effect: bool = False):
+    """A lowering rule (for `laminax.interpreters.mlir.register_lowering`) that calls the FFI
+    handler `call_target_name` on a primitive's operands, with result types from its avals.
+
+    Args:
+      operand_layouts, result_layouts: per operand / result, a minor-to-major dimension
+        order (XLA's convention) or None for row-major; None: all row-major.
+      backend_config: attributes (``ir.Attribute``s or Python/NumPy scalars and strings)
+        always passed; the primitive's params are added to them.
+      has_side_effect: XLA must not remove or merge the call.
+
+    Example:
+      >>> rule = ffi_lowering("my_kernel")  # mlir.register_lowering(my_p, rule)
+    """
+    if backend_config is not None and not isinstance(backend_config, dict):
+        raise TypeError("ffi_lowering: the typed FFI takes backend_config as a dict of "
+                        f"attributes, got {type(backend_config).__name__}.")
+
+    def rule(ctx, *operands, **params):
+        attributes = {**(backend_config or {}), **params}
+        return _custom_call(call_target_name, operands, ctx.avals_in, ctx.avals_out,
+                            attributes, has_side_effect=has_side_effect,
+                            operand_layouts=operand_layouts, result_layouts=result_layouts)
+
+    return rule
+
+
+def _ffi_call_lower(ctx, *args, target_name, result_avals, has_side_effect, attributes,
+                    vmap_method):
+    del vmap_method
+    return _custom_call(target_name, args, ctx.avals_in, result_avals, dict(attributes),
+                        has_side_effect=has_side_effect)
 
 
 register_lowering(ffi_call_p, _ffi_call_lower)

@@ -86,6 +86,8 @@ from laminax_dispatch import host_ids as host_ids
 from laminax_dispatch import print_environment_info as print_environment_info
 from laminax_dispatch import process_indices as process_indices
 from laminax_dispatch import transfer_guard as transfer_guard
+from laminax_dispatch import thread_guard as thread_guard
+from laminax_dispatch import array_garbage_collection_guard as array_garbage_collection_guard
 from laminax_dispatch import transfer_guard_device_to_device as transfer_guard_device_to_device
 from laminax_dispatch import transfer_guard_device_to_host as transfer_guard_device_to_host
 from laminax_dispatch import transfer_guard_host_to_device as transfer_guard_host_to_device
@@ -258,4 +260,6 @@ __all__ = [
     "monitoring",
     "profiler",
     "ffi",
+    "array_garbage_collection_guard",
+    "thread_guard",
 ]

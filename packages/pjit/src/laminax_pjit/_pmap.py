@@ -18,6 +18,7 @@ import numpy as np
 from laminax_core import lax
 from laminax_core.internal import check_argnums, current_trace, eval_interpreter, get_aval
 from laminax_dispatch import jit
+from laminax_dispatch.stages import Compiled, Lowered
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
@@ -145,10 +146,44 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     def lower(*args, **kwargs):
         jitted, flat = prepare(args, kwargs)
-        return jitted.lower(*flat)
+        # the compiled function takes the dynamic arguments (static ones are compiled in)
+        _, in_tree = tree_flatten((tuple(a for i, a in enumerate(args) if i not in static),
+                                   kwargs))
+        return _PmapLowered(jitted.lower(*flat), in_tree)
 
     wrapped.lower = lower
     return wrapped
+
+
+class _PmapLowered(Lowered):
+    """A lowered pmap: the lowered jit over the flattened arguments, whose `compile()` takes
+    the arguments as the pmapped function does (pytrees), as JAX's does."""
+
+    def __init__(self, lowered: Lowered, in_tree):
+        self.__dict__.update(lowered.__dict__)
+        self.pmap_in_tree = in_tree
+
+    in_tree = property(lambda self: self.pmap_in_tree, doc="The tree of (args, kwargs).")
+
+    def compile(self, *args, **kwargs) -> Compiled:
+        return _PmapCompiled(super().compile(*args, **kwargs), self.pmap_in_tree)
+
+
+class _PmapCompiled(Compiled):
+    """A compiled pmap, called with the (pytree) arguments it was lowered for."""
+
+    def __init__(self, compiled: Compiled, in_tree):
+        self.__dict__.update(compiled.__dict__)
+        self.pmap_in_tree = in_tree
+
+    in_tree = property(lambda self: self.pmap_in_tree)
+
+    def __call__(self, *args, **kwargs):
+        flat, in_tree = tree_flatten((args, kwargs))
+        if in_tree != self.pmap_in_tree:
+            raise TypeError(f"Compiled pmap was lowered for arguments with tree "
+                            f"{self.pmap_in_tree}, but called with {in_tree}.")
+        return super().__call__(*flat)
 
 
 def _mapped_size(flat, axes_flat) -> int:
