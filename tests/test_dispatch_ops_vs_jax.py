@@ -170,6 +170,12 @@ SKIPPED = {
     "igammac",
     "igamma_grad_a",
     "regularized_incomplete_beta",
+    # compared with JAX in their own files (test_lax_rng_ragged_vs_jax, test_lax_composite_vs_jax):
+    # ragged_dot_general's params hold laminax objects the replay cannot send, and JAX's
+    # jax.extend.core.primitives has no stage primitive to replay
+    "ragged_dot_general",
+    "stage",
+    "platform_index",
 }
 CASES = [(c, d) for c, d in CASES if c.name not in SKIPPED and _replayable(c, d)]
 IDS = [f"{case.name}-{dtype.name}-{i}" for i, (case, dtype) in enumerate(CASES)]

@@ -221,10 +221,11 @@ def test_custom_vjp_python_scalar_residuals_match_jax():
 # saturating, with no warning).
 REDUCE_WINDOW_INT_INF = """
 import warnings
-warnings.simplefilter("error")
-x = jnp.arange(6, dtype=jnp.int32).reshape(1, 6)
-result = [np.asarray(jax.lax.reduce_window(x, init, op, (1, 2), (1, 2), "VALID"))
-          for init, op in ((-jnp.inf, jax.lax.max), (jnp.inf, jax.lax.min))]
+with warnings.catch_warnings():  # not process-wide: the reference worker runs other snippets
+    warnings.simplefilter("error")
+    x = jnp.arange(6, dtype=jnp.int32).reshape(1, 6)
+    result = [np.asarray(jax.lax.reduce_window(x, init, op, (1, 2), (1, 2), "VALID"))
+              for init, op in ((-jnp.inf, jax.lax.max), (jnp.inf, jax.lax.min))]
 """
 
 

@@ -199,6 +199,7 @@ def sequential_vmap(f: Callable) -> custom_vmap:
       >>> print(vmap(sequential_vmap(lambda x: x * 2))(np.arange(3.0)))
       [0. 2. 4.]
     """
+    # lax sits above this module in core's layers (lax builds on the transformations)
     from laminax_core.lax import map as lax_map
 
     f = custom_vmap(f)

@@ -51,6 +51,7 @@ def _batch(axis_data, args, dims, *, vmap_method, result_avals, **params):
             f"{', '.join(map(repr, _VMAP_METHODS))}; got vmap_method={vmap_method!r}.")
     bind = ffi_call_p.bind
     if vmap_method.startswith("sequential"):
+        # lax sits above this module in core's layers: its scan is needed only here
         from laminax_core.lax import scan
 
         mapped = [i for i, d in enumerate(dims) if d is not None]
