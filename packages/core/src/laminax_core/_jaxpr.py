@@ -253,7 +253,7 @@ def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     """One equation as a document: `b:f32[3] = sin a`."""
     # binders are named before the params, so nested jaxprs continue the naming after them
     lhs = _pp_vars(eqn.outvars, context, shapes=True) if eqn.outvars else None
-    inner = eqn.params.get("jaxpr") if eqn.primitive.name == "jit" else None
+    inner = eqn.params.get(getattr(eqn.primitive, "named_call_param", None) or "", None)
     if isinstance(inner, ClosedJaxpr | Jaxpr):
         context.alias_call(eqn, inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner)
     rhs = [

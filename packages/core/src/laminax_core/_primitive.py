@@ -116,6 +116,7 @@ class Primitive:
         self.impl: Callable | None = None
         self._abstract_eval: Callable | None = None
         self.print_params: Callable | None = None  # params -> dict of the params to print
+        self.named_call_param: str | None = None  # a called jaxpr printed with outer names
         self.registered_at: dict[str, str] = {}
 
     def __repr__(self) -> str:

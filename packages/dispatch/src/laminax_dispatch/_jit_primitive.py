@@ -418,6 +418,7 @@ jit_p = define_higher_order_primitive(
     partial_eval=_jit_partial_eval,
     print_params=_print_params,
 )
+jit_p.named_call_param = "jaxpr"
 
 
 @lowering_for(jit_p)
