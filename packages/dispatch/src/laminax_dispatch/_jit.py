@@ -702,6 +702,12 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
     in_shardings = in_shardings or (None,) * len(args)
     out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
+    if any(_holds_no_data(a) for a in jaxpr.out_avals):
+        return _impl_without_empty_outputs(args, jaxpr, name, in_shardings, out_shardings, params)
+    if any(get_aval(x).dtype == core_dtypes.float0 for x in args):
+        # residuals of integer or symbolic-zero tangents: float0 lowers as bool (as JAX's)
+        args = [np.zeros(np.shape(x), np.bool_) if get_aval(x).dtype == core_dtypes.float0
+                else x for x in args]
     placed = committed_shardings(args)
     key = (
         "impl",
@@ -732,6 +738,24 @@ def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **param
         return CompiledCall(name, jaxpr, None, None, names, [False] * len(args), kept, placement)
 
     return memoize_on_jaxpr(key, make)(list(args))
+
+
+def _impl_without_empty_outputs(args, jaxpr, name, in_shardings, out_shardings, params):
+    # float0 outputs (residuals of integer or symbolic-zero tangents that partial evaluation's
+    # known call returns) and tokens hold no data: the program computes the others
+    data = [i for i, a in enumerate(jaxpr.out_avals) if not _holds_no_data(a)]
+
+    def strip():
+        j = jaxpr.jaxpr
+        return ClosedJaxpr(Jaxpr(j.constvars, j.invars, [j.outvars[i] for i in data], j.eqns,
+                                 j.effects), jaxpr.consts)
+
+    stripped = memoize_on_jaxpr(("no empty outputs", jaxpr), strip)
+    outs = iter(_jit_impl(*args, jaxpr=stripped, name=name, in_shardings=in_shardings,
+                          out_shardings=tuple(out_shardings[i] for i in data), **params))
+    return [Token() if isinstance(a, AbstractToken)
+            else np.zeros(a.shape, core_dtypes.float0) if a.dtype == core_dtypes.float0
+            else next(outs) for a in jaxpr.out_avals]
 
 
 jit_p.def_impl(_jit_impl)

@@ -234,8 +234,6 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknown: tuple):
 
 def _jit_partial_eval(trace, args, params):
     jaxpr = params["jaxpr"]
-    if jaxpr.effects:  # effects stay in one call, run once
-        return trace.stage(jit_p, args, params)
     in_unknown = tuple(trace.is_unknown(x) for x in args)
     known, unknown, out_unknown, forwarded, n_known = memoize_on_jaxpr(
         ("partial_eval", jaxpr, in_unknown), lambda: _split_jaxpr(jaxpr, in_unknown)

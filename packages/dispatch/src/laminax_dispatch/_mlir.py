@@ -22,6 +22,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import AbstractToken, ShapedArray
+from laminax_core.dtypes import float0
 
 __all__ = [
     "ModuleBody",
@@ -96,7 +97,7 @@ _FLOAT_TYPES: dict[np.dtype, Callable[[], ir.Type]] = {
 
 def _element_type(dtype: np.dtype) -> ir.Type:
     dtype = np.dtype(dtype)
-    if dtype == np.bool_:
+    if dtype == np.bool_ or dtype == float0:  # float0 holds no data: passed as bool zeros
         return ir.IntegerType.get_signless(1)
     if dtype in _SIGNLESS_INTS:
         return ir.IntegerType.get_signless(_SIGNLESS_INTS[dtype])

@@ -221,6 +221,13 @@ def linearize_flat(fun: Callable, primals: Sequence, *, transformation: str = "l
             primals_out, tangents_out = jvp_interpreter.jvp_flat(
                 fun, primals, tangents, transformation=transformation, instantiate=True
             )
+        if any(pe_trace.is_unknown(p) for p in primals_out):
+            # a staged primal would leak out of the linearization as a tracer
+            raise TypeError(
+                f"{transformation}: a primal output depends on a computation that partial "
+                "evaluation staged whole (a primitive without a partial-evaluation rule that "
+                "splits known from unknown inputs), so its value is not known here."
+            )
         jaxpr, consts = pe_trace.to_jaxpr(tangents_out)
     finally:
         pe_trace.is_live = False

@@ -235,6 +235,8 @@ def _dense_attr(value: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAtt
     shape = list(value.shape)
     if value.dtype == np.bool_:
         data = value.astype(np.uint8)
+    elif value.dtype.itemsize == 0:  # float0: no data, lowered as bool zeros (as JAX's)
+        data = np.zeros(value.shape, np.uint8)
     elif value.dtype.kind == "V" or value.dtype.type.__module__.startswith("ml_dtypes"):
         data = value.view(_VIEW_AS_INT[value.dtype.itemsize])  # bfloat16, float8: raw bits
     else:
