@@ -42,6 +42,14 @@ result = str(jax.make_jaxpr(f)(np.ones(3, np.float32), np.ones(3, np.float32)))
     "grad_of_jit": """
 result = str(jax.make_jaxpr(jax.grad(lambda x: jax.jit(jnp.sin)(x) * 2))(1.0))
 """,
+    "grad_of_jit_closing_over_constants": """
+c = jnp.arange(3.0)
+k = np.linspace(0.0, 1.0, 3).astype(np.float32)
+g = jax.jit(lambda x: x * c + 2.5 * np.float32(3) + jnp.sin(x) * k)
+result = [str(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(g(x))))(np.ones(3, np.float32))),
+          str(jax.make_jaxpr(lambda x: jax.vjp(g, x)[1](x))(np.ones(3, np.float32))),
+          str(jax.make_jaxpr(lambda x: jax.linearize(g, x)[1](x))(np.ones(3, np.float32)))]
+""",
     "vmap_same_operand_twice": """
 result = str(jax.make_jaxpr(jax.vmap(lambda x: jax.jit(lambda a, b: a * b)(x, x)))(
     np.ones(3, np.float32)))

@@ -216,13 +216,15 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknown: tuple):
     """The known and unknown calls partial evaluation makes of `closed` (JAX's split): the
     known one maps the known inputs to the known outputs and the residuals it computes; the
     unknown one maps (residuals, unknown inputs) to the unknown outputs. Residuals that are
-    known inputs are passed as themselves (`forwarded`: their input position, else None)."""
+    known inputs or constants are passed as themselves (`forwarded`: the input position, a
+    1-tuple holding the constant, or None for a computed one), as JAX passes them."""
     known, unknown, out_unknown, res_avals = partial_eval_jaxpr(
         closed, list(in_unknown), [False] * len(closed.out_avals)
     )
     n_known = len(known.out_avals) - len(res_avals)
     kj = known.jaxpr
     position = {id(v): i for i, v in enumerate(kj.invars)}
+    position.update({id(v): (c,) for v, c in zip(kj.constvars, known.consts, strict=True)})
     forwarded = tuple(position.get(id(v)) for v in kj.outvars[n_known:])
     kept = [v for v, f in zip(kj.outvars[n_known:], forwarded, strict=True) if f is None]
     known = ClosedJaxpr(
@@ -251,7 +253,8 @@ def _jit_partial_eval(trace, args, params):
     computed = iter(known_outs[n_known:])
     # residuals are laid out as the compiler chooses (JAX leaves them unspecified, forwarded
     # inputs too)
-    residuals = [next(computed) if f is None else known_args[f] for f in forwarded]
+    residuals = [next(computed) if f is None else f[0] if type(f) is tuple else known_args[f]
+                 for f in forwarded]
     res_sh = [None] * len(residuals)
     if not any(out_unknown):
         return list(known_outs[:n_known])
