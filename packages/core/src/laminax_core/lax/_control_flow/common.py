@@ -208,9 +208,18 @@ def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
 
 
 class MemorySpace(enum.Enum):
-    """Where an array lives; printed in `empty2`'s params as JAX prints it."""
+    """Where an array lives (JAX's `jax.memory.Space`): device memory, pinned host memory,
+    or any; printed in `empty2`'s params as JAX prints it."""
 
     Device = "device"
+    Host = "host"
+    Any = "any"
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+    # identity hashing, as JAX's (Enum hashes the name)
+    __hash__ = object.__hash__
 
 
 empty2_p = define_primitive(
