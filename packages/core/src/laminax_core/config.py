@@ -968,7 +968,8 @@ jax2tf_associative_scan_reductions = bool_state(
 remove_size_one_mesh_axis_from_type = bool_state(
     "jax_remove_size_one_mesh_axis_from_type",
     False,
-    "Drops mesh axes of size 1 from the sharding that an array's type records.",
+    "JAX: drops mesh axes of size 1 from the sharding and varying axes an array's type records. "
+    "Recorded for programs that set it; laminax's types keep such axes either way.",
     include_in_jit_key=True,
     include_in_trace_context=True,
 )
@@ -976,8 +977,9 @@ remove_size_one_mesh_axis_from_type = bool_state(
 auto_pcast = bool_state(
     "jax_auto_pcast",
     True,
-    "Inside shard_map with varying-manual-axes checking, inserts the casts that make operands' "
-    "varying axes agree on simple operations.",
+    "JAX: inside shard_map with varying-manual-axes checking, inserts the pvary casts that make "
+    "operands agree. Recorded for programs that set it; laminax's shard_map does not type "
+    "varying axes, so there is nothing to cast.",
     include_in_jit_key=True,
     include_in_trace_context=True,
 )
