@@ -22,6 +22,17 @@ from laminax_core._jaxpr import Literal
 from laminax_core._primitive import NOT_LINEAR, define_primitive
 
 __all__ = [
+    "DotsSaveable",
+    "SaveAnyNamesButThese",
+    "SaveOnlyTheseNames",
+    "everything_saveable",
+    "nothing_saveable",
+    "offload_dot_with_no_batch_dims",
+    "save_and_offload_only_these_names",
+    "save_any_names_but_these",
+    "save_anything_except_these_names",
+    "save_from_both_policies",
+    "save_only_these_names",
     "Offloadable",
     "Recompute",
     "Saveable",
