@@ -21,7 +21,6 @@ from laminax_dispatch.internal import (
     aval_to_ir_type,
     dim_values,
     ir_constant,
-    is_static_shape,
     lowering_platforms,
     register_lowering,
 )
@@ -70,10 +69,6 @@ def _check_avals(avals, exported: Exported):
                     f"expected {want.shape} and called with {got.shape}")
     if not dim_vars_of(exported.in_avals):
         return None
-    if not all(is_static_shape(a.shape) for a in avals):
-        raise ValueError(
-            f"Function {exported.fun_name} has symbolic input shapes; laminax calls it with "
-            f"constant shapes only, got {[a.str_short() for a in avals]}.")
     return solve_concrete(exported.in_avals, [a.shape for a in avals])
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core.errors import InconclusiveDimensionOperation
 from laminax_core.internal import DimExpr
 
 __all__ = ["dim_vars_of", "solve_concrete", "wrap_main"]
@@ -198,10 +199,38 @@ class _Concrete:
             self._fail(msg, vals)
 
 
+class _Symbolic(_Concrete):
+    """The sizes are the caller's dimension expressions (a polymorphic artifact called while
+    exporting another polymorphic function): a check passes only when it is provably true
+    for every value of the caller's variables, as JAX's (the inner module's own shape
+    assertions run again at the call)."""
+
+    def size(self, i, j):
+        return self.shapes[i][j]
+
+    def check_eq0(self, r, msg, vals):
+        if not r == 0:
+            self._fail(msg, vals)
+
+    def check_ge(self, v, bound, msg, vals):
+        try:
+            ok = v >= bound
+        except InconclusiveDimensionOperation:
+            ok = False
+        if not ok:
+            self._fail(msg, vals)
+
+    def check_eq(self, a, b, msg, vals):
+        if not a == b:
+            self._fail(msg, vals)
+
+
 def solve_concrete(avals, shapes) -> dict:
     """The dimension variables' values for a call with argument `shapes`, after checking
-    every condition (ValueError with JAX's message otherwise)."""
-    return _Procedure(avals, _Concrete(shapes)).run()
+    every condition (ValueError with JAX's message otherwise). With dimension expressions
+    among the shapes the values are expressions of the caller's variables."""
+    symbolic = any(isinstance(d, DimExpr) for s in shapes for d in s)
+    return _Procedure(avals, (_Symbolic if symbolic else _Concrete)(shapes)).run()
 
 
 class _Emit:
