@@ -42,12 +42,12 @@ call_exported_p.multiple_results = True
 
 
 def _abstract_eval(*avals, exported: Exported):
-    env = _check_avals(avals, exported)
-    if env is None:
-        return [float0_as_bool(ShapedArray(a.shape, a.dtype)) for a in exported.out_avals]
+    env = _check_avals(avals, exported) or {}
+    # the artifact's effects are the call's: ordered ones thread tokens through its main
+    effects = {*exported.ordered_effects, *exported.unordered_effects}
     return [float0_as_bool(ShapedArray(
         tuple(d.evaluate(env) if isinstance(d, DimExpr) else d for d in a.shape), a.dtype))
-        for a in exported.out_avals]
+        for a in exported.out_avals], effects
 
 
 def _check_avals(avals, exported: Exported):
@@ -72,7 +72,7 @@ def _check_avals(avals, exported: Exported):
     return solve_concrete(exported.in_avals, [a.shape for a in avals])
 
 
-call_exported_p.def_abstract_eval(_abstract_eval)
+call_exported_p.def_effectful_abstract_eval(_abstract_eval)
 call_exported_p.print_params = lambda params: {"exported": params["exported"].fun_name}
 
 
@@ -168,7 +168,8 @@ def _lowering(ctx, *args, exported: Exported):
                 for r, a in zip(results[n_tokens:], ctx.avals_out, strict=True)]
     n_tokens = len(tokens)
     if n_tokens:
-        ctx.tokens_out = dict(zip(exported.ordered_effects, results[:n_tokens], strict=True))
+        ctx.tokens_out = {**ctx.tokens_in,
+                          **dict(zip(exported.ordered_effects, results[:n_tokens], strict=True))}
     return results[n_tokens:]
 
 

@@ -292,6 +292,12 @@ class _Emit:
         self._assert(self._cmp(a, b, "EQ"), msg, vals)
 
 
+def _with_token_mark(attrs):
+    entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+    entries["jax.token"] = ir.BoolAttr.get(True)
+    return ir.DictAttr.get(entries)
+
+
 def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
               platform_index: bool = False) -> None:
     """Turns the lowered `main(tokens, platform index?, dim vars, args)` into the private
@@ -310,7 +316,14 @@ def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
             entries = {a.name: a.attr for a in ir.DictAttr(arg_attrs[i])}
             entries["jax.global_constant"] = ir.StringAttr.get(names[i - num_tokens])
             arg_attrs[i] = ir.DictAttr.get(entries)
+        # token arguments and results are marked, as JAX's (its callers pass tokens there)
+        for i in range(num_tokens):
+            arg_attrs[i] = _with_token_mark(arg_attrs[i])
         old.attributes["arg_attrs"] = ir.ArrayAttr.get(arg_attrs)
+        if num_tokens:
+            res_attrs = list(ir.ArrayAttr(old.attributes["res_attrs"]))
+            res_attrs[:num_tokens] = [_with_token_mark(a) for a in res_attrs[:num_tokens]]
+            old.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
         if not dim_vars and not num_tokens:
             return
         old.attributes["sym_name"] = ir.StringAttr.get("_wrapped_jax_export_main")
