@@ -32,6 +32,7 @@ from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
 from laminax_core._checkpoint import remat_p as remat_p
+from laminax_core._checkpoint_policies import name_p as name_p
 from laminax_core._custom_batching import custom_vmap_call_p as custom_vmap_call_p
 from laminax_core._ffi import ffi_call as ffi_call
 from laminax_core._ffi import ffi_call_p as ffi_call_p
@@ -216,6 +217,7 @@ __all__ = [
     "reference_rules",
     "register_describer",
     "remat_p",
+    "name_p",
     "run_reference",
     "same_shape",
     "set_current_trace",
