@@ -28,7 +28,8 @@ from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.lax._indexing_helpers import apply_counted
-from laminax_core.numpy import _dslice, _ufuncs
+from laminax_core import _dslice
+from laminax_core.numpy import _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
     broadcast_to_shape,
