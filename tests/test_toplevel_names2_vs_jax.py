@@ -198,3 +198,107 @@ def test_options_set_by_config_update(name, value):
         assert getattr(laminax.config, name) == value
     finally:
         laminax.config.update(name, before)
+
+
+TOTAL_ORDER = """
+lax = jax.lax
+x = jnp.array([-0.0, 0.0, jnp.nan, -jnp.nan, 1.0, -jnp.inf, jnp.inf, -jnp.nan], jnp.float32)
+y = jnp.array([0.0, -0.0, jnp.nan, jnp.nan, 1.0, 2.0, jnp.nan, -jnp.inf], jnp.float32)
+result = []
+for p in [lax.eq_to_p, lax.le_to_p, lax.lt_to_p]:
+    result += [p.bind(x, y), jax.jit(p.bind)(x, y),
+               p.bind(x.astype(jnp.bfloat16), y.astype(jnp.bfloat16)),
+               p.bind(jnp.arange(3), jnp.array([0, 2, 2])),
+               p.bind(jnp.array([True, False]), jnp.array([False, False])),
+               jax.jit(p.bind)(jnp.arange(3, dtype=jnp.uint8), jnp.array([0, 2, 2], jnp.uint8)),
+               jax.vmap(p.bind)(x, y), p.bind(x, jnp.float32(0.0))]
+result.append(str(jax.make_jaxpr(lambda a, b: lax.lt_to_p.bind(a, b))(x, y)))
+result.append(jax.grad(lambda a: jnp.sum(jnp.where(lax.lt_to_p.bind(a, 0.5), a, 0.0)))(y[:2]))
+for bad in [lambda: lax.lt_to_p.bind(jnp.ones(2, jnp.complex64), jnp.ones(2, jnp.complex64)),
+            lambda: lax.le_to_p.bind(jnp.ones(2), jnp.ones(2, jnp.int32))]:
+    try:
+        bad()
+    except TypeError as e:
+        result.append(str(e)[:60])
+"""
+
+
+@requires_jax
+def test_total_order_comparisons_match_jax():
+    assert_same(*both(TOTAL_ORDER))
+
+
+DCE_SINK = """
+lax = jax.lax
+x = jnp.arange(3.0)
+f = lambda a: (lax.dce_sink(a), jnp.sum(a * 2))[1]
+result = [str(jax.make_jaxpr(g)(x)) for g in [
+    lambda a: lax.dce_sink(a), jax.jit(lambda a: lax.dce_sink(a)), f, jax.grad(f),
+    lambda a: jax.jvp(f, (a,), (a,)),
+    lambda a: jax.lax.cond(True, lambda: lax.dce_sink(a), lambda: None),
+    lambda a: lax.dce_sink((a, 2 * a, 3))]]
+result += [jax.jit(lambda a: lax.dce_sink(a, prevent_mlir_dce=True))(x) is None,
+           jax.jit(lambda a: lax.dce_sink(a))(x) is None, lax.dce_sink(x) is None,
+           jax.grad(f)(x), jax.vmap(f)(jnp.ones((2, 3))),
+           len(jax.make_jaxpr(jax.vmap(f))(jnp.ones((2, 3))).eqns),
+           lax.dce_sink_p.bind(x, prevent_mlir_dce=True),
+           "custom_call @dce_sink" in jax.jit(
+               lambda a: lax.dce_sink(a, prevent_mlir_dce=True)).lower(x).as_text()]
+"""
+
+
+@requires_jax
+def test_dce_sink_matches_jax():
+    assert_same(*both(DCE_SINK))
+
+
+DEVICE_PUT_P = """
+x = jnp.arange(3.0)
+p = jax.lax.device_put_p
+result = [str(p), p.multiple_results,
+          str(jax.make_jaxpr(lambda a: jax.device_put(a, jax.devices()[0]))(x)),
+          str(jax.make_jaxpr(lambda a: jax.device_put(a))(x)),
+          p.bind(x, devices=(None,), srcs=(None,),
+                 copy_semantics=(jax.make_jaxpr(jax.device_put)(x).eqns[0].params[
+                     'copy_semantics'][0],))]
+"""
+
+
+@requires_jax
+def test_device_put_p_matches_jax():
+    assert_same(*both(DEVICE_PUT_P))
+
+
+SCALED_DOT = """
+lax = jax.lax
+lhs = jnp.arange(24.0, dtype=jnp.float32).reshape(2, 3, 4).astype(jnp.float8_e4m3fn)
+rhs = (jnp.arange(40.0, dtype=jnp.float32).reshape(2, 4, 5) / 10).astype(jnp.float8_e4m3fn)
+ls = jnp.full((2, 3, 2), 2.0, jnp.float32).astype(jnp.float8_e8m0fnu)
+rs = (jnp.arange(20.0, dtype=jnp.float32).reshape(2, 2, 5) / 4).astype(jnp.float8_e8m0fnu)
+f32 = lambda a, b, c, d: lax.scaled_dot(a, b, lhs_scale=c, rhs_scale=d,
+                                        preferred_element_type=jnp.float32)
+result = [lax.scaled_dot(lhs, rhs, lhs_scale=ls, rhs_scale=rs).astype(np.float32),
+          str(jax.make_jaxpr(f32)(lhs, rhs, ls, rs)),
+          lax.scaled_dot(lhs, rhs).astype(np.float32),
+          jax.jit(lax.scaled_dot)(lhs[0], rhs[0]).astype(np.float32),
+          jax.vmap(f32)(lhs, rhs, ls, rs),
+          lax.scaled_dot(lhs.astype(jnp.float32), rhs.astype(jnp.float32),
+                         dimension_numbers=(((2,), (1,)), ((0,), (0,))),
+                         preferred_element_type=jnp.float32)]
+text = jax.jit(lax.scaled_dot).lower(lhs, rhs).as_text()
+result += ['stablehlo.composite "xla.scaled_dot"' in text, "preferred_element_type = bf16" in text]
+for bad in [lambda: lax.scaled_dot(lhs[0, 0], rhs[0, 0]),
+            lambda: lax.scaled_dot(lhs, rhs, lhs_scale=lhs),
+            lambda: lax.scaled_dot(lhs, rhs, lhs_scale=ls[:, :2, :1]),
+            lambda: lax.scaled_dot(lhs, rhs[:, :3]),
+            lambda: jax.grad(lambda x: f32(x, rhs[0], None, None).sum())(jnp.ones((3, 4)))]:
+    try:
+        bad()
+    except Exception as e:
+        result.append((type(e).__name__, str(e)[:50]))
+"""
+
+
+@requires_jax
+def test_scaled_dot_matches_jax():
+    assert_same(*both(SCALED_DOT))

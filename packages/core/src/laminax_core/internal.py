@@ -113,6 +113,8 @@ from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorith
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
+from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
+from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
 from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -146,6 +148,8 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "scaled_dot_decomposition",
+    "scaled_dot_p",
     "cpu_dot_presets",
     "algorithm_compute_types",
     "ANY",
