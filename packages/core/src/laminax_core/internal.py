@@ -32,6 +32,7 @@ from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
 from laminax_core._checkpoint import remat_p as remat_p
+from laminax_core._checkpoint_policies import name_p as name_p
 from laminax_core._custom_batching import custom_vmap_call_p as custom_vmap_call_p
 from laminax_core._ffi import ffi_call as ffi_call
 from laminax_core._ffi import ffi_call_p as ffi_call_p
@@ -112,6 +113,8 @@ from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorith
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
+from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
+from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
 from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -145,6 +148,8 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "scaled_dot_decomposition",
+    "scaled_dot_p",
     "cpu_dot_presets",
     "algorithm_compute_types",
     "ANY",
@@ -216,6 +221,7 @@ __all__ = [
     "reference_rules",
     "register_describer",
     "remat_p",
+    "name_p",
     "run_reference",
     "same_shape",
     "set_current_trace",

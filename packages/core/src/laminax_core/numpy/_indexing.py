@@ -28,6 +28,7 @@ from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.lax._indexing_helpers import apply_counted
+from laminax_core import _dslice
 from laminax_core.numpy import _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
@@ -460,6 +461,7 @@ def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
     """
     if mode == "fill" and fill_value is None:
         fill_value = default_fill_value(get_aval(as_array(x)).dtype)
+    x, idx = _dslice.apply_slices(as_array(x), idx)
     return _rewrite(x, idx, mode, fill_value, normalize_indices)
 
 

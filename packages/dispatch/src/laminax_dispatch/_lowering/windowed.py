@@ -172,3 +172,24 @@ def _select_and_scatter_add_lower(
     with ir.InsertionPoint(scatter):
         hlo.return_([hlo.add(*scatter.arguments)])
     return op.result
+
+
+@lowering_for(lax.select_and_scatter_p)
+def _select_and_scatter_lower(ctx, operand, source, init_value, *, select_jaxpr, select_consts,
+                              scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                              padding):
+    aval = ctx.avals_in[0]
+    scalar = aval_to_ir_type(aval.update(shape=()))
+    op = hlo.SelectAndScatterOp(
+        aval_to_ir_type(ctx.avals_out[0]), operand, source, init_value,
+        window_dimensions=list(window_dimensions), window_strides=list(window_strides),
+        padding=_padding_attr(padding))
+    for region, jaxpr, consts in ((op.select, select_jaxpr, select_consts),
+                                  (op.scatter, scatter_jaxpr, scatter_consts)):
+        block = region.blocks.append(scalar, scalar)
+        with ir.InsertionPoint(block):
+            values = [ir_constant(np.asarray(c)) for c in consts]
+            outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr, ctx.name_stack, {}, values,
+                                    *block.arguments)
+            hlo.return_(list(outs))
+    return op.result

@@ -3,7 +3,6 @@ the jvp and batched versions of a jaxpr."""
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -16,6 +15,7 @@ from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
+from laminax_core._memory import MemorySpace
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
 from laminax_core.lax import _elementwise, _structural
 
@@ -205,12 +205,6 @@ def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
 # ----- empty2: an array whose value does not matter ------------------------------------------
 # Control flow fills output slots that a branch does not compute (cond's merged residuals) with
 # it: JAX's `empty2`, a scalar of any value (zero here and in the lowering) broadcast to shape.
-
-
-class MemorySpace(enum.Enum):
-    """Where an array lives; printed in `empty2`'s params as JAX prints it."""
-
-    Device = "device"
 
 
 empty2_p = define_primitive(
