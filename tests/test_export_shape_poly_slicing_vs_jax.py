@@ -49,6 +49,8 @@ OPS = {
     "dynamic_update_slice": ("lambda x: jax.lax.dynamic_update_slice(x, x[:1] * 2, "
                              "(jnp.argmax(x[:, 0]), 0))", "b, n"),
     "update_traced_row": ("lambda x: x.at[jnp.argmax(x[:, 0])].set(x[0] * 3)", "b, n"),
+    "segment_sum": ("lambda x: jax.ops.segment_sum(x, jnp.argmax(x, axis=1) % 2, "
+                    "num_segments=2)", "b, n"),
     "pad": ("lambda x: jax.lax.pad(x, 0.0, ((x.shape[0], 1, 0), (0, x.shape[0] // 2, 1)))",
             "b, 3"),
     "window_whole_axis": ("lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, "
