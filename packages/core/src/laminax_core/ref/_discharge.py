@@ -15,6 +15,7 @@ import collections
 from laminax_core import lax
 from laminax_core._avals import AbstractRef, Ref, get_aval
 from laminax_core._checkpoint import remat_p
+from laminax_core._custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -384,3 +385,5 @@ discharge_rules[scan_p] = _scan_discharge
 discharge_rules[while_p] = _while_discharge
 discharge_rules[cond_p] = _cond_discharge
 discharge_rules[remat_p] = call_rule(remat_p)
+discharge_rules[custom_jvp_call_p] = call_rule(custom_jvp_call_p, "call_jaxpr")
+discharge_rules[custom_vjp_call_p] = call_rule(custom_vjp_call_p, "call_jaxpr")
