@@ -11,7 +11,12 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractRef as AbstractRef
 from laminax_core._avals import AbstractToken as AbstractToken
+from laminax_core._avals import Ref as Ref
+from laminax_core.ref._discharge import discharge_jaxpr as discharge_jaxpr
+from laminax_core.ref._discharge import discharge_rules as discharge_rules
+from laminax_core.ref._discharge import has_refs as has_refs
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
@@ -113,6 +118,8 @@ from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorith
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
+from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
+from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
 from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -138,7 +145,12 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractRef",
     "AbstractToken",
+    "Ref",
+    "discharge_jaxpr",
+    "discharge_rules",
+    "has_refs",
     "AbstractValue",
     "Token",
     "all_primitives",
@@ -146,6 +158,8 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "scaled_dot_decomposition",
+    "scaled_dot_p",
     "cpu_dot_presets",
     "algorithm_compute_types",
     "ANY",
