@@ -151,7 +151,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     multi = len(platforms) > 1
     # JAX marks a multi-platform module polymorphic: its platform index is a global constant
     _annotate(module, out_tree, len(ordered), bool(dim_vars) or multi)
-    if dim_vars or multi:
+    if dim_vars or multi or ordered:
         wrap_main(module, [closed.in_avals[i] for i in kept], dim_vars, len(ordered), multi)
     if check_custom_calls:
         _check_custom_calls(module, disabled_checks)
