@@ -337,3 +337,28 @@ def test_select_and_scatter_reference_agrees_with_the_compiled_op():
     p, kw, x, src = scope["p"], scope["kw"], scope["x"], scope["src"]
     ours = reference_rules[p](np.asarray(x), np.asarray(src), np.float32(0), **kw)
     np.testing.assert_array_equal(ours, np.asarray(p.bind(x, src, np.float32(0), **kw)))
+
+
+NARROW_DTYPES = """
+result = []
+for t in [jnp.float6_e2m3fn, jnp.float6_e3m2fn, jnp.int1, jnp.uint1]:
+    floating = bool(jnp.issubdtype(t, jnp.floating))
+    info = jnp.finfo(t).max if floating else jnp.iinfo(t).max
+    result += [t.__name__, str(t.dtype), str(jnp.dtype(t)), floating, float(info),
+               str(jax.eval_shape(lambda: jnp.zeros(3, t)).dtype),
+               isinstance(np.zeros(2, t.dtype)[0], t)]
+    try:
+        t(1.5)  # XLA's CPU runtime has none of these types
+    except Exception as e:
+        result.append(type(e).__name__)
+result += [jnp.object_ is np.object_, str(jax.dtypes.canonicalize_dtype(jnp.int1))]
+try:
+    jnp.array([1], jnp.object_)
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_narrow_dtypes_and_object_match_jax():
+    assert_same(*both(NARROW_DTYPES))
