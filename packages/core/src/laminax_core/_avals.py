@@ -19,8 +19,10 @@ from laminax_core import dtypes
 from laminax_core._shape_poly import DimExpr
 
 __all__ = [
+    "AbstractRef",
     "AbstractToken",
     "AbstractValue",
+    "Ref",
     "ShapeDtypeStruct",
     "ShapedArray",
     "ShardingTypeError",
@@ -163,6 +165,82 @@ class Token:
 
     def __repr__(self) -> str:
         return "Token()"
+
+
+class AbstractRef(AbstractValue):
+    """The abstract value of a mutable array reference (`new_ref`): the `ShapedArray` it holds
+    (`inner_aval`). Printed `Ref{f32[3]}` in jaxprs, as JAX prints it."""
+
+    __slots__ = ("inner_aval",)
+
+    def __init__(self, inner_aval: ShapedArray):
+        self.inner_aval = inner_aval
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+    weak_type = property(lambda self: self.inner_aval.weak_type)
+    sharding = property(lambda self: None)
+
+    def update(self, **changes) -> AbstractRef:
+        """The reference to `inner_aval.update(**changes)` (vmap's per-example view)."""
+        return AbstractRef(self.inner_aval.update(**changes))
+
+    def strip_weak_type(self) -> AbstractRef:
+        return self
+
+    def str_short(self) -> str:
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    def __str__(self) -> str:
+        return f"Ref{{{self.inner_aval.strip_weak_type()}}}"
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbstractRef) and self.inner_aval == other.inner_aval
+
+    def __hash__(self) -> int:
+        return hash((AbstractRef, self.inner_aval))
+
+
+class _RefMeta(type):
+    # As JAX's: a traced reference (a tracer whose aval is an AbstractRef) is a `Ref` too.
+    def __instancecheck__(cls, inst):
+        if type.__instancecheck__(cls, inst):
+            return True
+        try:
+            return isinstance(inst.aval, AbstractRef)
+        except Exception:  # noqa: BLE001 (anything without an abstract value is no Ref)
+            return False
+
+
+class Ref(metaclass=_RefMeta):
+    """A mutable array reference outside any program: its abstract value and the array it
+    holds now (`_buf`, replaced by every write). Reads and writes are the ref primitives
+    (`laminax_core.ref` installs the indexing methods)."""
+
+    __slots__ = ("_aval", "_buf", "__weakref__")
+
+    def __init__(self, aval: AbstractRef, buf):
+        self._aval = aval
+        self._buf = buf
+
+    aval = property(lambda self: self._aval)
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: self._aval.ndim)
+    size = property(lambda self: self._aval.size)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        text = repr(self._buf)
+        return "Ref" + text[text.index("("):] if "(" in text else f"Ref({text})"
 
 
 class ShardingTypeError(Exception):
@@ -339,6 +417,8 @@ def get_aval(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, AbstractToken) or isinstance(x, Token):
         return abstract_token
+    if isinstance(aval, AbstractRef):
+        return aval
     if isinstance(aval, ShapedArray):
         if sharding_typers:
             typer = sharding_typers.get(type(x))

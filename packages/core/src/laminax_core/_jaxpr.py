@@ -217,6 +217,10 @@ def _pp_vars(vars_, context: _NameContext, *, separator: str = "", shapes: bool 
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 
 
+def _pp_binder(var, context: _NameContext) -> str:
+    return f"{context.name(var)}:{var.aval.str_short()}"
+
+
 def _pp_param_value(value, context: _NameContext) -> pp.Doc:
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
@@ -251,6 +255,9 @@ def _pp_params(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
 
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     """One equation as a document: `b:f32[3] = sin a`."""
+    custom = getattr(eqn.primitive, "pp_eqn", None)
+    if custom is not None:  # the ref primitives print as JAX's `c:f32[] <- b[0]`
+        return pp.text(custom(eqn, context.name, lambda v: _pp_binder(v, context)))
     # binders are named before the params, so nested jaxprs continue the naming after them
     lhs = _pp_vars(eqn.outvars, context, shapes=True) if eqn.outvars else None
     inner = eqn.params.get(getattr(eqn.primitive, "named_call_param", None) or "", None)

@@ -11,7 +11,12 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractRef as AbstractRef
 from laminax_core._avals import AbstractToken as AbstractToken
+from laminax_core._avals import Ref as Ref
+from laminax_core.ref._discharge import discharge_jaxpr as discharge_jaxpr
+from laminax_core.ref._discharge import discharge_rules as discharge_rules
+from laminax_core.ref._discharge import has_refs as has_refs
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
@@ -140,7 +145,12 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractRef",
     "AbstractToken",
+    "Ref",
+    "discharge_jaxpr",
+    "discharge_rules",
+    "has_refs",
     "AbstractValue",
     "Token",
     "all_primitives",

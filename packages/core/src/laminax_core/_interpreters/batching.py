@@ -144,7 +144,10 @@ class BatchTrace(_trace.Trace):
 
     def process_primitive(self, primitive, args, params):
         vals, dims = zip(*map(self.lift, args), strict=True) if args else ((), ())
-        if all(d is None for d in dims) and not self._is_my_collective(primitive, params):
+        # a reference made under vmap is batched even from an unbatched value: later writes
+        # may be batched
+        if (all(d is None for d in dims) and not self._is_my_collective(primitive, params)
+                and not getattr(primitive, "ref_allocating", False)):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*vals, **params)
         rule = batch_rules.get(primitive)

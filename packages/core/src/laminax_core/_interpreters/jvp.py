@@ -164,7 +164,10 @@ class JVPTrace(_trace.Trace):
 
     def process_primitive(self, primitive, args, params):
         primals, tangents = zip(*map(self.lift, args), strict=True) if args else ((), ())
-        if all(isinstance(t, Zero) for t in tangents):
+        # a new reference gets a tangent reference even from a zero tangent: later writes
+        # into it may carry tangents
+        if all(isinstance(t, Zero) for t in tangents) and not getattr(
+                primitive, "ref_allocating", False):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
         rule = jvp_rules.get(primitive)

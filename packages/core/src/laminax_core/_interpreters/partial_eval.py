@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from laminax_core import _trace, config, dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._avals import Ref, ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
 from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
@@ -109,15 +109,23 @@ class JaxprTrace(_trace.Trace):
         if _is_literal(x):
             aval = get_aval(x)
             return Literal(_canonical_value(x, aval), aval)
-        entry = self._consts.get(id(x))
+        entry = self._consts.get(key := id(x))
         if entry is None:
+            parent = self.parent
+            if (isinstance(x, Ref) and isinstance(parent, JaxprTrace)
+                    and not parent.evaluate_known):
+                # a concrete reference closed over by a nested staging: an input of the
+                # outermost program (like an outer tracer), so its writes reach it
+                self._const_sources.append(x)
+                x = JaxprTracer(parent, parent.atom(x))
+                self._const_sources.append(x)
             if isinstance(x, _trace.Tracer):
                 entry = (Var(get_aval(x)), x)
             else:
                 aval = get_aval(x)
                 entry = (Var(aval.strip_weak_type()), _canonical_value(x, aval))
                 self._const_sources.append(x)  # keeps id(x) from being reused while tracing
-            self._consts[id(x)] = entry
+            self._consts[key] = entry
         return entry[0]
 
     def constant_tracer(self, value):

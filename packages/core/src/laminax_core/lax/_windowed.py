@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from laminax_core import _shape_poly
 from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
@@ -68,7 +69,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     pads = []
     for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
         out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
+        total = _shape_poly.max_dim((out - 1) * stride + window - size, 0)
         low = total // 2 if mode == "SAME" else total - total // 2
         pads.append((low, total - low))
     return pads
@@ -77,8 +78,9 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
 def _window_params(x_shape, window_dimensions, window_strides, padding, base_dilation,
                    window_dilation, name="reduce_window"):
     ndim = len(x_shape)
-    dims = tuple(operator.index(d) for d in window_dimensions)
-    strides = tuple(operator.index(s) for s in window_strides)
+    # windows and strides may be dimension expressions (shape polymorphism), as in JAX
+    dims = tuple(_shape_poly.dim_index(d) for d in window_dimensions)
+    strides = tuple(_shape_poly.dim_index(s) for s in window_strides)
     base = tuple(base_dilation) if base_dilation is not None else (1,) * ndim
     wdil = tuple(window_dilation) if window_dilation is not None else (1,) * ndim
     for what, value in (("window_dimensions", dims), ("window_strides", strides),
@@ -86,7 +88,7 @@ def _window_params(x_shape, window_dimensions, window_strides, padding, base_dil
         if len(value) != ndim:
             raise TypeError(f"{name}: {what} {value} must have one entry per dimension of the "
                             f"operand shape {tuple(x_shape)}.")
-        if any(operator.index(v) < 1 for v in value):
+        if any(_shape_poly.dim_index(v) < 1 for v in value):
             raise TypeError(f"{name} {what} must have every element be strictly positive, got "
                             f"{value}.")
     pads = padtype_to_pads(dilate_shape(x_shape, base), dilate_shape(dims, wdil), strides,

@@ -9,7 +9,7 @@ import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
 from laminax_core import _trace, dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._avals import AbstractRef, ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
@@ -22,6 +22,7 @@ from laminax_core.lax import _elementwise, _structural
 __all__ = [
     "MemorySpace",
     "batch_jaxpr",
+    "check_no_refs",
     "check_same_types",
     "empty2_p",
     "empty_like_aval",
@@ -45,14 +46,23 @@ def trace_closed(fun: Callable, avals, name: str) -> tuple[ClosedJaxpr, list]:
     return hoist_tracer_consts(closed)
 
 
+def check_no_refs(leaves, fun, name: str) -> None:
+    """ValueError, as JAX's, for a reference among a traced function's outputs."""
+    for leaf in leaves:
+        if isinstance(get_aval(leaf), AbstractRef):
+            raise ValueError(
+                f"function {getattr(fun, '__name__', 'fun')} traced for {name} returned a "
+                f"mutable array reference of type {get_aval(leaf)}, but mutable array "
+                "references cannot be returned. Close over it (or return its value).")
+
+
 def trace_user_fun(fun: Callable, in_tree, avals, name: str, out_trees: list):
     """Traces a user function of pytrees; records its output tree in `out_trees`."""
 
     def flat(*leaves):
         out = fun(*tree_unflatten(in_tree, leaves))
         out_leaves, out_tree = tree_flatten(out)
-        for leaf in out_leaves:
-            get_aval(leaf)  # TypeError for non-array outputs
+        check_no_refs(out_leaves, fun, name)  # (get_aval: TypeError for non-arrays)
         out_trees.append(out_tree)
         return out_leaves
 
