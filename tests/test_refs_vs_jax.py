@@ -141,8 +141,14 @@ def f(x):
     r[0] = r[0] * 3
     r[1:] += x[1:] ** 2
     return jnp.sum(r[...])
+def g(x):
+    r = jax.new_ref(jnp.zeros_like(x))
+    r[...] = jnp.sin(x)
+    r[0] = r[0] * 3
+    return jnp.sum(r[...])
 x = jnp.arange(1.0, 4.0)
-result = [jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
+result = [str(jax.make_jaxpr(jax.grad(g))(x)),
+          jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
           jax.vmap(f)(jnp.arange(6.0).reshape(2, 3)),
           jax.vmap(lambda v: (lambda q: (q.__setitem__(0, v[1]), jax.freeze(q))[1])(
               jax.new_ref(v)))(jnp.arange(6.0).reshape(2, 3))]
