@@ -28,6 +28,11 @@ from laminax_core._shape_poly import max_dim as max_dim
 from laminax_core._shape_poly import min_dim as min_dim
 from laminax_core._shape_poly import parse_shape as parse_shape
 from laminax_core._avals import ShapedArray as ShapedArray
+from laminax_core._avals import EMPTY_MAT as EMPTY_MAT
+from laminax_core._avals import ManualAxisType as ManualAxisType
+from laminax_core._manual_axes import checking as manual_axes_checking
+from laminax_core._manual_axes import state as manual_axes_state
+from laminax_core._manual_axes import typing_rules as manual_axes_typing_rules
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
@@ -134,6 +139,11 @@ from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_na
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
+    "EMPTY_MAT",
+    "ManualAxisType",
+    "manual_axes_checking",
+    "manual_axes_state",
+    "manual_axes_typing_rules",
     "DimExpr",
     "SymbolicScope",
     "definitely_equal",

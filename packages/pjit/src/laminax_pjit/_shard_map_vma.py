@@ -24,7 +24,7 @@ from laminax_core.internal import ClosedJaxpr, Jaxpr, Literal
 
 __all__ = ["infer_varying"]
 
-_REDUCTIONS = {"psum", "pmax", "pmin"}
+_REDUCTIONS = {"psum", "pmax", "pmin", "psum_invariant"}
 _MOVING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all", "pbroadcast"}
 
 
@@ -75,6 +75,8 @@ def _equation(eqn, ins: list[frozenset]) -> list[frozenset]:
                 "check_vma=False to shard_map."
             )
         return [_union(ins) | axes] * n_out
+    if name == "pvary":
+        return [ins[0] | frozenset(params["axes"])]
     if name == "axis_index":
         return [frozenset({params["axis_name"]})]
     if name == "cond":
