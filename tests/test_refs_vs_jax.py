@@ -147,6 +147,40 @@ result = [jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3
           jax.vmap(lambda v: (lambda q: (q.__setitem__(0, v[1]), jax.freeze(q))[1])(
               jax.new_ref(v)))(jnp.arange(6.0).reshape(2, 3))]
 """,
+    "transforms_of_loops_and_calls": """
+def scan_sq(x):
+    q = jax.new_ref(0.0)
+    lax.scan(lambda c, xi: (q.__setitem__(..., q[...] + xi * xi), (c, None))[1], 0.0, x)
+    return q[...]
+def remat(x):
+    q = jax.new_ref(x)
+    q[0] = x[1] * 2.0
+    return jax.freeze(q).sum()
+def vmapped(v):
+    q = jax.new_ref(jnp.zeros(()))
+    lax.fori_loop(0, 3, lambda i, c: (q.__setitem__(..., q[...] + v[i] * c), c * 2.0)[1], 1.0)
+    return q[...]
+x = jnp.arange(1.0, 4.0)
+result = [jax.grad(scan_sq)(x), jax.jit(jax.grad(scan_sq))(x), jax.jit(jax.checkpoint(remat))(x),
+          jax.grad(jax.checkpoint(remat))(x), jax.vmap(vmapped)(jnp.arange(6.0).reshape(2, 3)),
+          jax.vmap(jax.grad(vmapped))(jnp.arange(6.0).reshape(2, 3)),
+          jax.linearize(remat, x)[1](jnp.ones(3)), *jax.vjp(lambda x: remat(x) * 2, x)[1](1.0)]
+""",
+    "calls_operands_and_indices": """
+r = jax.new_ref(jnp.arange(3.0))
+inner = jax.jit(lambda r, y: r.__setitem__(0, y))
+jax.jit(lambda r: inner(r, 4.0))(r)
+lax.cond(True, lambda q: q.__setitem__(1, 9.0), lambda q: None, r)
+d = {"a": jax.new_ref(jnp.zeros(2)), "b": jnp.ones(2)}
+jax.jit(lambda d: d["a"].__setitem__(..., d["b"] + 1))(d)
+x = jnp.arange(3.0)
+result = [jax.freeze(r), jax.freeze(d["a"]),
+          jax.jit(lambda x, i: (lambda q: (q.__setitem__(i, 7.0), jax.freeze(q))[1])(
+              jax.new_ref(x)))(x, 2),
+          jax.jit(lambda x, i: jax.new_ref(x)[i])(x, jnp.array([2, 0])),
+          jax.jit(lambda: (lambda q: (q.__setitem__(..., 3), q[...])[1])(jax.new_ref(1)))(),
+          str(jax.eval_shape(lambda x: jax.freeze(jax.new_ref(x)), x).shape)]
+""",
     "empty_and_free_ref": """
 def f():
     r = jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32))
@@ -184,6 +218,8 @@ ERRORS = {
     "vmap_write_unbatched": "(lambda q: jax.vmap(lambda x: q.__setitem__(..., x))"
                             "(jnp.ones((2, 3))))(jax.new_ref(jnp.zeros(3)))",
     "new_ref_of_list": "jax.new_ref([1, 2])",
+    "grad_of_ref_argument": "jax.grad(lambda r: r[...].sum())(jax.new_ref(jnp.arange(3.0)))",
+    "while_carry_ref": "lax.while_loop(lambda c: False, lambda c: c, jax.new_ref(jnp.ones(3)))",
 }
 
 ENV = "from jax import lax\n"

@@ -267,6 +267,10 @@ class AbstractRef(AbstractValue):
     def strip_weak_type(self) -> AbstractRef:
         return self
 
+    def to_tangent_aval(self) -> AbstractRef:
+        """A reference's tangent is a reference to tangents."""
+        return AbstractRef(self.inner_aval.to_tangent_aval())
+
     def str_short(self) -> str:
         return f"Ref{{{self.inner_aval.str_short()}}}"
 

@@ -17,6 +17,7 @@ import numpy as np
 from laminax_core import _manual_axes, _trace, config, dtypes
 from laminax_core._avals import Ref, ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
@@ -141,6 +142,8 @@ class JaxprTrace(_trace.Trace):
 
     def process_primitive(self, primitive, args, params):
         if self.evaluate_known:
+            if eval_interpreter.takes_refs(primitive, args, params):
+                return eval_interpreter.run_on_ref_values(primitive, args, params)
             if not any(map(self.is_unknown, args)):
                 with _trace.set_current_trace(self.parent):
                     return primitive.bind(*args, **params)

@@ -14,6 +14,8 @@ import collections
 
 from laminax_core import lax
 from laminax_core._avals import AbstractRef, Ref, get_aval
+from laminax_core._checkpoint import remat_p
+from laminax_core._custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -189,6 +191,35 @@ def eager_with_refs(primitive, args, params):
     return outs
 
 
+def on_ref_values(primitive, args, params):
+    """Runs `primitive` on the current values of the references it is given (read with
+    `get`, written back with `swap`) under the current trace: how jvp, vmap and linearize
+    see a loop, cond or call that uses references."""
+    keys = [id(a) if isinstance(a, Ref) else None for a in args]
+    owners = {id(a): a for a in args if isinstance(a, Ref)}
+    vals = [prims.get_p.bind(a, indexer=None) if k is not None else a
+            for a, k in zip(args, keys, strict=True)]
+    outs, finals = discharge_rules[primitive](vals, keys, **params)
+    for key, value in finals.items():
+        for ref, final in value if key == "consts" else [(owners[key], value)]:
+            prims.ref_set(ref, None, final)
+    return outs
+
+
+def call_rule(primitive, param: str = "jaxpr"):
+    """The discharge rule of a call-like primitive: operands map to the jaxpr's inputs and
+    its outputs are the primitive's (remat, custom calls)."""
+    def rule(invals, ref_keys, **params):
+        closed, const_refs = _lift_ref_consts(params[param])
+        keys = _const_keys(const_refs) + list(ref_keys)
+        new, final_keys = discharge_jaxpr(closed, keys)
+        outs = primitive.bind(*(r._buf for r in const_refs), *invals, **{**params, param: new})
+        n = len(outs) - len(final_keys)
+        finals = dict(zip(final_keys, outs[n:], strict=True))
+        return outs[:n], _finals_with_consts(finals, const_refs)
+    return rule
+
+
 # ----- rules for the control-flow primitives ------------------------------------------------
 
 
@@ -353,3 +384,6 @@ def _cond_discharge(invals, ref_keys, *, branches):
 discharge_rules[scan_p] = _scan_discharge
 discharge_rules[while_p] = _while_discharge
 discharge_rules[cond_p] = _cond_discharge
+discharge_rules[remat_p] = call_rule(remat_p)
+discharge_rules[custom_jvp_call_p] = call_rule(custom_jvp_call_p, "call_jaxpr")
+discharge_rules[custom_vjp_call_p] = call_rule(custom_vjp_call_p, "call_jaxpr")
