@@ -123,3 +123,18 @@ def test_unchecked_bodies_still_run_the_loops():
     # check_vma=False keeps no types: the carry JAX refuses above runs, with the same values
     source = _program(ERRORS["fori_carry"], check_vma=False) + "result = np.asarray(f(a, b))"
     _assert_same(*run_both(source))
+
+
+@requires_jax
+def test_manual_axis_type_class():
+    source = (
+        "M = jax.sharding.ManualAxisType\n"
+        "m = M(varying=frozenset({'x'}))\n"
+        "result = [repr(m), repr(M()), m == M(varying={'x'}), m == M(), M().empty, m.empty,\n"
+        "          repr(m.update(reduced=frozenset({'y'}))), sorted(m.varying)]\n"
+        "try:\n"
+        "    M(varying={'x'}, unreduced={'x'})\n"
+        "except ValueError as err:\n"
+        "    result.append(type(err).__name__)\n")
+    got, expected = run_both(source)
+    assert got == expected

@@ -5,9 +5,10 @@ The user function is traced once on per-device avals into `shard_map_p`'s body
 (`_shard_map_rules.py`). Before that, the specs are checked as JAX checks them: every leaf a
 `PartitionSpec` (`TypeError`), naming only the manual axes, no longer than the value's rank,
 and splitting dimensions divisible by their mesh axes (`ValueError`, naming the argument).
-With `check_vma=True` (the default) the body is checked to be replicated where out_specs say
-it is: a value varies over a mesh axis when it derives from an input split over it or from
-`axis_index`, and stops varying after a psum/pmax/pmin over it.
+With `check_vma=True` (the default) the body is traced with varying-manual-axes types (a value
+varies over a mesh axis when it derives from an input split over it or from `axis_index`, and
+stops varying after a psum/pmax/pmin over it) and checked to be replicated where out_specs say
+it is.
 """
 
 from __future__ import annotations
