@@ -9,7 +9,8 @@ import warnings
 
 import laminax
 import laminax.numpy as lnp
-import laminax.ops  # noqa: F401  (jax.ops, imported by the JAX side too)
+import laminax.experimental.mesh_utils  # noqa: F401  (imported by the JAX side too)
+import laminax.ops  # noqa: F401
 import numpy as np
 import pytest
 from jaxref import requires_jax, run_jax
@@ -22,7 +23,7 @@ def run_here(source: str, **inputs):
 
 
 def both(source: str, **inputs):
-    return run_here(source, **inputs), run_jax("import warnings, jax.ops\n" + source, **inputs)
+    return run_here(source, **inputs), run_jax("import warnings, jax.ops, jax.experimental.mesh_utils\n" + source, **inputs)
 
 
 def assert_same(ours, theirs):
@@ -337,3 +338,86 @@ def test_select_and_scatter_reference_agrees_with_the_compiled_op():
     p, kw, x, src = scope["p"], scope["kw"], scope["x"], scope["src"]
     ours = reference_rules[p](np.asarray(x), np.asarray(src), np.float32(0), **kw)
     np.testing.assert_array_equal(ours, np.asarray(p.bind(x, src, np.float32(0), **kw)))
+
+
+NARROW_DTYPES = """
+result = []
+for t in [jnp.float6_e2m3fn, jnp.float6_e3m2fn, jnp.int1, jnp.uint1]:
+    floating = bool(jnp.issubdtype(t, jnp.floating))
+    info = jnp.finfo(t).max if floating else jnp.iinfo(t).max
+    result += [t.__name__, str(t.dtype), str(jnp.dtype(t)), floating, float(info),
+               str(jax.eval_shape(lambda: jnp.zeros(3, t)).dtype),
+               isinstance(np.zeros(2, t.dtype)[0], t)]
+    try:
+        t(1.5)  # XLA's CPU runtime has none of these types
+    except Exception as e:
+        result.append(type(e).__name__)
+result += [jnp.object_ is np.object_, str(jax.dtypes.canonicalize_dtype(jnp.int1))]
+try:
+    jnp.array([1], jnp.object_)
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_narrow_dtypes_and_object_match_jax():
+    assert_same(*both(NARROW_DTYPES))
+
+
+STAGES = """
+f = jax.jit(lambda x, y, z=1.0: x + y * z, donate_argnums=1)
+args = (jnp.ones(3), 2.0)
+result = []
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the donated scalar has no output to alias
+    stages = [f.trace(*args, z=jnp.float32(3)), f.lower(*args, z=jnp.float32(3)),
+              f.lower(*args, z=jnp.float32(3)).compile()]
+for stage in stages:
+    info = stage.args_info
+    leaves = jax.tree_util.tree_leaves(info)
+    result += [type(leaves[0]).__name__, [(l.shape, str(l.dtype), l.donated) for l in leaves],
+               str(jax.tree_util.tree_structure(info)), stage.donate_argnums,
+               str(jax.tree_util.tree_map(str, stage.in_avals))]
+result += [isinstance(f, jax.stages.Wrapped), isinstance(lambda x: x, jax.stages.Wrapped),
+           jax.stages.CompilerOptions.__origin__ is dict]
+a = jax.stages.ArgInfo(jax.ShapeDtypeStruct((2,), jnp.float32), False)
+result += [a.shape, str(a.dtype), a.donated]
+try:
+    jax.stages.ArgInfo(object(), True).shape
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_stages_names_match_jax():
+    assert_same(*both(STAGES))
+
+
+MESH_HANDLERS = """
+mesh_utils = jax.experimental.mesh_utils
+registry = mesh_utils.device_kind_handler_dict
+kind = jax.devices()[-1].device_kind
+calls = []
+
+def handler(shape, devices, contiguous_submeshes):
+    calls.append((tuple(shape), len(devices), contiguous_submeshes))
+    return None if shape == (1,) else np.array(devices[::-1], dtype=object).reshape(shape)
+
+result = [isinstance(registry, dict), kind in registry]
+registry[kind] = handler
+try:
+    one = jax.devices()[:1]
+    mesh = mesh_utils.create_device_mesh((1, 1), one)
+    result.append([d.id for d in mesh.flat])
+    result.append(mesh_utils.create_device_mesh((1,), one, contiguous_submeshes=True).shape)
+finally:
+    del registry[kind]
+result.append(calls)
+"""
+
+
+@requires_jax
+def test_mesh_utils_device_kind_handlers_match_jax():
+    assert_same(*both(MESH_HANDLERS))

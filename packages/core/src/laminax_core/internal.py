@@ -11,7 +11,12 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractRef as AbstractRef
 from laminax_core._avals import AbstractToken as AbstractToken
+from laminax_core._avals import Ref as Ref
+from laminax_core.ref._discharge import discharge_jaxpr as discharge_jaxpr
+from laminax_core.ref._discharge import discharge_rules as discharge_rules
+from laminax_core.ref._discharge import has_refs as has_refs
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
@@ -23,6 +28,11 @@ from laminax_core._shape_poly import max_dim as max_dim
 from laminax_core._shape_poly import min_dim as min_dim
 from laminax_core._shape_poly import parse_shape as parse_shape
 from laminax_core._avals import ShapedArray as ShapedArray
+from laminax_core._avals import EMPTY_MAT as EMPTY_MAT
+from laminax_core._avals import ManualAxisType as ManualAxisType
+from laminax_core._manual_axes import checking as manual_axes_checking
+from laminax_core._manual_axes import state as manual_axes_state
+from laminax_core._manual_axes import typing_rules as manual_axes_typing_rules
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
@@ -128,6 +138,11 @@ from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_na
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
 
 __all__ = [
+    "EMPTY_MAT",
+    "ManualAxisType",
+    "manual_axes_checking",
+    "manual_axes_state",
+    "manual_axes_typing_rules",
     "DimExpr",
     "SymbolicScope",
     "definitely_equal",
@@ -140,7 +155,12 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractRef",
     "AbstractToken",
+    "Ref",
+    "discharge_jaxpr",
+    "discharge_rules",
+    "has_refs",
     "AbstractValue",
     "Token",
     "all_primitives",

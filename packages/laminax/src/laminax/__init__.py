@@ -140,6 +140,12 @@ from laminax import ops as ops
 from laminax import profiler as profiler
 from laminax import numpy as numpy
 from laminax import random as random
+from laminax import ref as ref
+from laminax_core.ref import Ref as Ref
+from laminax_core.ref import empty_ref as empty_ref
+from laminax_core.ref import free_ref as free_ref
+from laminax_core.ref import freeze as freeze
+from laminax_core.ref import new_ref as new_ref
 from laminax import scipy as scipy
 from laminax import sharding as sharding
 from laminax import stages as stages
@@ -203,6 +209,12 @@ __all__ = [
     "extend",
     "eval_shape",
     "flatten_util",
+    "ref",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
     "image",
     "float0",
     "grad",
