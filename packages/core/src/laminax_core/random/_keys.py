@@ -12,6 +12,7 @@ its data.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 from jaxlib import _jax
@@ -186,6 +187,7 @@ def check_key(name: str, key, allow_batched: bool = False):
                 f"(2,), got {aval.dtype.name}{list(aval.shape)}. Create keys with "
                 "random.key(seed) or random.PRNGKey(seed).")
         data, typed = key, False
+        _legacy_key_policy()
     else:
         raise TypeError(f"{name}: unexpected PRNG key type {type(key).__name__}; pass a key "
                         "from random.key(seed) or random.PRNGKey(seed).")
@@ -194,6 +196,23 @@ def check_key(name: str, key, allow_batched: bool = False):
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{key_shape} != (). Use jax.vmap for batching.")
     return data, typed
+
+
+_LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Please create "
+               "keys using jax.random.key(). If use of a raw key array was intended, set "
+               'jax_legacy_prng_key="allow".')
+
+
+def _legacy_key_policy() -> None:
+    # JAX's jax_legacy_prng_key option, then its enable_custom_prng upgrade's deprecation
+    policy = config.legacy_prng_key.value
+    if policy == "error":
+        raise ValueError(_LEGACY_KEY)
+    if policy == "warn":
+        warnings.warn(_LEGACY_KEY, stacklevel=4)
+    elif config.enable_custom_prng.value:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=4)
 
 
 def _seed_array(ctor: str, seed):
@@ -229,7 +248,9 @@ def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
       array([0, 0], dtype=uint32)
     """
     _check_impl(impl)
-    return _threefry.threefry_seed(_seed_array("PRNGKey", seed))
+    data = _threefry.threefry_seed(_seed_array("PRNGKey", seed))
+    # under JAX's enable_custom_prng upgrade every key is a typed one
+    return _wrap(data) if config.enable_custom_prng.value else data
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
@@ -254,7 +275,7 @@ def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
 
 
 def _like_input(typed: bool, data):
-    return _wrap(data) if typed else data
+    return _wrap(data) if typed or config.enable_custom_prng.value else data
 
 
 def split(key, num: int | tuple[int, ...] = 2):
