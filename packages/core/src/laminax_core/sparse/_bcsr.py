@@ -87,8 +87,8 @@ class BCSR(JAXSparse):
             return i[:, 1], ptr.astype(i.dtype)
 
         cols, indptr = _per_batch(one, arr.n_batch)(indices)
-        return cls((data, cols, indptr), shape=arr.shape, indices_sorted=arr.indices_sorted,
-                   unique_indices=arr.unique_indices)
+        # JAX records neither flag on a compressed layout
+        return cls((data, cols, indptr), shape=arr.shape)
 
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32", n_dense=0, n_batch=0, nse=0):
@@ -177,9 +177,7 @@ def bcsr_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0, index_d
         raise ValueError("BCSR arrays have two sparse dimensions: got "
                          f"shape={tuple(mat.shape)}, {n_batch=}, {n_dense=}")
     coo = bcoo_fromdense(mat, nse=nse, n_batch=n_batch, n_dense=n_dense, index_dtype=index_dtype)
-    out = BCSR.from_bcoo(coo)
-    # JAX marks the compressed layout as neither sorted nor unique
-    return BCSR((out.data, out.indices, out.indptr), shape=out.shape)
+    return BCSR.from_bcoo(coo)
 
 
 def bcsr_todense(mat):
