@@ -266,6 +266,16 @@ _reduction_lowering(lax.pmax_p, hlo.maximum)
 _reduction_lowering(lax.pmin_p, hlo.minimum)
 
 
+def _psum_invariant_lowering(ctx, x, *, axes):
+    return _psum_rule(ctx, x, axes=axes, axis_index_groups=None)[0]
+
+
+_psum_rule = get_lowering(lax.psum_p)
+register_lowering(lax.psum_invariant_p, _psum_invariant_lowering)
+# pvary only changes the type: on devices the value is already there
+register_lowering(lax.pvary_p, lambda ctx, x, *, axes: x)
+
+
 def _require_manual(ctx, name):
     manual = _manual_context(ctx)
     if manual is None:

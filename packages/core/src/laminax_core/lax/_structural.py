@@ -14,6 +14,7 @@ import numpy as np
 
 from laminax_core import _shape_poly, _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._manual_axes import vary_like
 from laminax_core._sharding_rules import (
     broadcast_in_dim_sharding,
     reduce_sharding,
@@ -419,8 +420,9 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     aval = get_aval(x)
     if sharding is None and shape is None:
         sharding = aval.sharding  # same type as x, split as x is along Explicit mesh axes
-    return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype, sharding=sharding)
+    out = full(aval.shape if shape is None else shape, fill_value,
+               aval.dtype if dtype is None else dtype, sharding=sharding)
+    return vary_like(x, out)
 
 
 def broadcast(operand, sizes):

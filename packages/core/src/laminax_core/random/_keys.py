@@ -10,6 +10,7 @@ keys flow through them as JAX's do; `shape`, indexing, iteration, `==` and print
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 from laminax_pytree import register_pytree_node
@@ -187,6 +188,7 @@ def check_key(name: str, key, allow_batched: bool = False):
                 f"(2,), got {aval.dtype.name}{list(aval.shape)}. Create keys with "
                 "random.key(seed) or random.PRNGKey(seed).")
         data, typed = key, False
+        _legacy_key_policy()
     else:
         raise TypeError(f"{name}: unexpected PRNG key type {type(key).__name__}; pass a key "
                         "from random.key(seed) or random.PRNGKey(seed).")
@@ -195,6 +197,23 @@ def check_key(name: str, key, allow_batched: bool = False):
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{key_shape} != (). Use jax.vmap for batching.")
     return data, typed
+
+
+_LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Please create "
+               "keys using jax.random.key(). If use of a raw key array was intended, set "
+               'jax_legacy_prng_key="allow".')
+
+
+def _legacy_key_policy() -> None:
+    # JAX's jax_legacy_prng_key option, then its enable_custom_prng upgrade's deprecation
+    policy = config.legacy_prng_key.value
+    if policy == "error":
+        raise ValueError(_LEGACY_KEY)
+    if policy == "warn":
+        warnings.warn(_LEGACY_KEY, stacklevel=4)
+    elif config.enable_custom_prng.value:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=4)
 
 
 def _seed_array(ctor: str, seed):
@@ -230,7 +249,9 @@ def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
       array([0, 0], dtype=uint32)
     """
     _check_impl(impl)
-    return _threefry.threefry_seed(_seed_array("PRNGKey", seed))
+    data = _threefry.threefry_seed(_seed_array("PRNGKey", seed))
+    # under JAX's enable_custom_prng upgrade every key is a typed one
+    return PRNGKeyArray(data) if config.enable_custom_prng.value else data
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
@@ -255,7 +276,7 @@ def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
 
 
 def _like_input(typed: bool, data):
-    return PRNGKeyArray(data) if typed else data
+    return PRNGKeyArray(data) if typed or config.enable_custom_prng.value else data
 
 
 def split(key, num: int | tuple[int, ...] = 2):

@@ -29,6 +29,8 @@ from laminax_core import dtypes
 from laminax_core import lax
 from laminax_core.internal import (
     ClosedJaxpr,
+    discharge_jaxpr,
+    has_refs,
     DropVar,
     Jaxpr,
     Literal,
@@ -518,6 +520,8 @@ def lower_jaxpr(
     Returns:
       A `LoweringResult`.
     """
+    if has_refs(closed):  # XLA has no references: thread their values instead
+        closed, _ = discharge_jaxpr(closed)
     jaxpr = closed.jaxpr
     embedded = [is_embedded_constant(c) for c in closed.consts]
     hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
