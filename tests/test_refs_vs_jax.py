@@ -9,6 +9,7 @@ import laminax as jax
 import laminax.numpy as jnp
 import numpy as np
 import pytest
+from aliasrun import run_as_jax
 from jaxref import JaxReferenceError, requires_jax, run_jax
 from laminax import lax
 
@@ -266,3 +267,19 @@ def test_error_matches_jax(name):
     with pytest.raises(Exception) as err:  # noqa: PT011 (compared with JAX's type below)
         _run_laminax(source)
     assert type(err.value).__name__ == jax_err.value.type_name, (err.value, jax_err.value)
+
+
+@requires_jax
+def test_import_jax_ref_program_matches_jax():
+    # a program written against JAX, run unchanged in laminax's `import jax` mode
+    source = (
+        "import jax, jax.numpy as jnp\n"
+        "from jax.ref import AbstractRef, Ref, addupdate, get\n"
+        "r = jax.ref.new_ref(jnp.arange(4.0))\n"
+        "addupdate(r, 1, 10.0)\n"
+        "step = jax.jit(lambda r, s: r.__setitem__(slice(2, None), r[2:] * s))\n"
+        "step(r, 3.0)\n"
+        "result = [jax.ref.freeze(r), get(r, 0), isinstance(jax.typeof(r), AbstractRef),\n"
+        "          isinstance(r, Ref), str(jax.typeof(r))]")
+    got, want = run_as_jax(source), run_jax(source)
+    _assert_same(got, [np.asarray(w) if hasattr(w, "dtype") else w for w in want], "alias")
