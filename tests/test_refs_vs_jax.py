@@ -9,6 +9,7 @@ import laminax as jax
 import laminax.numpy as jnp
 import numpy as np
 import pytest
+from aliasrun import run_as_jax
 from jaxref import JaxReferenceError, requires_jax, run_jax
 from laminax import lax
 
@@ -141,8 +142,14 @@ def f(x):
     r[0] = r[0] * 3
     r[1:] += x[1:] ** 2
     return jnp.sum(r[...])
+def g(x):
+    r = jax.new_ref(jnp.zeros_like(x))
+    r[...] = jnp.sin(x)
+    r[0] = r[0] * 3
+    return jnp.sum(r[...])
 x = jnp.arange(1.0, 4.0)
-result = [jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
+result = [str(jax.make_jaxpr(jax.grad(g))(x)),
+          jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
           jax.vmap(f)(jnp.arange(6.0).reshape(2, 3)),
           jax.vmap(lambda v: (lambda q: (q.__setitem__(0, v[1]), jax.freeze(q))[1])(
               jax.new_ref(v)))(jnp.arange(6.0).reshape(2, 3))]
@@ -260,3 +267,19 @@ def test_error_matches_jax(name):
     with pytest.raises(Exception) as err:  # noqa: PT011 (compared with JAX's type below)
         _run_laminax(source)
     assert type(err.value).__name__ == jax_err.value.type_name, (err.value, jax_err.value)
+
+
+@requires_jax
+def test_import_jax_ref_program_matches_jax():
+    # a program written against JAX, run unchanged in laminax's `import jax` mode
+    source = (
+        "import jax, jax.numpy as jnp\n"
+        "from jax.ref import AbstractRef, Ref, addupdate, get\n"
+        "r = jax.ref.new_ref(jnp.arange(4.0))\n"
+        "addupdate(r, 1, 10.0)\n"
+        "step = jax.jit(lambda r, s: r.__setitem__(slice(2, None), r[2:] * s))\n"
+        "step(r, 3.0)\n"
+        "result = [jax.ref.freeze(r), get(r, 0), isinstance(jax.typeof(r), AbstractRef),\n"
+        "          isinstance(r, Ref), str(jax.typeof(r))]")
+    got, want = run_as_jax(source), run_jax(source)
+    _assert_same(got, [np.asarray(w) if hasattr(w, "dtype") else w for w in want], "alias")

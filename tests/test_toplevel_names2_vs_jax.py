@@ -421,3 +421,62 @@ result.append(calls)
 @requires_jax
 def test_mesh_utils_device_kind_handlers_match_jax():
     assert_same(*both(MESH_HANDLERS))
+
+
+LINEAR_CALL = """
+from functools import partial
+linear_call = jax.custom_derivatives.linear_call
+f = lambda r, x: x / r
+t = lambda r, ct: ct / r
+
+def div_add(x, denom):
+    return x + linear_call(f, t, denom, x)
+
+def transpose(fn, x_example):
+    return lambda y: jax.linear_transpose(fn, x_example)(y)[0]
+
+def custom_id(x):
+    return linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+
+g = lambda r, xy: {'s': r['a'] * xy[0] + xy[1], 'd': xy[0] - xy[1] * r['b']}
+gt = lambda r, ct: (r['a'] * ct['s'] + ct['d'], ct['s'] - r['b'] * ct['d'] + 100.0)
+res = {'a': jnp.float32(2), 'b': jnp.float32(3)}
+xy = (jnp.arange(3.0), jnp.ones(3))
+jaxpr = jax.make_jaxpr(lambda x: linear_call(f, t, 2.0, x))(3.0)
+result = [div_add(9.0, 3.0), transpose(partial(div_add, denom=3.0), 1.0)(18.0),
+          custom_id(1.0), transpose(custom_id, 1.0)(1.0),
+          transpose(transpose(custom_id, 1.0), 1.0)(1.0),
+          jax.grad(lambda x: custom_id(x) * 2)(3.0),
+          jax.jit(jax.grad(lambda x: custom_id(x) * 2))(3.0),
+          [float(v) for v in jax.jvp(custom_id, (1.0,), (5.0,))],
+          linear_call(g, gt, res, xy),
+          jax.vjp(lambda xy: linear_call(g, gt, res, xy), xy)[1](
+              {'s': jnp.ones(3), 'd': jnp.full(3, 2.0)}),
+          jax.jit(lambda r, xy: linear_call(g, gt, r, xy))(res, xy),
+          jax.grad(lambda a: linear_call(g, gt, res, (a, a))['s'].sum())(jnp.arange(3.0)),
+          str(jaxpr.eqns[0].primitive), jaxpr.eqns[0].params['num_res'],
+          jax.jit(lambda d: jax.grad(lambda x: div_add(x, d))(2.0))(4.0)]
+# (a transpose returning a Python constant gives it back as a Python float in JAX, as a float32
+# array in laminax: every value is float32 here, compared as such)
+result = [r if isinstance(r, (str, int)) else
+          jax.tree_util.tree_map(lambda v: np.asarray(v, np.float32), r) for r in result]
+for bad in [lambda: jax.vmap(lambda x: linear_call(f, t, 2.0, x))(jnp.ones(2)),
+            lambda: jax.linear_transpose(
+                lambda x: linear_call(f, lambda r, ct: (ct, ct), 2.0, x), 1.0)(1.0)]:
+    try:
+        bad()
+    except Exception as e:
+        result.append((type(e).__name__, str(e)[:45]))
+"""
+
+
+@requires_jax
+def test_linear_call_matches_jax():
+    assert_same(*both(LINEAR_CALL))
+
+
+def test_linear_call_refuses_residual_tangents():
+    # (JAX fails an internal assertion here)
+    linear_call = laminax.custom_derivatives.linear_call
+    with pytest.raises(TypeError, match="residual"):
+        laminax.grad(lambda d: linear_call(lambda r, x: x / r, lambda r, c: c / r, d, 2.0))(3.0)

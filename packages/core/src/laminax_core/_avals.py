@@ -313,6 +313,14 @@ class Ref(metaclass=_RefMeta):
     dtype = property(lambda self: self._aval.dtype)
     ndim = property(lambda self: self._aval.ndim)
     size = property(lambda self: self._aval.size)
+    # what JAX's Ref forwards to the array it holds
+    sharding = property(lambda self: self._buf.sharding)
+    format = property(lambda self: self._buf.format)
+    committed = property(lambda self: True)
+
+    def unsafe_buffer_pointer(self):
+        """The address of the held array's buffer."""
+        return self._buf.unsafe_buffer_pointer()
 
     def __len__(self) -> int:
         if not self.shape:

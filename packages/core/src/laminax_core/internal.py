@@ -122,6 +122,7 @@ from laminax_core.lax._dot_algorithms import CPU_PRESETS as cpu_dot_presets
 from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorithm_compute_types
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
+from laminax_core._linear_call import linear_call_p as linear_call_p
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
 from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
 from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
@@ -168,6 +169,7 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "linear_call_p",
     "scaled_dot_decomposition",
     "scaled_dot_p",
     "cpu_dot_presets",

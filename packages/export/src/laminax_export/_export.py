@@ -52,6 +52,18 @@ _STABLE_CUSTOM_CALLS = frozenset({
     "Eigh", "Qr", "ProductOfElementaryHouseholderReflectors", "X64Combine", "X64SplitLow",
     "X64SplitHigh", "xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape",
     "xla.sdy.FuncResultSharding", "local_to_global_shape", "global_to_local_shape",
+    # the rest of JAX's CPU kernels, and its GPU solver kernels (linear algebra exported for
+    # cuda or rocm)
+    "lapack_chetrd_ffi", "lapack_zhetrd_ffi", "lapack_cgehrd_ffi", "lapack_zgehrd_ffi",
+    "lapack_sgees_ffi", "lapack_dgees_ffi", "lapack_cgees_ffi", "lapack_zgees_ffi",
+    "lapack_strsm_ffi", "lapack_dtrsm_ffi", "lapack_ctrsm_ffi", "lapack_ztrsm_ffi",
+    "lapack_sgtsv_ffi", "lapack_dgtsv_ffi", "lapack_cgtsv_ffi", "lapack_zgtsv_ffi",
+    "cu_lu_pivots_to_permutation", "cusolver_getrf_ffi", "hip_lu_pivots_to_permutation",
+    "hipsolver_getrf_ffi", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi", "hipsolver_geqrf_ffi",
+    "hipsolver_orgqr_ffi", "cusolver_potrf_ffi", "hipsolver_potrf_ffi", "cusolver_syevd_ffi",
+    "hipsolver_syevd_ffi", "cusolver_gesvd_ffi", "cusolver_gesvdj_ffi", "hipsolver_gesvd_ffi",
+    "hipsolver_gesvdj_ffi", "hipsolver_gesdd_ffi", "cusolver_sytrd_ffi", "hipsolver_sytrd_ffi",
+    "cusparse_gtsv2_ffi", "hip_threefry2x32_ffi", "LuDecomposition",
 })
 
 _lowering_lock = threading.Lock()
