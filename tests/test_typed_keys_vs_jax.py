@@ -58,6 +58,15 @@ result = {
     'equal': [np.asarray(ks == ks[::-1]), np.asarray(ks != ks[0]),
               bool(jnp.array_equal(ks, ks)), bool(jnp.array_equal(ks, ks[::-1]))],
     'device_put': data(jax.device_put(ks)),
+    'scatter': [data(ks.at[1].set(k)),
+                data(jax.jit(lambda ks, k: ks.at[jnp.array([0, 2])].set(k))(ks, k)),
+                data(jax.vmap(lambda ks, k: ks.at[0].set(k))(jnp.stack([ks, ks]), ks[:2]))],
+    'dynamic': [data(lax.dynamic_slice(ks, (jnp.int32(1),), (2,))),
+                data(lax.dynamic_update_slice(ks, ks[:2], (jnp.int32(2),))),
+                data(jax.jit(lambda ks, i: lax.dynamic_index_in_dim(ks, i, keepdims=False))(
+                    ks, 3))],
+    'jit_repeated': [type(jax.jit(jax.random.key)(3)).__name__ == type(k).__name__
+                     for _ in range(3)],
 }
 errors = {}
 for name, fn in [('add', lambda: k + 1), ('asarray', lambda: np.asarray(k)),
