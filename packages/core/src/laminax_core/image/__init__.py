@@ -123,8 +123,13 @@ def _resample(image, shape, dims, scale, translation, method, antialias, precisi
     for d, s, t in zip(dims, scale, translation):
         w = _weights(image.shape[d], shape[d], jnp.asarray(s, np.float32),
                      jnp.asarray(t, np.float32), kernel, antialias).astype(image.dtype)
-        moved = jnp.tensordot(jnp.moveaxis(image, d, -1), w, axes=1, precision=precision)
-        image = jnp.moveaxis(moved, -1, d)
+        # contracted in place, as JAX's einsum does: with the weights first along the leading
+        # axis (the result is in order), else the image first and its new last axis moved
+        if d == 0:
+            image = lax.dot_general(w, image, (((0,), (0,)), ((), ())), precision=precision)
+        else:
+            moved = lax.dot_general(image, w, (((d,), (0,)), ((), ())), precision=precision)
+            image = jnp.moveaxis(moved, -1, d)
     return image
 
 
