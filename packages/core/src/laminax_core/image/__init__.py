@@ -164,7 +164,9 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
         for d in dims:
             offsets = ((np.arange(shape[d], dtype=np.float32) + np.float32(0.5))
                        * np.float32(image.shape[d] / shape[d]))
-            image = jnp.take(image, np.floor(offsets).astype(np.int32), axis=d)
+            # the indices lie in [0, size) by construction: no out-of-bounds fill (as JAX)
+            image = jnp.take(image, np.floor(offsets).astype(np.int32), axis=d,
+                             mode="clip")
         return image
     scale = [1.0 if shape[d] == 0 else shape[d] / image.shape[d] for d in dims]
     return _resample(image, shape, dims, scale, [0.0] * len(dims), method, antialias,
