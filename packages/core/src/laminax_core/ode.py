@@ -19,7 +19,10 @@ from laminax_core._custom_derivatives import custom_vjp
 from laminax_core._custom_gradient import closure_convert
 from laminax_core.flatten_util import ravel_pytree
 
-__all__ = ["odeint"]
+__all__ = [
+    "abs2", "fit_4th_order_polynomial", "initial_step_size", "interp_fit_dopri",
+    "mean_error_ratio", "odeint", "optimal_step_size", "ravel_first_arg", "runge_kutta_step",
+]  # fmt: skip
 
 # Dormand-Prince 5(4): stage times, stage weights, 5th-order solution and error weights
 _ALPHA = [1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0]
@@ -44,7 +47,16 @@ def _weighted(weights, k, dtype):
     return jnp.dot(jnp.asarray(weights, dtype), k)
 
 
-def _rk_step(func, y0, f0, t0, dt):
+def abs2(x):
+    """`|x|**2`, elementwise (the squared modulus for complex `x`)."""
+    if jnp.iscomplexobj(x):
+        return x.real ** 2 + x.imag ** 2
+    return x ** 2
+
+
+def runge_kutta_step(func, y0, f0, t0, dt):
+    """One Dormand-Prince step of `dt` from `(t0, y0)` with `f0 = func(y0, t0)`: the 5th-order
+    solution, its derivative (the last stage), the error estimate, and the stages."""
     dtype = y0.dtype
     k = [f0]
     for alpha, beta in zip(_ALPHA, _BETA, strict=True):
@@ -54,34 +66,46 @@ def _rk_step(func, y0, f0, t0, dt):
     return y0 + dt * _weighted(_C_SOL, k, dtype), k[-1], dt * _weighted(_C_ERR, k, dtype), k
 
 
-def _initial_step(func, t0, y0, f0, rtol, atol):
-    # Hairer, Norsett and Wanner's starting step for a method of order 4
+def initial_step_size(fun, t0, y0, order, rtol, atol, f0):
+    """Hairer, Norsett and Wanner's starting step for a method of order `order`."""
     scale = atol + jnp.abs(y0) * rtol
     d0, d1 = jnp.linalg.norm(y0 / scale), jnp.linalg.norm(f0 / scale)
     h0 = jnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
-    f1 = func(y0 + h0 * f0, t0 + h0)
+    f1 = fun(y0 + h0 * f0, t0 + h0)
     d2 = jnp.linalg.norm((f1 - f0) / scale) / h0
     h1 = jnp.where((d1 <= 1e-15) & (d2 <= 1e-15), jnp.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / jnp.maximum(d1, d2)) ** (1.0 / 5.0))
+                   (0.01 / jnp.maximum(d1, d2)) ** (1.0 / (order + 1.0)))
     return jnp.minimum(100.0 * h0, h1)
 
 
-def _error_ratio(error, rtol, atol, y0, y1):
+def mean_error_ratio(error_estimate, rtol, atol, y0, y1):
+    """The root-mean-square ratio of a step's error estimate to its tolerance."""
+    error = error_estimate
     tol = atol + rtol * jnp.maximum(jnp.abs(y0), jnp.abs(y1))
-    return jnp.sqrt(jnp.mean(jnp.square(error / tol)))
+    return jnp.sqrt(jnp.mean(abs2(error / tol)))
 
 
-def _next_step(last, ratio, safety=0.9, ifactor=10.0, dfactor=0.2):
+def optimal_step_size(last_step, mean_error_ratio, safety=0.9, ifactor=10.0, dfactor=0.2,
+                      order=5.0):
+    """The next step from the last one and its error ratio: grown at most `ifactor` times,
+    shrunk at most to `dfactor` of it (not at all when the ratio is below 1)."""
+    last, ratio = last_step, mean_error_ratio
     dfactor = jnp.where(ratio < 1, 1.0, dfactor)
-    factor = jnp.minimum(ifactor, jnp.maximum(ratio ** (-1.0 / 5.0) * safety, dfactor))
+    factor = jnp.minimum(ifactor, jnp.maximum(ratio ** (-1.0 / order) * safety, dfactor))
     return jnp.where(ratio == 0, last * ifactor, last * factor)
 
 
-def _dense_output(y0, y1, k, dt):
-    # the quartic through y0 and y1 with slopes f0, f1 and the 4th-order midpoint value,
-    # coefficients from the highest power down, in the step's unit time
+def interp_fit_dopri(y0, y1, k, dt):
+    """The dense-output polynomial of a Dormand-Prince step (see `fit_4th_order_polynomial`),
+    through its 4th-order midpoint value."""
     y_mid = y0 + dt * _weighted(_C_MID, k, y0.dtype)
-    f0, f1 = k[0] * dt, k[-1] * dt
+    return fit_4th_order_polynomial(y0, y1, y_mid, k[0], k[-1], dt)
+
+
+def fit_4th_order_polynomial(y0, y1, y_mid, dy0, dy1, dt):
+    """The quartic through `y0`, `y_mid`, `y1` with slopes `dy0`, `dy1` at the ends of a step
+    of `dt`: its coefficients from the highest power down, in the step's unit time."""
+    f0, f1 = dy0 * dt, dy1 * dt
     a = -2 * f0 + 2 * f1 - 8 * y0 - 8 * y1 + 16 * y_mid
     b = 5 * f0 - 3 * f1 + 18 * y0 + 14 * y1 - 32 * y_mid
     c = -4 * f0 + f1 - 11 * y0 - 5 * y1 + 16 * y_mid
@@ -92,7 +116,7 @@ def _solve(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     """The flat solver (no custom derivative): `func(y, t, *args)` on flat `y`."""
     fun = lambda y, t: func(y, t, *args)  # noqa: E731
     f0 = fun(y0, ts[0])
-    dt = jnp.clip(_initial_step(fun, ts[0], y0, f0, rtol, atol), 0.0, hmax)
+    dt = jnp.clip(initial_step_size(fun, ts[0], y0, 4, rtol, atol, f0), 0.0, hmax)
     coeffs = jnp.stack([y0] * 5)
 
     def to_target(carry, target):
@@ -102,12 +126,11 @@ def _solve(func, rtol, atol, mxstep, hmax, y0, ts, *args):
 
         def advance(state):
             i, y, f, t, dt, last_t, coeffs = state
-            y1, f1, err, k = _rk_step(fun, y, f, t, dt)
-            ratio = _error_ratio(err, rtol, atol, y, y1)
-            accepted = [i + 1, y1, f1, t + dt, jnp.clip(_next_step(dt, ratio), 0.0, hmax), t,
-                        _dense_output(y, y1, k, dt)]
-            rejected = [i + 1, y, f, t, jnp.clip(_next_step(dt, ratio), 0.0, hmax), last_t,
-                        coeffs]
+            y1, f1, err, k = runge_kutta_step(fun, y, f, t, dt)
+            ratio = mean_error_ratio(err, rtol, atol, y, y1)
+            next_dt = jnp.clip(optimal_step_size(dt, ratio), 0.0, hmax)
+            accepted = [i + 1, y1, f1, t + dt, next_dt, t, interp_fit_dopri(y, y1, k, dt)]
+            rejected = [i + 1, y, f, t, next_dt, last_t, coeffs]
             return tuple(jnp.where(ratio <= 1.0, a, r)
                          for a, r in zip(accepted, rejected, strict=True))
 
@@ -159,7 +182,11 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
     return _odeint(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
 
 
-def _ravel_first(func, unravel):
+def ravel_first_arg(func, unravel, debug_info=None):
+    """`func` taking its first argument (a pytree) as the flat vector `unravel` undoes, and
+    returning its result flattened."""
+    del debug_info  # JAX's debugging record; laminax's errors name the function itself
+
     def flat(y, t, *args):
         out, _ = ravel_pytree(func(unravel(y), t, *args))
         return out
@@ -170,7 +197,7 @@ def _ravel_first(func, unravel):
 @functools.partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3, 4))
 def _odeint(func, rtol, atol, mxstep, hmax, y0, ts, *args):
     flat_y0, unravel = ravel_pytree(y0)
-    ys = _solve(_ravel_first(func, unravel), rtol, atol, mxstep, hmax, flat_y0, ts, *args)
+    ys = _solve(ravel_first_arg(func, unravel), rtol, atol, mxstep, hmax, flat_y0, ts, *args)
     return vmap(unravel)(ys)
 
 
@@ -184,7 +211,7 @@ def _odeint_bwd(func, rtol, atol, mxstep, hmax, residuals, g):
     flat_ys = vmap(lambda y: ravel_pytree(y)[0])(ys)
     flat_g = vmap(lambda y: ravel_pytree(y)[0])(g)
     _, unravel = ravel_pytree(tree_map(lambda y: y[0], ys))
-    flat_func = _ravel_first(func, unravel)
+    flat_func = ravel_first_arg(func, unravel)
 
     def augmented(state, t, *args):
         # the adjoint system, integrated in reversed time: y backwards, and the cotangents of
@@ -200,7 +227,7 @@ def _odeint_bwd(func, rtol, atol, mxstep, hmax, residuals, g):
         t0_bar = t0_bar - t_bar
         state = (flat_ys[i], y_bar, t0_bar, args_bar)
         flat_state, unravel_state = ravel_pytree(state)
-        aug_flat = _ravel_first(augmented, unravel_state)
+        aug_flat = ravel_first_arg(augmented, unravel_state)
         out = _solve(aug_flat, rtol, atol, mxstep, hmax, flat_state,
                      jnp.stack([-ts[i], -ts[i - 1]]), *args)
         _, y_bar, t0_bar, args_bar = unravel_state(out[1])

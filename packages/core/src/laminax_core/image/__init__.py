@@ -162,11 +162,10 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
     dims = [d for d in range(image.ndim) if image.shape[d] != shape[d]]
     if method is ResizeMethod.NEAREST:
         for d in dims:
-            offsets = ((np.arange(shape[d], dtype=np.float32) + np.float32(0.5))
-                       * np.float32(image.shape[d] / shape[d]))
+            # computed in the program (XLA folds them), not passed in as constants, as JAX
+            offsets = (jnp.arange(shape[d], dtype=np.float32) + 0.5) * image.shape[d] / shape[d]
             # the indices lie in [0, size) by construction: no out-of-bounds fill (as JAX)
-            image = jnp.take(image, np.floor(offsets).astype(np.int32), axis=d,
-                             mode="clip")
+            image = jnp.take(image, jnp.floor(offsets).astype(np.int32), axis=d, mode="clip")
         return image
     scale = [1.0 if shape[d] == 0 else shape[d] / image.shape[d] for d in dims]
     return _resample(image, shape, dims, scale, [0.0] * len(dims), method, antialias,
