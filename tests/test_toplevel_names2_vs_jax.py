@@ -9,7 +9,8 @@ import warnings
 
 import laminax
 import laminax.numpy as lnp
-import laminax.ops  # noqa: F401  (jax.ops, imported by the JAX side too)
+import laminax.experimental.mesh_utils  # noqa: F401  (imported by the JAX side too)
+import laminax.ops  # noqa: F401
 import numpy as np
 import pytest
 from jaxref import requires_jax, run_jax
@@ -22,7 +23,7 @@ def run_here(source: str, **inputs):
 
 
 def both(source: str, **inputs):
-    return run_here(source, **inputs), run_jax("import warnings, jax.ops\n" + source, **inputs)
+    return run_here(source, **inputs), run_jax("import warnings, jax.ops, jax.experimental.mesh_utils\n" + source, **inputs)
 
 
 def assert_same(ours, theirs):
@@ -337,3 +338,145 @@ def test_select_and_scatter_reference_agrees_with_the_compiled_op():
     p, kw, x, src = scope["p"], scope["kw"], scope["x"], scope["src"]
     ours = reference_rules[p](np.asarray(x), np.asarray(src), np.float32(0), **kw)
     np.testing.assert_array_equal(ours, np.asarray(p.bind(x, src, np.float32(0), **kw)))
+
+
+NARROW_DTYPES = """
+result = []
+for t in [jnp.float6_e2m3fn, jnp.float6_e3m2fn, jnp.int1, jnp.uint1]:
+    floating = bool(jnp.issubdtype(t, jnp.floating))
+    info = jnp.finfo(t).max if floating else jnp.iinfo(t).max
+    result += [t.__name__, str(t.dtype), str(jnp.dtype(t)), floating, float(info),
+               str(jax.eval_shape(lambda: jnp.zeros(3, t)).dtype),
+               isinstance(np.zeros(2, t.dtype)[0], t)]
+    try:
+        t(1.5)  # XLA's CPU runtime has none of these types
+    except Exception as e:
+        result.append(type(e).__name__)
+result += [jnp.object_ is np.object_, str(jax.dtypes.canonicalize_dtype(jnp.int1))]
+try:
+    jnp.array([1], jnp.object_)
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_narrow_dtypes_and_object_match_jax():
+    assert_same(*both(NARROW_DTYPES))
+
+
+STAGES = """
+f = jax.jit(lambda x, y, z=1.0: x + y * z, donate_argnums=1)
+args = (jnp.ones(3), 2.0)
+result = []
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the donated scalar has no output to alias
+    stages = [f.trace(*args, z=jnp.float32(3)), f.lower(*args, z=jnp.float32(3)),
+              f.lower(*args, z=jnp.float32(3)).compile()]
+for stage in stages:
+    info = stage.args_info
+    leaves = jax.tree_util.tree_leaves(info)
+    result += [type(leaves[0]).__name__, [(l.shape, str(l.dtype), l.donated) for l in leaves],
+               str(jax.tree_util.tree_structure(info)), stage.donate_argnums,
+               str(jax.tree_util.tree_map(str, stage.in_avals))]
+result += [isinstance(f, jax.stages.Wrapped), isinstance(lambda x: x, jax.stages.Wrapped),
+           jax.stages.CompilerOptions.__origin__ is dict]
+a = jax.stages.ArgInfo(jax.ShapeDtypeStruct((2,), jnp.float32), False)
+result += [a.shape, str(a.dtype), a.donated]
+try:
+    jax.stages.ArgInfo(object(), True).shape
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_stages_names_match_jax():
+    assert_same(*both(STAGES))
+
+
+MESH_HANDLERS = """
+mesh_utils = jax.experimental.mesh_utils
+registry = mesh_utils.device_kind_handler_dict
+kind = jax.devices()[-1].device_kind
+calls = []
+
+def handler(shape, devices, contiguous_submeshes):
+    calls.append((tuple(shape), len(devices), contiguous_submeshes))
+    return None if shape == (1,) else np.array(devices[::-1], dtype=object).reshape(shape)
+
+result = [isinstance(registry, dict), kind in registry]
+registry[kind] = handler
+try:
+    one = jax.devices()[:1]
+    mesh = mesh_utils.create_device_mesh((1, 1), one)
+    result.append([d.id for d in mesh.flat])
+    result.append(mesh_utils.create_device_mesh((1,), one, contiguous_submeshes=True).shape)
+finally:
+    del registry[kind]
+result.append(calls)
+"""
+
+
+@requires_jax
+def test_mesh_utils_device_kind_handlers_match_jax():
+    assert_same(*both(MESH_HANDLERS))
+
+
+LINEAR_CALL = """
+from functools import partial
+linear_call = jax.custom_derivatives.linear_call
+f = lambda r, x: x / r
+t = lambda r, ct: ct / r
+
+def div_add(x, denom):
+    return x + linear_call(f, t, denom, x)
+
+def transpose(fn, x_example):
+    return lambda y: jax.linear_transpose(fn, x_example)(y)[0]
+
+def custom_id(x):
+    return linear_call(lambda _, x: x, lambda _, t: 7.0, (), x)
+
+g = lambda r, xy: {'s': r['a'] * xy[0] + xy[1], 'd': xy[0] - xy[1] * r['b']}
+gt = lambda r, ct: (r['a'] * ct['s'] + ct['d'], ct['s'] - r['b'] * ct['d'] + 100.0)
+res = {'a': jnp.float32(2), 'b': jnp.float32(3)}
+xy = (jnp.arange(3.0), jnp.ones(3))
+jaxpr = jax.make_jaxpr(lambda x: linear_call(f, t, 2.0, x))(3.0)
+result = [div_add(9.0, 3.0), transpose(partial(div_add, denom=3.0), 1.0)(18.0),
+          custom_id(1.0), transpose(custom_id, 1.0)(1.0),
+          transpose(transpose(custom_id, 1.0), 1.0)(1.0),
+          jax.grad(lambda x: custom_id(x) * 2)(3.0),
+          jax.jit(jax.grad(lambda x: custom_id(x) * 2))(3.0),
+          [float(v) for v in jax.jvp(custom_id, (1.0,), (5.0,))],
+          linear_call(g, gt, res, xy),
+          jax.vjp(lambda xy: linear_call(g, gt, res, xy), xy)[1](
+              {'s': jnp.ones(3), 'd': jnp.full(3, 2.0)}),
+          jax.jit(lambda r, xy: linear_call(g, gt, r, xy))(res, xy),
+          jax.grad(lambda a: linear_call(g, gt, res, (a, a))['s'].sum())(jnp.arange(3.0)),
+          str(jaxpr.eqns[0].primitive), jaxpr.eqns[0].params['num_res'],
+          jax.jit(lambda d: jax.grad(lambda x: div_add(x, d))(2.0))(4.0)]
+# (a transpose returning a Python constant gives it back as a Python float in JAX, as a float32
+# array in laminax: every value is float32 here, compared as such)
+result = [r if isinstance(r, (str, int)) else
+          jax.tree_util.tree_map(lambda v: np.asarray(v, np.float32), r) for r in result]
+for bad in [lambda: jax.vmap(lambda x: linear_call(f, t, 2.0, x))(jnp.ones(2)),
+            lambda: jax.linear_transpose(
+                lambda x: linear_call(f, lambda r, ct: (ct, ct), 2.0, x), 1.0)(1.0)]:
+    try:
+        bad()
+    except Exception as e:
+        result.append((type(e).__name__, str(e)[:45]))
+"""
+
+
+@requires_jax
+def test_linear_call_matches_jax():
+    assert_same(*both(LINEAR_CALL))
+
+
+def test_linear_call_refuses_residual_tangents():
+    # (JAX fails an internal assertion here)
+    linear_call = laminax.custom_derivatives.linear_call
+    with pytest.raises(TypeError, match="residual"):
+        laminax.grad(lambda d: linear_call(lambda r, x: x / r, lambda r, c: c / r, d, 2.0))(3.0)

@@ -28,6 +28,11 @@ from laminax_core._shape_poly import max_dim as max_dim
 from laminax_core._shape_poly import min_dim as min_dim
 from laminax_core._shape_poly import parse_shape as parse_shape
 from laminax_core._avals import ShapedArray as ShapedArray
+from laminax_core._avals import EMPTY_MAT as EMPTY_MAT
+from laminax_core._avals import ManualAxisType as ManualAxisType
+from laminax_core._manual_axes import checking as manual_axes_checking
+from laminax_core._manual_axes import state as manual_axes_state
+from laminax_core._manual_axes import typing_rules as manual_axes_typing_rules
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
@@ -117,6 +122,7 @@ from laminax_core.lax._dot_algorithms import CPU_PRESETS as cpu_dot_presets
 from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorithm_compute_types
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
+from laminax_core._linear_call import linear_call_p as linear_call_p
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
 from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
 from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
@@ -131,8 +137,17 @@ from laminax_core.lax._helpers import lowest as lowest
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
+from laminax_core._dtypes_base import ExtendedDType as ExtendedDType
+from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
+from laminax_core.random._keys import random_unwrap_p as random_unwrap_p
+from laminax_core.random._keys import random_wrap_p as random_wrap_p
 
 __all__ = [
+    "EMPTY_MAT",
+    "ManualAxisType",
+    "manual_axes_checking",
+    "manual_axes_state",
+    "manual_axes_typing_rules",
     "DimExpr",
     "SymbolicScope",
     "definitely_equal",
@@ -158,6 +173,7 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "linear_call_p",
     "scaled_dot_decomposition",
     "scaled_dot_p",
     "cpu_dot_presets",
@@ -241,6 +257,10 @@ __all__ = [
     "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
+    "ExtendedDType",
+    "PRNGKeyArray",
+    "random_unwrap_p",
+    "random_wrap_p",
     "trace_closed",
     "trace_context",
     "trace_to_jaxpr",

@@ -20,6 +20,7 @@ from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
 __all__ = [
     "EvalTrace", "eager_array", "eval_jaxpr", "get_eager_impl", "reference_rules",
     "set_eager_impl",
+    "takes_refs",
     "to_reference_value",
     "run_reference",
 ]
@@ -110,6 +111,15 @@ def _check_nans(primitive, outs) -> None:
 # values and writing the final ones back.
 ref_primitives: dict = {}
 run_with_refs: Callable | None = None
+# Under jvp, vmap and linearize such a primitive given (traced) references runs on their values
+# instead (read, threaded through the functional form, written back), so its own rules, which
+# know nothing of references, see arrays only.
+run_on_ref_values: Callable | None = None
+
+
+def takes_refs(primitive, args, params) -> bool:
+    """Whether `primitive` is a higher-order one applied to references (or closing over)."""
+    return primitive in ref_primitives and _given_refs(args, params)
 
 
 def _given_refs(args, params) -> bool:

@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from laminax_core import _trace, config, dtypes
+from laminax_core import _manual_axes, _trace, config, dtypes
 from laminax_core._avals import Ref, ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
@@ -141,6 +142,8 @@ class JaxprTrace(_trace.Trace):
 
     def process_primitive(self, primitive, args, params):
         if self.evaluate_known:
+            if eval_interpreter.takes_refs(primitive, args, params):
+                return eval_interpreter.run_on_ref_values(primitive, args, params)
             if not any(map(self.is_unknown, args)):
                 with _trace.set_current_trace(self.parent):
                     return primitive.bind(*args, **params)
@@ -151,10 +154,15 @@ class JaxprTrace(_trace.Trace):
 
     def stage(self, primitive, args, params):
         """Records `primitive(*args)` as an equation and returns tracers of its outputs."""
+        fix = None
+        if _manual_axes.state.axes is not None:  # inside a shard_map body with check_vma
+            args, fix = _manual_axes.stage_typed(self, primitive, args, params)
         invars = [self.atom(x) for x in args]
         avals_out, effects = primitive.abstract_eval(*[a.aval for a in invars], **params)
         if not primitive.multiple_results:
             avals_out = [avals_out]
+        if fix is not None:
+            avals_out = fix(avals_out)
         outvars = [Var(aval) for aval in avals_out]
         eqn = JaxprEqn(invars, outvars, primitive, params, effects, _trace.user_source_info(),
                        _trace.current_name_stack())

@@ -90,3 +90,4 @@ Tracer.addupdate = lambda self, x, idx=(): addupdate(self, idx, x)
 # The eval trace hands a higher-order primitive given concrete references to its rule.
 eval_interpreter.ref_primitives = _discharge.discharge_rules
 eval_interpreter.run_with_refs = _discharge.eager_with_refs
+eval_interpreter.run_on_ref_values = _discharge.on_ref_values

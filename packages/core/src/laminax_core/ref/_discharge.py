@@ -14,6 +14,8 @@ import collections
 
 from laminax_core import lax
 from laminax_core._avals import AbstractRef, Ref, get_aval
+from laminax_core._checkpoint import remat_p
+from laminax_core._custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
@@ -22,7 +24,10 @@ from laminax_core.lax._control_flow.scan import scan_p
 from laminax_core.lax._control_flow.while_loop import while_p
 from laminax_core.ref import _primitives as prims
 
-__all__ = ["discharge_jaxpr", "discharge_rules", "has_refs", "run_discharged"]
+__all__ = [
+    "call_rule", "discharge_jaxpr", "discharge_rules", "eager_with_refs", "has_refs",
+    "on_ref_values", "run_discharged",
+]
 
 # primitive -> rule(invals, ref_keys, **params) -> (outs, {key: final value}): `invals` holds
 # the current value of every reference operand, `ref_keys` an identity per operand (None for
@@ -123,11 +128,18 @@ def _discharge_eqn(prim, invals, in_keys, params, values):
     if prim is prims.free_ref_p:
         return []
     rule = discharge_rules.get(prim)
+    if rule is None and not any(k is not None for k in in_keys):
+        rule = _discharge_inner_jaxprs(prim)
     if rule is None:
         raise TypeError(
             f"The primitive {prim.name!r} received a mutable array reference, but it has no rule "
             "to thread references (discharge rule); read the reference's value first.")
-    outs, finals = rule(invals, in_keys, **params)
+    try:
+        outs, finals = rule(invals, in_keys, **params)
+    except _NoRule:
+        raise TypeError(
+            f"The primitive {prim.name!r} uses mutable array references in a form that cannot "
+            "be threaded (a reference closed over by its program); create it inside.") from None
     for key, value in finals.items():
         values[key] = value
     return outs
@@ -187,6 +199,64 @@ def eager_with_refs(primitive, args, params):
         else:
             owners[key]._buf = value
     return outs
+
+
+def on_ref_values(primitive, args, params):
+    """Runs `primitive` on the current values of the references it is given (read with
+    `get`, written back with `swap`) under the current trace: how jvp, vmap and linearize
+    see a loop, cond or call that uses references."""
+    keys = [id(a) if isinstance(a, Ref) else None for a in args]
+    owners = {id(a): a for a in args if isinstance(a, Ref)}
+    vals = [prims.get_p.bind(a, indexer=None) if k is not None else a
+            for a, k in zip(args, keys, strict=True)]
+    outs, finals = discharge_rules[primitive](vals, keys, **params)
+    for key, value in finals.items():
+        for ref, final in value if key == "consts" else [(owners[key], value)]:
+            prims.ref_set(ref, None, final)
+    return outs
+
+
+def call_rule(primitive, param: str = "jaxpr"):
+    """The discharge rule of a call-like primitive: operands map to the jaxpr's inputs and
+    its outputs are the primitive's (remat, custom calls)."""
+    def rule(invals, ref_keys, **params):
+        closed, const_refs = _lift_ref_consts(params[param])
+        keys = _const_keys(const_refs) + list(ref_keys)
+        new, final_keys = discharge_jaxpr(closed, keys)
+        outs = primitive.bind(*(r._buf for r in const_refs), *invals, **{**params, param: new})
+        n = len(outs) - len(final_keys)
+        finals = dict(zip(final_keys, outs[n:], strict=True))
+        return outs[:n], _finals_with_consts(finals, const_refs)
+    return rule
+
+
+def _discharge_inner_jaxprs(primitive):
+    """For any higher-order primitive given no references, whose jaxprs make their own: each
+    jaxpr discharged in place (its signature is unchanged), or None if one cannot be."""
+    def discharged(p):
+        if isinstance(p, tuple):
+            return tuple(map(discharged, p))
+        closed = ClosedJaxpr(p, []) if isinstance(p, Jaxpr) else p
+        if not isinstance(closed, ClosedJaxpr) or not has_refs(closed):
+            return p
+        if any(isinstance(c, Ref) for c in closed.consts):
+            raise _NoRule
+        new, _ = discharge_jaxpr(closed)
+        if isinstance(p, Jaxpr):
+            if new.consts:
+                raise _NoRule
+            return new.jaxpr
+        return new
+
+    def rule(invals, ref_keys, **params):
+        new_params = {k: discharged(v) for k, v in params.items()}
+        return primitive.bind(*invals, **new_params), {}
+
+    return rule
+
+
+class _NoRule(Exception):
+    pass
 
 
 # ----- rules for the control-flow primitives ------------------------------------------------
@@ -353,3 +423,6 @@ def _cond_discharge(invals, ref_keys, *, branches):
 discharge_rules[scan_p] = _scan_discharge
 discharge_rules[while_p] = _while_discharge
 discharge_rules[cond_p] = _cond_discharge
+discharge_rules[remat_p] = call_rule(remat_p)
+discharge_rules[custom_jvp_call_p] = call_rule(custom_jvp_call_p, "call_jaxpr")
+discharge_rules[custom_vjp_call_p] = call_rule(custom_vjp_call_p, "call_jaxpr")

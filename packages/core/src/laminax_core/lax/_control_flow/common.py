@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _manual_axes, _trace, dtypes
 from laminax_core._avals import AbstractRef, ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -127,6 +127,17 @@ def check_same_types(what: str, expected, found) -> None:
             f"{what} must have identical types, got\n"
             f"{[a.str_short() for a in expected]}\nand\n{[b.str_short() for b in found]}."
         )
+    if _manual_axes.state.axes is None:  # types are only kept inside a check_vma body
+        return
+    for a, b in zip(expected, found, strict=True):
+        if a.manual_axis_type != b.manual_axis_type:
+            missing = b.manual_axis_type.varying ^ a.manual_axis_type.varying
+            axes = a.manual_axis_type.ordered(missing) or b.manual_axis_type.ordered(missing)
+            raise TypeError(
+                f"{what} must have equal types, but they differ: {a} and {b}, so the manual "
+                f"axis types do not match. This might be fixed by applying "
+                f"`jax.lax.pcast(..., {axes!r}, to='varying')` to the value that does not vary "
+                "over those axes (the initial loop carry, or one branch's output).")
 
 
 def is_differentiable(aval) -> bool:
