@@ -9,6 +9,7 @@ import laminax as jax
 import laminax.numpy as jnp
 import numpy as np
 import pytest
+from aliasrun import run_as_jax
 from jaxref import JaxReferenceError, requires_jax, run_jax
 from laminax import lax
 
@@ -141,8 +142,14 @@ def f(x):
     r[0] = r[0] * 3
     r[1:] += x[1:] ** 2
     return jnp.sum(r[...])
+def g(x):
+    r = jax.new_ref(jnp.zeros_like(x))
+    r[...] = jnp.sin(x)
+    r[0] = r[0] * 3
+    return jnp.sum(r[...])
 x = jnp.arange(1.0, 4.0)
-result = [jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
+result = [str(jax.make_jaxpr(jax.grad(g))(x)),
+          jax.grad(f)(x), jax.jit(jax.grad(f))(x), *jax.jvp(f, (x,), (jnp.ones(3),)),
           jax.vmap(f)(jnp.arange(6.0).reshape(2, 3)),
           jax.vmap(lambda v: (lambda q: (q.__setitem__(0, v[1]), jax.freeze(q))[1])(
               jax.new_ref(v)))(jnp.arange(6.0).reshape(2, 3))]
@@ -180,6 +187,19 @@ result = [jax.freeze(r), jax.freeze(d["a"]),
           jax.jit(lambda x, i: jax.new_ref(x)[i])(x, jnp.array([2, 0])),
           jax.jit(lambda: (lambda q: (q.__setitem__(..., 3), q[...])[1])(jax.new_ref(1)))(),
           str(jax.eval_shape(lambda x: jax.freeze(jax.new_ref(x)), x).shape)]
+""",
+    "export_pmap_lower": """
+def f(x):
+    r = jax.new_ref(x)
+    lax.fori_loop(0, 3, lambda i, c: (r.__setitem__(i, r[i] * c), c + 1.0)[1], 2.0)
+    return jax.freeze(r)
+x = jnp.arange(1.0, 4.0)
+exported = jax.export.export(jax.jit(f))(x)
+q = jax.new_ref(x)
+text = jax.jit(lambda r: r.__setitem__(0, 5.0)).lower(q).as_text()
+result = [exported.call(x), len(exported.in_avals), len(exported.out_avals),
+          jax.pmap(lambda v: jax.freeze((lambda q: (q.__setitem__(0, 1.0), q)[1])(
+              jax.new_ref(v))))(x[None]), "@main" in text, jax.freeze(q)]
 """,
     "empty_and_free_ref": """
 def f():
@@ -219,6 +239,8 @@ ERRORS = {
                             "(jnp.ones((2, 3))))(jax.new_ref(jnp.zeros(3)))",
     "new_ref_of_list": "jax.new_ref([1, 2])",
     "grad_of_ref_argument": "jax.grad(lambda r: r[...].sum())(jax.new_ref(jnp.arange(3.0)))",
+    "export_ref_argument": "jax.export.export(jax.jit(lambda r: r.__setitem__(0, 5.0)))"
+                           "(jax.new_ref(jnp.ones(3)))",
     "while_carry_ref": "lax.while_loop(lambda c: False, lambda c: c, jax.new_ref(jnp.ones(3)))",
 }
 
@@ -260,3 +282,19 @@ def test_error_matches_jax(name):
     with pytest.raises(Exception) as err:  # noqa: PT011 (compared with JAX's type below)
         _run_laminax(source)
     assert type(err.value).__name__ == jax_err.value.type_name, (err.value, jax_err.value)
+
+
+@requires_jax
+def test_import_jax_ref_program_matches_jax():
+    # a program written against JAX, run unchanged in laminax's `import jax` mode
+    source = (
+        "import jax, jax.numpy as jnp\n"
+        "from jax.ref import AbstractRef, Ref, addupdate, get\n"
+        "r = jax.ref.new_ref(jnp.arange(4.0))\n"
+        "addupdate(r, 1, 10.0)\n"
+        "step = jax.jit(lambda r, s: r.__setitem__(slice(2, None), r[2:] * s))\n"
+        "step(r, 3.0)\n"
+        "result = [jax.ref.freeze(r), get(r, 0), isinstance(jax.typeof(r), AbstractRef),\n"
+        "          isinstance(r, Ref), str(jax.typeof(r))]")
+    got, want = run_as_jax(source), run_jax(source)
+    _assert_same(got, [np.asarray(w) if hasattr(w, "dtype") else w for w in want], "alias")

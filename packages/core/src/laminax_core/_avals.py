@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from laminax_core import dtypes
+from laminax_core._dtypes_base import ExtendedDType
 from laminax_core._shape_poly import DimExpr
 
 __all__ = [
@@ -52,6 +53,8 @@ sharding_typers: dict[type, Callable[[Any, ShapedArray], ShapedArray]] = {}
 
 def short_dtype_name(dtype) -> str:
     """`float32 -> f32`, `int8 -> i8`, `bfloat16 -> bf16`, `bool -> bool`, as jaxprs print."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     dtype = np.dtype(dtype)
     if dtype == dtypes.float0:
         return "float0"
@@ -313,6 +316,14 @@ class Ref(metaclass=_RefMeta):
     dtype = property(lambda self: self._aval.dtype)
     ndim = property(lambda self: self._aval.ndim)
     size = property(lambda self: self._aval.size)
+    # what JAX's Ref forwards to the array it holds
+    sharding = property(lambda self: self._buf.sharding)
+    format = property(lambda self: self._buf.format)
+    committed = property(lambda self: True)
+
+    def unsafe_buffer_pointer(self):
+        """The address of the held array's buffer."""
+        return self._buf.unsafe_buffer_pointer()
 
     def __len__(self) -> int:
         if not self.shape:

@@ -13,14 +13,24 @@ from collections.abc import Sequence
 from laminax_core._interpreters.jvp import Zero, add_tangents
 from laminax_core._jaxpr import Jaxpr, Literal
 
-__all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal", "transpose_rules"]
+__all__ = ["PendingCtRef", "UndefinedPrimal", "backward_pass", "is_undefined_primal", "transpose_rules"]
 
 # primitive -> rule(ct, *args, **params) -> list of cotangents (None: no cotangent)
 transpose_rules: dict = {}
 # The reference primitives (installed by `laminax_core.ref`): rule(cts, *operands, **params),
 # where a linear reference operand (or output) arrives as its cotangent reference.
 ref_transpose_rules: dict = {}
-new_zeros_ref = None  # aval -> a reference to zeros (the first cotangent of a reference)
+
+
+class PendingCtRef:
+    """The cotangent reference of a linear reference, made when first needed: from the first
+    cotangent accumulated into the whole of it (as JAX's transposes make it), else zeros."""
+
+    __slots__ = ("aval", "ref")
+
+    def __init__(self, aval):
+        self.aval = aval  # the AbstractRef
+        self.ref = None
 
 
 class UndefinedPrimal:
@@ -99,7 +109,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
 
     def ct_ref(var):
         if id(var) not in ct_refs:
-            ct_refs[id(var)] = new_zeros_ref(var.aval.inner_aval)
+            ct_refs[id(var)] = PendingCtRef(var.aval)
         return ct_refs[id(var)]
 
     for eqn in reversed(linear_eqns):

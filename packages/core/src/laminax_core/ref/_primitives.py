@@ -25,8 +25,8 @@ from laminax_core.numpy import _indexing
 
 __all__ = [
     "InternalMutableArrayEffect", "addupdate_p", "empty_ref_p", "free_ref_p", "freeze_p",
-    "get_p", "index_value", "new_ref_p", "ref_addupdate", "ref_get", "ref_set", "ref_swap",
-    "state_primitives", "swap_p", "update_value",
+    "get_p", "index_value", "make_indexer", "new_ref_p", "ref_addupdate", "ref_get", "ref_set",
+    "ref_swap", "state_primitives", "swap_p", "update_value",
 ]
 
 
@@ -327,13 +327,17 @@ def _differentiable(aval) -> bool:
 
 
 def _staged(t):
-    """`t` as a staged value under linearize: a tangent reference must belong to the linear
-    program even when its initial value is known, or reads would miss its staged writes."""
+    """`t` (a tangent, maybe a symbolic zero) as a staged value under linearize: a tangent
+    reference must belong to the linear program even when its initial value is known, or reads
+    would miss its staged writes. Zeros are made in the linear program, as JAX's are."""
     trace = _trace.current_trace()
-    if (isinstance(trace, partial_eval.JaxprTrace) and trace.evaluate_known
-            and not trace.is_unknown(t)):
-        return partial_eval.JaxprTracer(trace, trace.atom(t))
-    return t
+    if not (isinstance(trace, partial_eval.JaxprTrace) and trace.evaluate_known):
+        return jvp_interpreter.instantiate_zeros(t)
+    if isinstance(t, Zero):
+        aval = t.aval.strip_weak_type()
+        scalar = partial_eval.JaxprTracer(trace, trace.atom(np.zeros((), aval.dtype)))
+        return scalar if aval.shape == () else lax.broadcast_in_dim(scalar, aval.shape, ())
+    return t if trace.is_unknown(t) else partial_eval.JaxprTracer(trace, trace.atom(t))
 
 
 def _new_ref_jvp(primals, tangents, **params):
@@ -341,7 +345,7 @@ def _new_ref_jvp(primals, tangents, **params):
     ref = new_ref_p.bind(x, **params)
     if not _differentiable(get_aval(x)):
         return ref, Zero(AbstractRef(get_aval(x).to_tangent_aval()))
-    return ref, new_ref_p.bind(_staged(jvp_interpreter.instantiate_zeros(t)), **params)
+    return ref, new_ref_p.bind(_staged(t), **params)
 
 
 def _empty_ref_jvp(primals, tangents, **params):
@@ -349,7 +353,7 @@ def _empty_ref_jvp(primals, tangents, **params):
     ty = params["ty"]
     if not _differentiable(ty):
         return ref, Zero(AbstractRef(ty.to_tangent_aval()))
-    zeros = _staged(jvp_interpreter.zeros_like_aval(ty.strip_weak_type()))
+    zeros = _staged(Zero(ty.to_tangent_aval()))
     return ref, new_ref_p.bind(zeros, kind=None, memory_space=params["memory_space"])
 
 
@@ -409,44 +413,54 @@ free_ref_p.def_jvp(_free_ref_jvp)
 
 
 
+def _made(ct_ref):
+    """The cotangent reference, made of zeros if nothing was accumulated into it yet."""
+    if ct_ref.ref is None:
+        zeros = jvp_interpreter.zeros_like_aval(ct_ref.aval.inner_aval.strip_weak_type())
+        ct_ref.ref = new_ref_p.bind(zeros, kind=None, memory_space=None)
+    return ct_ref.ref
+
+
+def _accumulate(ct_ref, ct, dyn, indexer):
+    if isinstance(ct, Zero):
+        return
+    if ct_ref.ref is None and indexer is None:  # the first cotangent of all of it
+        ct_ref.ref = new_ref_p.bind(ct, kind=None, memory_space=None)
+    else:
+        addupdate_p.bind(_made(ct_ref), ct, *dyn, indexer=indexer)
+
+
 def _get_transpose(cts, ct_ref, *dyn, indexer):
-    (ct,) = cts
-    if not isinstance(ct, Zero):
-        addupdate_p.bind(ct_ref, ct, *dyn, indexer=indexer)
+    _accumulate(ct_ref, cts[0], dyn, indexer)
     return [None] * (1 + len(dyn))
 
 
 def _swap_transpose(cts, ct_ref, value, *dyn, indexer):
-    (ct,) = cts
-    ct_value = swap_p.bind(ct_ref, jvp_interpreter.instantiate_zeros(ct), *dyn, indexer=indexer)
+    ct = jvp_interpreter.instantiate_zeros(cts[0])
+    ct_value = swap_p.bind(_made(ct_ref), ct, *dyn, indexer=indexer)
     return [None, ct_value] + [None] * len(dyn)
 
 
 def _addupdate_transpose(cts, ct_ref, value, *dyn, indexer):
-    return [None, get_p.bind(ct_ref, *dyn, indexer=indexer)] + [None] * len(dyn)
+    return [None, get_p.bind(_made(ct_ref), *dyn, indexer=indexer)] + [None] * len(dyn)
 
 
 def _freeze_transpose(cts, ct_ref):
-    (ct,) = cts
-    if not isinstance(ct, Zero):
-        addupdate_p.bind(ct_ref, ct, indexer=None)
+    _accumulate(ct_ref, cts[0], (), None)
     return [None]
 
 
 def _new_ref_transpose(cts, x, *, kind, memory_space):
-    (ct_ref,) = cts
-    return [freeze_p.bind(ct_ref)]
+    return [freeze_p.bind(_made(cts[0]))]
 
 
 state_transpose_rules = {
     get_p: _get_transpose, swap_p: _swap_transpose, addupdate_p: _addupdate_transpose,
     freeze_p: _freeze_transpose, new_ref_p: _new_ref_transpose,
-    free_ref_p: lambda cts, ct_ref: [None],
+    free_ref_p: lambda cts, ct_ref: (free_ref_p.bind(_made(ct_ref)), [None])[1],
     empty_ref_p: lambda cts, **params: [],
 }
 transpose_interpreter.ref_transpose_rules.update(state_transpose_rules)
-transpose_interpreter.new_zeros_ref = lambda aval: new_ref_p.bind(
-    jvp_interpreter.zeros_like_aval(aval.strip_weak_type()), kind=None, memory_space=None)
 
 
 # ----- vmap: a batched reference keeps its batch dimension first ----------------------------
