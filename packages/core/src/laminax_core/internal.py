@@ -137,6 +137,10 @@ from laminax_core.lax._helpers import lowest as lowest
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
+from laminax_core._dtypes_base import ExtendedDType as ExtendedDType
+from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
+from laminax_core.random._keys import random_unwrap_p as random_unwrap_p
+from laminax_core.random._keys import random_wrap_p as random_wrap_p
 
 __all__ = [
     "EMPTY_MAT",
@@ -253,6 +257,10 @@ __all__ = [
     "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
+    "ExtendedDType",
+    "PRNGKeyArray",
+    "random_unwrap_p",
+    "random_wrap_p",
     "trace_closed",
     "trace_context",
     "trace_to_jaxpr",

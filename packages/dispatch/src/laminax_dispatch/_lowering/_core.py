@@ -522,7 +522,10 @@ def lower_jaxpr(
       A `LoweringResult`.
     """
     if has_refs(closed):  # XLA has no references: thread their values instead
-        closed, _ = discharge_jaxpr(closed)
+        n_out = len(closed.out_avals)
+        closed, _ = discharge_jaxpr(closed)  # reference inputs: their final values follow
+        if out_shardings:
+            out_shardings = [*out_shardings, *[None] * (len(closed.out_avals) - n_out)]
     jaxpr = closed.jaxpr
     embedded = [is_embedded_constant(c) for c in closed.consts]
     hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
