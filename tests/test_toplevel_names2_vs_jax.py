@@ -480,3 +480,75 @@ def test_linear_call_refuses_residual_tangents():
     linear_call = laminax.custom_derivatives.linear_call
     with pytest.raises(TypeError, match="residual"):
         laminax.grad(lambda d: linear_call(lambda r, x: x / r, lambda r, c: c / r, d, 2.0))(3.0)
+
+
+# JAX runs block-scaled matmuls only through cuDNN (its CPU lowering fails): the JAX side swaps
+# the cuDNN kernel for the math it computes, keeping JAX's own quantization, shape handling and
+# custom gradient, which laminax's must match.
+SCALED_PATCH = """
+import jax._src.cudnn.scaled_matmul_stablehlo as sm
+import jax._src.nn.functions as fns
+
+def matmul_math(a, b, sa, sb, preferred_element_type=jnp.float32):
+    wa = jnp.repeat(sa.astype(jnp.float32), a.shape[2] // sa.shape[2], axis=2)
+    wb = jnp.repeat(sb.astype(jnp.float32), b.shape[2] // sb.shape[2], axis=2)
+    return jnp.einsum('bmk,bnk->bmn', a.astype(jnp.float32) * wa, b.astype(jnp.float32) * wb,
+                      preferred_element_type=jnp.float32).astype(preferred_element_type)
+
+sm.scaled_matmul_wrapper = fns.cudnn_scaled_matmul = matmul_math
+quantize = sm.quantize
+"""
+
+SCALED = """
+a = jnp.array([1.0, 2, 3, 4]).reshape((1, 1, 4))
+b = jnp.array([4.0, 5, 6, 7]).reshape((1, 1, 4))
+s = jnp.array([0.5, 2.0]).reshape((1, 1, 2))
+result = [jax.nn.scaled_matmul(a, b, s, s), str(jax.nn.scaled_matmul(a, b, s, s, jnp.bfloat16).dtype)]
+for bad in [lambda: jax.nn.scaled_matmul(a[0], b, s, s),
+            lambda: jax.nn.scaled_matmul(a, b[..., :2], s, s),
+            lambda: jax.nn.scaled_matmul(a, b, s, s[..., :1]),
+            lambda: jax.nn.scaled_matmul(a, b, jnp.ones((1, 2, 2)), s),
+            lambda: jax.nn.get_scaled_dot_general_config('x')]:
+    try:
+        bad()
+    except ValueError as e:
+        result.append(str(e))
+cm = jax.nn.get_scaled_dot_general_config('mxfp8')
+cn = jax.nn.get_scaled_dot_general_config('nvfp4', jnp.array([0.5], jnp.float32))
+result += [repr(cm), [cn.mode, cn.block_size, str(np.dtype(cn.data_type)),
+                      str(np.dtype(cn.scale_type)), np.asarray(cn.global_scale), cn.infer_only],
+           np.asarray(jax.nn.get_scaled_dot_general_config('nvfp4').global_scale)]
+x = X * 3
+# (few jitted programs: one compilation each instead of one per operation)
+for q, sc in jax.jit(lambda x: [quantize(x, cm), quantize(x, cn)])(x):
+    result += [str(q.dtype), str(sc.dtype), q.astype(jnp.float32), sc.astype(jnp.float32)]
+lhs, rhs = jnp.asarray(LHS), jnp.asarray(RHS)
+dn = (((2,), (2,)), ((0,), (0,)))
+result.append(jax.nn.scaled_dot_general(lhs, rhs, dn))
+for c in [cm, cn]:
+    f = lambda l, r: jax.nn.scaled_dot_general(l, r, dn, configs=[c] * 3)
+    grads = jax.grad(lambda l, r: (f(l, r) ** 2).sum(), argnums=(0, 1))
+    result += list(jax.jit(lambda l, r: (f(l, r), *grads(l, r)))(lhs, rhs))
+l2, r2 = lhs[0], rhs[1].T
+f2 = lambda l, r: jax.nn.scaled_dot_general(l, r, (((1,), (0,)), ((), ())), configs=[cm] * 3,
+                                            preferred_element_type=jnp.bfloat16)
+grad2 = jax.grad(lambda l: f2(l, r2).astype(jnp.float32).sum())
+result += list(jax.jit(lambda l: (f2(l, r2).astype(jnp.float32), grad2(l)))(l2))
+try:
+    jax.nn.scaled_dot_general(l2, r2, (((1,), (0,)), ((), ())), configs=[cm] * 3,
+                              preferred_element_type=jnp.int32)
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_block_scaled_matmuls_match_jax_math():
+    from laminax_core.nn._scaled import _quantize
+
+    rng = np.random.default_rng(0)
+    inputs = {"X": rng.standard_normal((2, 3, 64), np.float32),
+              "LHS": rng.standard_normal((2, 32, 64), np.float32),
+              "RHS": rng.standard_normal((2, 32, 64), np.float32)}
+    ours = run_here(SCALED, quantize=_quantize, **inputs)
+    assert_same(ours, run_jax("import warnings\n" + SCALED_PATCH + SCALED, **inputs))
