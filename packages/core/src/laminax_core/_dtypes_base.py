@@ -149,6 +149,13 @@ class PRNGKeyDType(ExtendedDType):
     key_shape = (2,)
     impl_name = "threefry2x32"
 
+    def zeros(self, shape):
+        """Keys of shape `shape` whose data is all zeros (JAX's `zeros_like` of a key)."""
+        # random sits above dtypes: imported here, when a key exists and random is loaded
+        from laminax_core.random._keys import random_wrap_p  # noqa: PLC0415
+
+        return random_wrap_p.bind(np.zeros((*shape, *self.key_shape), self.physical_dtype))
+
     def __eq__(self, other) -> bool:
         return isinstance(other, PRNGKeyDType)
 
