@@ -552,3 +552,25 @@ def test_block_scaled_matmuls_match_jax_math():
               "RHS": rng.standard_normal((2, 32, 64), np.float32)}
     ours = run_here(SCALED, quantize=_quantize, **inputs)
     assert_same(ours, run_jax("import warnings\n" + SCALED_PATCH + SCALED, **inputs))
+
+
+RANDOM_GAMMA = """
+k = jax.random.key(0)
+p = jax.random.random_gamma_p
+keys = jax.random.split(k, 2)
+# (one program: each compiled gamma sampler costs seconds of XLA time)
+both = jax.jit(lambda a: (p.bind(keys, a, log_space=True),
+                          jax.grad(lambda a: p.bind(k, a, log_space=False).sum())(a[0]),
+                          jax.vmap(lambda kk, a: p.bind(kk, a, log_space=False))(keys, a)))
+result = [both(jnp.array([[0.5, 2.0], [1.0, 3.0]])),
+          str(jax.make_jaxpr(lambda k, a: p.bind(k, a, log_space=False))(k, jnp.array([1.0])))]
+try:
+    p.bind(jax.random.split(k, 3), jnp.ones((2, 3)), log_space=False)
+except ValueError:
+    result.append("ValueError")
+"""
+
+
+@requires_jax
+def test_random_gamma_p_matches_jax():
+    assert_same(*both(RANDOM_GAMMA))

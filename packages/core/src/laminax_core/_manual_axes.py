@@ -24,7 +24,7 @@ import threading
 from laminax_core._avals import EMPTY_MAT, ManualAxisType, ShapedArray, get_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 
-__all__ = ["state", "typing_rules", "stage_typed", "varying", "typed", "checking"]
+__all__ = ["state", "typing_rules", "stage_typed", "varying", "typed", "checking", "vary_like"]
 
 
 class _State(threading.local):
