@@ -131,6 +131,10 @@ EXPRS = [
     f"sparse.bcoo_update_layout({B}, n_batch=1)",
     "sparse.bcoo_update_layout(sparse.BCOO.fromdense(T, n_batch=2, n_dense=1, nse=2), n_batch=0,"
     " n_dense=0)",
+    J("sparse.bcoo_dot_general_sampled(M, W, sparse.BCOO.fromdense(L.T, nse=8).indices, "
+      "dimension_numbers=(((1,), (0,)), ((), ())))"),
+    "jax.grad(lambda w: sparse.bcoo_dot_general_sampled(M, w, sparse.BCOO.fromdense(L.T, "
+    "nse=8).indices, dimension_numbers=(((1,), (0,)), ((), ()))).sum())(W)",
     # errors
     "sparse.BCOO.fromdense(M, n_batch=3)", f"{B} @ jnp.ones((5, 2))",
     f"sparse.bcoo_transpose({BT}, permutation=(2, 1, 0))",
@@ -273,3 +277,48 @@ def test_against_scipy():
     assert merged.nse == ref.nnz
     np.testing.assert_allclose(merged.todense(), ref.toarray())
     np.testing.assert_allclose(b.todense(), ref.toarray())
+
+
+# the unbatched formats: one program run by both libraries (M is a global of the snippet)
+LEGACY = """
+def run(jax, jnp, sparse):
+    c = sparse.COO.fromdense(M, nse=6); r = sparse.CSR.fromdense(M, nse=6); k = sparse.CSC.fromdense(M, nse=6)
+    outs = [(c.data, c.row, c.col, c._rows_sorted, c._cols_sorted, repr(c)),
+            (c.T.row, c.T._rows_sorted, c.T._cols_sorted, repr(c.T), c.T.todense()),
+            (r.data, r.indices, r.indptr, repr(r), r.todense()),
+            (type(r.T).__name__, r.T.indptr, r.T.todense()),
+            (k.data, k.indices, k.indptr, repr(k), k.todense(), k.T.todense()),
+            (sparse.coo_matvec(c, np.ones(4, np.float32)), sparse.coo_matvec(c, np.arange(3, dtype=np.float32), transpose=True)),
+            (sparse.csr_matmat(r, np.arange(8, dtype=np.float32).reshape(4, 2)), sparse.csr_matvec(r, np.arange(3, dtype=np.float32), transpose=True)),
+            (c @ np.arange(4, dtype=np.float32), k @ np.arange(4, dtype=np.float32), r @ np.ones((4, 3), np.float32), k @ np.ones((4, 3), np.float32)),
+            (sparse.eye(3, sparse_format='coo').row, sparse.coo_fromdense(M, nse=5).row, sparse.csr_fromdense(M, nse=5).indptr),
+            (sparse.coo_todense(c), sparse.csr_todense(r)),
+            (sparse.empty((2, 3), sparse_format='csr').indptr, sparse.eye(3, 4, k=1, sparse_format='csc').indptr, sparse.eye(3, 4, k=1, sparse_format='csc').todense()),
+            (sparse.COO.fromdense(M).nse, str(sparse.COO.fromdense(M).dtype)),
+            (jax.jit(lambda m: sparse.CSR.fromdense(m, nse=5))(M).indptr, jax.jit(lambda m, v: sparse.COO.fromdense(m, nse=5) @ v)(M, np.ones(4, np.float32))),
+            (jax.grad(lambda d: (sparse.COO((d, c.row, c.col), shape=(3, 4)) @ np.arange(4, dtype=np.float32)).sum())(c.data),),
+            (jax.tree_util.tree_leaves(r)[2],),
+           ]
+    return [[x if isinstance(x, (str, bool, int)) else np.asarray(x) for x in o] for o in outs]
+"""
+
+
+@requires_jax
+def test_coo_csr_csc_match_jax():
+    from laminax.experimental import sparse
+
+    import laminax as jax
+    import laminax.numpy as jnp
+
+    M = INPUTS["M"]
+    namespace = {"np": np, "M": M}
+    exec(LEGACY, namespace)  # noqa: S102 (the same program JAX runs)
+    ours = namespace["run"](jax, jnp, sparse)
+    theirs = run_jax(LEGACY + "result = run(jax, jnp, sparse)", M=M)
+    for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
+        for a, b in zip(o, t, strict=True):
+            if isinstance(a, np.ndarray):
+                assert a.shape == b.shape and a.dtype == b.dtype, (k, a, b)
+                np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=str(k))
+            else:
+                assert a == b, (k, a, b)

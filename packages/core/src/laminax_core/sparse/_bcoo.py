@@ -21,6 +21,8 @@ import numpy as np
 from laminax_pytree import register_pytree_node
 
 from laminax_core import dtypes, errors
+from laminax_core.lax import Precision
+from laminax_core.lax import dot_general as lax_dot_general
 from laminax_core.lax import dynamic_slice as lax_dynamic_slice
 from laminax_core import numpy as jnp
 from laminax_core._api import vmap
@@ -33,7 +35,7 @@ __all__ = [
     "bcoo_extract", "bcoo_multiply_dense", "bcoo_multiply_sparse", "bcoo_reduce_sum",
     "bcoo_reshape", "bcoo_transpose", "bcoo_sort_indices", "bcoo_sum_duplicates",
     "bcoo_concatenate", "bcoo_squeeze", "bcoo_rev", "bcoo_broadcast_in_dim", "bcoo_slice",
-    "bcoo_dynamic_slice", "bcoo_update_layout", "empty", "eye",
+    "bcoo_dynamic_slice", "bcoo_update_layout", "bcoo_dot_general_sampled", "empty", "eye",
 ]
 
 
@@ -1011,6 +1013,20 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     raise TypeError("bcoo_dot_general: expected a BCOO operand")
 
 
+def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
+    """`lax.dot_general(A, B)` evaluated at the coordinates `indices` only: the data of a BCOO
+    array with that layout (the product's gradient flows only through those entries)."""
+    A, B, indices = _asarray(A), _asarray(B), _asarray(indices)
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    dense = jnp.asarray(lax_dot_general(A, B, dims, precision=Precision.HIGHEST))
+    n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
+    data_shape = (tuple(dense.shape[:n_batch]) + indices.shape[n_batch:n_batch + 1]
+                  + tuple(dense.shape[n_batch + n_sparse:]))
+    layout = BCOO((jnp.zeros(data_shape, dense.dtype), indices), shape=dense.shape)
+    return _gather(layout, dense)
+
+
 def _check_dims(mat, lc, lb, name):
     if lb and max(lb) >= mat.n_batch:
         raise NotImplementedError(
@@ -1184,13 +1200,16 @@ def _matmul(a, b):
 
 
 def empty(shape, dtype=None, index_dtype="int32", sparse_format: str = "bcoo", **kwds):
-    """An all-zero sparse array storing no entries (`sparse_format` 'bcoo' or 'bcsr')."""
+    """An all-zero sparse array storing no entries (`sparse_format` 'bcoo', 'bcsr', 'coo',
+    'csr' or 'csc')."""
+    dtype = dtype or dtypes.canonicalize_dtype(np.float64)
     if sparse_format == "bcoo":
-        return BCOO._empty(shape, dtype=dtype or dtypes.canonicalize_dtype(np.float64),
-                           index_dtype=index_dtype, **kwds)
+        return BCOO._empty(shape, dtype=dtype, index_dtype=index_dtype, **kwds)
     if sparse_format == "bcsr":
-        return _formats["bcsr"]._empty(shape, dtype=dtype or dtypes.canonicalize_dtype(
-            np.float64), index_dtype=index_dtype, **kwds)
+        return _formats["bcsr"]._empty(shape, dtype=dtype, index_dtype=index_dtype, **kwds)
+    if sparse_format in ("coo", "csr", "csc"):
+        return _formats[sparse_format].fromdense(np.zeros(shape, np.dtype(dtype)), nse=0,
+                                                 index_dtype=index_dtype)
     raise ValueError(f"sparse_format={sparse_format!r} not recognized")
 
 
@@ -1199,6 +1218,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
     """The sparse identity (ones on diagonal `k`) of shape `(N, M)`."""
     M = N if M is None else M
     dtype = dtype or dtypes.canonicalize_dtype(np.float64)
+    if sparse_format in ("coo", "csr", "csc"):
+        return _formats[sparse_format].fromdense(np.eye(N, M, k, dtype=np.dtype(dtype)),
+                                                 index_dtype=index_dtype)
     if sparse_format not in ("bcoo", "bcsr"):
         raise ValueError(f"sparse_format={sparse_format!r} not recognized")
     n_batch, n_dense = kwds.get("n_batch", 0), kwds.get("n_dense", 0)
@@ -1214,5 +1236,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
     return mat if sparse_format == "bcoo" else _formats["bcsr"].from_bcoo(mat)
 
 
-# the BCSR class registers itself here (it is built on this module's functions)
+# the other formats register themselves here (they are built on this module's functions)
 _formats: dict[str, type] = {}
