@@ -29,7 +29,8 @@ import jax._src.lax.lax as jax_lax_internal  # split_p is not re-exported by jax
 import jax._src.lax.slicing as jax_slicing_internal
 prims.setdefault("split", jax_lax_internal.split_p)
 prims.setdefault("scatter-sub", jax_slicing_internal.scatter_sub_p)
-for p in (jlax.fft_p, jlax.mulhi_p, jlax.optimization_barrier_p):  # public in jax.lax only
+for p in (jlax.fft_p, jlax.mulhi_p, jlax.optimization_barrier_p, jlax.dce_sink_p, jlax.eq_to_p,
+          jlax.le_to_p, jlax.lt_to_p):  # public in jax.lax only
     prims.setdefault(p.name, p)
 named = {"FftType": jlax.FftType, "GatherDimensionNumbers": jlax.GatherDimensionNumbers,
          "ScatterDimensionNumbers": jlax.ScatterDimensionNumbers,

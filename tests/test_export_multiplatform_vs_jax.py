@@ -183,10 +183,13 @@ result = out
 
 
 def test_cpu_only_lowerings_refuse_other_platforms_unless_branched():
-    qr = lambda x: lnp.linalg.qr(x)[0]  # noqa: E731  (LAPACK: cpu only in laminax)
+    # LAPACK's geev: cpu only in laminax (cholesky, lu, qr, eigh, svd and triangular_solve
+    # have GPU lowerings: tests/test_export_linalg_gpu_vs_jax.py)
+    eig = lambda x: lnp.linalg.eigvals(x).real  # noqa: E731
+    qr = lambda x: lnp.linalg.qr(x)[0]  # noqa: E731
     spec = lc.ShapeDtypeStruct((3, 3), np.float32)
     with pytest.raises(NotImplementedError, match=r"not found for platforms \['cuda'\]"):
-        le.export(jit(qr), platforms=("cpu", "cuda"))(spec)
+        le.export(jit(eig), platforms=("cpu", "cuda"))(spec)
     g = lambda x: lax.platform_dependent(x, cpu=qr, default=lambda x: -x)  # noqa: E731
     exp = le.export(jit(g), platforms=("cpu", "cuda"))(spec)
     m = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]], np.float32)
@@ -195,6 +198,7 @@ def test_cpu_only_lowerings_refuse_other_platforms_unless_branched():
     np.testing.assert_allclose(np.abs(got), np.abs(want), rtol=1e-5, atol=1e-6)
     cuda_only = le.export(jit(g), platforms=("cuda",))(spec)
     assert "lapack" not in cuda_only.mlir_module()
+    assert "cusolver" in le.export(jit(qr), platforms=("cuda",))(spec).mlir_module()
 
 
 def test_polymorphic_multiplatform_export():

@@ -142,3 +142,60 @@ def test_ffi_lowering_of_a_user_primitive_matches_jax(kernel_library):
     exec(LOWERING_SNIPPET, scope)
     assert scope["result"] == expected
     assert expected["jit"] == ("ok", [[1.0, 4.0, 7.0, 10.0], 6.0])
+
+
+BUILD_SNIPPET = """
+import ctypes, importlib
+mlir = importlib.import_module(jax.__name__ + ".interpreters.mlir")
+extend_core = importlib.import_module(jax.__name__ + ".extend.core")
+library = ctypes.cdll.LoadLibrary(LIB)
+jax.ffi.register_ffi_target("laminax_test_affine", jax.ffi.pycapsule(library.Affine),
+                            platform="cpu")
+build = jax.ffi.build_ffi_lowering_function
+rules = {
+    "typed": build("laminax_test_affine"),
+    "explicit layouts": build("laminax_test_affine", operand_layouts=[(0,), (0,)],
+                              result_layouts=[(0,), ()]),
+    "skip layouts": build("laminax_test_affine", skip_ffi_layout_processing=True),
+    "config": build("laminax_test_affine", backend_config={}),
+    "bad config": build("laminax_test_affine", backend_config="opaque"),
+    "legacy with params": build("laminax_test_affine", api_version=2),
+}
+x = np.arange(4, dtype=np.float32)
+o = np.ones(4, np.float32)
+
+def outcome(thunk):
+    try:
+        return ("ok", [np.asarray(v).tolist() for v in thunk()])
+    except Exception as e:
+        return (type(e).__name__,)
+
+result = {}
+for name, rule in rules.items():
+    p = extend_core.Primitive("laminax_test_build_" + name.replace(" ", "_"))
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x, o, **params: (jax.core.ShapedArray(x.shape, x.dtype),
+                                                jax.core.ShapedArray((), x.dtype)))
+    mlir.register_lowering(p, lambda ctx, *a, _rule=rule, **kw: _rule(ctx, *a, **kw).results,
+                           platform="cpu")
+    result[name] = outcome(lambda: jax.jit(lambda a, b: p.bind(a, b, factor=np.float32(3)))(x, o))
+result["batch partitionable"] = jax.ffi.register_ffi_target_as_batch_partitionable(
+    "laminax_test_affine")
+try:
+    jax.ffi.register_ffi_type_id("laminax_test_type", None)
+except ValueError as e:
+    result["type id"] = str(e)
+try:
+    jax.ffi.register_ffi_type("laminax_test_type", {"type_id": 3})
+except Exception as e:
+    result["bad type"] = type(e).__name__
+"""
+
+
+@requires_jax
+def test_build_ffi_lowering_function_and_registrations_match_jax(kernel_library):
+    expected = run_jax(BUILD_SNIPPET, LIB=kernel_library)
+    scope = {"jax": laminax, "jnp": lnp, "np": np, "LIB": kernel_library}
+    exec(BUILD_SNIPPET, scope)
+    assert scope["result"] == expected
+    assert expected["typed"] == ("ok", [[1.0, 4.0, 7.0, 10.0], 6.0])

@@ -12,6 +12,7 @@ KERNEL_MODULES = [
     "laminax_core._api",
     "laminax_core._avals",
     "laminax_core._checkpoint",
+    "laminax_core._checkpoint_policies",
     "laminax_core._custom_derivatives",
     "laminax_core._effects",
     "laminax_core._interpreters.eval",

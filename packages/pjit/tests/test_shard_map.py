@@ -259,8 +259,7 @@ def test_mesh_from_set_mesh(mesh8):
 
 def test_control_flow_in_the_body(mesh8):
     def body(b):
-        # a carry that starts varying (b * 0) stays so: in JAX `full_like(b, 0)` would too,
-        # but laminax's inference sees a broadcast literal there (see _shard_map_vma.py)
+        # a carry that starts varying (b * 0) stays so (`full_like(b, 0)` would too)
         total = lax.fori_loop(0, 3, lambda i, c: c + lax.psum(b, "i"), b * 0)
         return lax.cond(lax.axis_index("i") > 3, lambda v: v * 2, lambda v: v, total)
 

@@ -37,6 +37,8 @@ from laminax_core._scopes import ensure_compile_time_eval as ensure_compile_time
 from laminax_core._scopes import named_call as named_call
 from laminax_core._scopes import named_scope as named_scope
 from laminax_core._scopes import typeof as typeof
+from laminax_core._dslice import ds as ds
+from laminax_core._memory import MemorySpace as MemorySpace
 from laminax_core._jaxpr import ClosedJaxpr as ClosedJaxpr
 from laminax_core._jaxpr import Jaxpr as Jaxpr
 from laminax_core._jaxpr import JaxprEqn as JaxprEqn
@@ -103,5 +105,7 @@ __all__ = [
     "named_call",
     "named_scope",
     "typeof",
+    "ds",
+    "MemorySpace",
     "vmap",
 ]

@@ -26,7 +26,7 @@ from laminax_pytree.internal import flatten_axes
 
 from laminax_core import _trace, dtypes
 from laminax_core._argnums import check_argnames, check_argnums, index_or_indices, resolve_argnums
-from laminax_core._avals import ShapedArray, ShapeDtypeStruct, get_aval
+from laminax_core._avals import AbstractRef, ShapedArray, ShapeDtypeStruct, get_aval
 from laminax_core._interpreters import batching, partial_eval, transpose
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import (
@@ -447,6 +447,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 
 
 def _check_grad_input(aval: ShapedArray, holomorphic: bool, allow_int: bool) -> None:
+    if isinstance(aval, AbstractRef):  # as JAX's: a reference has no cotangent to return
+        raise ValueError(f"Expected cotangent type {aval} but got {aval.inner_aval}")
     dtype = aval.dtype
     if holomorphic:
         if not dtypes.issubdtype(dtype, np.complexfloating):

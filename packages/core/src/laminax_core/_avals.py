@@ -16,11 +16,16 @@ from typing import Any
 import numpy as np
 
 from laminax_core import dtypes
+from laminax_core._dtypes_base import ExtendedDType
 from laminax_core._shape_poly import DimExpr
 
 __all__ = [
+    "AbstractRef",
     "AbstractToken",
     "AbstractValue",
+    "EMPTY_MAT",
+    "ManualAxisType",
+    "Ref",
     "ShapeDtypeStruct",
     "ShapedArray",
     "ShardingTypeError",
@@ -48,6 +53,8 @@ sharding_typers: dict[type, Callable[[Any, ShapedArray], ShapedArray]] = {}
 
 def short_dtype_name(dtype) -> str:
     """`float32 -> f32`, `int8 -> i8`, `bfloat16 -> bf16`, `bool -> bool`, as jaxprs print."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     dtype = np.dtype(dtype)
     if dtype == dtypes.float0:
         return "float0"
@@ -165,6 +172,169 @@ class Token:
         return "Token()"
 
 
+class ManualAxisType:
+    """How a value inside `shard_map` (with `check_vma=True`) relates to the manual mesh axes:
+    the axes it varies over (`varying`; JAX's "vma"), and those it holds an unreduced / reduced
+    partial sum over. Values are equal when their sets are; `order` (the mesh's axis order, as
+    given by whoever builds it) only decides how `{V:(x,y)}` prints.
+
+    Example:
+      >>> ManualAxisType(varying=frozenset({"x"}))
+      ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset(), reduced=frozenset())
+    """
+
+    __slots__ = ("varying", "unreduced", "reduced", "_order", "_hash")
+
+    def __init__(self, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset(),
+                 order: tuple = ()):
+        varying, unreduced, reduced = map(frozenset, (varying, unreduced, reduced))
+        for name, other in (("unreduced", unreduced), ("reduced", reduced)):
+            if varying & other:
+                raise ValueError(
+                    f"varying and {name} cannot have common mesh axes. Got "
+                    f"varying={varying} and {name}={other}")
+        self.varying, self.unreduced, self.reduced = varying, unreduced, reduced
+        self._order = tuple(order)
+        self._hash = hash((varying, unreduced, reduced))
+
+    @property
+    def empty(self) -> bool:
+        return not (self.varying or self.unreduced or self.reduced)
+
+    def update(self, **kwargs) -> ManualAxisType:
+        """A copy with the given sets replaced (the print order kept)."""
+        fields = dict(varying=self.varying, unreduced=self.unreduced, reduced=self.reduced,
+                      order=self._order)
+        fields.update(kwargs)
+        return ManualAxisType(**fields)
+
+    def __eq__(self, other) -> bool:
+        return self is other or (
+            isinstance(other, ManualAxisType) and self._hash == other._hash
+            and (self.varying, self.unreduced, self.reduced)
+            == (other.varying, other.unreduced, other.reduced))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return (f"ManualAxisType(varying={_set_repr(self.varying)}, "
+                f"unreduced={_set_repr(self.unreduced)}, reduced={_set_repr(self.reduced)})")
+
+    def ordered(self, names) -> tuple:
+        """`names` in mesh order (names the order does not know last, by name)."""
+        known = tuple(n for n in self._order if n in names)
+        return known + tuple(sorted((n for n in names if n not in known), key=str))
+
+    def suffix(self) -> str:
+        """`{V:x}`, `{V:(x,y)}`, `{V:x, U:y}` as JAX's jaxprs print it ('' when empty)."""
+        if self.empty:
+            return ""
+        parts = []
+        for letter, names in (("V", self.varying), ("U", self.unreduced), ("R", self.reduced)):
+            if names:
+                ordered = self.ordered(names)
+                text = ordered[0] if len(ordered) == 1 else f"({','.join(ordered)})"
+                parts.append(f"{letter}:{text}")
+        return "{" + ", ".join(parts) + "}"
+
+
+def _set_repr(names) -> str:
+    return f"frozenset({{{', '.join(map(repr, sorted(names, key=str)))}}})" if names \
+        else "frozenset()"
+
+
+EMPTY_MAT = ManualAxisType()
+
+
+class AbstractRef(AbstractValue):
+    """The abstract value of a mutable array reference (`new_ref`): the `ShapedArray` it holds
+    (`inner_aval`). Printed `Ref{f32[3]}` in jaxprs, as JAX prints it."""
+
+    __slots__ = ("inner_aval",)
+
+    def __init__(self, inner_aval: ShapedArray):
+        self.inner_aval = inner_aval
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+    weak_type = property(lambda self: self.inner_aval.weak_type)
+    sharding = property(lambda self: None)
+
+    def update(self, **changes) -> AbstractRef:
+        """The reference to `inner_aval.update(**changes)` (vmap's per-example view)."""
+        return AbstractRef(self.inner_aval.update(**changes))
+
+    def strip_weak_type(self) -> AbstractRef:
+        return self
+
+    def to_tangent_aval(self) -> AbstractRef:
+        """A reference's tangent is a reference to tangents."""
+        return AbstractRef(self.inner_aval.to_tangent_aval())
+
+    def str_short(self) -> str:
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    def __str__(self) -> str:
+        return f"Ref{{{self.inner_aval.strip_weak_type()}}}"
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbstractRef) and self.inner_aval == other.inner_aval
+
+    def __hash__(self) -> int:
+        return hash((AbstractRef, self.inner_aval))
+
+
+class _RefMeta(type):
+    # As JAX's: a traced reference (a tracer whose aval is an AbstractRef) is a `Ref` too.
+    def __instancecheck__(cls, inst):
+        if type.__instancecheck__(cls, inst):
+            return True
+        try:
+            return isinstance(inst.aval, AbstractRef)
+        except Exception:  # noqa: BLE001 (anything without an abstract value is no Ref)
+            return False
+
+
+class Ref(metaclass=_RefMeta):
+    """A mutable array reference outside any program: its abstract value and the array it
+    holds now (`_buf`, replaced by every write). Reads and writes are the ref primitives
+    (`laminax_core.ref` installs the indexing methods)."""
+
+    __slots__ = ("_aval", "_buf", "__weakref__")
+
+    def __init__(self, aval: AbstractRef, buf):
+        self._aval = aval
+        self._buf = buf
+
+    aval = property(lambda self: self._aval)
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    ndim = property(lambda self: self._aval.ndim)
+    size = property(lambda self: self._aval.size)
+    # what JAX's Ref forwards to the array it holds
+    sharding = property(lambda self: self._buf.sharding)
+    format = property(lambda self: self._buf.format)
+    committed = property(lambda self: True)
+
+    def unsafe_buffer_pointer(self):
+        """The address of the held array's buffer."""
+        return self._buf.unsafe_buffer_pointer()
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        text = repr(self._buf)
+        return "Ref" + text[text.index("("):] if "(" in text else f"Ref({text})"
+
+
 class ShardingTypeError(Exception):
     """Operands' explicit shardings do not combine (JAX: `ShardingTypeError`): reshard one
     operand (`reshard`) or pass `out_sharding=`."""
@@ -183,16 +353,19 @@ class ShapedArray(AbstractValue):
         Explicit mesh axes. Core reads it only through `aval_partitions` (one entry per
         dimension: None, an axis name or a tuple of names) and `with_aval_partitions(entries)`
         (the same mesh with other entries); see `_sharding_rules`.
+      manual_axis_type: inside a `shard_map` with `check_vma=True`, the manual mesh axes the
+        value varies over (a `ManualAxisType`, printed `f32[2]{V:x}`); empty elsewhere.
 
     Example:
       >>> ShapedArray((3, 4), np.float32).str_short()
       'f32[3,4]'
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "manual_axis_type")
     array_abstraction_level = 1
 
-    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, sharding=None):
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, sharding=None,
+                 manual_axis_type: ManualAxisType = EMPTY_MAT):
         self.shape = canonicalize_shape(shape)
         self.dtype = dtypes.canonicalize_dtype(dtype)
         self.weak_type = bool(weak_type)
@@ -202,13 +375,17 @@ class ShapedArray(AbstractValue):
                 f"{sharding} for shape {self.shape}; give one entry per dimension."
             )
         self.sharding = sharding
+        self.manual_axis_type = manual_axis_type
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
+    mat = property(lambda self: self.manual_axis_type)  # JAX's short name
 
-    def update(self, shape=None, dtype=None, weak_type=None, sharding=_KEEP) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=_KEEP,
+               manual_axis_type=None) -> ShapedArray:
         """A copy with the given fields replaced. A new shape drops the typed sharding (its
-        entries were per dimension of the old shape) unless `sharding` is given."""
+        entries were per dimension of the old shape) unless `sharding` is given; the manual
+        axis type is kept unless given."""
         if sharding is _KEEP:
             sharding = self.sharding if shape is None or tuple(shape) == self.shape else None
         return ShapedArray(
@@ -216,6 +393,7 @@ class ShapedArray(AbstractValue):
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             sharding,
+            self.manual_axis_type if manual_axis_type is None else manual_axis_type,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -226,7 +404,8 @@ class ShapedArray(AbstractValue):
         """The aval of this value's tangents: float0 for integer and boolean dtypes."""
         if dtypes.issubdtype(self.dtype, np.inexact):
             return self.update(weak_type=self.weak_type)
-        return ShapedArray(self.shape, dtypes.float0, sharding=self.sharding)
+        return ShapedArray(self.shape, dtypes.float0, sharding=self.sharding,
+                           manual_axis_type=self.manual_axis_type)
 
     def _dims_str(self) -> str:
         if self.sharding is None:
@@ -238,7 +417,9 @@ class ShapedArray(AbstractValue):
     def str_short(self) -> str:
         """`f32[3,4]`: the form jaxprs print (weak types are not shown, as in JAX); a dimension
         split along explicit mesh axes prints as JAX's `f32[8@x,4]`."""
-        return f"{short_dtype_name(self.dtype)}[{self._dims_str()}]"
+        mat = self.manual_axis_type
+        suffix = "" if mat is EMPTY_MAT else mat.suffix()
+        return f"{short_dtype_name(self.dtype)}[{self._dims_str()}]{suffix}"
 
     def __eq__(self, other) -> bool:
         return (
@@ -247,21 +428,25 @@ class ShapedArray(AbstractValue):
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
             and self.sharding == other.sharding
+            and (self.manual_axis_type is other.manual_axis_type
+                 or self.manual_axis_type == other.manual_axis_type)
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding,
+                     self.manual_axis_type._hash))
 
     def __repr__(self) -> str:
         name = self.dtype.name if self.dtype != dtypes.float0 else "float0"
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({name}[{self._dims_str()}]{weak})"
+        return f"ShapedArray({name}[{self._dims_str()}]{self.manual_axis_type.suffix()}{weak})"
 
     def __str__(self) -> str:
         # JAX's str is the full dtype name with a leading `~` for weak types (`~float32[]`);
         # libraries put it in error messages and tests compare those.
         name = self.dtype.name if self.dtype != dtypes.float0 else "float0"
-        return f"{'~' if self.weak_type else ''}{name}[{self._dims_str()}]"
+        suffix = self.manual_axis_type.suffix()
+        return f"{'~' if self.weak_type else ''}{name}[{self._dims_str()}]{suffix}"
 
 
 class ShapeDtypeStruct:
@@ -339,6 +524,8 @@ def get_aval(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, AbstractToken) or isinstance(x, Token):
         return abstract_token
+    if isinstance(aval, AbstractRef):
+        return aval
     if isinstance(aval, ShapedArray):
         if sharding_typers:
             typer = sharding_typers.get(type(x))

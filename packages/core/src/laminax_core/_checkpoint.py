@@ -8,9 +8,7 @@ outputs are not saved into the unknown part, where the backward pass recomputes 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import types
 from collections.abc import Callable
 
 import numpy as np
@@ -19,6 +17,7 @@ from laminax_pytree import tree_flatten, tree_unflatten
 from laminax_core import _trace, dtypes, lax
 from laminax_core._argnums import resolve_argnums
 from laminax_core._avals import get_aval
+from laminax_core._checkpoint_policies import checkpoint_policies, policy_saves
 from laminax_core._interpreters import partial_eval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.eval import eval_jaxpr
@@ -33,46 +32,7 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "remat",
-    "nothing_saveable",
-    "everything_saveable",
-    "DotsSaveable",
 ]
-
-
-def nothing_saveable(primitive, *avals, **params) -> bool:
-    return False
-
-
-def everything_saveable(primitive, *avals, **params) -> bool:
-    return True
-
-
-@dataclasses.dataclass(frozen=True)
-class DotsSaveable:
-    """The policy saving `dot_general` results (only those without batch dimensions if
-    `only_if_no_batch_dims`); prints as JAX's does."""
-
-    only_if_no_batch_dims: bool = False
-
-    def __call__(self, primitive, *avals, **params) -> bool:
-        if primitive.name != "dot_general":
-            return False
-        if not self.only_if_no_batch_dims:
-            return True
-        (_, _), (lhs_batch, _) = params["dimension_numbers"]
-        return not lhs_batch
-
-
-checkpoint_policies = types.SimpleNamespace(
-    nothing_saveable=nothing_saveable,
-    everything_saveable=everything_saveable,
-    dots_saveable=DotsSaveable(False),
-    checkpoint_dots=DotsSaveable(False),
-    dots_with_no_batch_dims_saveable=DotsSaveable(True),
-    checkpoint_dots_with_no_batch_dims=DotsSaveable(True),
-)
-"""Policies for `checkpoint(policy=...)`: `policy(primitive, *avals, **params)` says whether
-an equation's outputs may be saved for the backward pass."""
 
 
 def checkpoint(
@@ -194,15 +154,88 @@ def _remat_batch(axis_data, args, dims, *, jaxpr, prevent_cse, differentiated, p
 
 
 def _saveable(policy, eqn) -> bool:
-    if policy is None:
-        return False
-    return bool(policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params))
+    return policy_saves(policy, eqn.primitive, [v.aval for v in eqn.invars], eqn.params)
 
 
-def _eval_with_policy(closed: ClosedJaxpr, args, pe, policy, saveable_outs: Callable) -> list:
+# the control flow whose bodies the policy reaches into, as JAX's: their bodies become remats
+# with the same policy, so that their splits save what the policy allows (as stacked residuals
+# of a scan) and recompute the rest
+_POLICY_BODIES = {"scan": ("jaxpr",), "cond": ("branches",), "jit": ("jaxpr",)}
+
+
+def _under_policy(body: ClosedJaxpr, policy) -> ClosedJaxpr:
+    def run(*args):
+        return remat_p.bind(*args, jaxpr=body, prevent_cse=False, differentiated=False,
+                            policy=policy)
+
+    closed, consts = common.trace_closed(run, body.in_avals, "checkpoint")
+    assert not consts  # the body's own constants are not tracers
+    return closed
+
+
+def _policy_pushed(eqn, policy):
+    """The params of higher-order `eqn` with the policy pushed into its bodies, or None."""
+    names = _POLICY_BODIES.get(eqn.primitive.name)
+    if policy is None or names is None:
+        return None
+    params = dict(eqn.params)
+    for name in names:
+        value = params[name]
+        params[name] = (tuple(_under_policy(b, policy) for b in value)
+                        if isinstance(value, tuple) else _under_policy(value, policy))
+    return params
+
+
+class _NestedSplits:
+    """Splits the higher-order equations the policy reaches into (`_POLICY_BODIES`) with
+    partial_eval_jaxpr, the same way in the known and the staged parts: the known half runs
+    where the known values are computed, and its residuals are saved like the policy's choices
+    (`save(residuals)` in the known part, `take(n)` in the staged one)."""
+
+    def __init__(self, policy, pe):
+        self.policy, self.pe = policy, pe
+
+    def split(self, eqn, ins, *, save=None, take=None):
+        params = _policy_pushed(eqn, self.policy)
+        if params is None:
+            return None
+        in_uk = [self.pe.is_unknown(x) for x in ins]
+        prim = eqn.primitive
+
+        def single(*xs):
+            return prim.bind(*xs, **params)
+
+        closed, hoisted = common.trace_closed(single, [get_aval(x) for x in ins], "checkpoint")
+        assert not hoisted
+        known, unknown, out_uk, res_avals = partial_eval.partial_eval_jaxpr(
+            closed, in_uk, [False] * len(closed.out_avals))
+        known_ins = [x for x, u in zip(ins, in_uk, strict=True) if not u]
+        n_known = len(known.out_avals) - len(res_avals)
+        if save is not None:
+            with _trace.set_current_trace(self.pe.parent):
+                known_outs = common.jaxpr_as_fun(known)(*known_ins)
+            residuals = known_outs[n_known:]
+            save(residuals)
+        else:
+            residuals = take(len(res_avals))
+            # only the known outputs are recomputed here (the residuals come saved)
+            pruned, _ = dce_jaxpr(known.jaxpr, [True] * n_known + [False] * len(res_avals),
+                                  instantiate=True)
+            with _trace.set_current_trace(self.pe.parent):
+                known_outs = eval_jaxpr(pruned, known.consts, *known_ins)
+        with _trace.set_current_trace(self.pe):
+            unknown_outs = common.jaxpr_as_fun(unknown)(
+                *residuals, *[x for x, u in zip(ins, in_uk, strict=True) if u])
+        known_iter, unknown_iter = iter(known_outs[:n_known]), iter(unknown_outs)
+        return [next(unknown_iter) if u else next(known_iter) for u in out_uk]
+
+
+def _eval_with_policy(closed: ClosedJaxpr, args, pe, policy, saveable_outs: Callable,
+                      nested: Callable) -> list:
     """Evaluates `closed` under the partial-eval trace `pe`: known equations run in its parent,
-    equations reading unknowns are staged (higher-order ones split by their partial-eval rule).
-    A known equation the policy saves is not run: `saveable_outs(eqn, ins)` gives its outputs.
+    equations reading unknowns are staged (higher-order ones split by their partial-eval rule,
+    or by `nested(eqn, ins)` when the policy reaches into their bodies). A known equation the
+    policy saves is not run: `saveable_outs(eqn, ins)` gives its outputs.
     """
     env: dict[int, object] = {}
     jaxpr = closed.jaxpr
@@ -214,9 +247,13 @@ def _eval_with_policy(closed: ClosedJaxpr, args, pe, policy, saveable_outs: Call
 
     for eqn in jaxpr.eqns:
         ins = [read(v) for v in eqn.invars]
-        if not any(map(pe.is_unknown, ins)) and _saveable(policy, eqn):
+        unknown = any(map(pe.is_unknown, ins))
+        outs = None
+        if not unknown and _saveable(policy, eqn):
             outs = saveable_outs(eqn, ins)
-        else:
+        elif unknown:
+            outs = nested(eqn, ins)
+        if outs is None:
             with _trace.set_current_trace(pe):
                 outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -251,7 +288,9 @@ def _known_part(closed: ClosedJaxpr, in_uk, policy):
             return outs
 
         try:
-            outs = _eval_with_policy(closed, ins, pe, policy, run_and_save)
+            splits = _NestedSplits(policy, pe)
+            outs = _eval_with_policy(closed, ins, pe, policy, run_and_save,
+                                     functools.partial(splits.split, save=saved.extend))
             found["out_uk"] = [pe.is_unknown(o) for o in outs]
         finally:
             pe.is_live = False
@@ -275,8 +314,10 @@ def _staged_part(closed: ClosedJaxpr, in_uk, out_uk, policy, candidate_avals) ->
         )
         pe_ins = [pe.new_arg(get_aval(x)) if u else x for x, u in zip(ins, in_uk, strict=True)]
         try:
+            splits = _NestedSplits(policy, pe)
             outs = _eval_with_policy(
-                closed, pe_ins, pe, policy, lambda eqn, _: [next(candidates) for _ in eqn.outvars]
+                closed, pe_ins, pe, policy, lambda eqn, _: [next(candidates) for _ in eqn.outvars],
+                functools.partial(splits.split, take=lambda n: [next(candidates) for _ in range(n)]),
             )
             unknown_outs = [o for o, u in zip(outs, out_uk, strict=True) if u]
             linear, consts = pe.to_jaxpr(unknown_outs)
@@ -306,7 +347,9 @@ def _reduce_residual_precision(jaxpr: Jaxpr, n_res: int) -> Jaxpr:
             continue
         info = dtypes.finfo(var.aval.dtype)
         params = {"exponent_bits": int(info.nexp), "mantissa_bits": int(info.nmant)}
-        at = next(i for i, e in enumerate(eqns) if any(v is var for v in e.outvars))
+        at = next((i for i, e in enumerate(eqns) if any(v is var for v in e.outvars)), None)
+        if at is None:  # an input that a nested split keeps as its residual
+            continue
         producer = eqns[at]
         if producer.primitive is lax.reduce_precision_p and producer.params == params:
             continue

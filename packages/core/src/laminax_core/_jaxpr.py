@@ -9,6 +9,7 @@ constvars. This module also prints jaxprs in JAX's textual form, type-checks the
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 
 import numpy as np
@@ -182,6 +183,7 @@ class _NameContext:
     def __init__(self):
         self.names: dict[int, str] = {}
         self.count = 0  # fresh names given (aliases take none)
+        self.shared: dict[int, str] = {}  # jaxprs printed once, up front, by these names
 
     def name(self, var) -> str:
         if isinstance(var, Literal):
@@ -219,11 +221,16 @@ def _pp_vars(vars_, context: _NameContext, *, separator: str = "", shapes: bool 
     return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
 
 
+def _pp_binder(var, context: _NameContext) -> str:
+    return f"{context.name(var)}:{var.aval.str_short()}"
+
+
 def _pp_param_value(value, context: _NameContext) -> pp.Doc:
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if isinstance(value, Jaxpr):
-        return _pp_jaxpr_in(value, context)
+        name = context.shared.get(id(value))
+        return pp.text(name) if name is not None else _pp_jaxpr_in(value, context)
     if (
         isinstance(value, tuple)
         and value
@@ -253,11 +260,16 @@ def _pp_params(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
 
 def pp_eqn(eqn: JaxprEqn, context: _NameContext) -> pp.Doc:
     """One equation as a document: `b:f32[3] = sin a`."""
+    custom = getattr(eqn.primitive, "pp_eqn", None)
+    if custom is not None:  # the ref primitives print as JAX's `c:f32[] <- b[0]`
+        return pp.text(custom(eqn, context.name, lambda v: _pp_binder(v, context)))
     # binders are named before the params, so nested jaxprs continue the naming after them
     lhs = _pp_vars(eqn.outvars, context, shapes=True) if eqn.outvars else None
     inner = eqn.params.get(getattr(eqn.primitive, "named_call_param", None) or "", None)
-    if isinstance(inner, ClosedJaxpr | Jaxpr):
-        context.alias_call(eqn, inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner)
+    if isinstance(inner, ClosedJaxpr):
+        inner = inner.jaxpr
+    if isinstance(inner, Jaxpr) and id(inner) not in context.shared:
+        context.alias_call(eqn, inner)
     rhs = [
         pp.text(eqn.primitive.name),
         _pp_params(eqn, context),
@@ -296,8 +308,60 @@ def _pp_jaxpr_in(jaxpr: Jaxpr, context: _NameContext) -> pp.Doc:
 
 
 def pp_jaxpr(jaxpr: Jaxpr) -> pp.Doc:
-    """The jaxpr as a pretty-printer document (`str()` of it is JAX's textual form)."""
-    return _pp_jaxpr_in(jaxpr, _NameContext())
+    """The jaxpr as a pretty-printer document (`str()` of it is JAX's textual form). As JAX
+    prints it, a nested jaxpr used more than once, or of more than 10 equations, is printed
+    once before the rest (`let jaxpr = { lambda ... } in`) and named where it is used."""
+    context = _NameContext()
+    docs = []
+    for name, shared in _shared_jaxprs(jaxpr):
+        context.shared[id(shared)] = name
+        docs.append(pp.concat([pp.text(f"let {name} = "), _pp_jaxpr_in(shared, context),
+                               pp.text(" in"), pp.brk()]))
+    return pp.concat([*docs, _pp_jaxpr_in(jaxpr, context)])
+
+
+def _params_jaxprs(params) -> list:
+    found = []
+    for value in params.values():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, ClosedJaxpr):
+                v = v.jaxpr
+            if isinstance(v, Jaxpr):
+                found.append(v)
+    return found
+
+
+def _shared_jaxprs(top: Jaxpr) -> list:
+    """(name, jaxpr) of the nested jaxprs JAX prints up front, in the order met breadth
+    first; named after the equation holding them (its `name` param) or `jaxpr`, numbered
+    when a name repeats."""
+    counts: dict[int, list] = {}
+    names: dict[int, str] = {}
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        entry = counts.setdefault(id(jaxpr), [jaxpr, 0])
+        entry[1] += 2 if jaxpr is not top and len(jaxpr.eqns) > 10 else 1
+        for eqn in jaxpr.eqns:
+            subs = _params_jaxprs(eqn.params)
+            queue.extend(subs)
+            name = eqn.params.get("name")
+            if isinstance(name, str):
+                for sub in subs:
+                    names.setdefault(id(sub), name.strip("<>"))
+    used: collections.Counter = collections.Counter()
+    shared = []
+    for key, (jaxpr, count) in counts.items():
+        if count == 1:
+            continue
+        name = names.get(key, "jaxpr")
+        seen = used[name]
+        used[name] += 1
+        if seen:
+            name += str(seen)
+            used[name] += 1
+        shared.append((name, jaxpr))
+    return shared
 
 
 # ----- type checking ------------------------------------------------------------------------

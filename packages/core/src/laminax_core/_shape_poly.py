@@ -595,9 +595,12 @@ def _refined_bounds(e, lo, hi):
     for t, k in e._terms:
         # k*min(x, y) <= k*x (k > 0): replacing the factor by an operand bounds e from
         # above; the same for max from below (and the reverse for k < 0)
-        if len(t) != 1 or t[0][1] != 1 or t[0][0].op not in ("min", "max"):
+        if len(t) != 1 or t[0][1] != 1 or t[0][0].op not in ("min", "max", "floordiv"):
             continue
         rest = e - DimExpr._build({t: k}, e._scope)
+        if t[0][0].op == "floordiv":
+            lo, hi = _floordiv_bounds(rest, k, *t[0][0].operands, lo, hi)
+            continue
         for operand in t[0][0].operands:
             alt = _bounds(rest + k * operand)
             if (t[0][0].op == "min") == (k > 0):
@@ -605,6 +608,18 @@ def _refined_bounds(e, lo, hi):
             else:
                 lo = max(lo, alt[0])
     return lo, hi
+
+
+def _floordiv_bounds(rest, k, a, d, lo, hi):
+    """Bounds of rest + k*floordiv(a, d) for a positive constant d, from
+    a - d + 1 <= d*floordiv(a, d) <= a (so that b - b // 2 >= 0 is decided, as in JAX)."""
+    if isinstance(d, DimExpr) or d <= 0:
+        return lo, hi
+    low_q, high_q = (a - d + 1, a) if k > 0 else (a, a - d + 1)
+    alt_lo = _bounds(d * rest + k * low_q)[0]
+    alt_hi = _bounds(d * rest + k * high_q)[1]
+    return max(lo, -(-alt_lo // d) if alt_lo > -math.inf else lo), min(
+        hi, alt_hi // d if alt_hi < math.inf else hi)
 
 
 def _geq(e1, e2, describe) -> bool:
@@ -880,7 +895,8 @@ def dim_index(d):
 
 
 def slice_indices(slc: slice, size) -> tuple:
-    """`slc.indices(size)` for a symbolic `size` (the slice's own entries are ints)."""
+    """`slc.indices(size)` for a symbolic `size` or symbolic start and stop (whose sign
+    must be known, as in JAX)."""
     step = 1 if slc.step is None else operator.index(slc.step)
     if step == 0:
         raise ValueError("slice step cannot be zero")
@@ -890,7 +906,7 @@ def slice_indices(slc: slice, size) -> tuple:
     def clamp(v, default):
         if v is None:
             return default
-        v = operator.index(v)
+        v = dim_index(v)
         return min_dim(last, v) if v >= 0 else max_dim(size + v, floor)
 
     return clamp(slc.start, 0 if step > 0 else size - 1), clamp(slc.stop, last if step > 0 else -1), step

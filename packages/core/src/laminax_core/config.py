@@ -34,6 +34,12 @@ from jaxlib._jax import jax_jit as _jax_jit
 
 __all__ = [
     "Config",
+    "allow_f16_reductions",
+    "auto_pcast",
+    "enable_custom_prng",
+    "jax2tf_associative_scan_reductions",
+    "legacy_prng_key",
+    "remove_size_one_mesh_axis_from_type",
     "State",
     "bool_state",
     "check_tracer_leaks",
@@ -925,3 +931,55 @@ def make_user_context(default_value: Any = None) -> State:
     """
     return State("user_context", default_value, "A user-defined context that jit keys on.",
                  include_in_jit_key=True, include_in_trace_context=True)
+
+
+allow_f16_reductions = bool_state(
+    "jax_allow_f16_reductions",
+    True,
+    "If False, lax.reduce_sum over a non-trivial axis of a float16 or bfloat16 operand raises "
+    "(jnp.sum is unaffected: it accumulates such inputs in float32).",
+    include_in_jit_key=True,
+    include_in_trace_context=True,
+)
+
+legacy_prng_key = enum_state(
+    "jax_legacy_prng_key",
+    ["allow", "warn", "error"],
+    "allow",
+    "What random's functions do when given a raw uint32 key instead of a typed one: 'allow' it, "
+    "'warn', or 'error'.",
+)
+
+enable_custom_prng = bool_state(
+    "jax_enable_custom_prng",
+    False,
+    "JAX's upgrade towards typed keys everywhere: PRNGKey returns typed keys, random functions "
+    "given raw keys return typed keys and warn (FutureWarning).",
+    upgrade=True,
+)
+
+jax2tf_associative_scan_reductions = bool_state(
+    "jax2tf_associative_scan_reductions",
+    False,
+    "Read by JAX's jax2tf converter only (which laminax does not have): cumulative reductions "
+    "converted through associative scans instead of reduce_window.",
+)
+
+remove_size_one_mesh_axis_from_type = bool_state(
+    "jax_remove_size_one_mesh_axis_from_type",
+    False,
+    "JAX: drops mesh axes of size 1 from the sharding and varying axes an array's type records. "
+    "Recorded for programs that set it; laminax's types keep such axes either way.",
+    include_in_jit_key=True,
+    include_in_trace_context=True,
+)
+
+auto_pcast = bool_state(
+    "jax_auto_pcast",
+    True,
+    "JAX: inside shard_map with varying-manual-axes checking, inserts the pvary casts that make "
+    "operands agree. Recorded for programs that set it; laminax's shard_map does not type "
+    "varying axes, so there is nothing to cast.",
+    include_in_jit_key=True,
+    include_in_trace_context=True,
+)

@@ -15,9 +15,13 @@ from laminax_core._custom_derivatives import (
 )
 from laminax_core._custom_derivatives import zero_from_primal as zero_from_primal
 from laminax_core._custom_gradient import closure_convert as closure_convert
+from laminax_core._linear_call import linear_call as linear_call
+from laminax_core._linear_call import linear_call_p as linear_call_p
 from laminax_core._custom_gradient import custom_gradient as custom_gradient
 
 __all__ = [
+    "linear_call",
+    "linear_call_p",
     "CustomVJPPrimal",
     "SymbolicZero",
     "closure_convert",

@@ -11,7 +11,12 @@ from laminax_core._api import check_argnames as check_argnames
 from laminax_core._api import check_argnums as check_argnums
 from laminax_core._api import index_or_indices as index_or_indices
 from laminax_core._api import resolve_argnums as resolve_argnums
+from laminax_core._avals import AbstractRef as AbstractRef
 from laminax_core._avals import AbstractToken as AbstractToken
+from laminax_core._avals import Ref as Ref
+from laminax_core.ref._discharge import discharge_jaxpr as discharge_jaxpr
+from laminax_core.ref._discharge import discharge_rules as discharge_rules
+from laminax_core.ref._discharge import has_refs as has_refs
 from laminax_core._avals import AbstractValue as AbstractValue
 from laminax_core._avals import Token as Token
 from laminax_core._shape_poly import DimExpr as DimExpr
@@ -23,6 +28,11 @@ from laminax_core._shape_poly import max_dim as max_dim
 from laminax_core._shape_poly import min_dim as min_dim
 from laminax_core._shape_poly import parse_shape as parse_shape
 from laminax_core._avals import ShapedArray as ShapedArray
+from laminax_core._avals import EMPTY_MAT as EMPTY_MAT
+from laminax_core._avals import ManualAxisType as ManualAxisType
+from laminax_core._manual_axes import checking as manual_axes_checking
+from laminax_core._manual_axes import state as manual_axes_state
+from laminax_core._manual_axes import typing_rules as manual_axes_typing_rules
 from laminax_core._avals import WeakTypedArray as WeakTypedArray
 from laminax_core._avals import get_aval as get_aval
 from laminax_core._avals import ShardingTypeError as ShardingTypeError
@@ -32,6 +42,7 @@ from laminax_core._avals import pytype_aval_mappings as pytype_aval_mappings
 from laminax_core._avals import short_dtype_name as short_dtype_name
 from laminax_core._avals import weak_array as weak_array
 from laminax_core._checkpoint import remat_p as remat_p
+from laminax_core._checkpoint_policies import name_p as name_p
 from laminax_core._custom_batching import custom_vmap_call_p as custom_vmap_call_p
 from laminax_core._ffi import ffi_call as ffi_call
 from laminax_core._ffi import ffi_call_p as ffi_call_p
@@ -111,7 +122,10 @@ from laminax_core.lax._dot_algorithms import CPU_PRESETS as cpu_dot_presets
 from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorithm_compute_types
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
+from laminax_core._linear_call import linear_call_p as linear_call_p
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
+from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
+from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
 from laminax_core.lax.linalg import _updates as linalg_update_programs
 from laminax_core.lax._control_flow.common import batch_jaxpr as batch_jaxpr
 from laminax_core.lax._control_flow.common import jaxpr_as_fun as jaxpr_as_fun
@@ -123,8 +137,17 @@ from laminax_core.lax._helpers import lowest as lowest
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
+from laminax_core._dtypes_base import ExtendedDType as ExtendedDType
+from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
+from laminax_core.random._keys import random_unwrap_p as random_unwrap_p
+from laminax_core.random._keys import random_wrap_p as random_wrap_p
 
 __all__ = [
+    "EMPTY_MAT",
+    "ManualAxisType",
+    "manual_axes_checking",
+    "manual_axes_state",
+    "manual_axes_typing_rules",
     "DimExpr",
     "SymbolicScope",
     "definitely_equal",
@@ -137,7 +160,12 @@ __all__ = [
     "check_argnums",
     "index_or_indices",
     "resolve_argnums",
+    "AbstractRef",
     "AbstractToken",
+    "Ref",
+    "discharge_jaxpr",
+    "discharge_rules",
+    "has_refs",
     "AbstractValue",
     "Token",
     "all_primitives",
@@ -145,6 +173,9 @@ __all__ = [
     "special_programs",
     "linalg_update_programs",
     "ragged_dot_program",
+    "linear_call_p",
+    "scaled_dot_decomposition",
+    "scaled_dot_p",
     "cpu_dot_presets",
     "algorithm_compute_types",
     "ANY",
@@ -216,6 +247,7 @@ __all__ = [
     "reference_rules",
     "register_describer",
     "remat_p",
+    "name_p",
     "run_reference",
     "same_shape",
     "set_current_trace",
@@ -225,6 +257,10 @@ __all__ = [
     "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
+    "ExtendedDType",
+    "PRNGKeyArray",
+    "random_unwrap_p",
+    "random_wrap_p",
     "trace_closed",
     "trace_context",
     "trace_to_jaxpr",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from laminax_core import _api, dtypes, lax
+from laminax_core._avals import get_aval
 from laminax_pytree import tree_flatten, tree_map
 
 __all__ = ["OP_CASES", "OpCase", "check_grads", "check_jvp", "check_vjp", "random_args"]
@@ -776,4 +777,29 @@ OP_CASES = OP_CASES + (
 
 OP_CASES = OP_CASES + (
     OpCase("stage", lax.stage_p.bind, lambda x: x, ((3, 2),), linear_args=(0,)),
+)
+
+
+def _select_and_scatter_ge_add(x, s):
+    scalar = np.zeros((), get_aval(x).dtype)
+    select = _api.make_jaxpr(lax.ge)(scalar, scalar)
+    scatter = _api.make_jaxpr(lax.add)(scalar, scalar)
+    return lax.select_and_scatter_p.bind(
+        x, s, scalar, select_jaxpr=select.jaxpr, select_consts=(), scatter_jaxpr=scatter.jaxpr,
+        scatter_consts=(), window_dimensions=(2, 2), window_strides=(2, 2),
+        padding=((0, 0), (0, 0)))
+
+
+OP_CASES = OP_CASES + (
+    # random floats hold no NaN or -0.0, where total order and IEEE comparisons differ
+    _binary_case("eq_to", lax.eq_to_p.bind, np.equal, differentiable=False),
+    _binary_case("le_to", lax.le_to_p.bind, np.less_equal, differentiable=False),
+    _binary_case("lt_to", lax.lt_to_p.bind, np.less, differentiable=False),
+    _unary_case("dce_sink", lambda x: (lax.dce_sink(x), lax.add(x, x))[1], lambda x: x + x,
+                linear_args=(0,)),
+    OpCase("select_and_scatter", _select_and_scatter_ge_add,
+           lambda x, s: np.kron(s, np.ones((2, 2))) * (
+               x == np.kron(_np_pool(np.max, x, (2, 2), (2, 2), ((0, 0),) * 2, 0),
+                            np.ones((2, 2)))),
+           ((4, 4), (2, 2)), differentiable=False),
 )

@@ -32,6 +32,7 @@ from laminax_dispatch._device_put import is_supported_dtype as is_supported_dtyp
 from laminax_dispatch._jit import clear_caches as clear_caches
 from laminax_dispatch._compile import log_compiles as log_compiles
 from laminax_dispatch._jit import jit as jit
+from laminax_dispatch._fwd_and_bwd import fwd_and_bwd as fwd_and_bwd
 from laminax_dispatch._jit_primitive import jit_p as jit_p
 from laminax_dispatch._lowering import lowering_for as lowering_for
 from laminax_dispatch._lowering import register_lowering as register_lowering
@@ -65,6 +66,7 @@ _array_methods.install_array_methods()
 _eager.install()
 
 __all__ = [
+    "fwd_and_bwd",
     "log_compiles",
     "default_device",
     "clear_caches",

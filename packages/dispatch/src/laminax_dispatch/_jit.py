@@ -38,6 +38,7 @@ from laminax_core.internal import trace_context as _trace_context
 from laminax_core.internal import (
     AbstractToken,
     ClosedJaxpr,
+    Ref,
     Jaxpr,
     Token,
     Tracer,
@@ -313,6 +314,11 @@ _debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
 _EVAL_TRACE = eval_interpreter.eval_trace  # the bottom trace: no transformation running
 
 
+# `_new_entry`'s answer for a function that closes over references (`new_ref`): no compiled
+# call of its own, its calls go through `_call_traced`
+_CLOSES_OVER_REFS = object()
+
+
 class JitFunction:
     """A function compiled with XLA on first call per signature (what `jit` returns).
 
@@ -440,6 +446,8 @@ class JitFunction:
     def _new_entry(self, dyn_args, dyn_kwargs, static, in_tree, avals, leaves):
         names, donated = self._options.leaf_info(dyn_args, dyn_kwargs, static)
         closed, out_tree = self._trace(in_tree, avals, static)
+        if any(isinstance(c, Ref) for c in closed.consts):
+            return _CLOSES_OVER_REFS
         if any(_holds_no_data(a) for a in (*closed.out_avals, *closed.in_avals)):
             return _Float0Outputs.wrap(self, closed, out_tree, dyn_args, dyn_kwargs, leaves,
                                        names, donated, in_tree)
@@ -500,7 +508,12 @@ class JitFunction:
         if _trace_context.trace is not None:
             return self._call_traced(args, kwargs), None, False
         self._cache_misses += 1
+        if any(isinstance(x, Ref) for x in tree_flatten((args, kwargs))[0]):
+            # references are read and written through jit_p's eager path, never cached there
+            return self._call_traced(args, kwargs), None, False
         entry, leaves = self._entry(args, kwargs)
+        if entry is _CLOSES_OVER_REFS:  # read and written through jit_p's eager path
+            return self._call_traced(args, kwargs), None, False
         outs = entry(leaves)
         checked = _debug_nans.value or _debug_infs.value
         data = None if checked else entry.fast_path_data(outs)
@@ -517,10 +530,12 @@ class JitFunction:
         if cached is None:
             closed, out_tree = self._trace(in_tree, avals, static)
             closed, extra = _closure_convert(closed)
-            if not extra:  # a jaxpr that closes over no outer tracer can be reused
-                cache[key] = (closed, out_tree)
+            # a jaxpr that closes over no outer tracer can be reused (concrete references
+            # it closes over are the same objects on every call)
+            if all(isinstance(x, Ref) and not isinstance(x, Tracer) for x in extra):
+                cache[key] = (closed, out_tree, extra)
         else:
-            (closed, out_tree), extra = cached, []
+            closed, out_tree, extra = cached
         if self._options.inline:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *extra, *leaves)
         else:
@@ -673,6 +688,11 @@ def clear_caches() -> None:
 
 
 def _check_output(name: str, leaf) -> None:
+    if isinstance(leaf, Ref):
+        raise ValueError(
+            f"function {name} traced for jit returned a mutable array reference of type "
+            f"{get_aval(leaf)}, but mutable array references cannot be returned. Return "
+            "freeze(ref) or ref[...] (its value) instead.")
     try:
         get_aval(leaf)
     except TypeError:
@@ -684,7 +704,8 @@ def _check_output(name: str, leaf) -> None:
 
 def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     """Moves constants that are tracers of an outer trace into leading jaxpr inputs."""
-    traced = [isinstance(c, Tracer) for c in closed.consts]
+    # concrete references move too: the call reads and writes them through its arguments
+    traced = [isinstance(c, Tracer | Ref) for c in closed.consts]
     if not any(traced):
         return closed, []
     jaxpr = closed.jaxpr

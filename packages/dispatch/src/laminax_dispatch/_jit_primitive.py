@@ -29,6 +29,8 @@ from jaxlib.mlir.dialects import func
 from laminax_core import dtypes as core_dtypes
 from laminax_core.internal import (
     ClosedJaxpr,
+    discharge_jaxpr,
+    discharge_rules,
     Jaxpr,
     UndefinedPrimal,
     Var,
@@ -456,3 +458,23 @@ def _jit_lower_call(ctx, args, jaxpr, name, inline):
     results = list(call.results)
     ctx.tokens_out = dict(zip(effects, results[: len(effects)], strict=True))
     return results[len(effects) :]
+
+
+# ----- references: a call given references takes their values and returns their new ones ----
+
+
+def _jit_discharge(invals, ref_keys, *, jaxpr, name, out_shardings, **params):
+    keys = [k for k in ref_keys if k is not None]
+    if len(set(keys)) != len(keys):
+        raise ValueError(
+            "only one reference to a mutable array may be passed as an argument to a function, "
+            f"but when tracing {name} for jit the same mutable array reference appeared at two "
+            "argument positions.")
+    discharged, final_keys = discharge_jaxpr(jaxpr, ref_keys)
+    outs = jit_p.bind(*invals, jaxpr=discharged, name=name,
+                      out_shardings=(*out_shardings, *(None,) * len(final_keys)), **params)
+    n = len(outs) - len(final_keys)
+    return outs[:n], dict(zip(final_keys, outs[n:], strict=True))
+
+
+discharge_rules[jit_p] = _jit_discharge

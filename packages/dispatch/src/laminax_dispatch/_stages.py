@@ -7,6 +7,8 @@ ones were fixed when tracing), and checks that they have the types it was compil
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Any
 
 from jaxlib import _hlo, _jax
@@ -21,7 +23,67 @@ from laminax_dispatch._mlir import module_to_bytecode, module_to_string
 
 _debug_nans, _debug_infs = core_config.debug_nans, core_config.debug_infs
 
-__all__ = ["Compiled", "Lowered", "Traced"]
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+
+CompilerOptions = dict[str, str | bool]
+"""The type of `Lowered.compile`'s `compiler_options`: XLA option names to values."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ArgInfo:
+    """One argument leaf of a staged function, as its stages report it in `args_info`: its
+    abstract value (`shape`, `dtype`) and whether its buffer is donated."""
+
+    _aval: Any
+    donated: bool
+
+    @property
+    def shape(self):
+        if not hasattr(self._aval, "shape"):
+            raise TypeError(f"No shape attribute with aval of type {type(self._aval)}")
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        if not hasattr(self._aval, "dtype"):
+            raise TypeError(f"No dtype attribute with aval of type {type(self._aval)}")
+        return self._aval.dtype
+
+
+class _Stage:
+    # JAX's Stage: the arguments' abstract values and donations, in the tree of (args, kwargs)
+
+    @property
+    def args_info(self):
+        """The `ArgInfo` of each argument leaf, in the tree of (args, kwargs)."""
+        entry = self._entry
+        infos = [ArgInfo(a, bool(d)) for a, d in zip(entry.in_avals, entry.donated, strict=True)]
+        return tree_unflatten(entry.in_tree, infos)
+
+    @property
+    def in_avals(self):
+        """The abstract value of each argument leaf, in the tree of (args, kwargs)."""
+        return tree_unflatten(self._entry.in_tree, list(self._entry.in_avals))
+
+    @property
+    def donate_argnums(self) -> tuple[int, ...]:
+        """The flat indices of the donated argument leaves."""
+        return tuple(i for i, d in enumerate(self._entry.donated) if d)
+
+
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
+    """A function ready to be traced, lowered and compiled (what `jit` returns): calling it
+    compiles as needed and runs; `trace` and `lower` stop at the ahead-of-time stages."""
+
+    def __call__(self, *args, **kwargs):
+        """Runs the function, compiling it first if needed."""
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """Traces the function for these arguments."""
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Traces and lowers the function for these arguments."""
 
 
 def _shape_dtype_structs(entry):
@@ -29,7 +91,7 @@ def _shape_dtype_structs(entry):
     return tree_unflatten(entry.out_tree, outs)
 
 
-class Traced:
+class Traced(_Stage):
     """A traced jitted function (`jit(f).trace(*args)`).
 
     Attributes:
@@ -59,7 +121,7 @@ class Traced:
         return Lowered(self._entry)
 
 
-class Lowered:
+class Lowered(_Stage):
     """A lowered jitted function: its StableHLO module, ready to compile.
 
     Example:
@@ -117,7 +179,7 @@ class Lowered:
         return Compiled(entry)
 
 
-class Compiled:
+class Compiled(_Stage):
     """A compiled jitted function, callable with its dynamic arguments.
 
     Example:

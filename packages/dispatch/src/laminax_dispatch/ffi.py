@@ -23,7 +23,11 @@ from laminax_core.internal import ffi_call, ffi_call_p
 from laminax_dispatch._lowering._core import register_lowering
 from laminax_dispatch._mlir import aval_to_ir_type
 
-__all__ = ["ffi_call", "ffi_lowering", "include_dir", "pycapsule", "register_ffi_target"]
+__all__ = [
+    "build_ffi_lowering_function", "ffi_call", "ffi_lowering", "include_dir", "pycapsule",
+    "register_ffi_target", "register_ffi_target_as_batch_partitionable", "register_ffi_type",
+    "register_ffi_type_id",
+]  # fmt: skip
 
 
 def include_dir() -> str:
@@ -57,6 +61,24 @@ def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: 
     """
     xla_client.register_custom_call_target(name, fn, platform=platform,
                                            api_version=api_version, **kwargs)
+
+
+def register_ffi_type(name: str, type_registration: dict, platform: str = "cpu") -> None:
+    """Registers a user-defined type (`{"type_id": capsule, "type_info": capsule}`, the
+    ``XLA_FFI_TypeId`` and optional ``XLA_FFI_TypeInfo`` of a handler library) as `name`, for
+    handlers that pass state of that type."""
+    xla_client.register_custom_type(name, type_registration, platform=platform)
+
+
+def register_ffi_type_id(name: str, obj: Any, platform: str = "cpu") -> None:
+    """JAX 0.10.2's refusal: type ids are registered with `register_ffi_type` on this jaxlib."""
+    raise ValueError("register_ffi_type_id is not supported after jaxlib version 381.")
+
+
+def register_ffi_target_as_batch_partitionable(name: str) -> None:
+    """Lets XLA's partitioner split calls of the FFI target `name` along their leading (batch)
+    dimension: each device runs the handler on its shard of the batch."""
+    xla_client.register_custom_call_as_batch_partitionable(name)
 
 
 def _scalar_type(dtype: np.dtype) -> ir.Type:
@@ -99,27 +121,78 @@ def _layout(aval, minor_to_major=None) -> ir.Attribute:
 
 def _custom_call(target_name: str, operands, avals_in, avals_out, attributes: dict, *,
                  has_side_effect: bool = False, operand_layouts=None, result_layouts=None):
+    return list(_custom_call_op(target_name, operands, avals_in, avals_out, attributes,
+                                has_side_effect=has_side_effect, operand_layouts=operand_layouts,
+                                result_layouts=result_layouts).results)
+
+
+def _custom_call_op(target_name: str, operands, avals_in, avals_out, attributes, *,
+                    has_side_effect: bool = False, operand_layouts=None, result_layouts=None,
+                    api_version: int = 4, layouts: bool = True):
     operand_layouts = operand_layouts or [None] * len(avals_in)
     result_layouts = result_layouts or [None] * len(avals_out)
-    op = hlo.CustomCallOp.build_generic(
-        results=[aval_to_ir_type(a) for a in avals_out],
-        operands=list(operands),
-        attributes={
-            "call_target_name": ir.StringAttr.get(target_name),
-            "has_side_effect": ir.BoolAttr.get(has_side_effect),
-            # the attributes the handler decodes, as a dictionary (what the typed FFI reads)
-            "backend_config": ir.DictAttr.get(
-                {name: _attribute(value) for name, value in attributes.items()}),
-            # 4: the typed FFI (XLA passes buffers and decoded attributes to the handler)
-            "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
-            "called_computations": ir.ArrayAttr.get([]),
-            "operand_layouts": ir.ArrayAttr.get(
-                [_layout(a, m) for a, m in zip(avals_in, operand_layouts, strict=True)]),
-            "result_layouts": ir.ArrayAttr.get(
-                [_layout(a, m) for a, m in zip(avals_out, result_layouts, strict=True)]),
-        },
-    )
-    return list(op.results)
+    if api_version >= 4:
+        # the attributes the handler decodes, as a dictionary (what the typed FFI reads)
+        config = ir.DictAttr.get({name: _attribute(value) for name, value in attributes.items()})
+    else:  # the legacy custom-call ABI: an opaque string
+        config = ir.StringAttr.get(attributes or "")
+    fields = {
+        "call_target_name": ir.StringAttr.get(target_name),
+        "has_side_effect": ir.BoolAttr.get(has_side_effect),
+        "backend_config": config,
+        # 4: the typed FFI (XLA passes buffers and decoded attributes to the handler)
+        "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), api_version),
+        "called_computations": ir.ArrayAttr.get([]),
+    }
+    if layouts:
+        fields["operand_layouts"] = ir.ArrayAttr.get(
+            [_layout(a, m) for a, m in zip(avals_in, operand_layouts, strict=True)])
+        fields["result_layouts"] = ir.ArrayAttr.get(
+            [_layout(a, m) for a, m in zip(avals_out, result_layouts, strict=True)])
+    return hlo.CustomCallOp.build_generic(
+        results=[aval_to_ir_type(a) for a in avals_out], operands=list(operands),
+        attributes=fields)
+
+
+def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
+                                result_layouts=None, backend_config=None,
+                                skip_ffi_layout_processing: bool = False, **lowering_args: Any):
+    """`ffi_lowering`'s rule returning the `stablehlo.custom_call` operation itself (for rules
+    that build more around it): `rule(ctx, *operands, **params) -> op`, whose `results` are the
+    primitive's outputs.
+
+    Args:
+      operand_layouts, result_layouts: minor-to-major orders (None: row-major).
+      backend_config: a dict of attributes (the typed FFI, api_version 4), or a string for the
+        legacy ABI (api_version below 4, which takes no params).
+      skip_ffi_layout_processing: emit no layouts (XLA's defaults).
+      **lowering_args: `api_version` (default 4) and `has_side_effect`.
+
+    Example:
+      >>> rule = build_ffi_lowering_function("my_kernel")
+    """
+    api_version = lowering_args.pop("api_version", 4)
+    has_side_effect = lowering_args.pop("has_side_effect", False)
+    if lowering_args:
+        raise TypeError("build_ffi_lowering_function: unexpected arguments "
+                        f"{sorted(lowering_args)}.")
+
+    def rule(ctx, *operands, **params):
+        if api_version >= 4:
+            if backend_config is not None and not isinstance(backend_config, dict):
+                raise ValueError("When api_version > 4, backend_config must be a dictionary.")
+            attributes = {**(backend_config or {}), **params}
+        else:
+            if params:
+                raise ValueError("The use of ffi_call attributes requires a custom call API "
+                                 f"version of at least 4; got api_version={api_version}.")
+            attributes = backend_config
+        return _custom_call_op(call_target_name, operands, ctx.avals_in, ctx.avals_out,
+                               attributes, has_side_effect=has_side_effect,
+                               operand_layouts=operand_layouts, result_layouts=result_layouts,
+                               api_version=api_version, layouts=not skip_ffi_layout_processing)
+
+    return rule
 
 
 def ffi_lowering(call_target_name: str, *, operand_layouts=None, result_layouts=None,

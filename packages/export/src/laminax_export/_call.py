@@ -21,7 +21,6 @@ from laminax_dispatch.internal import (
     aval_to_ir_type,
     dim_values,
     ir_constant,
-    is_static_shape,
     lowering_platforms,
     register_lowering,
 )
@@ -43,12 +42,12 @@ call_exported_p.multiple_results = True
 
 
 def _abstract_eval(*avals, exported: Exported):
-    env = _check_avals(avals, exported)
-    if env is None:
-        return [float0_as_bool(ShapedArray(a.shape, a.dtype)) for a in exported.out_avals]
+    env = _check_avals(avals, exported) or {}
+    # the artifact's effects are the call's: ordered ones thread tokens through its main
+    effects = {*exported.ordered_effects, *exported.unordered_effects}
     return [float0_as_bool(ShapedArray(
         tuple(d.evaluate(env) if isinstance(d, DimExpr) else d for d in a.shape), a.dtype))
-        for a in exported.out_avals]
+        for a in exported.out_avals], effects
 
 
 def _check_avals(avals, exported: Exported):
@@ -70,14 +69,10 @@ def _check_avals(avals, exported: Exported):
                     f"expected {want.shape} and called with {got.shape}")
     if not dim_vars_of(exported.in_avals):
         return None
-    if not all(is_static_shape(a.shape) for a in avals):
-        raise ValueError(
-            f"Function {exported.fun_name} has symbolic input shapes; laminax calls it with "
-            f"constant shapes only, got {[a.str_short() for a in avals]}.")
     return solve_concrete(exported.in_avals, [a.shape for a in avals])
 
 
-call_exported_p.def_abstract_eval(_abstract_eval)
+call_exported_p.def_effectful_abstract_eval(_abstract_eval)
 call_exported_p.print_params = lambda params: {"exported": params["exported"].fun_name}
 
 
@@ -173,7 +168,8 @@ def _lowering(ctx, *args, exported: Exported):
                 for r, a in zip(results[n_tokens:], ctx.avals_out, strict=True)]
     n_tokens = len(tokens)
     if n_tokens:
-        ctx.tokens_out = dict(zip(exported.ordered_effects, results[:n_tokens], strict=True))
+        ctx.tokens_out = {**ctx.tokens_in,
+                          **dict(zip(exported.ordered_effects, results[:n_tokens], strict=True))}
     return results[n_tokens:]
 
 

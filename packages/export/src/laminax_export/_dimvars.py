@@ -14,6 +14,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
+from laminax_core.errors import InconclusiveDimensionOperation
 from laminax_core.internal import DimExpr
 
 __all__ = ["dim_vars_of", "solve_concrete", "wrap_main"]
@@ -198,10 +199,38 @@ class _Concrete:
             self._fail(msg, vals)
 
 
+class _Symbolic(_Concrete):
+    """The sizes are the caller's dimension expressions (a polymorphic artifact called while
+    exporting another polymorphic function): a check passes only when it is provably true
+    for every value of the caller's variables, as JAX's (the inner module's own shape
+    assertions run again at the call)."""
+
+    def size(self, i, j):
+        return self.shapes[i][j]
+
+    def check_eq0(self, r, msg, vals):
+        if not r == 0:
+            self._fail(msg, vals)
+
+    def check_ge(self, v, bound, msg, vals):
+        try:
+            ok = v >= bound
+        except InconclusiveDimensionOperation:
+            ok = False
+        if not ok:
+            self._fail(msg, vals)
+
+    def check_eq(self, a, b, msg, vals):
+        if not a == b:
+            self._fail(msg, vals)
+
+
 def solve_concrete(avals, shapes) -> dict:
     """The dimension variables' values for a call with argument `shapes`, after checking
-    every condition (ValueError with JAX's message otherwise)."""
-    return _Procedure(avals, _Concrete(shapes)).run()
+    every condition (ValueError with JAX's message otherwise). With dimension expressions
+    among the shapes the values are expressions of the caller's variables."""
+    symbolic = any(isinstance(d, DimExpr) for s in shapes for d in s)
+    return _Procedure(avals, (_Symbolic if symbolic else _Concrete)(shapes)).run()
 
 
 class _Emit:
@@ -263,6 +292,12 @@ class _Emit:
         self._assert(self._cmp(a, b, "EQ"), msg, vals)
 
 
+def _with_token_mark(attrs):
+    entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+    entries["jax.token"] = ir.BoolAttr.get(True)
+    return ir.DictAttr.get(entries)
+
+
 def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
               platform_index: bool = False) -> None:
     """Turns the lowered `main(tokens, platform index?, dim vars, args)` into the private
@@ -281,7 +316,14 @@ def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
             entries = {a.name: a.attr for a in ir.DictAttr(arg_attrs[i])}
             entries["jax.global_constant"] = ir.StringAttr.get(names[i - num_tokens])
             arg_attrs[i] = ir.DictAttr.get(entries)
+        # token arguments and results are marked, as JAX's (its callers pass tokens there)
+        for i in range(num_tokens):
+            arg_attrs[i] = _with_token_mark(arg_attrs[i])
         old.attributes["arg_attrs"] = ir.ArrayAttr.get(arg_attrs)
+        if num_tokens:
+            res_attrs = list(ir.ArrayAttr(old.attributes["res_attrs"]))
+            res_attrs[:num_tokens] = [_with_token_mark(a) for a in res_attrs[:num_tokens]]
+            old.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
         if not dim_vars and not num_tokens:
             return
         old.attributes["sym_name"] = ir.StringAttr.get("_wrapped_jax_export_main")

@@ -18,7 +18,7 @@ from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _stablehlo
 from laminax_core.config import config
-from laminax_core.internal import ClosedJaxpr, dce_jaxpr, ordered_effects
+from laminax_core.internal import AbstractRef, ClosedJaxpr, dce_jaxpr, ordered_effects
 from laminax_dispatch import default_backend, devices
 from laminax_dispatch.internal import JitFunction, lower_jaxpr, module_to_bytecode
 from laminax_pytree import keystr, tree_flatten_with_path, tree_structure, tree_unflatten
@@ -52,6 +52,18 @@ _STABLE_CUSTOM_CALLS = frozenset({
     "Eigh", "Qr", "ProductOfElementaryHouseholderReflectors", "X64Combine", "X64SplitLow",
     "X64SplitHigh", "xla.sdy.GlobalToLocalShape", "xla.sdy.LocalToGlobalShape",
     "xla.sdy.FuncResultSharding", "local_to_global_shape", "global_to_local_shape",
+    # the rest of JAX's CPU kernels, and its GPU solver kernels (linear algebra exported for
+    # cuda or rocm)
+    "lapack_chetrd_ffi", "lapack_zhetrd_ffi", "lapack_cgehrd_ffi", "lapack_zgehrd_ffi",
+    "lapack_sgees_ffi", "lapack_dgees_ffi", "lapack_cgees_ffi", "lapack_zgees_ffi",
+    "lapack_strsm_ffi", "lapack_dtrsm_ffi", "lapack_ctrsm_ffi", "lapack_ztrsm_ffi",
+    "lapack_sgtsv_ffi", "lapack_dgtsv_ffi", "lapack_cgtsv_ffi", "lapack_zgtsv_ffi",
+    "cu_lu_pivots_to_permutation", "cusolver_getrf_ffi", "hip_lu_pivots_to_permutation",
+    "hipsolver_getrf_ffi", "cusolver_geqrf_ffi", "cusolver_orgqr_ffi", "hipsolver_geqrf_ffi",
+    "hipsolver_orgqr_ffi", "cusolver_potrf_ffi", "hipsolver_potrf_ffi", "cusolver_syevd_ffi",
+    "hipsolver_syevd_ffi", "cusolver_gesvd_ffi", "cusolver_gesvdj_ffi", "hipsolver_gesvd_ffi",
+    "hipsolver_gesvdj_ffi", "hipsolver_gesdd_ffi", "cusolver_sytrd_ffi", "hipsolver_sytrd_ffi",
+    "cusparse_gtsv2_ffi", "hip_threefry2x32_ffi", "LuDecomposition",
 })
 
 _lowering_lock = threading.Lock()
@@ -112,6 +124,11 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
     `export` and the vjp exports). `check_custom_calls=False` (the seed's
     `strict_checks=False`) allows every custom call."""
+    if any(isinstance(a, AbstractRef) for a in closed.in_avals):
+        # as JAX's: an exported function's calling convention has no references
+        raise NotImplementedError(
+            f"export of {name}: the function takes mutable array references (jax.new_ref); "
+            "export one that takes their values and returns the new ones.")
     jaxpr = closed.jaxpr
     n_in = len(jaxpr.invars)
     dim_vars = dim_vars_of(closed.in_avals)
@@ -151,7 +168,7 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     multi = len(platforms) > 1
     # JAX marks a multi-platform module polymorphic: its platform index is a global constant
     _annotate(module, out_tree, len(ordered), bool(dim_vars) or multi)
-    if dim_vars or multi:
+    if dim_vars or multi or ordered:
         wrap_main(module, [closed.in_avals[i] for i in kept], dim_vars, len(ordered), multi)
     if check_custom_calls:
         _check_custom_calls(module, disabled_checks)

@@ -493,12 +493,24 @@ def _read_tree(t, fail, depth) -> PyTreeDef:
     fail(f"Cannot deserialize PyTreeDef with unknown kind: {kind}")
 
 
+class _EffectNotDeserializable(NotImplementedError, ValueError):
+    """JAX's NotImplementedError for an effect this process cannot rebuild; a ValueError
+    too, as every other refusal of damaged or foreign bytes is."""
+
+
 def _read_effect(e, fail):
     name = e.string(0)
-    for effect_type in getattr(lowerable_effects, "_effect_types", ()):
+    for effect_type in lowerable_effects._types:
         if str(effect_type) == name:
-            return effect_type()
-    raise ValueError(f"cannot deserialize effect type {name}: no such effect is registered")
+            try:
+                return effect_type()
+            except TypeError:
+                raise _EffectNotDeserializable(
+                    f"deserializing effect {name} that does not have a nullary class "
+                    "constructor") from None
+    raise _EffectNotDeserializable(
+        f"cannot deserialize effect type {name}: no effect type of this name is registered "
+        "as lowerable in this process")
 
 
 def _read_check(c, fail) -> DisabledSafetyCheck:

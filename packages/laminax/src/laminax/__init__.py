@@ -15,6 +15,7 @@ anything imports jax, `python -m laminax run script.py [args]`, or, for a librar
 `pytest -p laminax.pytest_plugin` (see `laminax/_jax_alias.py`).
 """
 
+import types as _types
 from importlib import metadata as _metadata
 
 # Importing dispatch plugs XLA execution into core: from here on, eager operations return
@@ -42,6 +43,8 @@ from laminax_core import named_scope as named_scope
 from laminax_core import remat as remat
 from laminax_core import ShapeDtypeStruct as ShapeDtypeStruct
 from laminax_core import typeof as typeof
+from laminax_core import ds as ds
+from laminax_core import MemorySpace as _MemorySpace
 from laminax_core import value_and_grad as value_and_grad
 from laminax_core import vjp as vjp
 from laminax_core import vmap as vmap
@@ -60,6 +63,12 @@ from laminax_core.config import numpy_dtype_promotion as numpy_dtype_promotion
 from laminax_core.config import numpy_rank_promotion as numpy_rank_promotion
 from laminax_core.config import softmax_custom_jvp as softmax_custom_jvp
 from laminax_core.config import threefry_partitionable as threefry_partitionable
+from laminax_core.config import allow_f16_reductions as allow_f16_reductions
+from laminax_core.config import auto_pcast as auto_pcast
+from laminax_core.config import enable_custom_prng as enable_custom_prng
+from laminax_core.config import jax2tf_associative_scan_reductions as jax2tf_associative_scan_reductions
+from laminax_core.config import legacy_prng_key as legacy_prng_key
+from laminax_core.config import remove_size_one_mesh_axis_from_type as remove_size_one_mesh_axis_from_type
 from jaxlib.xla_client import Device as Device
 from laminax_dispatch import Array as Array
 from laminax_dispatch import block_until_ready as block_until_ready
@@ -73,6 +82,7 @@ from laminax_dispatch import device_put as device_put
 from laminax_dispatch import devices as devices
 from laminax_dispatch import effects_barrier as effects_barrier
 from laminax_dispatch import jit as jit
+from laminax_dispatch import fwd_and_bwd as fwd_and_bwd
 from laminax_dispatch import live_arrays as live_arrays
 from laminax_dispatch import local_device_count as local_device_count
 from laminax_dispatch import local_devices as local_devices
@@ -123,11 +133,19 @@ from laminax import flatten_util as flatten_util
 from laminax import image as image
 from laminax import interpreters as interpreters
 from laminax import lax as lax
+from laminax import lib as lib
 from laminax import monitoring as monitoring
 from laminax import nn as nn
+from laminax import ops as ops
 from laminax import profiler as profiler
 from laminax import numpy as numpy
 from laminax import random as random
+from laminax import ref as ref
+from laminax_core.ref import Ref as Ref
+from laminax_core.ref import empty_ref as empty_ref
+from laminax_core.ref import free_ref as free_ref
+from laminax_core.ref import freeze as freeze
+from laminax_core.ref import new_ref as new_ref
 from laminax import scipy as scipy
 from laminax import sharding as sharding
 from laminax import stages as stages
@@ -135,15 +153,20 @@ from laminax import test_util as test_util
 from laminax import tree as tree
 from laminax import tree_util as tree_util
 from laminax import typing as typing
+from laminax import version as version
+from laminax import experimental as experimental
 
 from laminax._jax_alias import install_as_jax as install_as_jax
 
 __version__ = _metadata.version("laminax")
 
+# JAX's `jax.memory` is a namespace (not a module) holding the memory-space enum.
+memory = _types.SimpleNamespace(Space=_MemorySpace)
+
 # JAX's `jacobian` is its reverse-mode Jacobian.
 jacobian = jacrev
 
-del _dispatch, _metadata
+del _dispatch, _metadata, _types, _MemorySpace
 
 __all__ = [
     "clear_caches",
@@ -186,6 +209,12 @@ __all__ = [
     "extend",
     "eval_shape",
     "flatten_util",
+    "ref",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
     "image",
     "float0",
     "grad",
@@ -262,4 +291,17 @@ __all__ = [
     "ffi",
     "array_garbage_collection_guard",
     "thread_guard",
+    "fwd_and_bwd",
+    "ds",
+    "memory",
+    "lib",
+    "ops",
+    "version",
+    "experimental",
+    "allow_f16_reductions",
+    "auto_pcast",
+    "enable_custom_prng",
+    "jax2tf_associative_scan_reductions",
+    "legacy_prng_key",
+    "remove_size_one_mesh_axis_from_type",
 ]

@@ -14,10 +14,14 @@ from laminax_core.custom_derivatives import (
     custom_vjp,
     custom_vjp_call_p,
     custom_vjp_primal_tree_values,
+    linear_call,
+    linear_call_p,
     zero_from_primal,
 )
 
 __all__ = [
+    "linear_call",
+    "linear_call_p",
     "CustomVJPPrimal",
     "SymbolicZero",
     "closure_convert",

@@ -2,8 +2,11 @@
 context), implemented by `laminax_pjit` on dispatch's `Sharding` protocol.
 
 Explicit-sharding mode (`reshard`, `auto_axes`, `explicit_axes`, shardings in array types) is
-`laminax_pjit._explicit`'s. Not provided yet: `ManualAxisType`.
+`laminax_pjit._explicit`'s. `ManualAxisType` is the type core's avals carry inside a
+`shard_map` with `check_vma=True` (`jax.typeof(x).mat`).
 """
+
+from laminax_core.internal import ManualAxisType as ManualAxisType
 
 from laminax_dispatch import Sharding as Sharding
 from laminax_dispatch import SingleDeviceSharding as SingleDeviceSharding
@@ -31,6 +34,7 @@ __all__ = [
     "AbstractDevice",
     "AbstractMesh",
     "AxisType",
+    "ManualAxisType",
     "Mesh",
     "NamedSharding",
     "PartitionSpec",

@@ -5,9 +5,10 @@ The user function is traced once on per-device avals into `shard_map_p`'s body
 (`_shard_map_rules.py`). Before that, the specs are checked as JAX checks them: every leaf a
 `PartitionSpec` (`TypeError`), naming only the manual axes, no longer than the value's rank,
 and splitting dimensions divisible by their mesh axes (`ValueError`, naming the argument).
-With `check_vma=True` (the default) the body is checked to be replicated where out_specs say
-it is: a value varies over a mesh axis when it derives from an input split over it or from
-`axis_index`, and stops varying after a psum/pmax/pmin over it.
+With `check_vma=True` (the default) the body is traced with varying-manual-axes types (a value
+varies over a mesh axis when it derives from an input split over it or from `axis_index`, and
+stops varying after a psum/pmax/pmin over it) and checked to be replicated where out_specs say
+it is.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from laminax_pjit._shard_map_rules import (
     spec_entries,
     spec_names,
     trace_body,
+    typed_axes,
 )
 from laminax_pjit._shard_map_vma import infer_varying
 
@@ -439,11 +441,19 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
             if any(len(spec_entries(s)) > a.ndim
                    for s, a in zip(found["specs"], out_avals, strict=True)):
                 raise _OutRankError(out_avals)
+            if typed is not None:
+                found["types"] = [a.manual_axis_type.varying for a in out_avals]
+                # as JAX: an output its out_spec splits over axes it does not vary over is
+                # cast to vary over them (its cotangent is per-device there)
+                outs = [_vary(x, (mentioned(s) & set(typed)) - v, typed)
+                        for x, s, v in zip(outs, found["specs"], found["types"], strict=True)]
             return outs
 
+        typed = typed_axes(the_mesh, manual, check_vma)
         try:
             closed, hoisted = trace_body(
-                flat_body, local_avals(the_mesh, specs_flat, avals), the_mesh, manual)
+                flat_body, local_avals(the_mesh, specs_flat, avals, typed), the_mesh, manual,
+                check_vma=check_vma)
         except _OutRankError as err:
             msg = _rank_error(f, "out", found["specs"], err.args[0], found["paths"])
             if any(a.ndim == 0 for a in err.args[0]):
@@ -456,8 +466,11 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
         spec_class = _partition_spec_class()
         all_in_specs = [spec_class()] * len(hoisted) + list(specs_flat)
         if check_vma:
-            varying = infer_varying(
+            # the types say it; the inference over the jaxpr backs them for equations whose
+            # types come from elsewhere
+            inferred = infer_varying(
                 closed.jaxpr, [frozenset(mentioned(s) & manual) for s in all_in_specs])
+            varying = [(t & manual) | i for t, i in zip(found["types"], inferred, strict=True)]
             bad = [not (v <= mentioned(s)) for v, s in zip(varying, out_specs_flat, strict=True)]
             if any(bad):
                 raise _vma_error(
@@ -480,4 +493,12 @@ def _shard_map(f, *, mesh, in_specs, out_specs, axis_names, check_vma):
 
 class _OutRankError(Exception):
     pass
+
+
+def _vary(x, missing, order):
+    if not missing:
+        return x
+    from laminax_core.lax import pvary_p
+
+    return pvary_p.bind(x, axes=tuple(n for n in order if n in missing))
 

@@ -55,6 +55,9 @@ from laminax_core.internal import (
     trace_closed,
 )
 
+from laminax_core.internal import EMPTY_MAT, ManualAxisType, manual_axes_typing_rules
+from laminax_core.internal import manual_axes_checking as checking
+
 from laminax_pjit._explicit import typed_sharding
 from laminax_pjit._mesh import AxisType, use_abstract_mesh
 from laminax_pjit._named_sharding import NamedSharding
@@ -71,6 +74,7 @@ __all__ = [
     "with_leading_dim",
     "manual_abstract_mesh",
     "trace_body",
+    "typed_axes",
     "AxisNames",
     "bind_shard_map",
     "body_context",
@@ -110,12 +114,17 @@ def _factor(mesh, names) -> int:
     return math.prod(mesh.shape[n] for n in names)
 
 
-def shard_aval(mesh, spec, aval):
-    """The per-device aval of a global value laid out by `spec`."""
+def shard_aval(mesh, spec, aval, vma=None):
+    """The per-device aval of a global value laid out by `spec`; with `vma` (the ordered
+    manual axes of a check_vma body) typed as varying over the axes `spec` splits over."""
     shape = list(aval.shape)
     for d, names in spec_names(spec).items():
         shape[d] //= _factor(mesh, names)
-    return aval.update(shape=tuple(shape))
+    mat = None
+    if vma is not None:
+        mat = ManualAxisType(varying=mentioned(spec) & set(vma), order=vma) \
+            if mentioned(spec) & set(vma) else EMPTY_MAT
+    return aval.update(shape=tuple(shape), manual_axis_type=mat)
 
 
 def unshard_aval(mesh, spec, aval):
@@ -123,7 +132,7 @@ def unshard_aval(mesh, spec, aval):
     shape = list(aval.shape)
     for d, names in spec_names(spec).items():
         shape[d] *= _factor(mesh, names)
-    return aval.update(shape=tuple(shape))
+    return aval.update(shape=tuple(shape), manual_axis_type=EMPTY_MAT)
 
 
 def with_leading_dim(spec):
@@ -173,12 +182,21 @@ def manual_abstract_mesh(mesh, axes):
     return mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in axes})
 
 
-def trace_body(fun, local_avals, mesh, axes, name="shard_map"):
+def typed_axes(mesh, axes, check_vma):
+    """The manual axes a body's values are typed over (every Manual axis of its context
+    mesh, in mesh order), or None when `check_vma` is off."""
+    if not check_vma:
+        return None
+    manual = set(manual_abstract_mesh(mesh, axes).manual_axes)
+    return tuple(n for n in mesh.axis_names if n in manual)
+
+
+def trace_body(fun, local_avals, mesh, axes, name="shard_map", check_vma=False):
     """Traces flat `fun` on per-device avals with the manual axes bound (and, as in JAX, the
     mesh with those axes Manual as the context's abstract mesh, which nested shard_maps
     take); returns the closed jaxpr (outer tracers it closes over become leading inputs) and
     those hoisted values."""
-    with body_context(mesh, axes):
+    with body_context(mesh, axes, check_vma):
         return trace_closed(fun, local_avals, name)
 
 
@@ -193,6 +211,15 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
     outs = [_typed_out(mesh, s, unshard_aval(mesh, s, a))
             for s, a in zip(out_specs, jaxpr.out_avals, strict=True)]
     return outs, jaxpr.effects
+
+
+def _typing_rule(ins, params):
+    # a shard_map nested in a typed body: its results vary over the outer axes its body's do
+    return [a.manual_axis_type.varying - params["newly_manual_axes"]
+            for a in params["jaxpr"].out_avals]
+
+
+manual_axes_typing_rules[shard_map_p] = _typing_rule
 
 
 def _typed_out(mesh, spec, aval):
@@ -322,9 +349,11 @@ def _differentiable(aval) -> bool:
 
 
 @contextlib.contextmanager
-def body_context(mesh, axes):
-    """What tracing a body needs: the manual axes bound, the context mesh with them Manual."""
-    with manual_axes(mesh, axes), use_abstract_mesh(manual_abstract_mesh(mesh, axes)):
+def body_context(mesh, axes, check_vma=False):
+    """What tracing a body needs: the manual axes bound, the context mesh with them Manual,
+    and (with `check_vma`) equations typed with the axes their values vary over."""
+    with manual_axes(mesh, axes), use_abstract_mesh(manual_abstract_mesh(mesh, axes)), \
+            checking(typed_axes(mesh, axes, check_vma)):
         yield
 
 
@@ -339,7 +368,7 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, newl
         return outs, [Zero.from_primal_value(p) for p in outs]
 
     def make():
-        with body_context(mesh, newly_manual_axes):
+        with body_context(mesh, newly_manual_axes, check_vma):
             return jvp_jaxpr(jaxpr, list(nonzero), [False] * len(jaxpr.out_avals))
 
     jvp_closed, out_nonzero = _memo(("jvp", jaxpr, nonzero), make)
@@ -362,9 +391,14 @@ shard_map_p.def_jvp(_jvp)
 # ----- partial evaluation -----------------------------------------------------------------
 
 
-def _residual_spec(mesh, axes, spec_class):
-    # a residual is per-device: its (leading) dimension is split over every manual axis
+def _residual_spec(mesh, axes, spec_class, aval=None):
+    # an untyped residual is per-device: its (leading) dimension is split over every manual
+    # axis; a typed one (check_vma) over the axes it varies over, as JAX's
+    if aval is not None:
+        axes = aval.manual_axis_type.varying & set(axes)
     names = tuple(n for n in mesh.axis_names if n in axes)
+    if not names:
+        return spec_class()
     return spec_class(names if len(names) > 1 else names[0])
 
 
@@ -380,8 +414,10 @@ def _partial_eval(trace, args, params):
     known_args = [x for x, u in zip(args, in_uk, strict=True) if not u]
     known_specs = [s for s, u in zip(in_specs, in_uk, strict=True) if not u]
 
+    check_vma = params["check_vma"]
+
     def split():
-        with body_context(mesh, axes):
+        with body_context(mesh, axes, check_vma):
             known, unknown, out_uk, res_avals = partial_eval_jaxpr(
                 jaxpr, in_uk, [False] * len(out_specs))
         n_known = len(known.out_avals) - len(res_avals)
@@ -404,29 +440,32 @@ def _partial_eval(trace, args, params):
         unknown_avals = [a.update(shape=(1,)) if sc else a
                          for a, sc in zip(res_avals, scalar, strict=True)]
         unknown_avals += [a for a, u in zip(jaxpr.in_avals, in_uk, strict=True) if u]
-        with body_context(mesh, axes):
+        with body_context(mesh, axes, check_vma):
             known_closed, _ = trace_closed(known_fun, known.in_avals, "partial eval")
             unknown_closed, _ = trace_closed(unknown_fun, unknown_avals, "partial eval")
-        return known_closed, unknown_closed, out_uk, forwarded, n_known
+        computed_avals = [a for a, f in zip(res_avals, forwarded, strict=True) if f is None]
+        return known_closed, unknown_closed, out_uk, forwarded, n_known, computed_avals
 
-    key = ("partial_eval", jaxpr, tuple(in_uk))
-    known_closed, unknown_closed, out_uk, forwarded, n_known = _memo(key, split)
+    key = ("partial_eval", jaxpr, tuple(in_uk), check_vma)
+    known_closed, unknown_closed, out_uk, forwarded, n_known, computed_avals = _memo(key, split)
     spec_class = type(in_specs[0]) if in_specs else type(out_specs[0])
-    res_spec = _residual_spec(mesh, axes, spec_class)
+    computed_specs = [_residual_spec(mesh, axes, spec_class, a if check_vma else None)
+                      for a in computed_avals]
     n_res_out = sum(f is None for f in forwarded)
     known_out_specs = [s for s, u in zip(out_specs, out_uk, strict=True) if not u]
     with set_current_trace(trace.parent):
         known_outs = bind_shard_map(
             known_args, jaxpr=known_closed, mesh=mesh, in_specs=known_specs,
-            out_specs=[*[res_spec] * n_res_out, *known_out_specs],
+            out_specs=[*computed_specs, *known_out_specs],
             check_vma=params["check_vma"], axes=axes)
-    computed = iter(known_outs[:n_res_out])
+    computed = iter(zip(known_outs[:n_res_out], computed_specs, strict=True))
     known_outs = known_outs[n_res_out:]
     residuals, res_specs = [], []
     for f in forwarded:
         if f is None:
-            residuals.append(next(computed))
-            res_specs.append(res_spec)
+            value, spec = next(computed)
+            residuals.append(value)
+            res_specs.append(spec)
         else:
             residuals.append(known_args[f])
             res_specs.append(known_specs[f])
@@ -452,9 +491,12 @@ def _replicated_over(mesh, axes, spec) -> tuple:
     return tuple(n for n in _ordered_axes(mesh, axes) if n not in keep)
 
 
-def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs):
+def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs, check_vma):
     """The body's backward pass as a jaxpr from (given cotangents, residuals) to the
-    cotangents of the linear inputs (JAX's order), and which residuals it reads."""
+    cotangents of the linear inputs (JAX's order), and which residuals it reads. Untyped
+    bodies (check_vma=False) treat every value as per-device: the cotangent of a replicated
+    output is divided among its copies, that of a replicated input summed over them. Typed
+    bodies need neither: the transposes of `pvary` / `psum_invariant` do it, as in JAX."""
     in_avals, out_avals = jaxpr.in_avals, jaxpr.out_avals
     residual_avals = [a for a, u in zip(in_avals, undefined, strict=True) if not u]
     ct_avals = [a.to_tangent_aval() for a, g in zip(out_avals, ct_given, strict=True) if g]
@@ -469,7 +511,7 @@ def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs
                 cts.append(Zero(a.to_tangent_aval()))
                 continue
             ct = next(given)
-            copies = _factor(mesh, _replicated_over(mesh, axes, spec))
+            copies = 1 if check_vma else _factor(mesh, _replicated_over(mesh, axes, spec))
             if copies > 1 and _differentiable(a):
                 ct = lax.div(ct, np.asarray(copies, a.to_tangent_aval().dtype))
             cts.append(ct)
@@ -479,13 +521,14 @@ def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs
             if not (u and _differentiable(a)):
                 continue
             ct = jvp.instantiate_zeros(ct)
-            over = _replicated_over(mesh, axes, spec)
+            over = () if check_vma else _replicated_over(mesh, axes, spec)
             if over:
                 ct = lax.psum(ct, over)
             outs.append(ct)
         return outs
 
-    closed, hoisted = trace_body(fun, [*ct_avals, *residual_avals], mesh, axes, "transpose")
+    closed, hoisted = trace_body(fun, [*ct_avals, *residual_avals], mesh, axes, "transpose",
+                                 check_vma)
     assert not hoisted
     # residuals the backward pass does not read are not passed (JAX prunes them too)
     keep = [True] * len(ct_avals) + [False] * len(residual_avals)
@@ -499,8 +542,9 @@ def _transpose_jaxpr(jaxpr, undefined, ct_given, mesh, axes, in_specs, out_specs
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     undefined = tuple(isinstance(a, UndefinedPrimal) for a in args)
     ct_given = tuple(not isinstance(ct, Zero) for ct in cts)
-    transposed, used = _memo(("transpose", jaxpr, undefined, ct_given), lambda: _transpose_jaxpr(
-        jaxpr, undefined, ct_given, mesh, newly_manual_axes, in_specs, out_specs))
+    transposed, used = _memo(
+        ("transpose", jaxpr, undefined, ct_given, check_vma), lambda: _transpose_jaxpr(
+            jaxpr, undefined, ct_given, mesh, newly_manual_axes, in_specs, out_specs, check_vma))
     residuals = [a for a, u in zip(args, undefined, strict=True) if not u]
     res_specs = [s for s, u in zip(in_specs, undefined, strict=True) if not u]
     residuals = [r for r, k in zip(residuals, used, strict=True) if k]
@@ -537,7 +581,8 @@ def _batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma
     key = ("vmap", jaxpr, in_dims, axis_data.size, axis_data.name)
 
     def make():
-        with manual_axes(mesh, newly_manual_axes):
+        with manual_axes(mesh, newly_manual_axes), \
+                checking(typed_axes(mesh, newly_manual_axes, check_vma)):
             return batch_jaxpr(jaxpr, axis_data, in_dims, lambda n: [0] * n)
 
     batched = _memo(key, make)
@@ -552,5 +597,5 @@ def _batch(axis_data, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma
 shard_map_p.def_batch(_batch)
 
 
-def local_avals(mesh, specs: Sequence, avals: Sequence) -> list:
-    return [shard_aval(mesh, s, a) for s, a in zip(specs, avals, strict=True)]
+def local_avals(mesh, specs: Sequence, avals: Sequence, vma=None) -> list:
+    return [shard_aval(mesh, s, a, vma) for s, a in zip(specs, avals, strict=True)]

@@ -1,17 +1,16 @@
 """Which mesh axes each value of a shard_map body may vary over (JAX's "vma").
 
-JAX 0.10.2 carries this set in every aval inside shard_map; laminax infers it from the body's
-jaxpr after tracing, which is what `check_vma` needs: an output whose out_spec leaves a mesh
-axis unnamed must not vary over it. The rules, per equation:
+With `check_vma=True` the set is in every aval of the body (core's `_manual_axes`, as JAX
+0.10.2 types it); this inference over the traced jaxpr backs those types in the out_specs
+check (an output whose out_spec leaves a mesh axis unnamed must not vary over it), for
+equations whose types come from elsewhere. The rules, per equation:
 
 - a psum / pmax / pmin over named axes removes them (the result is the same everywhere);
 - `axis_index` varies over its axis;
 - a call (`jit`, checkpoint, custom derivatives) is followed into its jaxpr; `cond` takes the
   union over its branches (not the predicate's: JAX 0.10.2 lets a varying predicate choose an
   invariant result, for `while` too); `scan` and `while` iterate their body to a fixed point
-  over the loop-carried values. JAX instead requires a carry to keep its type (TypeError
-  otherwise), but there `zeros_like(x)` varies as `x` does, which this inference cannot see in
-  the jaxpr (a broadcast literal): widening the carry never refuses a program JAX accepts;
+  over the loop-carried values (typed loops have already refused a carry that changes type);
 - a collective that moves data (all_gather, psum_scatter, ppermute, all_to_all, pbroadcast)
   varies over its axes as well as its operands' (JAX makes the operand vary over them first);
   pbroadcast refuses an operand that does not vary over its axis, as JAX's does;
@@ -24,7 +23,7 @@ from laminax_core.internal import ClosedJaxpr, Jaxpr, Literal
 
 __all__ = ["infer_varying"]
 
-_REDUCTIONS = {"psum", "pmax", "pmin"}
+_REDUCTIONS = {"psum", "pmax", "pmin", "psum_invariant"}
 _MOVING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all", "pbroadcast"}
 
 
@@ -71,10 +70,13 @@ def _equation(eqn, ins: list[frozenset]) -> list[frozenset]:
             raise ValueError(
                 f"Collective pbroadcast must be applied to a device-varying type, but got "
                 f"{_union(ins)} for collective acting over axis name {tuple(sorted(axes))}; "
-                "give it a value that varies over the axis (e.g. after lax.pvary), or pass "
+                "give it a value that varies over the axis (lax.pcast(x, axis_name, "
+                "to='varying')), or pass "
                 "check_vma=False to shard_map."
             )
         return [_union(ins) | axes] * n_out
+    if name == "pvary":
+        return [ins[0] | frozenset(params["axes"])]
     if name == "axis_index":
         return [frozenset({params["axis_name"]})]
     if name == "cond":

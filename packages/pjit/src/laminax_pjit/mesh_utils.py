@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ from laminax_dispatch import devices as _all_devices
 
 from laminax_pjit._mesh import AxisType, Mesh
 
-__all__ = ["create_device_mesh", "create_hybrid_device_mesh", "make_mesh"]
+__all__ = ["create_device_mesh", "create_hybrid_device_mesh", "device_kind_handler_dict", "make_mesh"]
 
 
 def _axis_sizes(shape, who: str, what: str) -> tuple[int, ...]:
@@ -27,6 +27,13 @@ def _axis_sizes(shape, who: str, what: str) -> tuple[int, ...]:
         raise ValueError(
             f"`{what}` passed to `{who}` should be a sequence of ints. Got {shape}"
         ) from None
+
+
+device_kind_handler_dict: dict[str, Callable[..., np.ndarray | None]] = {}
+"""Mesh builders by device kind (`device.device_kind`), which `create_device_mesh` asks first:
+`handler(mesh_shape, devices, contiguous_submeshes=...)` returns the device array, or None to
+fall back to the default arrangement. JAX fills it with its TPU topologies' builders; laminax
+runs on CPU and GPU, whose default arrangement needs none, so it starts empty for users'."""
 
 
 def create_device_mesh(
@@ -51,13 +58,18 @@ def create_device_mesh(
       >>> create_device_mesh((4, 2)).shape
       (4, 2)
     """
-    del contiguous_submeshes, allow_split_physical_axes
+    del allow_split_physical_axes
     devices = list(_all_devices() if devices is None else devices)
     shape = _axis_sizes(mesh_shape, "create_device_mesh", "mesh_shape")
     if math.prod(shape) != len(devices):
         raise ValueError(
             f"Number of devices {len(devices)} must equal the product of mesh_shape {shape}"
         )
+    handler = device_kind_handler_dict.get(devices[-1].device_kind)
+    if handler is not None:
+        result = handler(shape, devices, contiguous_submeshes=contiguous_submeshes)
+        if result is not None:
+            return result
     if devices[-1].platform == "gpu":
         devices = sorted(devices, key=lambda d: d.id)
     array = np.empty(len(devices), dtype=object)

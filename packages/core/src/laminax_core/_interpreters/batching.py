@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable
 
 from laminax_core import _trace
 from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters import lax_ops
 
 __all__ = [
@@ -143,8 +144,13 @@ class BatchTrace(_trace.Trace):
         return names is not None and self.axis_data.name in names(params)
 
     def process_primitive(self, primitive, args, params):
+        if eval_interpreter.takes_refs(primitive, args, params):
+            return eval_interpreter.run_on_ref_values(primitive, args, params)
         vals, dims = zip(*map(self.lift, args), strict=True) if args else ((), ())
-        if all(d is None for d in dims) and not self._is_my_collective(primitive, params):
+        # a reference made under vmap is batched even from an unbatched value: later writes
+        # may be batched
+        if (all(d is None for d in dims) and not self._is_my_collective(primitive, params)
+                and not getattr(primitive, "ref_allocating", False)):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*vals, **params)
         rule = batch_rules.get(primitive)

@@ -14,12 +14,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from laminax_core import _trace, config, errors
-from laminax_core._avals import get_aval
-from laminax_core._jaxpr import Jaxpr, Literal
+from laminax_core._avals import Ref, get_aval
+from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 __all__ = [
     "EvalTrace", "eager_array", "eval_jaxpr", "get_eager_impl", "reference_rules",
     "set_eager_impl",
+    "takes_refs",
     "to_reference_value",
     "run_reference",
 ]
@@ -105,6 +106,29 @@ def _check_nans(primitive, outs) -> None:
             raise FloatingPointError(f"invalid value (inf) encountered in {primitive.name}")
 
 
+# Installed by `laminax_core.ref`: primitive -> discharge rule, and the runner that evaluates a
+# higher-order primitive (scan, while, cond, jit ...) on concrete references by threading their
+# values and writing the final ones back.
+ref_primitives: dict = {}
+run_with_refs: Callable | None = None
+# Under jvp, vmap and linearize such a primitive given (traced) references runs on their values
+# instead (read, threaded through the functional form, written back), so its own rules, which
+# know nothing of references, see arrays only.
+run_on_ref_values: Callable | None = None
+
+
+def takes_refs(primitive, args, params) -> bool:
+    """Whether `primitive` is a higher-order one applied to references (or closing over)."""
+    return primitive in ref_primitives and _given_refs(args, params)
+
+
+def _given_refs(args, params) -> bool:
+    if any(isinstance(x, Ref) for x in args):
+        return True
+    return any(isinstance(c, ClosedJaxpr) and any(isinstance(x, Ref) for x in c.consts)
+               for p in params.values() for c in (p if isinstance(p, tuple) else (p,)))
+
+
 class EvalTrace(_trace.Trace):
     """Evaluates primitives on concrete values."""
 
@@ -119,6 +143,8 @@ class EvalTrace(_trace.Trace):
                     "owns it. Return traced values from the transformed function instead of "
                     "keeping them."
                 )
+        if primitive in ref_primitives and _given_refs(args, params):
+            return run_with_refs(primitive, args, params)
         if primitive.impl is not None:
             return primitive.impl(*args, **params)
         if _eager_impl is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from laminax_core import _trace, dtypes
 from laminax_core._avals import ShapedArray, WeakTypedArray, get_aval
+from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters import lax_ops
 
 __all__ = [
@@ -179,8 +180,13 @@ class JVPTrace(_trace.Trace):
         return x, Zero.from_primal_value(x)
 
     def process_primitive(self, primitive, args, params):
+        if eval_interpreter.takes_refs(primitive, args, params):
+            return eval_interpreter.run_on_ref_values(primitive, args, params)
         primals, tangents = zip(*map(self.lift, args), strict=True) if args else ((), ())
-        if all(isinstance(t, Zero) for t in tangents):
+        # a new reference gets a tangent reference even from a zero tangent: later writes
+        # into it may carry tangents
+        if all(isinstance(t, Zero) for t in tangents) and not getattr(
+                primitive, "ref_allocating", False):
             with _trace.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
         rule = jvp_rules.get(primitive)

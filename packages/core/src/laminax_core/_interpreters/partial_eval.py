@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from laminax_core import _trace, config, dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core import _manual_axes, _trace, config, dtypes
+from laminax_core._avals import Ref, ShapedArray, get_aval
 from laminax_core._interpreters import jvp as jvp_interpreter
+from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters.eval import EvalTrace, eval_jaxpr
 from laminax_core._jaxpr import (
     ClosedJaxpr,
@@ -109,15 +110,23 @@ class JaxprTrace(_trace.Trace):
         if _is_literal(x):
             aval = get_aval(x)
             return Literal(_canonical_value(x, aval), aval)
-        entry = self._consts.get(id(x))
+        entry = self._consts.get(key := id(x))
         if entry is None:
+            parent = self.parent
+            if (isinstance(x, Ref) and isinstance(parent, JaxprTrace)
+                    and not parent.evaluate_known):
+                # a concrete reference closed over by a nested staging: an input of the
+                # outermost program (like an outer tracer), so its writes reach it
+                self._const_sources.append(x)
+                x = JaxprTracer(parent, parent.atom(x))
+                self._const_sources.append(x)
             if isinstance(x, _trace.Tracer):
                 entry = (Var(get_aval(x)), x)
             else:
                 aval = get_aval(x)
                 entry = (Var(aval.strip_weak_type()), _canonical_value(x, aval))
                 self._const_sources.append(x)  # keeps id(x) from being reused while tracing
-            self._consts[id(x)] = entry
+            self._consts[key] = entry
         return entry[0]
 
     def constant_tracer(self, value):
@@ -133,6 +142,8 @@ class JaxprTrace(_trace.Trace):
 
     def process_primitive(self, primitive, args, params):
         if self.evaluate_known:
+            if eval_interpreter.takes_refs(primitive, args, params):
+                return eval_interpreter.run_on_ref_values(primitive, args, params)
             if not any(map(self.is_unknown, args)):
                 with _trace.set_current_trace(self.parent):
                     return primitive.bind(*args, **params)
@@ -143,10 +154,15 @@ class JaxprTrace(_trace.Trace):
 
     def stage(self, primitive, args, params):
         """Records `primitive(*args)` as an equation and returns tracers of its outputs."""
+        fix = None
+        if _manual_axes.state.axes is not None:  # inside a shard_map body with check_vma
+            args, fix = _manual_axes.stage_typed(self, primitive, args, params)
         invars = [self.atom(x) for x in args]
         avals_out, effects = primitive.abstract_eval(*[a.aval for a in invars], **params)
         if not primitive.multiple_results:
             avals_out = [avals_out]
+        if fix is not None:
+            avals_out = fix(avals_out)
         outvars = [Var(aval) for aval in avals_out]
         eqn = JaxprEqn(invars, outvars, primitive, params, effects, _trace.user_source_info(),
                        _trace.current_name_stack())

@@ -13,10 +13,24 @@ from collections.abc import Sequence
 from laminax_core._interpreters.jvp import Zero, add_tangents
 from laminax_core._jaxpr import Jaxpr, Literal
 
-__all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal", "transpose_rules"]
+__all__ = ["PendingCtRef", "UndefinedPrimal", "backward_pass", "is_undefined_primal", "transpose_rules"]
 
 # primitive -> rule(ct, *args, **params) -> list of cotangents (None: no cotangent)
 transpose_rules: dict = {}
+# The reference primitives (installed by `laminax_core.ref`): rule(cts, *operands, **params),
+# where a linear reference operand (or output) arrives as its cotangent reference.
+ref_transpose_rules: dict = {}
+
+
+class PendingCtRef:
+    """The cotangent reference of a linear reference, made when first needed: from the first
+    cotangent accumulated into the whole of it (as JAX's transposes make it), else zeros."""
+
+    __slots__ = ("aval", "ref")
+
+    def __init__(self, aval):
+        self.aval = aval  # the AbstractRef
+        self.ref = None
 
 
 class UndefinedPrimal:
@@ -48,7 +62,9 @@ def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear: set[int]) -> list:
     """Evaluates the equations that read no linear variable; returns the linear ones."""
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(id(v) in linear for v in eqn.invars if not isinstance(v, Literal)):
+        # a reference made in a linear jaxpr holds tangents: its reads and writes are linear
+        if any(id(v) in linear for v in eqn.invars if not isinstance(v, Literal)) or any(
+                hasattr(v.aval, "inner_aval") for v in eqn.outvars):
             linear.update(id(v) for v in eqn.outvars)
             linear_eqns.append(eqn)
             continue
@@ -89,7 +105,18 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
 
     for var, ct in zip(jaxpr.outvars, cts_out, strict=True):
         add_ct(var, ct)
+    ct_refs: dict[int, object] = {}
+
+    def ct_ref(var):
+        if id(var) not in ct_refs:
+            ct_refs[id(var)] = PendingCtRef(var.aval)
+        return ct_refs[id(var)]
+
     for eqn in reversed(linear_eqns):
+        ref_rule = ref_transpose_rules.get(eqn.primitive)
+        if ref_rule is not None:  # always run: a write has no output cotangent to skip on
+            _transpose_ref_eqn(eqn, ref_rule, env, linear, ct_env, ct_ref, add_ct)
+            continue
         cts = [ct_env.pop(id(v), Zero(v.aval.to_tangent_aval())) for v in eqn.outvars]
         if all(isinstance(ct, Zero) for ct in cts):
             continue
@@ -110,3 +137,19 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, args: Sequence, cts_out: Seque
         ct_env.get(id(v), Zero(v.aval)) if isinstance(a, UndefinedPrimal) else None
         for v, a in zip(jaxpr.invars, args, strict=True)
     ]
+
+
+def _transpose_ref_eqn(eqn, rule, env, linear, ct_env, ct_ref, add_ct) -> None:
+    def operand(v):
+        if isinstance(v, Literal):
+            return v.val
+        if id(v) in linear:
+            return ct_ref(v) if hasattr(v.aval, "inner_aval") else UndefinedPrimal(v.aval)
+        return env[id(v)]
+
+    cts = [ct_ref(v) if hasattr(v.aval, "inner_aval") else
+           ct_env.pop(id(v), Zero(v.aval.to_tangent_aval())) for v in eqn.outvars]
+    cts_in = rule(cts, *map(operand, eqn.invars), **eqn.params)
+    for var, ct_in in zip(eqn.invars, cts_in, strict=True):
+        if not (not isinstance(var, Literal) and hasattr(var.aval, "inner_aval")):
+            add_ct(var, ct_in)

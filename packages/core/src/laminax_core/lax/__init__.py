@@ -33,6 +33,7 @@ from laminax_core.lax import (
     _ragged_dot,
     _random_bits,
     _reductions,
+    _scaled_dot,
     _shape_helpers,
     _shape_tuples,
     _slicing,
@@ -49,7 +50,7 @@ _FAMILIES = (
     _approx_top_k, _associative_scan, _barriers, _bitwise, _collectives, _collectives_exchange,
     _control_flow, _convolution, _convolution_patches, _cumulative, _dot, _dot_algorithms,
     _elementwise, _fft, _indexing, _indexing_helpers, _joining, _linear_solve, _math, _platform, _products,
-    _ragged_dot, _random_bits, _reductions, _shape_helpers, _shape_tuples, _slicing, _sorting,
+    _ragged_dot, _random_bits, _reductions, _scaled_dot, _shape_helpers, _shape_tuples, _slicing, _sorting,
     _special, _special_programs, _stage, _structural, _tokens, _windowed,
 )  # fmt: skip
 
@@ -59,7 +60,7 @@ _NOT_LAX = frozenset({
     "algorithm_compute_types", "apply_counted", "as_algorithm", "betainc_program", "bessel_i0e_program", "broadcast_in_dim_for_select",
     "canonicalize_precision", "conv_general_vjp_lhs_padding", "default_fill_value",
     "dilate_shape", "empty2_p", "igamma_grad_a_program", "igamma_program", "igammac_program",
-    "install_take_along_axis", "ragged_dot_program", "random_gamma_grad_program",
+    "install_take_along_axis", "ragged_dot_program", "random_gamma_grad_program", "scaled_dot_decomposition", "scaled_dot_p",
     "take_along_axis",
 })  # fmt: skip
 

@@ -7,8 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from laminax_core._interpreters.jvp import instantiate_zeros
+from laminax_core._effects import (
+    Effect,
+    control_flow_allowed_effects,
+    lowerable_effects,
+)
 from laminax_core._primitive import (
     NOT_LINEAR,
+    Primitive,
     ZERO_TANGENT,
     batch_elementwise,
     define_primitive,
@@ -17,10 +23,10 @@ from laminax_core._primitive import (
 from laminax_core.lax._helpers import as_operands
 from laminax_pytree import tree_flatten, tree_unflatten
 
-__all__ = ["mulhi", "optimization_barrier"]
+__all__ = ["dce_sink", "mulhi", "optimization_barrier"]
 # the primitives, which lax exports beside their functions
 __all__ += [
-    "mulhi_p", "optimization_barrier_p",
+    "dce_sink_p", "mulhi_p", "optimization_barrier_p",
 ]  # fmt: skip
 
 
@@ -59,6 +65,50 @@ optimization_barrier_p = define_primitive(
     batch=lambda axis_data, args, dims: (optimization_barrier_p.bind(*args), list(dims)),
     multiple_results=True,
 )
+
+
+# ----- dce_sink -----------------------------------------------------------------------------
+
+
+class NoDCEEffect(Effect):
+    """The effect of `dce_sink`: dead-code elimination keeps the equation (and so what it
+    consumes) however unused its operand is."""
+
+
+no_dce_effect = NoDCEEffect()
+control_flow_allowed_effects.add_type(NoDCEEffect)
+lowerable_effects.add_type(NoDCEEffect)
+
+
+def dce_sink(val, *, prevent_mlir_dce: bool = False) -> None:
+    """Consumes every leaf of the pytree `val`, so that tracing keeps the computation of the
+    values however unused they are (returns nothing).
+
+    Args:
+      val: a pytree of arrays.
+      prevent_mlir_dce: also keep them alive through compilation (a side-effecting custom
+        call); by default the sink lowers to nothing and XLA may still drop the work.
+
+    Example:
+      >>> dce_sink(np.float32(1.0)) is None
+      True
+    """
+    for leaf in tree_flatten(val)[0]:
+        dce_sink_p.bind(leaf, prevent_mlir_dce=prevent_mlir_dce)
+
+
+dce_sink_p = Primitive("dce_sink")
+dce_sink_p.multiple_results = True
+dce_sink_p.def_impl(lambda x, **_: [])
+dce_sink_p.def_reference(lambda x, **_: [])
+dce_sink_p.def_effectful_abstract_eval(lambda x, **_: ([], {no_dce_effect}))
+# linear: the tangent is sunk as well, and the transpose gives the operand no cotangent
+dce_sink_p.def_jvp(lambda primals, tangents, **p: (
+    dce_sink_p.bind(*primals, **p),
+    dce_sink_p.bind(*map(instantiate_zeros, tangents), **p)))
+dce_sink_p.def_transpose(lambda cts, x, **_: [None])
+# vmapped, the sink disappears (as in JAX, whose batching rule binds nothing)
+dce_sink_p.def_batch(lambda axis_data, args, dims, **_: ([], []))
 
 
 # ----- mulhi --------------------------------------------------------------------------------

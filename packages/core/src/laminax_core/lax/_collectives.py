@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 import numpy as np
-from laminax_pytree import tree_flatten, tree_unflatten
+from laminax_pytree import tree_flatten, tree_map, tree_unflatten
 
-from laminax_core import _trace, dtypes
+from laminax_core import _manual_axes, _trace, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
@@ -17,10 +17,10 @@ from laminax_core.lax._elementwise import add, convert_element_type, div, eq, mu
 from laminax_core.lax._slicing import dynamic_slice
 from laminax_core.lax._structural import broadcast_in_dim, iota, reshape, squeeze
 
-__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
+__all__ = ["all_gather", "axis_index", "pcast", "pmax", "pmean", "pmin", "psum"]
 # the primitives, which lax exports beside their functions
 __all__ += [
-    "all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "psum_p",
+    "all_gather_p", "axis_index_p", "pmax_p", "pmin_p", "psum_p", "psum_invariant_p", "pvary_p",
 ]  # fmt: skip
 
 
@@ -197,10 +197,17 @@ def _tree_collective(primitive, x, axis_name, axis_index_groups=None):
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sums `x` (a pytree of arrays) over the named axis (or tuple of axes) `axis_name`.
 
+    Inside a `shard_map` with `check_vma=True` a psum over its manual axes is recorded as
+    JAX's `psum_invariant` (the result no longer varies over them).
+
     Example:
       >>> vmap(lambda v: psum(v, "i"), axis_name="i")(np.arange(3.0, dtype=np.float32))
       array([3., 3., 3.], dtype=float32)
     """
+    if axis_index_groups is None and _manual_axes.state.axes is not None:
+        names = _axis_tuple(axis_name)
+        if _typed_psum(names):
+            return tree_map(lambda leaf: psum_invariant_p.bind(leaf, axes=names), x)
     return _tree_collective(psum_p, x, axis_name, axis_index_groups)
 
 
@@ -380,3 +387,115 @@ def _axis_index_batch(axis_data, args, dims, axis_name):
 
 
 batching.collective_axis_names[axis_index_p] = lambda params: (params["axis_name"],)
+
+
+# ----- varying manual axes (shard_map with check_vma=True) ---------------------------------
+
+
+def _same_aval(x, axes):
+    return x
+
+
+def _pvary_transpose(ct, x, *, axes):
+    if isinstance(ct, Zero):
+        return [None]
+    return [psum_invariant_p.bind(ct, axes=axes)]
+
+
+def _identity_batch(axis_data, args, dims, axes):
+    return args[0], dims[0]
+
+
+# the no-op cast making an invariant value vary over manual mesh axes (JAX's pvary)
+pvary_p = define_primitive(
+    "pvary", abstract_eval=_same_aval, reference=lambda x, axes: x, jvp=linear,
+    transpose=_pvary_transpose, batch=lambda *a, **p: _identity_batch(*a, **p),
+)
+
+
+def _psum_invariant_abstract_eval(x, axes):
+    return _reduce_abstract_eval(x, axes=axes, axis_index_groups=None)[0]
+
+
+def _psum_invariant_batch(axis_data, args, dims, axes):
+    outs, out_dims = _psum_batch(axis_data, args, dims, axes=axes, axis_index_groups=None)
+    return outs[0], out_dims[0]
+
+
+def _psum_invariant_transpose(ct, x, *, axes):
+    if isinstance(ct, Zero):
+        return [None]
+    return [pvary_p.bind(ct, axes=axes)]
+
+
+# psum inside a check_vma body: a value varying over `axes` summed to one invariant over them
+psum_invariant_p = define_primitive(
+    "psum_invariant", abstract_eval=_psum_invariant_abstract_eval,
+    reference=lambda x, axes: _reduce_reference(np.sum)(x, axes=axes, axis_index_groups=None)[0],
+    jvp=linear, transpose=_psum_invariant_transpose,
+    batch=lambda *a, **p: _psum_invariant_batch(*a, **p),
+)
+batching.collective_axis_names[psum_invariant_p] = lambda params: params["axes"]
+batching.collective_axis_names[pvary_p] = lambda params: params["axes"]
+_psum_batch = _reduce_batch(psum_p, _scale)
+
+
+def _typed_psum(names) -> bool:
+    axes = _manual_axes.state.axes
+    return axes is not None and bool(names) and all(n in axes for n in names)
+
+
+def pcast(x, axis_name, *, to: str):
+    """Changes how `x` (a pytree) is typed over the manual mesh axes `axis_name` inside a
+    `shard_map`: `to='varying'` makes an invariant value vary over them (a no-op on devices,
+    recorded as `pvary`), which loop carries and `cond` branches need to keep one type.
+
+    Example:
+      >>> # inside shard_map(..., in_specs=P(), ...): c = lax.pcast(c, 'x', to='varying')
+    """
+    if isinstance(axis_name, set | frozenset):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    names = _axis_tuple(axis_name)
+    if not axis_name:
+        return x
+    allowed = {"unreduced", "reduced", "varying"}
+    if to not in allowed:
+        raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {allowed}")
+    for name in names:
+        _trace.find_axis_data(name)  # NameError for an unbound name
+    if _manual_axes.state.axes is None:  # check_vma=False: values carry no such types
+        return x
+
+    def cast(leaf):
+        vma = _manual_axes.varying(leaf)
+        states = {"varying" if n in vma else "invarying" for n in names}
+        if len(states) > 1:
+            raise ValueError(
+                f"jax.lax.pcast's axis_name {names} must all be varying or all invarying for "
+                f"the input; got input varying over {set(vma)}.")
+        start = states.pop()
+        if (start, to) != ("invarying", "varying"):
+            raise ValueError(f"Unsupported pcast from={start}, to={to!r}")
+        order = _manual_axes.state.axes
+        return pvary_p.bind(leaf, axes=tuple(n for n in order if n in names))
+
+    return tree_map(cast, x)
+
+
+def _pbroadcast_rule(ins, params):
+    axes = frozenset(_axis_tuple(params["axis_name"]))
+    if not axes <= ins[0]:
+        raise ValueError(
+            f"Collective pbroadcast must be applied to a device-varying type, but got "
+            f"{set(ins[0])} for collective acting over axis name {tuple(sorted(axes))}; give it "
+            "a value that varies over the axis (lax.pcast(x, axis_name, to='varying')), or "
+            "pass check_vma=False to shard_map.")
+    return ins
+
+
+_manual_axes.pvary_primitive.append(pvary_p)
+_manual_axes.typing_rules[pvary_p] = lambda ins, p: [ins[0] | frozenset(p["axes"])]
+_manual_axes.typing_rules[axis_index_p] = lambda ins, p: [frozenset({p["axis_name"]})]
+for _prim in (psum_invariant_p, psum_p, pmax_p, pmin_p):
+    _manual_axes.collectives[_prim] = ("axes", True)
+_manual_axes.collectives[all_gather_p] = ("axis_name", False)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 from laminax_pytree import tree_map
 
-from laminax_core import _trace
+from laminax_core import _manual_axes, _trace
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._primitive import define_primitive, linear
+from laminax_core.lax import _collectives
 from laminax_core.lax._collectives import _index_groups, all_gather_p, axis_index, psum_p
 from laminax_core.lax._elementwise import eq, mul, select_n
 from laminax_core.lax._joining import concatenate
@@ -400,3 +401,9 @@ all_to_all_p = define_primitive(
     batch=_all_to_all_batch,
 )
 batching.collective_axis_names[all_to_all_p] = lambda params: _names(params["axis_name"])
+
+
+# inside a check_vma shard_map body: the operand first varies over the axes (JAX's pvary)
+for _prim in (ppermute_p, reduce_scatter_p, all_to_all_p):
+    _manual_axes.collectives[_prim] = ("axis_name", False)
+_manual_axes.typing_rules[pbroadcast_p] = _collectives._pbroadcast_rule

@@ -42,6 +42,7 @@ __all__ += [
     "exp_p", "ge_p", "gt_p", "integer_pow_p", "le_p", "log_p", "logistic_p", "lt_p", "max_p",
     "min_p", "mul_p", "ne_p", "neg_p", "pow_p", "rsqrt_p", "select_n_p", "sign_p", "sin_p",
     "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p",
+    "eq_to_p", "le_to_p", "lt_to_p",
 ]  # fmt: skip
 
 
@@ -573,6 +574,50 @@ lt_p = _comparison("lt", np.less)
 le_p = _comparison("le", np.less_equal)
 gt_p = _comparison("gt", np.greater)
 ge_p = _comparison("ge", np.greater_equal)
+
+
+# ----- total-order comparisons (JAX's eq_to / le_to / lt_to, with no wrapper functions): floats
+# compare by IEEE totalOrder, so -0.0 < 0.0, a NaN equals only a NaN of the same bits, and
+# negative NaNs sort below -inf and positive ones above inf. Sorting's comparators use them.
+
+
+def _total_order_key(x):
+    """Integers that order as `x`'s floats do under IEEE totalOrder (sign-magnitude bits made
+    two's complement)."""
+    x = np.asarray(x)
+    if not dtypes.issubdtype(x.dtype, np.floating):
+        return x
+    bits = x.view(np.dtype(f"i{x.dtype.itemsize}")).astype(np.int64)
+    magnitude = (1 << (8 * x.dtype.itemsize - 1)) - 1
+    return np.where(bits < 0, bits ^ magnitude, bits)
+
+
+def _total_order(name, compare):
+    def reference(x, y):
+        if np.iscomplexobj(x):
+            return np.logical_and(compare(_total_order_key(x.real), _total_order_key(y.real)),
+                                  compare(_total_order_key(x.imag), _total_order_key(y.imag)))
+        return compare(_total_order_key(x), _total_order_key(y))
+
+    ordered = name != "eq_to"
+    check = same_shape(dtypes=ANY, result_dtype=np.bool_)
+    check.primitive_name = name
+
+    def abstract_eval(x, y):
+        for position, aval in enumerate((x, y)):
+            if ordered and dtypes.issubdtype(aval.dtype, np.complexfloating):
+                raise TypeError(f"{name} does not accept dtype {aval.dtype.name} at position "
+                                f"{position}. Accepted dtypes at position {position} are "
+                                "subtypes of integer, floating, bool.")
+        return check(x, y)
+
+    return define_primitive(name, abstract_eval=abstract_eval, reference=reference,
+                            jvp=ZERO_TANGENT, transpose=NOT_LINEAR, batch=batch_elementwise)
+
+
+eq_to_p = _total_order("eq_to", np.equal)
+le_to_p = _total_order("le_to", np.less_equal)
+lt_to_p = _total_order("lt_to", np.less)
 
 
 def eq(x, y):

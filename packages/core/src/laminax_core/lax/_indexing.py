@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core import _shape_poly, dtypes
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
@@ -179,7 +179,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     """
     dnums = GatherDimensionNumbers(*(_ints(f) for f in dimension_numbers))
     return gather_p.bind(operand, start_indices, dimension_numbers=dnums,
-                         slice_sizes=_ints(slice_sizes),
+                         slice_sizes=tuple(_shape_poly.dim_index(d) for d in slice_sizes),
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_gather_mode(mode),
                          fill_value=fill_value)

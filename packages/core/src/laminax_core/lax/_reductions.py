@@ -9,7 +9,7 @@ import re
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import dtypes
+from laminax_core import config, dtypes
 from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._sharding_rules import reduce_sharding
@@ -105,6 +105,10 @@ def reduce_sum(operand, axes):
 
 def _reduce_sum_abstract_eval(x, axes, out_sharding):
     check_dtype("reduce_sum", x.dtype, NUMERIC)
+    if (x.dtype in (np.float16, dtypes.bfloat16) and not config.allow_f16_reductions.value
+            and any(not (isinstance(x.shape[d], int) and x.shape[d] == 1) for d in axes)):
+        raise ValueError(f"reduce_sum on operand {x.str_short()} is not "
+                         "allowed when jax_allow_f16_reductions=False.")
     return _reduced_aval(x, axes, "reduce_sum")
 
 

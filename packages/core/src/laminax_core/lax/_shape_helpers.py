@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from laminax_core import dtypes
+from laminax_core import _shape_poly, dtypes
 from laminax_core._avals import get_aval
 from laminax_core.lax._helpers import broadcast_to_shape
 from laminax_core.lax._structural import broadcast_in_dim, reshape
@@ -27,6 +27,8 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
       >>> broadcast_shapes((2, 1), (3,))
       (2, 3)
     """
+    if any(isinstance(d, _shape_poly.DimExpr) for shape in shapes for d in shape):
+        return _shape_poly.broadcast_shapes(*shapes)
     shapes = [tuple(operator.index(d) for d in shape) for shape in shapes]
     if not shapes:
         return ()

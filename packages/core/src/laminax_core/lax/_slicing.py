@@ -15,10 +15,16 @@ from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_a
 from laminax_core._interpreters.transpose import is_undefined_primal as undefined
 from laminax_core._primitive import define_primitive, linear
 from laminax_core.lax import _hooks, _indexing
-from laminax_core.lax._elementwise import add, lt, select_n, sub
+from laminax_core.lax._elementwise import add, convert_element_type, lt, select_n, sub
 from laminax_core.lax._helpers import as_operands, checked_axis
 from laminax_core.lax._joining import concatenate
-from laminax_core.lax._structural import broadcast, broadcast_in_dim, expand_dims, squeeze
+from laminax_core.lax._structural import (
+    broadcast,
+    broadcast_in_dim,
+    dimension_as_value,
+    expand_dims,
+    squeeze,
+)
 
 __all__ = [
     "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
@@ -113,6 +119,9 @@ def _start_operand(i, size: int, allow_negative: bool):
         raise TypeError(f"dynamic slice indices must be integer scalars, got {aval}.")
     if not allow_negative or dtypes.issubdtype(aval.dtype, np.unsignedinteger):
         return i
+    if isinstance(size, _shape_poly.DimExpr):  # the dimension's value, computed
+        return select_n(lt(i, 0), i, add(i, convert_element_type(
+            dimension_as_value(size), aval.dtype)))
     end = np.asarray(size, aval.dtype)
     if isinstance(i, np.ndarray):  # a constant: the test is concrete, the sum is staged
         return select_n(np.less(i, 0), i, add(i, end))
@@ -320,7 +329,9 @@ def pad(operand, padding_value, padding_config):
     """Pads `operand` with `padding_value`: `(low, high, interior)` per dimension (low and
     high may be negative, which crops)."""
     operand, padding_value = as_operands(operand, padding_value)
-    config = tuple(tuple(operator.index(v) for v in triple) for triple in padding_config)
+    # low and high may be dimension expressions (shape polymorphism), as in JAX
+    config = tuple((_shape_poly.dim_index(lo), _shape_poly.dim_index(hi), operator.index(i))
+                   for lo, hi, i in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

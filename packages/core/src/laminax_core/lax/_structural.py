@@ -14,6 +14,7 @@ import numpy as np
 
 from laminax_core import _shape_poly, _trace, dtypes
 from laminax_core._avals import ShapedArray, canonicalize_shape, get_aval
+from laminax_core._manual_axes import vary_like
 from laminax_core._sharding_rules import (
     broadcast_in_dim_sharding,
     reduce_sharding,
@@ -48,14 +49,18 @@ __all__ += [
 # ----- broadcast_in_dim ---------------------------------------------------------------------
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None):
+def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None, *,
+                     out_sharding=None):
     """Broadcasts `operand` to `shape`; operand dim i becomes dim `broadcast_dimensions[i]`.
+    `out_sharding` (JAX's keyword; `sharding` is laminax's older name) types the result's
+    layout on a mesh with Explicit axes.
 
     Example:
       >>> broadcast_in_dim(np.arange(3, dtype=np.float32), (2, 3), (1,)).shape
       (2, 3)
     """
     (operand,) = as_operands(operand)
+    sharding = sharding if out_sharding is None else out_sharding
     dims = tuple(operator.index(d) for d in broadcast_dimensions)
     if len(set(dims)) == len(dims) == get_aval(operand).ndim and list(dims) != sorted(dims):
         # distinct but unordered dimensions also transpose the operand (JAX accepts them);
@@ -81,7 +86,7 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
             raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
                             f"{shape} along broadcast_dimensions {dims}.")
     out = requested_sharding(sharding, len(shape))
-    if out is None:
+    if sharding is None:  # a given one decides, also when it splits nothing
         out = broadcast_in_dim_sharding(x, shape, dims)
     return ShapedArray(shape, x.dtype, x.weak_type, out)
 
@@ -139,12 +144,14 @@ def expand_dims(array, dimensions):
 # ----- reshape ------------------------------------------------------------------------------
 
 
-def reshape(operand, new_sizes, dimensions=None, sharding=None):
-    """Reshapes `operand` (after transposing it by `dimensions`, if given)."""
+def reshape(operand, new_sizes, dimensions=None, sharding=None, *, out_sharding=None):
+    """Reshapes `operand` (after transposing it by `dimensions`, if given); `out_sharding`
+    types the result's layout on a mesh with Explicit axes."""
     new_sizes = canonicalize_shape(new_sizes, "reshape")
+    sharding = sharding if out_sharding is None else out_sharding
     if dimensions is not None:
         dimensions = tuple(operator.index(d) for d in dimensions)
-    if get_aval(operand).shape == new_sizes and dimensions is None:
+    if get_aval(operand).shape == new_sizes and dimensions is None and sharding is None:
         return operand
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=sharding)
 
@@ -157,7 +164,7 @@ def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
         raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of "
                         f"{tuple(range(x.ndim))}.")
     out = requested_sharding(sharding, len(new_sizes))
-    if out is None:
+    if sharding is None:  # a given one decides, also when it splits nothing
         out = reshape_sharding(x, new_sizes, dimensions)
     return ShapedArray(new_sizes, x.dtype, x.weak_type, out)
 
@@ -422,15 +429,16 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     aval = get_aval(x)
     if sharding is None and shape is None:
         sharding = aval.sharding  # same type as x, split as x is along Explicit mesh axes
-    return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype, sharding=sharding)
+    out = full(aval.shape if shape is None else shape, fill_value,
+               aval.dtype if dtype is None else dtype, sharding=sharding)
+    return vary_like(x, out)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand, sizes, *, out_sharding=None):
     """`operand` with new leading dimensions of `sizes`."""
     aval = get_aval(operand)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
-    return broadcast_in_dim(operand, (*sizes, *aval.shape), dims)
+    return broadcast_in_dim(operand, (*sizes, *aval.shape), dims, out_sharding=out_sharding)
 
 
 def broadcast_to_rank(x, rank: int):

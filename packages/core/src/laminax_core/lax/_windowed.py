@@ -13,13 +13,21 @@ import operator
 
 import numpy as np
 
+from laminax_core import _shape_poly
 from laminax_core._api import vmap
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters.batching import bdim_at_front, move_bdim
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros
 from laminax_core._interpreters.partial_eval import trace_to_jaxpr
-from laminax_core._primitive import NOT_LINEAR, NUMERIC, check_dtype, define_primitive, linear
+from laminax_core._primitive import (
+    NOT_LINEAR,
+    NUMERIC,
+    Primitive,
+    check_dtype,
+    define_primitive,
+    linear,
+)
 from laminax_core._sharding_rules import sliced_sharding
 from laminax_core.lax import _elementwise as ew
 from laminax_core.lax._helpers import highest, lowest
@@ -34,7 +42,7 @@ __all__ = [
 # the primitives, which lax exports beside their functions
 __all__ += [
     "reduce_window_max_p", "reduce_window_min_p", "reduce_window_p", "reduce_window_sum_p",
-    "select_and_gather_add_p", "select_and_scatter_add_p",
+    "select_and_gather_add_p", "select_and_scatter_add_p", "select_and_scatter_p",
 ]  # fmt: skip
 
 
@@ -61,7 +69,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
     pads = []
     for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
         out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
+        total = _shape_poly.max_dim((out - 1) * stride + window - size, 0)
         low = total // 2 if mode == "SAME" else total - total // 2
         pads.append((low, total - low))
     return pads
@@ -70,8 +78,9 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
 def _window_params(x_shape, window_dimensions, window_strides, padding, base_dilation,
                    window_dilation, name="reduce_window"):
     ndim = len(x_shape)
-    dims = tuple(operator.index(d) for d in window_dimensions)
-    strides = tuple(operator.index(s) for s in window_strides)
+    # windows and strides may be dimension expressions (shape polymorphism), as in JAX
+    dims = tuple(_shape_poly.dim_index(d) for d in window_dimensions)
+    strides = tuple(_shape_poly.dim_index(s) for s in window_strides)
     base = tuple(base_dilation) if base_dilation is not None else (1,) * ndim
     wdil = tuple(window_dilation) if window_dilation is not None else (1,) * ndim
     for what, value in (("window_dimensions", dims), ("window_strides", strides),
@@ -79,7 +88,7 @@ def _window_params(x_shape, window_dimensions, window_strides, padding, base_dil
         if len(value) != ndim:
             raise TypeError(f"{name}: {what} {value} must have one entry per dimension of the "
                             f"operand shape {tuple(x_shape)}.")
-        if any(operator.index(v) < 1 for v in value):
+        if any(_shape_poly.dim_index(v) < 1 for v in value):
             raise TypeError(f"{name} {what} must have every element be strictly positive, got "
                             f"{value}.")
     pads = padtype_to_pads(dilate_shape(x_shape, base), dilate_shape(dims, wdil), strides,
@@ -502,3 +511,58 @@ select_and_scatter_add_p = define_primitive(
     transpose=_select_and_scatter_add_transpose,
     batch=_select_and_scatter_add_batch,
 )
+
+
+# ----- select_and_scatter: the general form (jaxprs for select and scatter) ---------------
+# JAX binds it only from its internal `_select_and_scatter`: XLA's SelectAndScatter with a
+# `select(a, b) -> bool` jaxpr choosing one element per window (keep `a` while it says True) and
+# a `scatter(acc, source) -> value` jaxpr combining the window's source value into the chosen
+# element's output, which starts at `init_value`.
+
+
+def _select_and_scatter_abstract_eval(operand, source, init_value, *, select_jaxpr,
+                                      select_consts, scatter_jaxpr, scatter_consts,
+                                      window_dimensions, window_strides, padding):
+    if len(window_dimensions) != len(window_strides):
+        raise TypeError("select_and_scatter got inconsistent window_strides and "
+                        f"window_dimensions: got window_strides {tuple(window_strides)} and "
+                        f"window_dimensions {tuple(window_dimensions)}.")
+    return ShapedArray(operand.shape, operand.dtype)
+
+
+def _select_and_scatter_reference(operand, source, init_value, *, select_jaxpr, select_consts,
+                                  scatter_jaxpr, scatter_consts, window_dimensions,
+                                  window_strides, padding):
+    out = np.full(operand.shape, init_value, operand.dtype)
+    for window in np.ndindex(*source.shape):
+        chosen = None
+        for offset in np.ndindex(*window_dimensions):
+            index = tuple(w * s + o - lo for w, s, o, (lo, _) in
+                          zip(window, window_strides, offset, padding))
+            if not all(0 <= i < n for i, n in zip(index, operand.shape)):
+                continue  # padding is never selected
+            if chosen is None or not bool(eval_jaxpr(select_jaxpr, select_consts,
+                                                     operand[chosen], operand[index])[0]):
+                chosen = index
+        if chosen is not None:
+            out[chosen] = np.asarray(eval_jaxpr(scatter_jaxpr, scatter_consts, out[chosen],
+                                                source[window])[0])
+    return out
+
+
+select_and_scatter_p = Primitive("select_and_scatter")
+select_and_scatter_p.def_abstract_eval(_select_and_scatter_abstract_eval)
+select_and_scatter_p.def_reference(_select_and_scatter_reference)
+
+
+@select_and_scatter_p.def_batch
+def _select_and_scatter_batch(axis_data, args, dims, *, window_dimensions, window_strides,
+                              padding, **jaxprs):
+    # (JAX has no rule) a leading window of size 1 over the batch: each example on its own
+    if dims[2] is not None:
+        raise NotImplementedError("select_and_scatter: batching over the init value is not "
+                                  "supported; pass an unbatched init value.")
+    operand, source = (bdim_at_front(x, d, axis_data.size) for x, d in zip(args[:2], dims))
+    return select_and_scatter_p.bind(
+        operand, source, args[2], window_dimensions=(1, *window_dimensions),
+        window_strides=(1, *window_strides), padding=((0, 0), *padding), **jaxprs), 0

@@ -106,6 +106,11 @@ float8_e4m3fnuz = _SCALAR_TYPES["float8_e4m3fnuz"]
 float8_e5m2 = _SCALAR_TYPES["float8_e5m2"]
 float8_e5m2fnuz = _SCALAR_TYPES["float8_e5m2fnuz"]
 float8_e8m0fnu = _SCALAR_TYPES["float8_e8m0fnu"]
+# ml_dtypes' narrowest types: JAX 0.10.2 names them, though XLA's CPU runtime computes with none
+float6_e2m3fn = _SCALAR_TYPES["float6_e2m3fn"]
+float6_e3m2fn = _SCALAR_TYPES["float6_e3m2fn"]
+int1 = _SCALAR_TYPES["int1"]
+uint1 = _SCALAR_TYPES["uint1"]
 int_ = _SCALAR_TYPES["int_"]
 uint = _SCALAR_TYPES["uint"]
 float_ = _SCALAR_TYPES["float_"]
@@ -115,7 +120,9 @@ double = _SCALAR_TYPES["double"]
 csingle = _SCALAR_TYPES["csingle"]
 cdouble = _SCALAR_TYPES["cdouble"]
 
-# NumPy's abstract scalar classes, for issubdtype
+# NumPy's abstract scalar classes, for issubdtype (and object_, which JAX re-exports from NumPy
+# to refuse it: arrays of Python objects are not JAX arrays)
+object_ = _np.object_
 generic = _np.generic
 number = _np.number
 inexact = _np.inexact
@@ -150,7 +157,7 @@ __all__ += [
     "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "bfloat16",
     "int2", "int4", "uint2", "uint4", "float4_e2m1fn", "float8_e3m4", "float8_e4m3",
     "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-    "float8_e8m0fnu", "int_", "uint", "float_", "complex_", "single", "double", "csingle",
+    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "int1", "uint1", "object_", "int_", "uint", "float_", "complex_", "single", "double", "csingle",
     "cdouble", "generic", "number", "inexact", "floating", "complexfloating", "integer",
     "signedinteger", "unsignedinteger", "character", "flexible", "dtype", "can_cast", "finfo",
     "iinfo", "isdtype", "issubdtype", "promote_types", "result_type", "e", "euler_gamma", "inf",

@@ -9,6 +9,7 @@ import numpy as np
 
 from laminax_core import _shape_poly, _trace, dtypes, errors, lax
 from laminax_core._avals import canonicalize_shape, get_aval, weak_array
+from laminax_core._manual_axes import vary_like
 from laminax_core._interpreters.eval import eager_array
 from laminax_core.numpy import _ufuncs as uf
 from laminax_core.numpy._placement import check_placement, place, typed_sharding
@@ -297,8 +298,8 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     check_arraylike("full_like", fill_value)
     value = convert_dtype(as_array(fill_value), dtype, weak)
     if get_aval(value).ndim == 0:
-        return place(lax.broadcast_in_dim(value, shape, (), sharding), device)
-    return _place_broadcast(broadcast_to(value, shape), device, out_sharding)
+        return place(vary_like(a, lax.broadcast_in_dim(value, shape, (), sharding)), device)
+    return _place_broadcast(vary_like(a, broadcast_to(value, shape)), device, out_sharding)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -309,7 +310,8 @@ def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
       array([0, 0], dtype=int8)
     """
     dtype, weak, shape, sharding = _like("zeros_like", a, dtype, shape, device, out_sharding)
-    return place(lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding), device)
+    return place(vary_like(a, lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding)),
+                 device)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -320,7 +322,8 @@ def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
       array([1., 1.], dtype=float32)
     """
     dtype, weak, shape, sharding = _like("ones_like", a, dtype, shape, device, out_sharding)
-    return place(lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, (), sharding), device)
+    return place(vary_like(a, lax.broadcast_in_dim(_scalar(1, dtype, weak), shape, (), sharding)),
+                 device)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):

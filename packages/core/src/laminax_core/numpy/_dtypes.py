@@ -53,7 +53,8 @@ _NAMES = {
     "float8_e4m3": dtypes.float8_e4m3, "float8_e4m3b11fnuz": dtypes.float8_e4m3b11fnuz,
     "float8_e4m3fn": dtypes.float8_e4m3fn, "float8_e4m3fnuz": dtypes.float8_e4m3fnuz,
     "float8_e5m2": dtypes.float8_e5m2, "float8_e5m2fnuz": dtypes.float8_e5m2fnuz,
-    "float8_e8m0fnu": dtypes.float8_e8m0fnu,
+    "float8_e8m0fnu": dtypes.float8_e8m0fnu, "float6_e2m3fn": dtypes.float6_e2m3fn,
+    "float6_e3m2fn": dtypes.float6_e3m2fn, "int1": dtypes.int1, "uint1": dtypes.uint1,
 }  # fmt: skip
 
 # name -> scalar type; aliases (`bool_`, `int_`, `single` ...) share the object of their dtype

@@ -28,6 +28,7 @@ from laminax_core._avals import ShardingTypeError, get_aval
 from laminax_core.lax._approx_top_k import install_take_along_axis
 from laminax_core.lax._indexing import default_fill_value
 from laminax_core.lax._indexing_helpers import apply_counted
+from laminax_core import _dslice
 from laminax_core.numpy import _ufuncs
 from laminax_core.numpy._operands import (
     as_array,
@@ -215,7 +216,8 @@ def _apply_slices(x, entries, squeeze_static_ints: bool):
     out = []
     for dim, i in enumerate(entries):
         size = shape[dim]
-        if isinstance(i, slice) and isinstance(size, _shape_poly.DimExpr):
+        if isinstance(i, slice) and any(isinstance(v, _shape_poly.DimExpr)
+                                        for v in (size, i.start, i.stop)):
             lo, hi, step = _shape_poly.slice_indices(i, size)
             if step < 0:  # visited forwards from the last element taken, then reversed
                 count = _shape_poly.max_dim((lo - hi - step - 1) // -step, 0)
@@ -304,7 +306,7 @@ def _index_dtype(arrays):
 def _gather(x, entries, mode, fill_value, normalize):
     shape = get_aval(x).shape
     advanced = [d for d, i in enumerate(entries) if not isinstance(i, slice)]
-    index_shape = np.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
+    index_shape = _shape_poly.broadcast_shapes(*(get_aval(as_array(entries[d])).shape for d in advanced))
     dtype = _index_dtype([as_array(entries[d]) for d in advanced])
     contiguous = advanced == list(range(advanced[0], advanced[-1] + 1))
     kept_sizes = tuple(shape[d] for d in range(len(shape)) if d not in advanced)
@@ -459,6 +461,7 @@ def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
     """
     if mode == "fill" and fill_value is None:
         fill_value = default_fill_value(get_aval(as_array(x)).dtype)
+    x, idx = _dslice.apply_slices(as_array(x), idx)
     return _rewrite(x, idx, mode, fill_value, normalize_indices)
 
 
@@ -467,10 +470,25 @@ def getitem(x, idx, mode=None, fill_value=None, normalize_indices=True):
 
 def _flat_positions(shape, idx):
     """The flat positions `idx` selects in an array of `shape`; out of bounds become `size`."""
-    size = int(np.prod(shape, dtype=np.int64))
+    size = _size(shape)
+    if _shape_poly.is_symbolic_dim(size):
+        # the scatter drops any out-of-bounds position, a negative one as well as `size`
+        positions = lax.reshape(lax.broadcasted_iota(dtypes.default_int_dtype(), (size,), 0),
+                                shape)
+        return getitem(positions, idx, mode="fill", fill_value=-1), size
     dtype = np.int32 if size < 2**31 else dtypes.canonicalize_dtype(np.int64)
     positions = lax.reshape(lax.iota(dtype, size), shape)
     return getitem(positions, idx, mode="fill", fill_value=size), size
+
+
+def _size(shape):
+    """The number of elements of `shape`: an int, or a dimension expression."""
+    if any(_shape_poly.is_symbolic_dim(d) for d in shape):
+        size = 1
+        for d in shape:
+            size = d * size
+        return size
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, mode):
@@ -491,7 +509,7 @@ def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, 
     except TypeError as err:
         raise ValueError(f"x.at[...].{name}: values of shape {get_aval(values).shape} cannot be "
                          f"broadcast to the indexed shape {target}.") from err
-    n = int(np.prod(target, dtype=np.int64))
+    n = _size(target)
     flat = lax.reshape(x, (size,))
     dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                         scatter_dims_to_operand_dims=(0,))
@@ -502,8 +520,8 @@ def _scatter(name, x, idx, values, combine, indices_are_sorted, unique_indices, 
 
 
 def _clipped_positions(shape, idx):
-    size = int(np.prod(shape, dtype=np.int64))
-    positions = lax.reshape(lax.iota(np.int32, size), shape)
+    size = _size(shape)
+    positions = lax.reshape(lax.broadcasted_iota(np.int32, (size,), 0), shape)
     return getitem(positions, idx, mode="clip"), size
 
 
@@ -778,7 +796,9 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:  # the wrapped index must not overflow a narrow index dtype
-        wide = np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32
+        # a symbolic axis gets the default integer type, as in JAX
+        wide = (dtypes.default_int_dtype() if _shape_poly.is_symbolic_dim(shape[axis])
+                else np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32)
         indices = _normalize_index(convert_dtype(indices, wide), shape[axis])
     offset_dims, collapsed, operand_batching, index_batching, squeezed = [], [], [], [], []
     slice_sizes, gather_shape = [], []

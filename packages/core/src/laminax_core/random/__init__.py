@@ -13,6 +13,8 @@ from laminax_core.random._gamma import beta as beta
 from laminax_core.random._gamma import dirichlet as dirichlet
 from laminax_core.random._gamma import gamma as gamma
 from laminax_core.random._gamma import loggamma as loggamma
+from laminax_core.random import _key_rules  # noqa: F401  (registers the rules for keys)
+from laminax_core.random import _keys
 from laminax_core.random._keys import PRNGKey as PRNGKey
 from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
 from laminax_core.random._keys import fold_in as fold_in
@@ -109,3 +111,5 @@ __all__ = [
     "weibull_min",
     "wrap_key_data",
 ]
+
+_keys.install_array_methods()

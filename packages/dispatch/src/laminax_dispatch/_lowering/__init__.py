@@ -18,6 +18,7 @@ from laminax_dispatch._lowering import elementwise as elementwise
 from laminax_dispatch._lowering import fft as fft
 from laminax_dispatch._lowering import indexing as indexing
 from laminax_dispatch._lowering import linalg as linalg
+from laminax_dispatch._lowering import linalg_gpu as linalg_gpu
 from laminax_dispatch._lowering import linear_solve as linear_solve
 from laminax_dispatch._lowering import math as math
 from laminax_dispatch._lowering import random as random

@@ -35,6 +35,7 @@ __all__ = [
     "lapack_call",
     "nan_unless",
     "register_lapack_targets",
+    "solver_call",
     "target_name",
 ]
 
@@ -92,11 +93,6 @@ def _layout(ndim: int, column_major: bool) -> ir.Attribute:
     return ir.DenseIntElementsAttr.get(np.asarray(order, np.int64), type=ir.IndexType.get())
 
 
-def _layouts(avals) -> ir.Attribute:
-    matrix_rank = max(a.ndim for a in avals)
-    return ir.ArrayAttr.get([_layout(a.ndim, a.ndim == matrix_rank) for a in avals])
-
-
 def lapack_call(
     target: str,
     operands: Sequence[ir.Value],
@@ -122,10 +118,28 @@ def lapack_call(
     if others:  # LAPACK kernels exist on the host only; JAX's error for a missing lowering
         raise NotImplementedError(
             f"MLIR translation rule for the LAPACK kernel '{target}' not found for platforms "
-            f"{others}: laminax lowers linear algebra for cpu only (give other platforms "
+            f"{others}: laminax lowers this linear algebra for cpu only (cholesky, lu, qr, "
+            "eigh, svd and triangular_solve also for cuda and rocm; give other platforms "
             "their own code with lax.platform_dependent)")
     register_lapack_targets()
-    matrix_rank = max(a.ndim for a in avals_in)
+    return _custom_call(target, operands, avals_in, avals_out, aliases, attrs)
+
+
+def solver_call(target, operands, avals_in, avals_out, *, aliases=None,
+                column_major: bool = True, num_non_batch_dims: int = 2, **attrs):
+    """A GPU solver kernel's `stablehlo.custom_call` (cusolver / hipsolver, for a module
+    lowered for cuda or rocm) as JAX writes it: LAPACK's layouts (row-major throughout
+    where not `column_major`), and the batch dimensions' count as a frontend attribute."""
+    op = _custom_call(target, operands, avals_in, avals_out, aliases, attrs,
+                      column_major=column_major)
+    batch = max(a.ndim for a in avals_in) - num_non_batch_dims
+    op[0].owner.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"num_batch_dims": ir.StringAttr.get(str(batch))})
+    return op
+
+
+def _custom_call(target, operands, avals_in, avals_out, aliases, attrs, column_major=True):
+    matrix_rank = max(a.ndim for a in avals_in) if column_major else -1
     result_types = [aval_to_ir_type(a) for a in avals_out]
     attributes = {
         "call_target_name": ir.StringAttr.get(target),
@@ -133,7 +147,8 @@ def lapack_call(
         "backend_config": ir.StringAttr.get(""),
         "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         "called_computations": ir.ArrayAttr.get([]),
-        "operand_layouts": _layouts(avals_in),
+        "operand_layouts": ir.ArrayAttr.get(
+            [_layout(a.ndim, a.ndim == matrix_rank) for a in avals_in]),
         "result_layouts": ir.ArrayAttr.get(
             [_layout(a.ndim, a.ndim == matrix_rank) for a in avals_out]
         ),

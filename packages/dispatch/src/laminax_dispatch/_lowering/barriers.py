@@ -17,4 +17,13 @@ def _optimization_barrier_lower(ctx, *args):
     return list(hlo.OptimizationBarrierOp(list(args)).results)
 
 
+@lowering_for(lax.dce_sink_p)
+def _dce_sink_lower(ctx, x, *, prevent_mlir_dce):
+    if not prevent_mlir_dce:
+        return []
+    from laminax_dispatch.ffi import ffi_lowering  # ffi builds on the lowering package
+
+    return ffi_lowering("dce_sink", has_side_effect=True)(ctx, x)
+
+
 register_lowering(lax.mulhi_p, elementwise(chlo.mulhi))

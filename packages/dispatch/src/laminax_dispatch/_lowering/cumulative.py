@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import highest, lowest
 
-from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import compare, ir_constant, register_lowering
+from laminax_dispatch._lowering.windowed import dynamic_reduce_window
 from laminax_dispatch._mlir import aval_to_ir_type
 
 
@@ -40,7 +39,9 @@ def _cumulative(combine, identity):
         ]
         init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
         if not isinstance(n, int):
-            return _dynamic_window(ctx, x, init, aval, window, pads, combine)
+            ones = [1] * aval.ndim
+            return dynamic_reduce_window(ctx, x, init, aval, aval, window, ones, pads, ones,
+                                         ones, lambda block: [combine(*block.arguments)])
         padding = ir.DenseIntElementsAttr.get(np.asarray(pads, np.int64), shape=[aval.ndim, 2])
         op = hlo.ReduceWindowOp(
             [aval_to_ir_type(aval)],
@@ -59,31 +60,6 @@ def _cumulative(combine, identity):
         return op.result
 
     return rule
-
-
-def _dynamic_window(ctx, x, init, aval, window, pads, combine):
-    """`stablehlo.dynamic_reduce_window`: operand, init, then window dimensions, strides,
-    base and window dilations and padding as tensors; the reducer is a module function."""
-    mctx = ctx.module_context
-    scalar = aval_to_ir_type(aval.update(shape=()))
-    name = mctx.unique_symbol(f"reduce_window_{np.dtype(aval.dtype).name}_reducer")
-    with ir.InsertionPoint(mctx.module.body):
-        reducer = func.FuncOp(name, ir.FunctionType.get([scalar, scalar], [scalar]))
-        block = reducer.add_entry_block()
-    with ir.InsertionPoint(block):
-        func.ReturnOp([combine(*block.arguments)])
-    ones = _dynamic.shape_tensor([1] * aval.ndim)
-    flat_pads = _dynamic.shape_tensor([p for pair in pads for p in pair])
-    elt = ir.RankedTensorType(flat_pads.type).element_type
-    padding = hlo.reshape(ir.RankedTensorType.get([aval.ndim, 2], elt), flat_pads)
-    op = hlo.CustomCallOp(
-        [aval_to_ir_type(aval)],
-        [x, init, _dynamic.shape_tensor(window), ones, ones, ones, padding],
-        call_target_name="stablehlo.dynamic_reduce_window",
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2),
-        called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(name)]),
-    )
-    return op.result
 
 
 register_lowering(lax.cumsum_p, _cumulative(hlo.add, lambda dtype: 0))

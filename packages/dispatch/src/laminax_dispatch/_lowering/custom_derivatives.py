@@ -5,7 +5,12 @@ custom_vmap function (its rule only matters to vmap)."""
 from __future__ import annotations
 
 import numpy as np
-from laminax_core.internal import custom_jvp_call_p, custom_vjp_call_p, custom_vmap_call_p
+from laminax_core.internal import (
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+    custom_vmap_call_p,
+    linear_call_p,
+)
 
 from laminax_dispatch._lowering._core import ir_constant, jaxpr_subcomp, register_lowering
 
@@ -29,6 +34,8 @@ def _custom_call_lower(ctx, *args, call_jaxpr, name=None, **params):
 
 register_lowering(custom_jvp_call_p, _custom_call_lower)
 register_lowering(custom_vjp_call_p, _custom_call_lower)
+register_lowering(linear_call_p, lambda ctx, *args, callee, **params: inline_closed_jaxpr(
+    ctx, callee, args, "linear_call"))
 
 
 def _custom_vmap_lower(ctx, *args, call, **params):

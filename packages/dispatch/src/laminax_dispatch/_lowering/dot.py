@@ -10,6 +10,8 @@ from laminax_core.internal import (
     algorithm_compute_types,
     cpu_dot_presets,
     ragged_dot_program,
+    scaled_dot_decomposition,
+    scaled_dot_p,
 )
 
 from laminax_dispatch._lowering._core import lower_fun, lowering_for, register_lowering
@@ -103,3 +105,12 @@ def _dot_general_lower(
 
 # ragged_dot_general: dense, one masked copy of the lhs per group, as JAX computes it on CPU
 register_lowering(lax.ragged_dot_general_p, lower_fun(ragged_dot_program))
+
+
+def _scaled_dot_composite(*operands, **params):
+    # JAX's lowering: a composite "xla.scaled_dot" over the decomposition, which a backend with
+    # native block-scaled matmuls may replace
+    return lax.composite(scaled_dot_decomposition, name="xla.scaled_dot")(*operands, **params)
+
+
+register_lowering(scaled_dot_p, lower_fun(_scaled_dot_composite))

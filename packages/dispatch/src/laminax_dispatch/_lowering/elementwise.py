@@ -7,7 +7,8 @@ agree bit for bit where XLA is deterministic.
 from __future__ import annotations
 
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core import lax
+import numpy as np
+from laminax_core import dtypes, lax
 
 from laminax_dispatch._lowering._core import (
     broadcast_to_aval,
@@ -111,6 +112,26 @@ register_lowering(lax.lt_p, _comparison("LT"))
 register_lowering(lax.le_p, _comparison("LE"))
 register_lowering(lax.gt_p, _comparison("GT"))
 register_lowering(lax.ge_p, _comparison("GE"))
+
+
+def _total_order_comparison(direction: str):
+    # JAX's eq_to / le_to / lt_to: TOTALORDER for floating and complex operands
+    def rule(ctx, x, y):
+        aval_x, aval_y = ctx.avals_in
+        shape = ctx.avals_out[0].shape
+        x = broadcast_to_aval(x, aval_x, aval_x.update(shape=shape))
+        y = broadcast_to_aval(y, aval_y, aval_y.update(shape=shape))
+        if not dtypes.issubdtype(aval_x.dtype, np.inexact):
+            return compare(x, y, direction, aval_x.dtype)
+        return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                           compare_type=hlo.ComparisonTypeAttr.get("TOTALORDER"))
+
+    return rule
+
+
+register_lowering(lax.eq_to_p, _total_order_comparison("EQ"))
+register_lowering(lax.le_to_p, _total_order_comparison("LE"))
+register_lowering(lax.lt_to_p, _total_order_comparison("LT"))
 
 # ----- select_n -----------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 from laminax_core.internal import default_fill_value
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import (
     ir_constant,
     jaxpr_subcomp,
@@ -39,6 +40,12 @@ def _gather_dnums(dn, index_vector_dim: int):
 
 def _gather_in_bounds(ctx, x, idx, dimension_numbers, slice_sizes, indices_are_sorted):
     index_vector_dim = ctx.avals_in[1].ndim - 1
+    if not _dynamic.is_static(slice_sizes):  # symbolic slice sizes, as JAX lowers them
+        return hlo.dynamic_gather(
+            x, idx, _dynamic.shape_tensor(slice_sizes),
+            _gather_dnums(dimension_numbers, index_vector_dim),
+            indices_are_sorted=indices_are_sorted,
+            results=[aval_to_ir_type(ctx.avals_out[0])])
     return hlo.gather(
         x,
         idx,
@@ -54,13 +61,8 @@ def _gather_fill(
     # gather in bounds, then replace the slices whose start index was out of bounds
     dn = dimension_numbers
     x_shape, idx_shape = x.aval.shape, idx.aval.shape
-    bounds = [x_shape[d] - slice_sizes[d] for d in dn.start_index_map]
-    if all(isinstance(b, int) for b in bounds):
-        upper = np.array(bounds, idx.aval.dtype)
-    else:  # symbolic dimensions (shape polymorphism): the bounds the program computes
-        upper = lax.concatenate([
-            lax.reshape(lax.convert_element_type(lax.dimension_as_value(b), idx.aval.dtype), (1,))
-            for b in bounds], 0)
+    upper = _dims_array([x_shape[d] - slice_sizes[d] for d in dn.start_index_map],
+                        idx.aval.dtype)
     batch_rank = len(idx_shape) - 1
     upper = lax.broadcast_in_dim(upper, idx_shape, (batch_rank,))
     in_bounds = lax.bitwise_and(lax.ge(idx, np.zeros((), idx.aval.dtype)), lax.le(idx, upper))
@@ -84,6 +86,16 @@ def _gather_fill(
 
 
 _gather_fill_rule = lower_fun(_gather_fill)
+
+
+def _dims_array(dims, dtype):
+    """A 1-D array of dimensions: constant, or for symbolic ones (shape polymorphism) the
+    values the program computes."""
+    if all(isinstance(b, int) for b in dims):
+        return np.array(dims, dtype)
+    return lax.concatenate([
+        lax.reshape(lax.convert_element_type(lax.dimension_as_value(b), dtype), (1,))
+        for b in dims], 0)
 
 
 @lowering_for(lax.gather_p)
@@ -139,7 +151,8 @@ def _clamp_indices(x, idx, upd, *, dimension_numbers):
         for d in range(len(x.aval.shape))
     ]
     dtype = idx.aval.dtype
-    upper = np.array([x.aval.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims], dtype)
+    upper = _dims_array([x.aval.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims],
+                        dtype)
     upper = lax.broadcast_in_dim(upper, idx.aval.shape, (len(idx.aval.shape) - 1,))
     return lax.min(lax.max(idx, np.zeros((), dtype)), upper)
 

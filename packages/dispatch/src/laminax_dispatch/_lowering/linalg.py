@@ -49,6 +49,7 @@ from laminax_dispatch._lowering._lapack import (
     info_is,
     lapack_call,
     nan_unless,
+    solver_call,
     target_name,
 )
 from laminax_dispatch._mlir import aval_to_ir_type
@@ -171,8 +172,13 @@ def _empty_qr(x, *, q_shape, r_shape):
     return [q, lax.full(r_shape, 0, x.dtype)]
 
 
-def _householder_product(a, a_aval, taus, taus_aval):
-    """Q from the reflectors below the diagonal of `a` and their `taus` (orgqr / ungqr)."""
+def _householder_product(a, a_aval, taus, taus_aval, prefix="cpu"):
+    """Q from the reflectors below the diagonal of `a` and their `taus` (orgqr / ungqr;
+    a GPU solver's orgqr for the `prefix` cu or hip)."""
+    if prefix != "cpu":
+        (q,) = solver_call(f"{prefix}solver_orgqr_ffi", [a, taus], [a_aval, taus_aval],
+                           [a_aval], aliases={0: 0})
+        return q
     routine = "ungqr" if _is_complex(a_aval) else "orgqr"
     target = target_name(routine, a_aval.dtype, "qr")
     (q,) = lapack_call(target, [a, taus], [a_aval, taus_aval], [a_aval], aliases={0: 0})
@@ -187,9 +193,17 @@ def _upper_triangle(r, aval):
     return hlo.select(below, full_like(0, aval), r)
 
 
-def _geqrf(x, aval, taus_aval, pivoting):
+def _geqrf(x, aval, taus_aval, pivoting, prefix="cpu"):
     """The reflectors (in place of `x`) and their taus, and for `pivoting` (geqp3) the 0-based
     column permutation."""
+    if prefix != "cpu":
+        if pivoting:
+            raise NotImplementedError(
+                "qr with pivoting=True is lowered for cpu only (JAX's GPU lowering calls "
+                "MAGMA's hybrid geqp3); export it for platforms=('cpu',).")
+        r, taus = solver_call(f"{prefix}solver_geqrf_ffi", [x], [aval], [aval, taus_aval],
+                              aliases={0: 0})
+        return r, taus, None
     if not pivoting:
         r, taus = lapack_call(
             target_name("geqrf", aval.dtype, "qr"),
@@ -212,7 +226,7 @@ def _geqrf(x, aval, taus_aval, pivoting):
 
 
 @lowering_for(lax.linalg.qr_p)
-def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma):
+def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma, prefix="cpu"):
     (aval,) = ctx.avals_in
     q_aval, r_aval = ctx.avals_out[:2]
     *batch, m, n = aval.shape
@@ -222,19 +236,19 @@ def _qr_lower(ctx, x, *, pivoting, full_matrices, use_magma):
         return [q, r, full_like(0, ctx.avals_out[2])] if pivoting else [q, r]
     k = min(m, n)
     taus_aval = ShapedArray((*batch, k), aval.dtype)
-    r, taus, perm = _geqrf(x, aval, taus_aval, pivoting)
+    r, taus, perm = _geqrf(x, aval, taus_aval, pivoting, prefix)
     if m < n:
         square = ShapedArray((*batch, m, m), aval.dtype)
         q = _householder_product(
-            _slice_last(r, aval.shape, (0, 0), (m, m)), square, taus, taus_aval
+            _slice_last(r, aval.shape, (0, 0), (m, m)), square, taus, taus_aval, prefix
         )
     elif full_matrices:
         zero = ir_constant(np.zeros((), aval.dtype))
         lead = [0] * (len(batch) + 1)
         padded = hlo.pad(r, zero, lead + [0], lead + [m - n], lead + [0])
-        q = _householder_product(padded, q_aval, taus, taus_aval)
+        q = _householder_product(padded, q_aval, taus, taus_aval, prefix)
     else:
-        q = _householder_product(r, aval, taus, taus_aval)
+        q = _householder_product(r, aval, taus, taus_aval, prefix)
         r = _slice_last(r, aval.shape, (0, 0), (n, n))
     outs = [q, _upper_triangle(r, r_aval)]
     return [*outs, perm] if pivoting else outs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
 
@@ -45,8 +46,27 @@ def _slice_lower(ctx, x, start_indices, limit_indices, strides):
 
 @lowering_for(lax.dynamic_slice_p)
 def _dynamic_slice_lower(ctx, x, *indices, slice_sizes):
+    if not _dynamic.is_static(slice_sizes):
+        return _dynamic_sized_slice(ctx, x, indices, slice_sizes)
     # stablehlo.dynamic_slice clamps the start indices into range, as lax specifies
     return hlo.dynamic_slice(x, list(indices), list(slice_sizes))
+
+
+def _dynamic_sized_slice(ctx, x, indices, slice_sizes):
+    """Symbolic slice sizes (as JAX): the starts clamped into [0, shape - sizes] by hand,
+    then stablehlo.real_dynamic_slice."""
+    elt = ir.RankedTensorType(_dynamic.shape_tensor([0]).type).element_type
+    one = ir.RankedTensorType.get([1], elt)
+    starts = [hlo.reshape(one, i if ir.RankedTensorType(i.type).element_type == elt
+                          else hlo.convert(ir.RankedTensorType.get([], elt), i))
+              for i in indices]
+    starts = starts[0] if len(starts) == 1 else hlo.concatenate(starts, 0)
+    sizes = _dynamic.shape_tensor(slice_sizes)
+    room = hlo.subtract(_dynamic.shape_tensor(ctx.avals_in[0].shape), sizes)
+    starts = hlo.clamp(_dynamic.shape_tensor([0] * len(slice_sizes)), starts, room)
+    return hlo.real_dynamic_slice(aval_to_ir_type(ctx.avals_out[0]), x, starts,
+                                  hlo.add(starts, sizes),
+                                  _dynamic.shape_tensor([1] * len(slice_sizes)))
 
 
 @lowering_for(lax.dynamic_update_slice_p)
@@ -75,6 +95,10 @@ def _split_lower(ctx, x, sizes, axis):
 @lowering_for(lax.pad_p)
 def _pad_lower(ctx, x, padding_value, padding_config):
     low, high, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
+    if not _dynamic.is_static((*low, *high)):
+        return hlo.dynamic_pad(aval_to_ir_type(ctx.avals_out[0]), x, padding_value,
+                               _dynamic.shape_tensor(low), _dynamic.shape_tensor(high),
+                               _dynamic.shape_tensor(interior))
     return hlo.pad(x, padding_value, list(low), list(high), list(interior))
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import dtypes, lax
 from laminax_core.internal import highest, lowest
 
+from laminax_dispatch._lowering import _dynamic
 from laminax_dispatch._lowering._core import (
     compare,
     ir_constant,
@@ -35,8 +37,16 @@ def _reduce_window(
     padding,
     base_dilation,
     window_dilation,
+    ctx=None,
 ):
-    """A variadic `stablehlo.reduce_window`; `body(block)` fills the reducer region."""
+    """A variadic `stablehlo.reduce_window`; `body(block)` fills the reducer region. With
+    symbolic windows, strides or padding (shape polymorphism) it is JAX's
+    `stablehlo.dynamic_reduce_window` custom call instead (one operand)."""
+    if ctx is not None and not _dynamic.is_static(
+            (*window_dimensions, *window_strides, *(p for pair in padding for p in pair))):
+        return [dynamic_reduce_window(
+            ctx, operands[0], inits[0], avals_in[0], avals_out[0], window_dimensions,
+            window_strides, padding, base_dilation, window_dilation, body)]
     op = hlo.ReduceWindowOp(
         [aval_to_ir_type(a) for a in avals_out],
         list(operands),
@@ -59,7 +69,8 @@ def _monoid_window(combine, identity):
         (aval,) = ctx.avals_in
         init = ir_constant(np.asarray(identity(aval.dtype), aval.dtype))
         return _reduce_window(
-            [aval], ctx.avals_out, [x], [init], lambda block: [combine(*block.arguments)], **params
+            [aval], ctx.avals_out, [x], [init], lambda block: [combine(*block.arguments)],
+            **params, ctx=ctx,
         )[0]
 
     return rule
@@ -68,6 +79,34 @@ def _monoid_window(combine, identity):
 register_lowering(lax.reduce_window_sum_p, _monoid_window(hlo.add, lambda dtype: 0))
 register_lowering(lax.reduce_window_max_p, _monoid_window(hlo.maximum, lowest))
 register_lowering(lax.reduce_window_min_p, _monoid_window(hlo.minimum, highest))
+
+
+def dynamic_reduce_window(ctx, x, init, aval_in, aval_out, window, strides, pads,
+                          base_dilation, window_dilation, body):
+    """`stablehlo.dynamic_reduce_window`: operand, init, then window dimensions, strides,
+    base and window dilations and padding as tensors; the reducer (`body(block)`) is a
+    module function. Shape refinement turns it back into a `reduce_window`."""
+    mctx = ctx.module_context
+    scalar = aval_to_ir_type(aval_in.update(shape=()))
+    name = mctx.unique_symbol(f"reduce_window_{np.dtype(aval_in.dtype).name}_reducer")
+    with ir.InsertionPoint(mctx.module.body):
+        reducer = func.FuncOp(name, ir.FunctionType.get([scalar, scalar], [scalar]))
+        block = reducer.add_entry_block()
+    with ir.InsertionPoint(block):
+        func.ReturnOp(list(body(block)))
+    ndim = aval_in.ndim
+    flat_pads = _dynamic.shape_tensor([p for pair in pads for p in pair])
+    elt = ir.RankedTensorType(flat_pads.type).element_type
+    padding = hlo.reshape(ir.RankedTensorType.get([ndim, 2], elt), flat_pads)
+    op = hlo.CustomCallOp(
+        [aval_to_ir_type(aval_out)],
+        [x, init, _dynamic.shape_tensor(window), _dynamic.shape_tensor(strides),
+         _dynamic.shape_tensor(base_dilation), _dynamic.shape_tensor(window_dilation), padding],
+        call_target_name="stablehlo.dynamic_reduce_window",
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2),
+        called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(name)]),
+    )
+    return op.result
 
 
 @lowering_for(lax.reduce_window_p)
@@ -79,7 +118,8 @@ def _reduce_window_lower(ctx, x, init, *, jaxpr, consts, **params):
         )
         return outs
 
-    return _reduce_window(ctx.avals_in[:1], ctx.avals_out, [x], [init], body, **params)[0]
+    return _reduce_window(ctx.avals_in[:1], ctx.avals_out, [x], [init], body, **params,
+                          ctx=ctx)[0]
 
 
 def _direction(select_prim) -> str:
@@ -131,4 +171,25 @@ def _select_and_scatter_add_lower(
     scatter = op.scatter.blocks.append(scalar, scalar)
     with ir.InsertionPoint(scatter):
         hlo.return_([hlo.add(*scatter.arguments)])
+    return op.result
+
+
+@lowering_for(lax.select_and_scatter_p)
+def _select_and_scatter_lower(ctx, operand, source, init_value, *, select_jaxpr, select_consts,
+                              scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                              padding):
+    aval = ctx.avals_in[0]
+    scalar = aval_to_ir_type(aval.update(shape=()))
+    op = hlo.SelectAndScatterOp(
+        aval_to_ir_type(ctx.avals_out[0]), operand, source, init_value,
+        window_dimensions=list(window_dimensions), window_strides=list(window_strides),
+        padding=_padding_attr(padding))
+    for region, jaxpr, consts in ((op.select, select_jaxpr, select_consts),
+                                  (op.scatter, scatter_jaxpr, scatter_consts)):
+        block = region.blocks.append(scalar, scalar)
+        with ir.InsertionPoint(block):
+            values = [ir_constant(np.asarray(c)) for c in consts]
+            outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr, ctx.name_stack, {}, values,
+                                    *block.arguments)
+            hlo.return_(list(outs))
     return op.result

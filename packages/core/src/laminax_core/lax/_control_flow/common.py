@@ -3,25 +3,26 @@ the jvp and batched versions of a jaxpr."""
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _trace, dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core import _manual_axes, _trace, dtypes
+from laminax_core._avals import AbstractRef, ShapedArray, get_aval
 from laminax_core._interpreters import batching, partial_eval
 from laminax_core._interpreters.eval import eval_jaxpr
 from laminax_core._interpreters.jvp import Zero, instantiate_zeros, jvp_flat
 from laminax_core._interpreters.partial_eval import hoist_tracer_consts
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
+from laminax_core._memory import MemorySpace
 from laminax_core._primitive import NO_OPERANDS, NOT_LINEAR, ZERO_TANGENT, define_primitive
 from laminax_core.lax import _elementwise, _structural
 
 __all__ = [
     "MemorySpace",
     "batch_jaxpr",
+    "check_no_refs",
     "check_same_types",
     "empty2_p",
     "empty_like_aval",
@@ -45,14 +46,23 @@ def trace_closed(fun: Callable, avals, name: str) -> tuple[ClosedJaxpr, list]:
     return hoist_tracer_consts(closed)
 
 
+def check_no_refs(leaves, fun, name: str) -> None:
+    """ValueError, as JAX's, for a reference among a traced function's outputs."""
+    for leaf in leaves:
+        if isinstance(get_aval(leaf), AbstractRef):
+            raise ValueError(
+                f"function {getattr(fun, '__name__', 'fun')} traced for {name} returned a "
+                f"mutable array reference of type {get_aval(leaf)}, but mutable array "
+                "references cannot be returned. Close over it (or return its value).")
+
+
 def trace_user_fun(fun: Callable, in_tree, avals, name: str, out_trees: list):
     """Traces a user function of pytrees; records its output tree in `out_trees`."""
 
     def flat(*leaves):
         out = fun(*tree_unflatten(in_tree, leaves))
         out_leaves, out_tree = tree_flatten(out)
-        for leaf in out_leaves:
-            get_aval(leaf)  # TypeError for non-array outputs
+        check_no_refs(out_leaves, fun, name)  # (get_aval: TypeError for non-arrays)
         out_trees.append(out_tree)
         return out_leaves
 
@@ -117,6 +127,17 @@ def check_same_types(what: str, expected, found) -> None:
             f"{what} must have identical types, got\n"
             f"{[a.str_short() for a in expected]}\nand\n{[b.str_short() for b in found]}."
         )
+    if _manual_axes.state.axes is None:  # types are only kept inside a check_vma body
+        return
+    for a, b in zip(expected, found, strict=True):
+        if a.manual_axis_type != b.manual_axis_type:
+            missing = b.manual_axis_type.varying ^ a.manual_axis_type.varying
+            axes = a.manual_axis_type.ordered(missing) or b.manual_axis_type.ordered(missing)
+            raise TypeError(
+                f"{what} must have equal types, but they differ: {a} and {b}, so the manual "
+                f"axis types do not match. This might be fixed by applying "
+                f"`jax.lax.pcast(..., {axes!r}, to='varying')` to the value that does not vary "
+                "over those axes (the initial loop carry, or one branch's output).")
 
 
 def is_differentiable(aval) -> bool:
@@ -205,12 +226,6 @@ def out_batched(closed: ClosedJaxpr, axis_data, in_dims) -> list[bool]:
 # ----- empty2: an array whose value does not matter ------------------------------------------
 # Control flow fills output slots that a branch does not compute (cond's merged residuals) with
 # it: JAX's `empty2`, a scalar of any value (zero here and in the lowering) broadcast to shape.
-
-
-class MemorySpace(enum.Enum):
-    """Where an array lives; printed in `empty2`'s params as JAX prints it."""
-
-    Device = "device"
 
 
 empty2_p = define_primitive(

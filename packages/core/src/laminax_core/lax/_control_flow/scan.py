@@ -68,6 +68,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False, unr
                 f"carry is {new_tree}."
             )
         y_leaves, y_tree = tree_flatten(y)
+        common.check_no_refs([*new_leaves, *y_leaves], f, "scan")
         out_trees[:] = [y_tree]
         return [*new_leaves, *y_leaves]
 
