@@ -552,3 +552,48 @@ def test_block_scaled_matmuls_match_jax_math():
               "RHS": rng.standard_normal((2, 32, 64), np.float32)}
     ours = run_here(SCALED, quantize=_quantize, **inputs)
     assert_same(ours, run_jax("import warnings\n" + SCALED_PATCH + SCALED, **inputs))
+
+
+RANDOM_GAMMA = """
+k = jax.random.key(0)
+p = jax.random.random_gamma_p
+keys = jax.random.split(k, 2)
+# (one program: each compiled gamma sampler costs seconds of XLA time)
+both = jax.jit(lambda a: (p.bind(keys, a, log_space=True),
+                          jax.grad(lambda a: p.bind(k, a, log_space=False).sum())(a[0]),
+                          jax.vmap(lambda kk, a: p.bind(kk, a, log_space=False))(keys, a)))
+result = [both(jnp.array([[0.5, 2.0], [1.0, 3.0]])),
+          str(jax.make_jaxpr(lambda k, a: p.bind(k, a, log_space=False))(k, jnp.array([1.0])))]
+try:
+    p.bind(jax.random.split(k, 3), jnp.ones((2, 3)), log_space=False)
+except ValueError:
+    result.append("ValueError")
+"""
+
+
+@requires_jax
+def test_random_gamma_p_matches_jax():
+    assert_same(*both(RANDOM_GAMMA))
+
+
+API_UTIL = """
+result = []
+au = jax.api_util
+result.append([str(au.shaped_abstractify(v)) for v in (1.0, np.ones(2, np.int64), jnp.ones(3), jax.ShapeDtypeStruct((2,), jnp.float32))])
+result.append(list(au.safe_map(lambda a, b: a + b, [1, 2], [3, 4])))
+for bad in [lambda: au.safe_map(lambda a, b: a, [1], [1, 2]), lambda: au.safe_map(lambda a, b: a, [1, 2], [1]), lambda: au.rebase_donate_argnums((1,), (1,))]:
+    try: bad()
+    except Exception as e: result.append((type(e).__name__, str(e)))
+tree = jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4}))
+result.append((au.flatten_axes('vmap in_axes', tree, ((0, None), {'a': 1})), au.flatten_axes('vmap in_axes', tree, 0)))
+try: au.flatten_axes('vmap in_axes', tree, (0, 1, 2))
+except Exception as e: result.append(type(e).__name__)
+result.append((au.donation_vector((0,), ('b',), jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4, 'b': (5, 6)})))))
+result.append((au.donation_vector((1,), (), jax.tree_util.tree_structure((1, (2, 3))), kws=False)))
+result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((), ()), au.rebase_donate_argnums((5, 2), (3,))))
+"""
+
+
+@requires_jax
+def test_api_util_matches_jax():
+    assert_same(*both(API_UTIL))

@@ -12,6 +12,7 @@ from laminax import lax
 # The same program under both libraries (`jax`, `jnp`, `lax`, `np` in scope); `result` holds
 # only plain data: key data as uint32 arrays, avals and dtypes as strings.
 PROGRAM = """
+import pickle
 data = jax.random.key_data
 k = jax.random.key(42)
 ks = jax.random.split(k, 4)
@@ -58,6 +59,23 @@ result = {
     'equal': [np.asarray(ks == ks[::-1]), np.asarray(ks != ks[0]),
               bool(jnp.array_equal(ks, ks)), bool(jnp.array_equal(ks, ks[::-1]))],
     'device_put': data(jax.device_put(ks)),
+    'scatter': [data(ks.at[1].set(k)),
+                data(jax.jit(lambda ks, k: ks.at[jnp.array([0, 2])].set(k))(ks, k)),
+                data(jax.vmap(lambda ks, k: ks.at[0].set(k))(jnp.stack([ks, ks]), ks[:2]))],
+    'dynamic': [data(lax.dynamic_slice(ks, (jnp.int32(1),), (2,))),
+                data(lax.dynamic_update_slice(ks, ks[:2], (jnp.int32(2),))),
+                data(jax.jit(lambda ks, i: lax.dynamic_index_in_dim(ks, i, keepdims=False))(
+                    ks, 3))],
+    'misc': [data(jnp.asarray(k)), data(jnp.array(ks)), data(jax.device_get(ks)),
+             data(pickle.loads(pickle.dumps(ks))), data(ks.copy()),
+             data(jax.lax.stop_gradient(ks)), data(jnp.take(ks, jnp.array([3, 0]))),
+             str(jax.eval_shape(lambda k: jax.random.split(k), k)),
+             np.asarray(jax.jit(jax.random.normal).lower(
+                 jax.ShapeDtypeStruct((), k.dtype)).compile()(k)),
+             float(jax.grad(jax.checkpoint(lambda x, k: x * jax.random.normal(k)))(1.0, k)),
+             [data(x) for x in ks[:2]]],
+    'jit_repeated': [type(jax.jit(jax.random.key)(3)).__name__ == type(k).__name__
+                     for _ in range(3)],
 }
 errors = {}
 for name, fn in [('add', lambda: k + 1), ('asarray', lambda: np.asarray(k)),

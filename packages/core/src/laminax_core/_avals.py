@@ -468,7 +468,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *, sharding=None):
         self.shape = canonicalize_shape(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 

@@ -37,11 +37,15 @@ def _keys_only(name: str, args) -> None:
                         "typed keys combine only with typed keys.")
 
 
-def register_key_rule(primitive, rule, *, multiple_results: bool = False) -> None:
+def register_key_rule(primitive, rule, *, multiple_results: bool = False,
+                      keys: tuple[int, ...] = ()) -> None:
     """Lets `primitive` take typed keys: `rule(*physical_args, ndim=..., **params)` computes on
-    the unwrapped data (`ndim`: the first key operand's logical rank); its result is wrapped."""
+    the unwrapped data (`ndim`: the first key operand's logical rank); its result is wrapped.
+    `keys`: the operands that must all be keys when one is (a TypeError otherwise)."""
 
     def apply(*args, **params):
+        if keys:
+            _keys_only(primitive.name, [args[i] for i in keys])
         ndim = next(len(get_aval(x).shape) for x in args if _is_key(x))
         out = rule(*map(_unwrap, args), ndim=ndim, **params)
         if multiple_results:
@@ -78,7 +82,6 @@ def _dynamic_slice(x, *starts, ndim, slice_sizes):
 
 
 def _dynamic_update_slice(x, update, *starts, ndim):
-    _keys_only("dynamic_update_slice", (x, update))
     zero = lax.convert_element_type(0, get_aval(starts[0]).dtype) if starts else np.int32(0)
     return _slicing.dynamic_update_slice_p.bind(x, update, *starts, zero)
 
@@ -90,6 +93,14 @@ def _gather(x, indices, *, ndim, dimension_numbers, slice_sizes, fill_value, **p
     physical = dnums._replace(offset_dims=(*dnums.offset_dims, out_rank))
     return _indexing.gather_p.bind(x, indices, dimension_numbers=physical,
                                    slice_sizes=(*slice_sizes, 2), fill_value=None, **params)
+
+
+def _scatter(x, indices, updates, *, ndim, dimension_numbers, **params):
+    dnums = dimension_numbers
+    # the words are one more window dimension, the last of the updates and of the operand
+    physical = dnums._replace(update_window_dims=(
+        *dnums.update_window_dims, len(get_aval(updates).shape) - 1))
+    return _indexing.scatter_p.bind(x, indices, updates, dimension_numbers=physical, **params)
 
 
 def _select_n(which, *cases, ndim):
@@ -137,8 +148,9 @@ register_key_rule(_structural.rev_p, lambda x, *, ndim, dimensions:
                   _structural.rev_p.bind(x, dimensions=dimensions))
 register_key_rule(_slicing.slice_p, _slice)
 register_key_rule(_slicing.dynamic_slice_p, _dynamic_slice)
-register_key_rule(_slicing.dynamic_update_slice_p, _dynamic_update_slice)
+register_key_rule(_slicing.dynamic_update_slice_p, _dynamic_update_slice, keys=(0, 1))
 register_key_rule(_indexing.gather_p, _gather)
+register_key_rule(_indexing.scatter_p, _scatter, keys=(0, 2))
 register_key_rule(_elementwise.select_n_p, _select_n)
 register_key_rule(_elementwise.copy_p, lambda x, *, ndim: _elementwise.copy_p.bind(x))
 register_key_rule(_joining.concatenate_p, lambda *xs, ndim, dimension:

@@ -90,6 +90,9 @@ class PRNGKeyArray(_jax.Array):
 
     itemsize = 8  # two uint32 words per key, as JAX reports
 
+    def __reduce__(self):
+        return (PRNGKeyArray, (self._base,))  # pickled by its data
+
     def __array__(self, dtype=None, copy=None):
         raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
                         "Use jax.random.key_data(arr) if you wish to extract the underlying "
