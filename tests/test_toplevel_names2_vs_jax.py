@@ -574,3 +574,26 @@ except ValueError:
 @requires_jax
 def test_random_gamma_p_matches_jax():
     assert_same(*both(RANDOM_GAMMA))
+
+
+API_UTIL = """
+result = []
+au = jax.api_util
+result.append([str(au.shaped_abstractify(v)) for v in (1.0, np.ones(2, np.int64), jnp.ones(3), jax.ShapeDtypeStruct((2,), jnp.float32))])
+result.append(list(au.safe_map(lambda a, b: a + b, [1, 2], [3, 4])))
+for bad in [lambda: au.safe_map(lambda a, b: a, [1], [1, 2]), lambda: au.safe_map(lambda a, b: a, [1, 2], [1]), lambda: au.rebase_donate_argnums((1,), (1,))]:
+    try: bad()
+    except Exception as e: result.append((type(e).__name__, str(e)))
+tree = jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4}))
+result.append((au.flatten_axes('vmap in_axes', tree, ((0, None), {'a': 1})), au.flatten_axes('vmap in_axes', tree, 0)))
+try: au.flatten_axes('vmap in_axes', tree, (0, 1, 2))
+except Exception as e: result.append(type(e).__name__)
+result.append((au.donation_vector((0,), ('b',), jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4, 'b': (5, 6)})))))
+result.append((au.donation_vector((1,), (), jax.tree_util.tree_structure((1, (2, 3))), kws=False)))
+result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((), ()), au.rebase_donate_argnums((5, 2), (3,))))
+"""
+
+
+@requires_jax
+def test_api_util_matches_jax():
+    assert_same(*both(API_UTIL))
