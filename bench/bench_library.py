@@ -1,6 +1,6 @@
 """Library programs under `jit`, compiled once, timed per call (blocking): issue 17's
-`scipy.optimize.minimize` (BFGS on the 100-d Rosenbrock function). (`image.resize`, the
-issue's other case, joins when laminax has `image`.)
+`scipy.optimize.minimize` (BFGS on the 100-d Rosenbrock function) and `image.resize`
+(antialiased linear downsampling, cubic upsampling, nearest).
 
     python bench/run.py bench_library
 """
@@ -27,8 +27,18 @@ def benchmarks(jax) -> dict:
     compiled_minimize = jax.jit(
         lambda x: jax.scipy.optimize.minimize(rosenbrock, x, method="BFGS").x)
 
+    rng = np.random.RandomState(1)
+    photo = jax.device_put(rng.rand(256, 256, 3).astype(np.float32))
+    thumb = jax.device_put(rng.rand(64, 64, 3).astype(np.float32))
+    down = jax.jit(lambda x: jax.image.resize(x, (96, 96, 3), "linear"))
+    up = jax.jit(lambda x: jax.image.resize(x, (256, 256, 3), "cubic"))
+    nearest = jax.jit(lambda x: jax.image.resize(x, (160, 160, 3), "nearest"))
+
     return {
         "minimize_bfgs_rosenbrock_100d": lambda: jax.block_until_ready(compiled_minimize(x0)),
+        "resize_linear_antialias_256_to_96": lambda: jax.block_until_ready(down(photo)),
+        "resize_cubic_64_to_256": lambda: jax.block_until_ready(up(thumb)),
+        "resize_nearest_256_to_160": lambda: jax.block_until_ready(nearest(photo)),
     }
 
 
@@ -36,7 +46,8 @@ def main() -> None:
     args = _harness.parse_args(__doc__)
     jax = _harness.import_jax(args.impl)
     if args.impl == "jax":
-        import jax.scipy.optimize  # noqa: F401  (laminax imports it with laminax.scipy)
+        import jax.image  # noqa: F401  (laminax imports them with laminax)
+        import jax.scipy.optimize  # noqa: F401
     _harness.run_each(benchmarks(jax), args, repeat=5)
 
 

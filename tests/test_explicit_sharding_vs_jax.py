@@ -102,6 +102,25 @@ EAGER = {
     "reshard_bad_type": "result = out(reshard(x, 'x'))",
     "reshard_indivisible": "result = out(reshard(jnp.ones((3, 4)), P('x')))",
     "reshard_unknown_axis": "result = out(reshard(x, P('z')))",
+    # out_sharding= of the jnp / lax functions JAX 0.10.2 gives one
+    "out_sharding_reshape": "result = out(jnp.reshape(x, (8, 4), out_sharding=P(None, 'y')), "
+                            "jnp.reshape(x, (4, 8), out_sharding=P('x', None)), "
+                            "jnp.reshape(x, (4, 8), order='F', out_sharding=P(None, 'x')), "
+                            "jnp.ravel(x, out_sharding=P('y')), "
+                            "jax.lax.reshape(x, (2, 16), out_sharding=P('x', 'y')))",
+    "out_sharding_broadcast": "result = out(jnp.broadcast_to(r[0], (8, 4), "
+                              "out_sharding=P('x', 'y')), jax.lax.broadcast(r[0], (8,), "
+                              "out_sharding=P('y', None)), jax.lax.broadcast_in_dim(r[0], "
+                              "(8, 4), (1,), out_sharding=P(None, 'y')))",
+    # (integer-valued operands: a split contraction may round differently)
+    "out_sharding_dot": "w = jax.device_put(A.T.copy(), P(None, 'y'))\n"
+                        "result = out(jnp.dot(x, w, out_sharding=P('x', 'y')), "
+                        "jnp.dot(x, w, out_sharding=P()), jnp.dot(2.0, x, out_sharding=P('y')), "
+                        "jnp.tensordot(x, w, 1, out_sharding=P(None, 'y')), "
+                        "jnp.tensordot(x, x, ((0,), (0,)), out_sharding=P('x')))",
+    "out_sharding_jit": "result = both(lambda x, xt, r: (jnp.reshape(x, (4, 8), "
+                        "out_sharding=P(None, 'y')), jnp.dot(x, xt.T, out_sharding=P(None, 'x')),"
+                        " jnp.broadcast_to(r[0], (8, 4), out_sharding=P('y', None))))",
 }
 
 

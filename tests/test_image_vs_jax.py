@@ -49,3 +49,34 @@ def test_method_names():
     assert ResizeMethod.from_string("bicubic") is ResizeMethod.CUBIC
     with pytest.raises(ValueError):
         ResizeMethod.from_string("box")
+
+
+# the programs bench_library times: laminax hands XLA the same program as JAX (the optimized
+# HLO has the same instructions of each opcode and result shape), so their speeds agree; for
+# nearest, JAX's also wraps negative indices around (a compare, an add and a select on the
+# index vector), which laminax's indices, in range by construction, do without
+_BENCH_RESIZES = [((256, 256, 3), (96, 96, 3), "linear"), ((64, 64, 3), (256, 256, 3), "cubic"),
+                  ((256, 256, 3), (160, 160, 3), "nearest")]
+_HLO_SNIPPET = """
+x = np.zeros(in_shape, np.float32)
+result = jax.jit(lambda x: jax.image.resize(x, out_shape, method)).lower(x).compile().as_text()
+"""
+
+
+@requires_jax
+@pytest.mark.parametrize("in_shape, out_shape, method", _BENCH_RESIZES)
+def test_bench_resize_compiles_to_jaxs_hlo(in_shape, out_shape, method):
+    import laminax
+    from test_bench_hlo_vs_jax import opcode_counts
+
+    theirs = run_jax("import jax.image\n" + _HLO_SNIPPET, in_shape=in_shape,
+                     out_shape=out_shape, method=method)
+    scope = {"jax": laminax, "np": np, "in_shape": in_shape, "out_shape": out_shape,
+             "method": method}
+    exec(compile(_HLO_SNIPPET, "<snippet>", "exec"), scope)  # noqa: S102 (our own program)
+    ours, theirs = opcode_counts(scope["result"]), opcode_counts(theirs)
+    if method != "nearest":
+        assert ours == theirs
+    else:
+        assert all(ours[key] <= theirs[key] for key in ours), ours - theirs
+        assert ours["gather"] == theirs["gather"] == 2

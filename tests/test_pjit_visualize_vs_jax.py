@@ -57,5 +57,46 @@ def test_bad_shapes_and_traced_values_raise():
     sharding = lp.NamedSharding(lp.Mesh(np.array(ld.devices()), ("x",)), lp.P())
     with pytest.raises(ValueError, match="1 and 2 dimensions"):
         lp.visualize_sharding((2, 2, 2), sharding)
-    with pytest.raises(TypeError, match="not inside jit"):
+    with pytest.raises(TypeError, match="has no sharding"):
         lp.visualize_array_sharding(np.zeros(3))
+
+
+INSIDE_JIT = """
+import contextlib, io
+Mesh, NamedSharding, P = jax.sharding.Mesh, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+x = jax.device_put(np.arange(64.0, dtype=np.float32).reshape(8, 8), NamedSharding(mesh, P('x', 'y')))
+specs = []
+@jax.jit
+def f(x):
+    jax.debug.visualize_array_sharding(x)
+    y = x * 2
+    jax.debug.visualize_array_sharding(y.sum(0))
+    jax.debug.inspect_array_sharding(y, callback=lambda s: specs.append(str(s.spec)))
+    return y
+buffer = io.StringIO()
+with contextlib.redirect_stdout(buffer):
+    print("lower"); lowered = f.lower(x)
+    print("compile"); lowered.compile()
+    print("call"); f(x)
+    print("eager"); jax.debug.visualize_array_sharding(f(x))
+    jax.debug.inspect_array_sharding(x, callback=lambda s: specs.append(str(s.spec)))
+text = str(jax.make_jaxpr(f)(x))
+result = [buffer.getvalue(), specs, [l.strip() for l in text.splitlines() if 'callback' in l]]
+"""
+
+
+@requires_jax
+def test_pictures_inside_jit_are_drawn_at_compile_time_as_jax():
+    # JAX draws when XLA has laid the value out (compiling), not when tracing or calling
+    import laminax
+
+    try:
+        expected = run_jax(INSIDE_JIT, devices=8)
+    except JaxReferenceError as err:
+        if "rich" in err.message:
+            pytest.skip("the real-JAX environment lacks rich")
+        raise
+    scope = {"jax": laminax, "np": np}
+    exec(INSIDE_JIT, scope)
+    assert scope["result"] == expected

@@ -188,6 +188,19 @@ result = [jax.freeze(r), jax.freeze(d["a"]),
           jax.jit(lambda: (lambda q: (q.__setitem__(..., 3), q[...])[1])(jax.new_ref(1)))(),
           str(jax.eval_shape(lambda x: jax.freeze(jax.new_ref(x)), x).shape)]
 """,
+    "export_pmap_lower": """
+def f(x):
+    r = jax.new_ref(x)
+    lax.fori_loop(0, 3, lambda i, c: (r.__setitem__(i, r[i] * c), c + 1.0)[1], 2.0)
+    return jax.freeze(r)
+x = jnp.arange(1.0, 4.0)
+exported = jax.export.export(jax.jit(f))(x)
+q = jax.new_ref(x)
+text = jax.jit(lambda r: r.__setitem__(0, 5.0)).lower(q).as_text()
+result = [exported.call(x), len(exported.in_avals), len(exported.out_avals),
+          jax.pmap(lambda v: jax.freeze((lambda q: (q.__setitem__(0, 1.0), q)[1])(
+              jax.new_ref(v))))(x[None]), "@main" in text, jax.freeze(q)]
+""",
     "empty_and_free_ref": """
 def f():
     r = jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.float32))
@@ -226,6 +239,8 @@ ERRORS = {
                             "(jnp.ones((2, 3))))(jax.new_ref(jnp.zeros(3)))",
     "new_ref_of_list": "jax.new_ref([1, 2])",
     "grad_of_ref_argument": "jax.grad(lambda r: r[...].sum())(jax.new_ref(jnp.arange(3.0)))",
+    "export_ref_argument": "jax.export.export(jax.jit(lambda r: r.__setitem__(0, 5.0)))"
+                           "(jax.new_ref(jnp.ones(3)))",
     "while_carry_ref": "lax.while_loop(lambda c: False, lambda c: c, jax.new_ref(jnp.ones(3)))",
 }
 

@@ -480,3 +480,120 @@ def test_linear_call_refuses_residual_tangents():
     linear_call = laminax.custom_derivatives.linear_call
     with pytest.raises(TypeError, match="residual"):
         laminax.grad(lambda d: linear_call(lambda r, x: x / r, lambda r, c: c / r, d, 2.0))(3.0)
+
+
+# JAX runs block-scaled matmuls only through cuDNN (its CPU lowering fails): the JAX side swaps
+# the cuDNN kernel for the math it computes, keeping JAX's own quantization, shape handling and
+# custom gradient, which laminax's must match.
+SCALED_PATCH = """
+import jax._src.cudnn.scaled_matmul_stablehlo as sm
+import jax._src.nn.functions as fns
+
+def matmul_math(a, b, sa, sb, preferred_element_type=jnp.float32):
+    wa = jnp.repeat(sa.astype(jnp.float32), a.shape[2] // sa.shape[2], axis=2)
+    wb = jnp.repeat(sb.astype(jnp.float32), b.shape[2] // sb.shape[2], axis=2)
+    return jnp.einsum('bmk,bnk->bmn', a.astype(jnp.float32) * wa, b.astype(jnp.float32) * wb,
+                      preferred_element_type=jnp.float32).astype(preferred_element_type)
+
+sm.scaled_matmul_wrapper = fns.cudnn_scaled_matmul = matmul_math
+quantize = sm.quantize
+"""
+
+SCALED = """
+a = jnp.array([1.0, 2, 3, 4]).reshape((1, 1, 4))
+b = jnp.array([4.0, 5, 6, 7]).reshape((1, 1, 4))
+s = jnp.array([0.5, 2.0]).reshape((1, 1, 2))
+result = [jax.nn.scaled_matmul(a, b, s, s), str(jax.nn.scaled_matmul(a, b, s, s, jnp.bfloat16).dtype)]
+for bad in [lambda: jax.nn.scaled_matmul(a[0], b, s, s),
+            lambda: jax.nn.scaled_matmul(a, b[..., :2], s, s),
+            lambda: jax.nn.scaled_matmul(a, b, s, s[..., :1]),
+            lambda: jax.nn.scaled_matmul(a, b, jnp.ones((1, 2, 2)), s),
+            lambda: jax.nn.get_scaled_dot_general_config('x')]:
+    try:
+        bad()
+    except ValueError as e:
+        result.append(str(e))
+cm = jax.nn.get_scaled_dot_general_config('mxfp8')
+cn = jax.nn.get_scaled_dot_general_config('nvfp4', jnp.array([0.5], jnp.float32))
+result += [repr(cm), [cn.mode, cn.block_size, str(np.dtype(cn.data_type)),
+                      str(np.dtype(cn.scale_type)), np.asarray(cn.global_scale), cn.infer_only],
+           np.asarray(jax.nn.get_scaled_dot_general_config('nvfp4').global_scale)]
+x = X * 3
+# (few jitted programs: one compilation each instead of one per operation)
+for q, sc in jax.jit(lambda x: [quantize(x, cm), quantize(x, cn)])(x):
+    result += [str(q.dtype), str(sc.dtype), q.astype(jnp.float32), sc.astype(jnp.float32)]
+lhs, rhs = jnp.asarray(LHS), jnp.asarray(RHS)
+dn = (((2,), (2,)), ((0,), (0,)))
+result.append(jax.nn.scaled_dot_general(lhs, rhs, dn))
+for c in [cm, cn]:
+    f = lambda l, r: jax.nn.scaled_dot_general(l, r, dn, configs=[c] * 3)
+    grads = jax.grad(lambda l, r: (f(l, r) ** 2).sum(), argnums=(0, 1))
+    result += list(jax.jit(lambda l, r: (f(l, r), *grads(l, r)))(lhs, rhs))
+l2, r2 = lhs[0], rhs[1].T
+f2 = lambda l, r: jax.nn.scaled_dot_general(l, r, (((1,), (0,)), ((), ())), configs=[cm] * 3,
+                                            preferred_element_type=jnp.bfloat16)
+grad2 = jax.grad(lambda l: f2(l, r2).astype(jnp.float32).sum())
+result += list(jax.jit(lambda l: (f2(l, r2).astype(jnp.float32), grad2(l)))(l2))
+try:
+    jax.nn.scaled_dot_general(l2, r2, (((1,), (0,)), ((), ())), configs=[cm] * 3,
+                              preferred_element_type=jnp.int32)
+except TypeError:
+    result.append("TypeError")
+"""
+
+
+@requires_jax
+def test_block_scaled_matmuls_match_jax_math():
+    from laminax_core.nn._scaled import _quantize
+
+    rng = np.random.default_rng(0)
+    inputs = {"X": rng.standard_normal((2, 3, 64), np.float32),
+              "LHS": rng.standard_normal((2, 32, 64), np.float32),
+              "RHS": rng.standard_normal((2, 32, 64), np.float32)}
+    ours = run_here(SCALED, quantize=_quantize, **inputs)
+    assert_same(ours, run_jax("import warnings\n" + SCALED_PATCH + SCALED, **inputs))
+
+
+RANDOM_GAMMA = """
+k = jax.random.key(0)
+p = jax.random.random_gamma_p
+keys = jax.random.split(k, 2)
+# (one program: each compiled gamma sampler costs seconds of XLA time)
+both = jax.jit(lambda a: (p.bind(keys, a, log_space=True),
+                          jax.grad(lambda a: p.bind(k, a, log_space=False).sum())(a[0]),
+                          jax.vmap(lambda kk, a: p.bind(kk, a, log_space=False))(keys, a)))
+result = [both(jnp.array([[0.5, 2.0], [1.0, 3.0]])),
+          str(jax.make_jaxpr(lambda k, a: p.bind(k, a, log_space=False))(k, jnp.array([1.0])))]
+try:
+    p.bind(jax.random.split(k, 3), jnp.ones((2, 3)), log_space=False)
+except ValueError:
+    result.append("ValueError")
+"""
+
+
+@requires_jax
+def test_random_gamma_p_matches_jax():
+    assert_same(*both(RANDOM_GAMMA))
+
+
+API_UTIL = """
+result = []
+au = jax.api_util
+result.append([str(au.shaped_abstractify(v)) for v in (1.0, np.ones(2, np.int64), jnp.ones(3), jax.ShapeDtypeStruct((2,), jnp.float32))])
+result.append(list(au.safe_map(lambda a, b: a + b, [1, 2], [3, 4])))
+for bad in [lambda: au.safe_map(lambda a, b: a, [1], [1, 2]), lambda: au.safe_map(lambda a, b: a, [1, 2], [1]), lambda: au.rebase_donate_argnums((1,), (1,))]:
+    try: bad()
+    except Exception as e: result.append((type(e).__name__, str(e)))
+tree = jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4}))
+result.append((au.flatten_axes('vmap in_axes', tree, ((0, None), {'a': 1})), au.flatten_axes('vmap in_axes', tree, 0)))
+try: au.flatten_axes('vmap in_axes', tree, (0, 1, 2))
+except Exception as e: result.append(type(e).__name__)
+result.append((au.donation_vector((0,), ('b',), jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4, 'b': (5, 6)})))))
+result.append((au.donation_vector((1,), (), jax.tree_util.tree_structure((1, (2, 3))), kws=False)))
+result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((), ()), au.rebase_donate_argnums((5, 2), (3,))))
+"""
+
+
+@requires_jax
+def test_api_util_matches_jax():
+    assert_same(*both(API_UTIL))

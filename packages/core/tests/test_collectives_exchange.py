@@ -75,3 +75,19 @@ def test_bad_arguments_raise_value_error(f):
 def test_unbound_name():
     with pytest.raises(NameError, match="unbound axis name"):
         lax.ppermute(X, "q", [(0, 1)])
+
+
+def test_pvary_and_psum_invariant_under_vmap():
+    # shard_map's typed casts: pvary is the identity, psum_invariant a psum over the named axis
+    # (NumPy's sum over the mapped axis is the oracle)
+    from laminax_core import lax as core_lax
+
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+
+    def body(v):
+        w = core_lax.pvary_p.bind(v, axes=("i",))
+        return core_lax.psum_invariant_p.bind(w * 2, axes=("i",))
+
+    np.testing.assert_allclose(vmap(body, axis_name="i")(x), np.broadcast_to(2 * x.sum(0), (3, 2)))
+    with pytest.raises(NameError):
+        core_lax.pcast(x, "i", to="varying")  # no axis named i is bound

@@ -30,6 +30,7 @@ KERNEL_MODULES = [
     "laminax_core.lax._platform",
     "laminax_core.lax._slicing",
     "laminax_core.lax._structural",
+    "laminax_core.ode",
     "laminax_core.testing",
 ]
 

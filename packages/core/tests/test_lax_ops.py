@@ -140,6 +140,8 @@ def test_every_primitive_has_a_row():
     # named-axis collectives run under vmap only (test_vmap.py, test_collectives_exchange.py)
     collectives = {"psum", "pmax", "pmin", "all_gather", "axis_index", "all_to_all",
                    "pbroadcast", "ppermute", "reduce_scatter"}
+    # shard_map's varying-manual-axes casts (tests/test_shard_map_vma_vs_jax.py)
+    collectives |= {"pvary", "psum_invariant"}
     # dimension_value has a value only inside a program exported with symbolic shapes
     # (tests/test_export_shape_poly_vs_jax.py: mean, dim * array, arange(b) ...)
     # platform_index too, and its value depends on the platforms lowered for

@@ -28,8 +28,16 @@ F32 = np.float32
 
 # Primitives that never reach the compiler in this layer, or are not lowered yet:
 # named-axis collectives bind only inside vmap, which batches them away (their SPMD lowering
-# belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX.
+# belongs to laminax_pjit); custom_lin is transposed away before lowering, as in JAX; the
+# reference primitives are discharged (their values threaded) before lowering.
 NOT_LOWERED = {
+    "addupdate",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "get",
+    "new_ref",
+    "swap",
     "all_gather",
     "all_to_all",
     "axis_index",

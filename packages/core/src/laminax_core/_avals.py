@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from laminax_core import dtypes
+from laminax_core._dtypes_base import ExtendedDType
 from laminax_core._shape_poly import DimExpr
 
 __all__ = [
@@ -52,6 +53,8 @@ sharding_typers: dict[type, Callable[[Any, ShapedArray], ShapedArray]] = {}
 
 def short_dtype_name(dtype) -> str:
     """`float32 -> f32`, `int8 -> i8`, `bfloat16 -> bf16`, `bool -> bool`, as jaxprs print."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     dtype = np.dtype(dtype)
     if dtype == dtypes.float0:
         return "float0"
@@ -465,7 +468,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False, *, sharding=None):
         self.shape = canonicalize_shape(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self.sharding = sharding
 

@@ -122,6 +122,43 @@ class prng_key(extended):  # noqa: N801 (JAX's name)
     """Abstract scalar class of typed PRNG key dtypes; `issubdtype(d, prng_key)` finds them."""
 
 
+class ExtendedDType:
+    """Base class of extended dtype *instances* (JAX's `dtypes.ExtendedDType`): not NumPy
+    dtypes. Each names its scalar class (`type`, below `extended`) and its physical layout: an
+    array of shape `s` and this dtype is stored as `physical_dtype[*s, *key_shape]`."""
+
+    type: type = extended
+    name: str = "extended"
+    itemsize: int = 0
+    physical_dtype: np.dtype = np.dtype(np.uint32)
+    key_shape: tuple[int, ...] = ()
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+
+class PRNGKeyDType(ExtendedDType):
+    """The dtype of typed threefry2x32 PRNG keys, printed `key<fry>` (one instance: `key_fry`);
+    each key is two uint32 words."""
+
+    type = prng_key
+    name = "key<fry>"
+    itemsize = 8
+    key_shape = (2,)
+    impl_name = "threefry2x32"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PRNGKeyDType)
+
+    def __hash__(self) -> int:
+        return hash(PRNGKeyDType)
+
+
+key_fry = PRNGKeyDType()
+
+
 class TypePromotionError(ValueError):
     """Raised when dtypes have no implicit promotion path (JAX: `jax.dtypes.TypePromotionError`).
 
@@ -282,6 +319,8 @@ def canonicalize_dtype(dtype: Any) -> np.dtype:
       >>> canonicalize_dtype(bfloat16)
       dtype(bfloat16)
     """
+    if isinstance(dtype, ExtendedDType):
+        return dtype
     x64 = _enable_x64.value
     try:
         return _canonical_cache[x64, dtype]
@@ -365,6 +404,9 @@ def dtype(x: Any, *, canonicalize: bool = False) -> np.dtype:
     if x is None:
         raise ValueError("dtype: got None; pass a value, a dtype or a scalar type.")
     typ = type(x)
+    extended_dtype = x if isinstance(x, ExtendedDType) else getattr(x, "dtype", None)
+    if isinstance(extended_dtype, ExtendedDType):
+        return extended_dtype
     if typ is type:
         if x in _SCALAR_KIND:
             return _DEFAULTS[_SCALAR_KIND[x]][_enable_x64.value]
@@ -492,7 +534,7 @@ def check_and_canonicalize_user_dtype(dtype: Any, fun_name: str | None = None) -
     where = f" in {fun_name}" if fun_name else ""
     if dtype is None:
         raise ValueError(f"A dtype is required{where}; got None.")
-    if isinstance(dtype, type) and issubclass(dtype, extended):
+    if isinstance(dtype, ExtendedDType) or isinstance(dtype, type) and issubclass(dtype, extended):
         return dtype
     if isinstance(dtype, type) and dtype in _SCALAR_KIND:
         return _DEFAULTS[_SCALAR_KIND[dtype]][_enable_x64.value]
@@ -532,6 +574,8 @@ _UNSIGNED_ANCESTORS = (np.unsignedinteger, np.integer, np.number, np.generic)
 
 
 def _scalar_class(x: Any) -> type:
+    if isinstance(x, ExtendedDType):
+        return x.type
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
     return np.dtype(x).type
@@ -540,6 +584,7 @@ def _scalar_class(x: Any) -> type:
 @functools.lru_cache(maxsize=1024)
 def _issubdtype_cached(a: Any, b: Any) -> bool:
     b_class = _scalar_class(b)
+    a = a.type if isinstance(a, ExtendedDType) else a
     if isinstance(a, type) and issubclass(a, extended):
         return issubclass(a, b_class)
     if issubclass(b_class, extended):

@@ -19,6 +19,7 @@ import numpy as np
 
 from laminax_core import _effects, _trace, dtypes
 from laminax_core._avals import ShapedArray
+from laminax_core._dtypes_base import ExtendedDType
 from laminax_core._sharding_rules import broadcasting_sharding
 from laminax_core._interpreters import batching
 from laminax_core._interpreters import eval as eval_interpreter
@@ -189,8 +190,17 @@ def _with_frozen_effects(result):
     return avals, frozenset(effects)
 
 
+# primitive -> `rule(*args, **params)` applying it to operands of which some are typed PRNG
+# keys, by acting on their physical data (`random/_key_rules.py`): the primitive itself never
+# sees a key operand, so its rules (and dispatch's lowering) know only NumPy dtypes.
+physical_key_rules: dict[Primitive, Callable] = {}
+
+
 def bind(primitive: Primitive, args, params: dict):
     """Hands `primitive(*args, **params)` to the current trace."""
+    if primitive in physical_key_rules and any(
+            isinstance(getattr(x, "dtype", None), ExtendedDType) for x in args):
+        return physical_key_rules[primitive](*args, **params)
     _trace.check_leaked(args, primitive.name)
     if _trace.evaluates_at_compile_time(args):
         return _trace.eval_trace().process_primitive(primitive, args, params)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from laminax_core._dtypes_base import (
+    ExtendedDType,
     TypePromotionError,
     _BOOL,
     _DEFAULTS,
@@ -298,6 +299,14 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     if not args:
         raise ValueError("result_type: pass at least one array, value or dtype.")
     args = tuple(default_float_dtype() if arg is None else arg for arg in args)
+    extended = {getattr(a, "dtype", None) for a in args} - {None}
+    if any(isinstance(d, ExtendedDType) for d in extended):
+        # as JAX: an extended dtype (typed keys) promotes with nothing but itself
+        if len(extended) != 1 or any(not hasattr(a, "dtype") for a in args):
+            raise TypeError(f"result_type: cannot combine the dtypes {sorted(map(str, extended))} "
+                            "of these arguments: an extended dtype only meets itself.")
+        out_dtype = extended.pop()
+        return (out_dtype, False) if return_weak_type_flag else out_dtype
     out_dtype, weak = _lattice_result_type(args)
     if weak:
         out_dtype = _DEFAULTS[_family_kind(out_dtype)][_enable_x64.value]

@@ -123,6 +123,7 @@ from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorith
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
 from laminax_core._linear_call import linear_call_p as linear_call_p
+from laminax_core.random._gamma import _gamma_impl as random_gamma_program
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
 from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
 from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
@@ -137,6 +138,10 @@ from laminax_core.lax._helpers import lowest as lowest
 from laminax_core.lax._indexing import default_fill_value as default_fill_value
 from laminax_core.numpy._ufuncs import UNARY_ELEMENTWISE as unary_elementwise_names
 from laminax_core.random._threefry import threefry2x32_lax as threefry2x32_lax
+from laminax_core._dtypes_base import ExtendedDType as ExtendedDType
+from laminax_core.random._keys import PRNGKeyArray as PRNGKeyArray
+from laminax_core.random._keys import random_unwrap_p as random_unwrap_p
+from laminax_core.random._keys import random_wrap_p as random_wrap_p
 
 __all__ = [
     "EMPTY_MAT",
@@ -170,6 +175,7 @@ __all__ = [
     "linalg_update_programs",
     "ragged_dot_program",
     "linear_call_p",
+    "random_gamma_program",
     "scaled_dot_decomposition",
     "scaled_dot_p",
     "cpu_dot_presets",
@@ -253,6 +259,10 @@ __all__ = [
     "STAGED_WHOLE",
     "short_dtype_name",
     "threefry2x32_lax",
+    "ExtendedDType",
+    "PRNGKeyArray",
+    "random_unwrap_p",
+    "random_wrap_p",
     "trace_closed",
     "trace_context",
     "trace_to_jaxpr",

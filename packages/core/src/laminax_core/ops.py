@@ -7,7 +7,7 @@ an empty segment holds that identity (0, 1, the dtype's lowest or highest value)
 
 Example:
   >>> segment_sum(np.arange(5, dtype=np.float32), np.array([0, 0, 1, 1, 2]), 3)
-  Array([1., 5., 4.], dtype=float32)
+  array([1., 5., 4.], dtype=float32)
 """
 
 from __future__ import annotations

@@ -28,14 +28,15 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from jaxlib.mlir import ir
-from laminax_core.internal import ShapedArray
+from laminax_core.internal import ExtendedDType, PRNGKeyArray, ShapedArray
 from laminax_core.config import config
 
 from laminax_dispatch import _compilation_cache, monitoring
 from laminax_dispatch._array import ArrayImpl, _deleted_error
 from laminax_dispatch._device_put import device_put
 from laminax_dispatch._lowering._shardings import use_shardy_partitioner
-from laminax_dispatch._mlir import module_to_bytecode, module_to_string, safe_module_name
+from laminax_dispatch._mlir import (
+    module_to_bytecode, module_to_string, physical_aval, safe_module_name)
 from laminax_dispatch._placement import Placement
 from laminax_dispatch._sharding import SingleDeviceSharding, sharding_from_hlo
 from laminax_dispatch._tokens import runtime_tokens
@@ -463,9 +464,12 @@ class Executable:
             ShapedArray((0,), np.bool_), self._sharding, True, True
         )
         # result handlers depend only on the avals, shardings and `committed`: made once
+        # typed-key outputs come back as their physical data, wrapped into key arrays
+        self._key_outs = frozenset(
+            i for i, a in enumerate(self.out_avals) if isinstance(a.dtype, ExtendedDType))
         self._handlers = {
             flag: [
-                _jax.array_result_handler(a, s, flag, True)
+                _jax.array_result_handler(physical_aval(a), s, flag, True)
                 for a, s in zip(self.out_avals, self.out_shardings, strict=True)
             ]
             for flag in (False, True)
@@ -498,6 +502,8 @@ class Executable:
 
     def _input(self, x, aval: ShapedArray, index: int, check_type: bool = True) -> ArrayImpl:
         sharding = self.in_shardings[index]
+        if isinstance(aval.dtype, ExtendedDType):  # a typed key array passes its data
+            x, aval = getattr(x, "_base", x), physical_aval(aval)
         if type(x) is not _jax.ArrayImpl:
             x = device_put(x, sharding, _weak_type=aval.weak_type)
         elif x.is_deleted():
@@ -531,8 +537,12 @@ class Executable:
         handlers = self._handlers[committed]
         if not (self.ordered_effects or self.has_host_callbacks):
             results = self.xla_executable.execute_sharded(inputs)
-            return results.consume_with_handlers(handlers)
-        return self._call_with_tokens(inputs, handlers)
+            outs = results.consume_with_handlers(handlers)
+        else:
+            outs = self._call_with_tokens(inputs, handlers)
+        if self._key_outs:
+            outs = [PRNGKeyArray(o) if i in self._key_outs else o for i, o in enumerate(outs)]
+        return outs
 
     def _call_with_tokens(self, inputs, handlers) -> list[ArrayImpl]:
         where = self.device if len(self.devices) == 1 else tuple(self.devices)

@@ -22,7 +22,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 from laminax_core import dtypes
-from laminax_core.internal import ShapedArray, get_aval
+from laminax_core.internal import PRNGKeyArray, ShapedArray, get_aval
 from laminax_pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from laminax_pytree.internal import broadcast_prefix
 
@@ -237,6 +237,8 @@ def device_put(
         )
 
     def put(leaf, leaf_device):
+        if isinstance(leaf, PRNGKeyArray):  # typed keys move as their data
+            return PRNGKeyArray(put(leaf._base, leaf_device))
         if isinstance(leaf, _jax.ArrayImpl):
             return _put_array(leaf, leaf_device, may_alias, donate)
         return _put_host(leaf, leaf_device, _weak_type, copy=may_alias is False)

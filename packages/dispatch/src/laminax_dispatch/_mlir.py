@@ -21,7 +21,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, func, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
-from laminax_core.internal import AbstractToken, ShapedArray
+from laminax_core.internal import AbstractToken, ExtendedDType, ShapedArray
 from laminax_core.dtypes import float0
 
 __all__ = [
@@ -112,11 +112,21 @@ def _element_type(dtype: np.dtype) -> ir.Type:
     raise TypeError(f"No StableHLO element type for dtype {dtype.name}.")
 
 
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+    """The aval a value is stored as: an extended dtype's (typed keys') adds its trailing key
+    dimensions and has their physical dtype; any other aval is its own."""
+    dtype = aval.dtype
+    if not isinstance(dtype, ExtendedDType):
+        return aval
+    return ShapedArray((*aval.shape, *dtype.key_shape), dtype.physical_dtype)
+
+
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
     """The MLIR tensor type of an aval (``f32[3]`` -> ``tensor<3xf32>``; a token's is
     ``!stablehlo.token``); needs a context."""
     if isinstance(aval, AbstractToken):
         return token_type()
+    aval = physical_aval(aval)
     shape = aval.shape
     if not all(type(d) is int for d in shape):  # symbolic dimensions are dynamic (`?`)
         shape = [d if type(d) is int else ir.ShapedType.get_dynamic_size() for d in shape]

@@ -38,6 +38,7 @@ from laminax_dispatch._lowering import register_lowering as register_lowering
 from laminax_dispatch._lowering._core import lower_fun as lower_fun
 from laminax_dispatch._lowering._dynamic import ir_ops as dim_ir_ops
 from laminax_dispatch._lowering._dynamic import is_static as is_static_shape
+from laminax_dispatch._lowering._dynamic import shape_tensor as shape_tensor
 from laminax_dispatch._lowering._dynamic import dim_values as dim_values
 from laminax_dispatch._lowering._dynamic import using_dim_values as using_dim_values
 from laminax_dispatch._lowering._dynamic import lowering_platforms as lowering_platforms
@@ -81,6 +82,7 @@ __all__ = [
     "lowering_platforms",
     "PLATFORM_INDEX",
     "is_static_shape",
+    "shape_tensor",
     "backends_are_initialized",
     "set_cpu_client_options",
     "AxisContext",

@@ -18,7 +18,7 @@ from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _stablehlo
 from laminax_core.config import config
-from laminax_core.internal import ClosedJaxpr, dce_jaxpr, ordered_effects
+from laminax_core.internal import AbstractRef, ClosedJaxpr, dce_jaxpr, ordered_effects
 from laminax_dispatch import default_backend, devices
 from laminax_dispatch.internal import JitFunction, lower_jaxpr, module_to_bytecode
 from laminax_pytree import keystr, tree_flatten_with_path, tree_structure, tree_unflatten
@@ -124,6 +124,11 @@ def export_jaxpr(closed: ClosedJaxpr, *, name: str, in_tree, out_tree, platforms
     """Exports a closed jaxpr with the given trees (the common path of `export`, the seed's
     `export` and the vjp exports). `check_custom_calls=False` (the seed's
     `strict_checks=False`) allows every custom call."""
+    if any(isinstance(a, AbstractRef) for a in closed.in_avals):
+        # as JAX's: an exported function's calling convention has no references
+        raise NotImplementedError(
+            f"export of {name}: the function takes mutable array references (jax.new_ref); "
+            "export one that takes their values and returns the new ones.")
     jaxpr = closed.jaxpr
     n_in = len(jaxpr.invars)
     dim_vars = dim_vars_of(closed.in_avals)

@@ -33,6 +33,7 @@ from laminax_pjit._partition_spec import PartitionSpec as PartitionSpec
 from laminax_pjit._pmap import pmap as pmap
 from laminax_pjit._shard_map import shard_map as shard_map
 from laminax_pjit._shard_map import smap as smap
+from laminax_pjit._inspect_sharding import inspect_array_sharding as inspect_array_sharding
 from laminax_pjit._visualize import visualize_array_sharding as visualize_array_sharding
 from laminax_pjit._visualize import visualize_sharding as visualize_sharding
 from laminax_pjit.mesh_utils import make_mesh as make_mesh
@@ -60,6 +61,7 @@ __all__ = [
     "reshard",
     "sharding_constraint_p",
     "visualize_array_sharding",
+    "inspect_array_sharding",
     "visualize_sharding",
     "with_sharding_constraint",
     "pmap",

@@ -26,6 +26,7 @@ from laminax_core import lax
 from laminax_core.config import disable_jit
 from laminax_dispatch import jit
 from laminax_dispatch.internal import (
+    PLATFORM_INDEX,
     SdyDim,
     SdyMesh,
     SdySharding,
@@ -36,7 +37,9 @@ from laminax_dispatch.internal import (
     ir_constant,
     jaxpr_subcomp,
     lower_fun,
+    is_static_shape,
     register_lowering,
+    shape_tensor,
     use_shardy_partitioner,
     using_dim_values,
 )
@@ -80,15 +83,17 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
         return _gspmd_lowering(ctx, *args, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
                                out_specs=out_specs, newly_manual_axes=newly_manual_axes)
     mctx = ctx.module_context
-    symbol = mctx.meshes.symbol(_sdy_mesh(mesh))
     ordered = [n for n in mesh.axis_names if n in newly_manual_axes]
+    if math.prod(mesh.shape[n] for n in ordered) == 1:
+        return _inline(ctx, args, jaxpr, mesh, ordered)
+    symbol = mctx.meshes.symbol(_sdy_mesh(mesh))
     partial = len(ordered) != len(mesh.axis_names)
     manual = ir.Attribute.parse(
         "#sdy<manual_axes{" + ", ".join(f'"{n}"' for n in ordered) + "}>")
     # the region is isolated: the caller's dimension variables (and the platform index of a
     # multi-platform export) enter it as replicated scalar operands, as in JAX
     dims = dim_values()
-    names = sorted(dims)
+    names = _dim_order(dims)
     op = sdy.ManualComputationOp(
         [aval_to_ir_type(a) for a in ctx.avals_out], [*(dims[n] for n in names), *args],
         _per_value(symbol, mesh, in_specs, ctx.avals_in, partial, len(names)),
@@ -109,8 +114,33 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     return list(op.results)
 
 
-def _custom_call(target: str, x, result_type, sharding: str):
-    op = hlo.CustomCallOp([result_type], [x], call_target_name=target)
+def _inline(ctx, args, jaxpr, mesh, ordered):
+    """A region manual over axes of size 1 only: the body in place, as JAX lowers it (no
+    manual computation, which a one-device program does not need)."""
+    mctx = ctx.module_context
+    with mctx.using_axis_context(_axis_context(mctx.axis_context, mesh, ordered)), \
+            manual_axes(mesh, ordered):
+        consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                  for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
+        outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
+                                *args)
+    return list(outs)
+
+
+def _dim_order(dims) -> list:
+    """The dimension values a region's function takes first: the platform index, then the
+    dimension variables by name (JAX's order)."""
+    return sorted(dims, key=lambda n: (n != PLATFORM_INDEX, n))
+
+
+def _custom_call(target: str, x, result_type, sharding: str, shape=None):
+    # a symbolic result shape is an operand, as JAX passes it (shape refinement reads it)
+    dynamic = shape is not None and not is_static_shape(shape)
+    operands = [x, shape_tensor(shape)] if dynamic else [x]
+    op = hlo.CustomCallOp([result_type], operands, call_target_name=target)
+    if dynamic:
+        op.attributes["indices_of_shape_operands"] = ir.DenseIntElementsAttr.get(
+            np.asarray([1], np.int64))
     op.attributes["backend_config"] = ir.StringAttr.get("")
     op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
     return op.result
@@ -132,32 +162,52 @@ def _gspmd_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, newly_manual_a
         )
     mctx = ctx.module_context
     ordered = list(mesh.axis_names)
+    one_device = math.prod(mesh.shape[n] for n in ordered) == 1
     local_in = [aval_to_ir_type(a) for a in jaxpr.in_avals]
     local_out = [aval_to_ir_type(a) for a in jaxpr.out_avals]
     shards = []
-    for x, spec, aval, local in zip(args, in_specs, ctx.avals_in, local_in, strict=True):
+    for x, spec, aval, local, jaxpr_aval in zip(args, in_specs, ctx.avals_in, local_in,
+                                                jaxpr.in_avals, strict=True):
+        if one_device:  # nothing to pin or cut, as in JAX
+            shards.append(x)
+            continue
         pinned = _custom_call("Sharding", x, aval_to_ir_type(aval),
-                              _hlo_text(mesh, spec, aval.ndim))
-        shards.append(_custom_call("SPMDFullToShardShape", pinned, local, "{manual}"))
+                              _hlo_text(mesh, spec, aval.ndim), aval.shape)
+        shards.append(_custom_call("SPMDFullToShardShape", pinned, local, "{manual}",
+                                   jaxpr_aval.shape))
+    # the body is a function: the caller's platform index and dimension variables enter it
+    # as leading arguments, as JAX's `shmap_body` takes them
+    dims = dim_values()
+    names = _dim_order(dims)
     name = mctx.unique_symbol("shmap_body")
     with ir.InsertionPoint(mctx.module.body):
-        fn = func.FuncOp(name, ir.FunctionType.get(local_in, local_out))
+        fn = func.FuncOp(name, ir.FunctionType.get(
+            [*(dims[n].type for n in names), *local_in], local_out))
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        if names:
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get(n)})
+                 for n in names] + [ir.DictAttr.get({})] * len(local_in))
         block = fn.add_entry_block()
+    inner = list(block.arguments)
     with mctx.using_axis_context(_axis_context(mctx.axis_context, mesh, ordered)), \
-            manual_axes(mesh, ordered), ir.InsertionPoint(block):
+            manual_axes(mesh, ordered), ir.InsertionPoint(block), \
+            using_dim_values(dict(zip(names, inner, strict=False))):
         consts = [ir_constant(np.asarray(c, v.aval.dtype))
                   for c, v in zip(jaxpr.consts, jaxpr.jaxpr.constvars, strict=True)]
         outs, _ = jaxpr_subcomp(mctx, jaxpr.jaxpr, f"{ctx.name_stack}/shard_map", {}, consts,
-                                *block.arguments)
+                                *inner[len(names):])
         func.ReturnOp(outs)
-    call = func.CallOp(local_out, ir.FlatSymbolRefAttr.get(name), shards)
+    call = func.CallOp(local_out, ir.FlatSymbolRefAttr.get(name),
+                       [*(dims[n] for n in names), *shards])
+    if one_device:
+        return list(call.results)
     results = []
-    for y, spec, aval, local in zip(call.results, out_specs, ctx.avals_out, local_out,
-                                    strict=True):
-        manual = _custom_call("Sharding", y, local, "{manual}")
+    for y, spec, aval, local, jaxpr_aval in zip(call.results, out_specs, ctx.avals_out,
+                                                local_out, jaxpr.out_avals, strict=True):
+        manual = _custom_call("Sharding", y, local, "{manual}", jaxpr_aval.shape)
         results.append(_custom_call("SPMDShardToFullShape", manual, aval_to_ir_type(aval),
-                                    _hlo_text(mesh, spec, aval.ndim)))
+                                    _hlo_text(mesh, spec, aval.ndim), aval.shape))
     return results
 
 

@@ -70,7 +70,8 @@ def _equation(eqn, ins: list[frozenset]) -> list[frozenset]:
             raise ValueError(
                 f"Collective pbroadcast must be applied to a device-varying type, but got "
                 f"{_union(ins)} for collective acting over axis name {tuple(sorted(axes))}; "
-                "give it a value that varies over the axis (lax.pcast(x, axis_name, to='varying')), or pass "
+                "give it a value that varies over the axis (lax.pcast(x, axis_name, "
+                "to='varying')), or pass "
                 "check_vma=False to shard_map."
             )
         return [_union(ins) | axes] * n_out

@@ -162,14 +162,28 @@ def visualize_sharding(
 def visualize_array_sharding(arr, **kwargs) -> None:
     """`visualize_sharding` of a concrete Array's own shape and sharding.
 
+    Inside `jit` the picture is drawn when XLA has laid the value out (at compile time), as
+    in JAX.
+
     Raises:
-      TypeError: `arr` has no sharding (a traced value: inside jit the layout is not known
-        until XLA compiles; call it on the jitted function's output instead).
+      TypeError: `arr` has no sharding (a NumPy array).
     """
+    from laminax_core.internal import Tracer
+
+    from laminax_pjit._inspect_sharding import inspect_array_sharding
+
+    if isinstance(arr, Tracer):  # inside jit: drawn when XLA has laid it out (compile time)
+        shape = arr.shape
+
+        def _visualize(sharding):
+            visualize_sharding(shape, sharding, **kwargs)
+
+        inspect_array_sharding(arr, callback=_visualize)
+        return
     sharding = getattr(arr, "sharding", None)
     if sharding is None:
         raise TypeError(
-            f"visualize_array_sharding: {type(arr).__name__} has no sharding; call it on a "
-            "concrete Array (for example the output of the jitted function), not inside jit."
+            f"visualize_array_sharding: {type(arr).__name__} has no sharding; pass a laminax "
+            "Array or a traced value inside jit."
         )
     visualize_sharding(arr.shape, sharding, **kwargs)

@@ -20,6 +20,7 @@ from laminax_core._jaxpr import ClosedJaxpr, Jaxpr, Literal
 __all__ = [
     "EvalTrace", "eager_array", "eval_jaxpr", "get_eager_impl", "reference_rules",
     "set_eager_impl",
+    "takes_refs",
     "to_reference_value",
     "run_reference",
 ]

@@ -123,8 +123,13 @@ def _resample(image, shape, dims, scale, translation, method, antialias, precisi
     for d, s, t in zip(dims, scale, translation):
         w = _weights(image.shape[d], shape[d], jnp.asarray(s, np.float32),
                      jnp.asarray(t, np.float32), kernel, antialias).astype(image.dtype)
-        moved = jnp.tensordot(jnp.moveaxis(image, d, -1), w, axes=1, precision=precision)
-        image = jnp.moveaxis(moved, -1, d)
+        # contracted in place, as JAX's einsum does: with the weights first along the leading
+        # axis (the result is in order), else the image first and its new last axis moved
+        if d == 0:
+            image = lax.dot_general(w, image, (((0,), (0,)), ((), ())), precision=precision)
+        else:
+            moved = lax.dot_general(image, w, (((d,), (0,)), ((), ())), precision=precision)
+            image = jnp.moveaxis(moved, -1, d)
     return image
 
 
@@ -157,9 +162,10 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
     dims = [d for d in range(image.ndim) if image.shape[d] != shape[d]]
     if method is ResizeMethod.NEAREST:
         for d in dims:
-            offsets = ((np.arange(shape[d], dtype=np.float32) + np.float32(0.5))
-                       * np.float32(image.shape[d] / shape[d]))
-            image = jnp.take(image, np.floor(offsets).astype(np.int32), axis=d)
+            # computed in the program (XLA folds them), not passed in as constants, as JAX
+            offsets = (jnp.arange(shape[d], dtype=np.float32) + 0.5) * image.shape[d] / shape[d]
+            # the indices lie in [0, size) by construction: no out-of-bounds fill (as JAX)
+            image = jnp.take(image, jnp.floor(offsets).astype(np.int32), axis=d, mode="clip")
         return image
     scale = [1.0 if shape[d] == 0 else shape[d] / image.shape[d] for d in dims]
     return _resample(image, shape, dims, scale, [0.0] * len(dims), method, antialias,

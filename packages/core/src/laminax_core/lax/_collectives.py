@@ -418,6 +418,9 @@ def _psum_invariant_abstract_eval(x, axes):
 
 
 def _psum_invariant_batch(axis_data, args, dims, axes):
+    (x,), (d,) = args, dims
+    if axis_data.name not in axes:  # a vmap inside the body: the same sum per example
+        return psum_invariant_p.bind(x, axes=axes), d
     outs, out_dims = _psum_batch(axis_data, args, dims, axes=axes, axis_index_groups=None)
     return outs[0], out_dims[0]
 

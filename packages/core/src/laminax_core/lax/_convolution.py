@@ -280,7 +280,7 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
                         rhs_dilation, dimension_numbers, feature_group_count, batch_group_count)
     dtype = preferred_element_type or lhs.dtype
     sharding = requested_sharding(out_sharding, len(shape))
-    if sharding is None:
+    if out_sharding is None:  # a given one decides, also when it splits nothing
         sharding = conv_sharding(lhs, rhs, dimension_numbers, feature_group_count,
                                  batch_group_count, shape, dtype)
     return ShapedArray(shape, dtype, sharding=sharding)

@@ -97,7 +97,8 @@ def _dot_general_abstract_eval(
     )
     dtype = lhs.dtype if preferred_element_type is None else preferred_element_type
     sharding = requested_sharding(out_sharding, len(shape))
-    if sharding is None and (lhs.sharding is not None or rhs.sharding is not None):
+    # a given out_sharding decides, also when it splits nothing (P(): replicated)
+    if out_sharding is None and (lhs.sharding is not None or rhs.sharding is not None):
         sharding = dot_general_sharding(lhs, rhs, dimension_numbers, shape, dtype)
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type, sharding)
 

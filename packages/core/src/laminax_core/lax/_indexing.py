@@ -141,6 +141,8 @@ def default_fill_value(dtype):
     NaN for inexact types, the minimum for signed integers, the maximum for unsigned ones and
     True for booleans. Shared by `lax.gather`, `jnp`'s `.at[].get`/`take` and dispatch's lowering.
     """
+    if dtypes.issubdtype(dtype, dtypes.extended):
+        return None  # typed keys: gathered from their data, which has its own default
     dtype = np.dtype(dtype)
     if dtypes.issubdtype(dtype, np.inexact):
         return np.nan

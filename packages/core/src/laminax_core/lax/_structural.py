@@ -49,14 +49,18 @@ __all__ += [
 # ----- broadcast_in_dim ---------------------------------------------------------------------
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None):
+def broadcast_in_dim(operand, shape, broadcast_dimensions, sharding=None, *,
+                     out_sharding=None):
     """Broadcasts `operand` to `shape`; operand dim i becomes dim `broadcast_dimensions[i]`.
+    `out_sharding` (JAX's keyword; `sharding` is laminax's older name) types the result's
+    layout on a mesh with Explicit axes.
 
     Example:
       >>> broadcast_in_dim(np.arange(3, dtype=np.float32), (2, 3), (1,)).shape
       (2, 3)
     """
     (operand,) = as_operands(operand)
+    sharding = sharding if out_sharding is None else out_sharding
     dims = tuple(operator.index(d) for d in broadcast_dimensions)
     if len(set(dims)) == len(dims) == get_aval(operand).ndim and list(dims) != sorted(dims):
         # distinct but unordered dimensions also transpose the operand (JAX accepts them);
@@ -82,7 +86,7 @@ def _broadcast_in_dim_abstract_eval(x, shape, broadcast_dimensions, sharding):
             raise TypeError(f"broadcast_in_dim: operand shape {x.shape} cannot be broadcast to "
                             f"{shape} along broadcast_dimensions {dims}.")
     out = requested_sharding(sharding, len(shape))
-    if out is None:
+    if sharding is None:  # a given one decides, also when it splits nothing
         out = broadcast_in_dim_sharding(x, shape, dims)
     return ShapedArray(shape, x.dtype, x.weak_type, out)
 
@@ -140,12 +144,14 @@ def expand_dims(array, dimensions):
 # ----- reshape ------------------------------------------------------------------------------
 
 
-def reshape(operand, new_sizes, dimensions=None, sharding=None):
-    """Reshapes `operand` (after transposing it by `dimensions`, if given)."""
+def reshape(operand, new_sizes, dimensions=None, sharding=None, *, out_sharding=None):
+    """Reshapes `operand` (after transposing it by `dimensions`, if given); `out_sharding`
+    types the result's layout on a mesh with Explicit axes."""
     new_sizes = canonicalize_shape(new_sizes, "reshape")
+    sharding = sharding if out_sharding is None else out_sharding
     if dimensions is not None:
         dimensions = tuple(operator.index(d) for d in dimensions)
-    if get_aval(operand).shape == new_sizes and dimensions is None:
+    if get_aval(operand).shape == new_sizes and dimensions is None and sharding is None:
         return operand
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=sharding)
 
@@ -158,7 +164,7 @@ def _reshape_abstract_eval(x, new_sizes, dimensions, sharding):
         raise TypeError(f"reshape: dimensions {dimensions} must be a permutation of "
                         f"{tuple(range(x.ndim))}.")
     out = requested_sharding(sharding, len(new_sizes))
-    if out is None:
+    if sharding is None:  # a given one decides, also when it splits nothing
         out = reshape_sharding(x, new_sizes, dimensions)
     return ShapedArray(new_sizes, x.dtype, x.weak_type, out)
 
@@ -403,6 +409,9 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
       >>> full((2,), 1.5, np.float32)
       array([1.5, 1.5], dtype=float32)
     """
+    if dtype is not None and np.dtype(dtype) == dtypes.float0:
+        # float0 holds no data: a NumPy array under every transformation, as JAX's
+        return np.zeros(canonicalize_shape(shape, "full"), dtypes.float0)
     (value,) = as_operands(fill_value)  # a Python scalar stays weakly typed
     concrete = not isinstance(value, _trace.Tracer)
     if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal
@@ -425,11 +434,11 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     return vary_like(x, out)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand, sizes, *, out_sharding=None):
     """`operand` with new leading dimensions of `sizes`."""
     aval = get_aval(operand)
     dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
-    return broadcast_in_dim(operand, (*sizes, *aval.shape), dims)
+    return broadcast_in_dim(operand, (*sizes, *aval.shape), dims, out_sharding=out_sharding)
 
 
 def broadcast_to_rank(x, rank: int):

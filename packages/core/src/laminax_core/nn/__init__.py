@@ -6,6 +6,9 @@ derivatives agree with `jax.nn`'s.
 
 from laminax_core.nn import initializers as initializers
 from laminax_core.nn._attention import dot_product_attention as dot_product_attention
+from laminax_core.nn._scaled import get_scaled_dot_general_config as get_scaled_dot_general_config
+from laminax_core.nn._scaled import scaled_dot_general as scaled_dot_general
+from laminax_core.nn._scaled import scaled_matmul as scaled_matmul
 from laminax_core.nn._functions import celu as celu
 from laminax_core.nn._functions import elu as elu
 from laminax_core.nn._functions import gelu as gelu
@@ -39,6 +42,9 @@ from laminax_core.nn._functions import swish as swish
 from laminax_core.nn._functions import tanh as tanh
 
 __all__ = [
+    "get_scaled_dot_general_config",
+    "scaled_dot_general",
+    "scaled_matmul",
     "celu",
     "dot_product_attention",
     "elu",

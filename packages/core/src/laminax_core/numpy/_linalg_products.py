@@ -40,7 +40,7 @@ def _dot_general(a, b, contract, batch=((), ()), precision=None, preferred_eleme
                            preferred_element_type=dtype, out_sharding=out_sharding)
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """The dot product: for 2-d arrays the matrix product, for N-d a contraction of `a`'s last
     axis with `b`'s second-to-last (its only axis if 1-d); scalars multiply.
 
@@ -48,6 +48,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
       a, b: arrays.
       precision: passed to `lax.dot_general`.
       preferred_element_type: the accumulation and result dtype (default: the promoted one).
+      out_sharding: the result's layout on a mesh with Explicit axes (a `NamedSharding`, or a
+        `PartitionSpec` of the mesh in context).
 
     Returns:
       The product.
@@ -59,11 +61,16 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     a, b = _operands("dot", a, b)
     a_nd, b_nd = get_aval(a).ndim, get_aval(b).ndim
     if a_nd == 0 or b_nd == 0:
-        return multiply(a, b)
+        if out_sharding is None:
+            return multiply(a, b)
+        return _dot_general(a, b, ((), ()), precision=precision,
+                            preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
     contract = ((a_nd - 1,), (max(b_nd - 2, 0),))
     _check_contracted("dot", a, b, contract)
     return _dot_general(a, b, contract, precision=precision,
-                        preferred_element_type=preferred_element_type)
+                        preferred_element_type=preferred_element_type,
+                        out_sharding=out_sharding)
 
 
 def _check_contracted(name, a, b, contract):
@@ -109,6 +116,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         for i, p in enumerate(permutation):
             entries[p] = typed.aval_partitions[i]
         typed = typed.with_aval_partitions(tuple(entries))
+    elif out_sharding is not None:
+        typed = out_sharding  # one that splits nothing: replicated, still a request
     out = _dot_general(a, b, ((a_ndim - 1,), (b_contract,)),
                        (tuple(p[1] for p in shared), tuple(p[2] for p in shared)),
                        precision, preferred_element_type, typed)
@@ -233,12 +242,14 @@ def outer(a, b, out=None):
     return multiply(a, b)
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
     """Contracts the last `axes` axes of `a` with the first of `b`, or the listed axes.
 
     Args:
       a, b: arrays.
       axes: an int N (a's last N with b's first N), or a pair of axis sequences.
+      out_sharding: the result's layout on a mesh with Explicit axes.
 
     Returns:
       The contraction: `a`'s free axes then `b`'s.
@@ -270,7 +281,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                     tuple(canonicalize_axis(x, b_nd, "jnp.tensordot") for x in ax_b))
     _check_contracted("tensordot", a, b, contract)
     return _dot_general(a, b, contract, precision=precision,
-                        preferred_element_type=preferred_element_type)
+                        preferred_element_type=preferred_element_type,
+                        out_sharding=out_sharding)
 
 
 def kron(a, b):

@@ -13,6 +13,7 @@ import numpy as np
 from laminax_core import _shape_poly, _trace, config, dtypes, errors, lax
 from laminax_core._shape_poly import broadcast_shapes
 from laminax_core._avals import WeakTypedArray, get_aval, weak_array
+from laminax_core._dtypes_base import ExtendedDType
 
 __all__ = [
     "as_array",
@@ -112,6 +113,8 @@ def as_array(x, name: str = "asarray"):
 def convert_dtype(x, dtype, weak_type: bool = False):
     """`x` converted to `dtype` (kept as is when it already has it), weakly typed if asked."""
     aval = get_aval(x)
+    if aval.dtype == dtype and isinstance(dtype, ExtendedDType):  # typed keys: nothing to do
+        return x
     dtype = np.dtype(dtype)
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x

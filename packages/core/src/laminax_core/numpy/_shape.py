@@ -10,6 +10,7 @@ import numpy as np
 
 from laminax_core import _shape_poly, dtypes, lax
 from laminax_core._avals import canonicalize_shape, get_aval
+from laminax_core._sharding_rules import requested_sharding
 from laminax_core.numpy import _indexing
 from laminax_core.numpy._operands import (
     as_array,
@@ -91,7 +92,8 @@ def _resolve_shape(name, size_, newshape):
     return newshape
 
 
-def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):  # noqa: A002
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None,  # noqa: A002
+            out_sharding=None):
     """`a` with a new shape of the same size (one dimension may be -1).
 
     Args:
@@ -100,6 +102,8 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):  # no
       order: "C" (row-major) or "F" (column-major).
       newshape: NumPy's older name for `shape`.
       copy: accepted for NumPy compatibility.
+      out_sharding: the result's layout on a mesh with Explicit axes (a `NamedSharding`, or a
+        `PartitionSpec` of the mesh in context).
 
     Returns:
       The reshaped array.
@@ -121,21 +125,27 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):  # no
     aval = get_aval(a)
     new = _resolve_shape("reshape", aval.size, shape)
     if order == "F":
-        return transpose(lax.reshape(transpose(a), new[::-1]))
+        reversed_sharding = out_sharding
+        typed = requested_sharding(out_sharding, len(new))
+        if typed is not None:  # the layout asked for, on the reversed dimensions
+            reversed_sharding = typed.with_aval_partitions(typed.aval_partitions[::-1])
+        return transpose(lax.reshape(transpose(a), new[::-1], out_sharding=reversed_sharding))
     if order not in ("C", "A"):
         raise ValueError(f"jnp.reshape: order must be 'C' or 'F', got {order!r}.")
-    return a if new == aval.shape else lax.reshape(a, new)
+    if new == aval.shape and out_sharding is None:
+        return a
+    return lax.reshape(a, new, out_sharding=out_sharding)
 
 
-def ravel(a, order: str = "C"):
-    """`a` flattened to one dimension.
+def ravel(a, order: str = "C", *, out_sharding=None):
+    """`a` flattened to one dimension (laid out as `out_sharding` says, if given).
 
     Example:
       >>> ravel(np.ones((2, 2))).shape
       (4,)
     """
     a = _array("ravel", a)
-    return reshape(a, (get_aval(a).size,), order)
+    return reshape(a, (get_aval(a).size,), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -252,8 +262,9 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
                          f"{', '.join(map(str, shapes))}.") from err
 
 
-def broadcast_to(array, shape):
-    """`array` broadcast to `shape` by NumPy's rules.
+def broadcast_to(array, shape, *, out_sharding=None):
+    """`array` broadcast to `shape` by NumPy's rules (laid out as `out_sharding` says, if
+    given).
 
     Example:
       >>> broadcast_to(np.arange(3), (2, 3)).shape
@@ -274,6 +285,9 @@ def broadcast_to(array, shape):
     if lead < 0 or any(d not in (1, s) for d, s in zip(a_shape, shape[lead:], strict=True)):
         raise ValueError(f"jnp.broadcast_to: incompatible shapes for broadcasting: {a_shape} "
                          f"and requested shape {shape}.")
+    if out_sharding is not None:
+        return lax.broadcast_in_dim(array, shape, tuple(range(lead, len(shape))),
+                                    out_sharding=out_sharding)
     return broadcast_to_shape(array, shape)
 
 

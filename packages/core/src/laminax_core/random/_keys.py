@@ -1,10 +1,12 @@
 """PRNG keys: raw `uint32[..., 2]` keys (`PRNGKey`) and typed keys (`key`), and the key
 operations `split`, `fold_in`, `key_data`, `wrap_key_data`.
 
-JAX represents typed keys with an extended dtype (`key<fry>`) known to every layer. Core has no
-extended dtypes, so a typed key here is a `PRNGKeyArray`: a small pytree node wrapping the raw
-`uint32[*shape, 2]` data. Transformations (`vmap`, `jit`, `grad`) see its data as the leaf, so
-keys flow through them as JAX's do; `shape`, indexing, iteration, `==` and printing follow JAX.
+Typed keys are arrays of the extended dtype `key<fry>` (`dtypes.key_fry`), as in JAX: a key
+array is one pytree leaf, its aval is `ShapedArray(shape, key<fry>)`, and tracers of that dtype
+flow through jit, vmap, scan, cond and while. Its physical form is the `uint32[*shape, 2]`
+data: `random_wrap` / `random_unwrap` cross between the two, and structural primitives applied
+to keys act on that data (`_key_rules.py`). A concrete key array is a `PRNGKeyArray` holding
+its data.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import operator
 import warnings
 
 import numpy as np
-from laminax_pytree import register_pytree_node
+from jaxlib import _jax
 
 from laminax_core import config, dtypes, lax
-from laminax_core._avals import get_aval, is_array_like
+from laminax_core._avals import ShapedArray, get_aval, is_array_like, pytype_aval_mappings
+from laminax_core._dtypes_base import key_fry
+from laminax_core._primitive import NOT_LINEAR, ZERO_TANGENT, define_primitive
+from laminax_core import _trace
 from laminax_core._trace import Tracer
 from laminax_core.random import _threefry
 
@@ -28,36 +33,21 @@ __all__ = [
     "key",
     "key_data",
     "key_impl",
+    "random_unwrap_p",
+    "random_wrap_p",
     "split",
     "wrap_key_data",
-    "KeyDType",
 ]
 
 _IMPL_NAME = "threefry2x32"
+KEY_DTYPE = key_fry
 
 
-class _KeyDTypeMeta(type):
-    def __repr__(cls) -> str:
-        return "key<fry>"
+class PRNGKeyArray(_jax.Array):
+    """A concrete array of typed PRNG keys (dtype `key<fry>`), holding its `uint32[*shape, 2]`
+    data; a single pytree leaf, as JAX's key arrays are.
 
-    __str__ = __repr__
-    name = property(lambda cls: "key<fry>")
-
-
-class KeyDType(dtypes.prng_key, metaclass=_KeyDTypeMeta):
-    """The dtype of typed threefry2x32 keys: prints as `key<fry>`, and
-    `dtypes.issubdtype(KeyDType, dtypes.prng_key)` holds, as for JAX's key dtypes."""
-
-
-KEY_DTYPE = KeyDType
-
-
-class PRNGKeyArray:
-    """An array of typed PRNG keys (from `key`, `split`, `fold_in`, `wrap_key_data`).
-
-    Its shape is the key data's shape without the trailing key dimension of size 2.
-    Differs from JAX: the dtype is a laminax `KeyDType`, not a NumPy extended dtype, and only
-    integer and slice indexing with static indices is supported.
+    As in JAX, it subclasses jaxlib's `Array` base class, so `isinstance(keys, jax.Array)`.
 
     Example:
       >>> keys = split(key(0), 3)
@@ -72,9 +62,23 @@ class PRNGKeyArray:
         self._base = base
 
     dtype = KEY_DTYPE
+    weak_type = False
     shape = property(lambda self: tuple(get_aval(self._base).shape[:-1]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    aval = property(lambda self: ShapedArray(self.shape, KEY_DTYPE))
+    sharding = property(lambda self: getattr(self._base, "sharding", None))
+
+    def devices(self):
+        """The devices holding the key data."""
+        return self._base.devices()
+
+    def block_until_ready(self) -> PRNGKeyArray:
+        """Waits for the key data; returns the key array."""
+        wait = getattr(self._base, "block_until_ready", None)
+        if wait is not None:
+            wait()
+        return self
 
     def __len__(self) -> int:
         if not self.shape:
@@ -84,50 +88,15 @@ class PRNGKeyArray:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
-    def __getitem__(self, index) -> PRNGKeyArray:
-        return PRNGKeyArray(_index_leading(self._base, index, self.shape))
-
-    def reshape(self, *shape) -> PRNGKeyArray:
-        """The keys arranged in a new shape of the same size (-1 infers one dimension)."""
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = tuple(shape[0])
-        if -1 in shape:
-            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
-        return PRNGKeyArray(lax.reshape(self._base, (*shape, 2)))
-
-    def ravel(self) -> PRNGKeyArray:
-        """The keys as a 1-D key array."""
-        return self.reshape(self.size)
-
-    flatten = ravel
-
-    def squeeze(self) -> PRNGKeyArray:
-        """The keys without size-1 dimensions."""
-        return self.reshape(tuple(d for d in self.shape if d != 1))
-
-    @property
-    def T(self) -> PRNGKeyArray:  # noqa: N802 (NumPy's name)
-        """The key array with its dimensions reversed."""
-        ndim = self.ndim
-        return PRNGKeyArray(lax.transpose(self._base, (*reversed(range(ndim)), ndim)))
-
     itemsize = 8  # two uint32 words per key, as JAX reports
+
+    def __reduce__(self):
+        return (PRNGKeyArray, (self._base,))  # pickled by its data
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
                         "Use jax.random.key_data(arr) if you wish to extract the underlying "
                         "integer array.")
-
-    def __eq__(self, other):
-        if not isinstance(other, PRNGKeyArray):
-            return NotImplemented
-        differ = lax.convert_element_type(lax.ne(self._base, other._base), np.int32)
-        return lax.eq(lax.reduce_sum(differ, (len(self.shape),)), 0)
-
-    def __ne__(self, other):
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else lax.eq(equal, False)
 
     def __repr__(self) -> str:
         data = self._base
@@ -137,36 +106,69 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None),
-                     lambda _, children: PRNGKeyArray(children[0]))
+pytype_aval_mappings[PRNGKeyArray] = lambda k: ShapedArray(k.shape, KEY_DTYPE)
+
+# the array methods that make sense on keys (arithmetic raises, as on key tracers)
+_KEY_METHODS = ("reshape", "ravel", "flatten", "squeeze", "swapaxes", "take", "transpose",
+                "copy", "repeat")
 
 
-def _index_leading(data, index, shape):
-    """`data[index]` for integer and slice indices over the leading (key) dimensions."""
-    index = index if isinstance(index, tuple) else (index,)
-    if len(index) > len(shape):
-        raise IndexError(f"too many indices for a key array of shape {shape}: {len(index)}.")
-    aval_shape = get_aval(data).shape
-    starts, limits, strides, squeezed = [], [], [], []
-    for axis, size in enumerate(aval_shape):
-        item = index[axis] if axis < len(index) else slice(None)
-        if isinstance(item, slice):
-            start, stop, step = item.indices(size)
-            if step < 0:
-                raise IndexError("key arrays support only positive slice steps.")
-            stop = max(stop, start)
-        else:
-            position = operator.index(item)
-            if not -size <= position < size:
-                raise IndexError(f"index {position} is out of bounds for axis {axis} of a key "
-                                 f"array with shape {shape}.")
-            start, stop, step = position % size, position % size + 1, 1
-            squeezed.append(axis)
-        starts.append(start)
-        limits.append(stop)
-        strides.append(step)
-    out = lax.slice(data, tuple(starts), tuple(limits), tuple(strides))
-    return lax.squeeze(out, tuple(squeezed)) if squeezed else out
+def install_array_methods() -> None:
+    """Gives concrete key arrays the operators, indexing and shape methods tracers have
+    (`laminax_core.numpy`'s): they bind primitives, which act on keys through their data."""
+    from laminax_core.numpy import _array_methods  # noqa: PLC0415 (numpy sits above random)
+
+    for name in _KEY_METHODS:
+        setattr(PRNGKeyArray, name, _array_methods.METHODS[name])
+    for name in _array_methods.OPERATORS:
+        setattr(PRNGKeyArray, name, getattr(_trace.Tracer, name))
+    for name in ("T", "at"):
+        setattr(PRNGKeyArray, name, property(_array_methods.PROPERTIES[name],
+                                             doc=f"The key array's `{name}`, as an array's."))
+
+
+def _wrap_abstract_eval(aval):
+    if aval.dtype != np.uint32 or aval.shape[-1:] != KEY_DTYPE.key_shape:
+        raise TypeError(f"random_wrap: key data must be uint32[..., 2], got {aval.str_short()}.")
+    return ShapedArray(aval.shape[:-1], KEY_DTYPE)
+
+
+def _unwrap_abstract_eval(aval):
+    if aval.dtype != KEY_DTYPE:
+        raise TypeError(f"random_unwrap: expected a typed key array, got {aval.str_short()}.")
+    return ShapedArray((*aval.shape, *KEY_DTYPE.key_shape), KEY_DTYPE.physical_dtype)
+
+
+def _wrap_batch(axis_data, args, dims):
+    (data,), (dim,) = args, dims
+    ndim = len(get_aval(data).shape)
+    if dim is not None and dim == ndim - 1:  # the key words stay last: the batch moves out
+        data, dim = lax.transpose(data, (dim, *range(dim))), 0
+    return random_wrap_p.bind(data), dim
+
+
+def _key_reference(_x):
+    raise TypeError("typed keys have no NumPy reference value; use key_data.")
+
+
+random_wrap_p = define_primitive(
+    "random_wrap", abstract_eval=_wrap_abstract_eval, reference=_key_reference,
+    jvp=ZERO_TANGENT, transpose=NOT_LINEAR, batch=_wrap_batch,
+    print_params=lambda params: {"impl": "fry"})
+random_wrap_p.impl = PRNGKeyArray
+random_unwrap_p = define_primitive(
+    "random_unwrap", abstract_eval=_unwrap_abstract_eval, reference=_key_reference,
+    jvp=ZERO_TANGENT, transpose=NOT_LINEAR,
+    batch=lambda axis_data, args, dims: (random_unwrap_p.bind(args[0]), dims[0]))
+random_unwrap_p.impl = lambda keys: keys._base
+
+
+def _wrap(data):
+    return random_wrap_p.bind(data)
+
+
+def _unwrap(keys):
+    return random_unwrap_p.bind(keys)
 
 
 def _check_impl(impl) -> None:
@@ -178,8 +180,8 @@ def _check_impl(impl) -> None:
 def check_key(name: str, key, allow_batched: bool = False):
     """`(raw uint32[..., 2] data, whether key was typed)`, or a TypeError/ValueError naming
     the random function `name` when `key` is not a valid key."""
-    if isinstance(key, PRNGKeyArray):
-        data, typed = key._base, True
+    if getattr(key, "dtype", None) == KEY_DTYPE:
+        data, typed = _unwrap(key), True
     elif is_array_like(key) and not isinstance(key, bool | int | float | complex):
         aval = get_aval(key)
         if aval.dtype != np.uint32 or aval.shape[-1:] != (2,):
@@ -217,7 +219,7 @@ def _legacy_key_policy() -> None:
 
 
 def _seed_array(ctor: str, seed):
-    if isinstance(seed, PRNGKeyArray):
+    if getattr(seed, "dtype", None) == KEY_DTYPE:
         raise TypeError(f"{ctor} accepts a scalar seed, but was given a PRNG key.")
     if isinstance(seed, int):
         # as JAX: a Python int goes through int64 first, then to the default int dtype, so a
@@ -251,7 +253,7 @@ def PRNGKey(seed, *, impl=None):  # noqa: N802 (JAX's name)
     _check_impl(impl)
     data = _threefry.threefry_seed(_seed_array("PRNGKey", seed))
     # under JAX's enable_custom_prng upgrade every key is a typed one
-    return PRNGKeyArray(data) if config.enable_custom_prng.value else data
+    return _wrap(data) if config.enable_custom_prng.value else data
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
@@ -272,11 +274,11 @@ def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
     if impl is not None and dtype is not None:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to random.key")
     _check_impl(impl if dtype is None else dtype)
-    return PRNGKeyArray(_threefry.threefry_seed(_seed_array("key", seed)))
+    return _wrap(_threefry.threefry_seed(_seed_array("key", seed)))
 
 
 def _like_input(typed: bool, data):
-    return PRNGKeyArray(data) if typed or config.enable_custom_prng.value else data
+    return _wrap(data) if typed or config.enable_custom_prng.value else data
 
 
 def split(key, num: int | tuple[int, ...] = 2):
@@ -354,11 +356,11 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
         raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                          "random.wrap_key_data")
     _check_impl(impl if dtype is None else dtype)
-    if isinstance(key_bits_array, PRNGKeyArray):
+    if getattr(key_bits_array, "dtype", None) == KEY_DTYPE:
         raise TypeError("wrap_key_data expects raw uint32 key data, got a typed key array; "
                         "use it directly or unwrap it with key_data first.")
     data, _ = check_key("wrap_key_data", key_bits_array, allow_batched=True)
-    return PRNGKeyArray(data)
+    return _wrap(data)
 
 
 def key_impl(keys) -> str:

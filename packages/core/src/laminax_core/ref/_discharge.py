@@ -24,7 +24,10 @@ from laminax_core.lax._control_flow.scan import scan_p
 from laminax_core.lax._control_flow.while_loop import while_p
 from laminax_core.ref import _primitives as prims
 
-__all__ = ["discharge_jaxpr", "discharge_rules", "has_refs", "run_discharged"]
+__all__ = [
+    "call_rule", "discharge_jaxpr", "discharge_rules", "eager_with_refs", "has_refs",
+    "on_ref_values", "run_discharged",
+]
 
 # primitive -> rule(invals, ref_keys, **params) -> (outs, {key: final value}): `invals` holds
 # the current value of every reference operand, `ref_keys` an identity per operand (None for
@@ -125,11 +128,18 @@ def _discharge_eqn(prim, invals, in_keys, params, values):
     if prim is prims.free_ref_p:
         return []
     rule = discharge_rules.get(prim)
+    if rule is None and not any(k is not None for k in in_keys):
+        rule = _discharge_inner_jaxprs(prim)
     if rule is None:
         raise TypeError(
             f"The primitive {prim.name!r} received a mutable array reference, but it has no rule "
             "to thread references (discharge rule); read the reference's value first.")
-    outs, finals = rule(invals, in_keys, **params)
+    try:
+        outs, finals = rule(invals, in_keys, **params)
+    except _NoRule:
+        raise TypeError(
+            f"The primitive {prim.name!r} uses mutable array references in a form that cannot "
+            "be threaded (a reference closed over by its program); create it inside.") from None
     for key, value in finals.items():
         values[key] = value
     return outs
@@ -218,6 +228,35 @@ def call_rule(primitive, param: str = "jaxpr"):
         finals = dict(zip(final_keys, outs[n:], strict=True))
         return outs[:n], _finals_with_consts(finals, const_refs)
     return rule
+
+
+def _discharge_inner_jaxprs(primitive):
+    """For any higher-order primitive given no references, whose jaxprs make their own: each
+    jaxpr discharged in place (its signature is unchanged), or None if one cannot be."""
+    def discharged(p):
+        if isinstance(p, tuple):
+            return tuple(map(discharged, p))
+        closed = ClosedJaxpr(p, []) if isinstance(p, Jaxpr) else p
+        if not isinstance(closed, ClosedJaxpr) or not has_refs(closed):
+            return p
+        if any(isinstance(c, Ref) for c in closed.consts):
+            raise _NoRule
+        new, _ = discharge_jaxpr(closed)
+        if isinstance(p, Jaxpr):
+            if new.consts:
+                raise _NoRule
+            return new.jaxpr
+        return new
+
+    def rule(invals, ref_keys, **params):
+        new_params = {k: discharged(v) for k, v in params.items()}
+        return primitive.bind(*invals, **new_params), {}
+
+    return rule
+
+
+class _NoRule(Exception):
+    pass
 
 
 # ----- rules for the control-flow primitives ------------------------------------------------

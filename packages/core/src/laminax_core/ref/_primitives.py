@@ -25,8 +25,8 @@ from laminax_core.numpy import _indexing
 
 __all__ = [
     "InternalMutableArrayEffect", "addupdate_p", "empty_ref_p", "free_ref_p", "freeze_p",
-    "get_p", "index_value", "new_ref_p", "ref_addupdate", "ref_get", "ref_set", "ref_swap",
-    "state_primitives", "swap_p", "update_value",
+    "get_p", "index_value", "make_indexer", "new_ref_p", "ref_addupdate", "ref_get", "ref_set",
+    "ref_swap", "state_primitives", "swap_p", "update_value",
 ]
 
 

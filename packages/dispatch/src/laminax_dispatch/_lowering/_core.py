@@ -169,6 +169,7 @@ class ModuleContext:
         self.platform_choices: dict[ir.Value, tuple] = {}
         # objects lowering rules ask to outlive the lowering (JAX's `add_keepalive`)
         self.keepalives: list = []
+        self.program_shardings: list = []
 
     @contextlib.contextmanager
     def using_axis_context(self, axis_context):
@@ -521,7 +522,10 @@ def lower_jaxpr(
       A `LoweringResult`.
     """
     if has_refs(closed):  # XLA has no references: thread their values instead
-        closed, _ = discharge_jaxpr(closed)
+        n_out = len(closed.out_avals)
+        closed, _ = discharge_jaxpr(closed)  # reference inputs: their final values follow
+        if out_shardings:
+            out_shardings = [*out_shardings, *[None] * (len(closed.out_avals) - n_out)]
     jaxpr = closed.jaxpr
     embedded = [is_embedded_constant(c) for c in closed.consts]
     hoisted = [c for c, e in zip(closed.consts, embedded, strict=True) if not e]
@@ -546,6 +550,9 @@ def lower_jaxpr(
     def body(token_args, args):
         mctx = mctx_box[0]
         mctx.host_callbacks = host_callbacks
+        # the layouts asked of main's inputs and outputs (rules that report a layout on the
+        # program's mesh read it from them: inspect_array_sharding)
+        mctx.program_shardings = [*(in_shardings or ()), *(out_shardings or ())]
         names = [_dynamic.PLATFORM_INDEX] * (len(platforms) > 1) + list(dim_vars)
         dims, args = dict(zip(names, args[:n_lead], strict=True)), args[n_lead:]
         with _dynamic.using_dim_values(dims):

@@ -25,7 +25,8 @@ from jaxlib.cpu import _lapack
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from laminax_dispatch._lowering._dynamic import lowering_platforms
+from laminax_dispatch._lowering._dynamic import is_static, lowering_platforms
+from laminax_dispatch._lowering._shardings import use_shardy_partitioner
 from laminax_dispatch._lowering._core import compare, full_like
 from laminax_dispatch._mlir import aval_to_ir_type
 
@@ -130,12 +131,49 @@ def solver_call(target, operands, avals_in, avals_out, *, aliases=None,
     """A GPU solver kernel's `stablehlo.custom_call` (cusolver / hipsolver, for a module
     lowered for cuda or rocm) as JAX writes it: LAPACK's layouts (row-major throughout
     where not `column_major`), and the batch dimensions' count as a frontend attribute."""
-    op = _custom_call(target, operands, avals_in, avals_out, aliases, attrs,
-                      column_major=column_major)
+    results = _custom_call(target, operands, avals_in, avals_out, aliases, attrs,
+                           column_major=column_major)
+    if any(not is_static(a.shape) for a in (*avals_in, *avals_out)):
+        return results  # as JAX: a symbolic shape makes the call not batch-partitionable
     batch = max(a.ndim for a in avals_in) - num_non_batch_dims
-    op[0].owner.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+    op = results[0].owner
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
         {"num_batch_dims": ir.StringAttr.get(str(batch))})
-    return op
+    if use_shardy_partitioner.value:
+        op.attributes["sdy.sharding_rule"] = ir.Attribute.parse(
+            _sharding_rule(batch, avals_in, avals_out))
+    return results
+
+
+def _sharding_rule(batch: int, avals_in, avals_out) -> str:
+    """JAX's Shardy rule for a batch-partitionable kernel: the batch dimensions share one
+    factor each across operands and results, every other dimension has its own."""
+    sizes: list[int] = []
+    shared: list[int] = []
+
+    def factors(aval) -> str:
+        own = aval.ndim - batch
+        picked = []
+        if batch and own >= 0:
+            for k in range(batch):
+                if len(shared) <= k:
+                    shared.append(len(sizes))
+                    sizes.append(aval.shape[k])
+                picked.append(shared[k])
+        for d in range(max(own, 0)):
+            picked.append(len(sizes))
+            sizes.append(aval.shape[aval.ndim - own + d])
+        return "[" + ", ".join(_factor(f) for f in picked) + "]"
+
+    lhs = ", ".join(factors(a) for a in avals_in)
+    rhs = ", ".join(factors(a) for a in avals_out)
+    bounds = ", ".join(f"{_factor(f)}={n}" for f, n in enumerate(sizes))
+    return f"#sdy.op_sharding_rule<({lhs})->({rhs}) {{{bounds}}}, custom>"
+
+
+def _factor(k: int) -> str:
+    # Shardy's factor names: i, j, ..., z, then z_1, z_2 ...
+    return chr(ord("i") + k) if k < 18 else f"z_{k - 17}"
 
 
 def _custom_call(target, operands, avals_in, avals_out, aliases, attrs, column_major=True):

@@ -41,3 +41,14 @@ def _reduction_rule(name: str, reduce):
 register_lowering(lax.psum_p, _reduction_rule("psum", lax.reduce_sum))
 register_lowering(lax.pmax_p, _reduction_rule("pmax", lax.reduce_max))
 register_lowering(lax.pmin_p, _reduction_rule("pmin", lax.reduce_min))
+
+
+def _psum_invariant(x, *, axes):
+    _positional("psum", axes)  # its axes are always named: unbound here
+    return x
+
+
+# the varying-manual-axes casts of shard_map bodies (pjit lowers them over the mesh): pvary
+# changes only the type; psum_invariant over no bound axis is unbound, as psum's
+register_lowering(lax.pvary_p, lambda ctx, x, *, axes: [x])
+register_lowering(lax.psum_invariant_p, lower_fun(_psum_invariant, multiple_results=False))
