@@ -93,7 +93,7 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma,
     # the region is isolated: the caller's dimension variables (and the platform index of a
     # multi-platform export) enter it as replicated scalar operands, as in JAX
     dims = dim_values()
-    names = sorted(dims)
+    names = _dim_order(dims)
     op = sdy.ManualComputationOp(
         [aval_to_ir_type(a) for a in ctx.avals_out], [*(dims[n] for n in names), *args],
         _per_value(symbol, mesh, in_specs, ctx.avals_in, partial, len(names)),
