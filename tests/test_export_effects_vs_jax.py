@@ -4,8 +4,8 @@ JAX 0.10.2's only public ordered effects are host callbacks (`debug.print`/`debu
 with `ordered=True`, `io_callback(ordered=True)`), which cannot be exported: both refuse them
 alike. The calling convention for ordered effects is compared with a testing effect defined
 on both sides under the same name (as JAX's own export tests do): the `ordered_effects`
-field, the token arguments and results of the module's public `main`, and calls (eager,
-under jit) of artifacts crossing both ways."""
+field, the token arguments and results of the module's `main` and of the wrapped function it
+calls, and calls (eager, under jit) of artifacts crossing both ways."""
 
 import re
 
@@ -126,8 +126,10 @@ def specs(mod, sds):
 
 
 def _public_main(text: str) -> str:
-    line = next(ln for ln in text.splitlines() if "func.func public @main" in ln)
-    return re.sub(r" loc\([^()]*\)", "", line)
+    """The signatures of `main` and of the wrapped function it calls, without locations."""
+    lines = [ln for ln in text.splitlines()
+             if "func.func public @main" in ln or "func.func private @_wrapped_jax" in ln]
+    return "\n".join(re.sub(r" loc\([^()]*\)", "", ln) for ln in lines)
 
 
 def _laminax_artifacts():

@@ -1,9 +1,9 @@
 """Linear algebra exported for GPUs, against real JAX 0.10.2: `export(..., platforms=("cuda",))`
-(and rocm) of cholesky, lu, qr, eigh, svd and triangular_solve writes the cusolver /
-hipsolver custom calls JAX writes (targets, operands, result types, layouts, aliases,
-backend and frontend attributes, Shardy's sharding rules), and `platforms=("cpu", "cuda")`
-gives JAX's two-level `stablehlo.case` whose CPU branch runs here, both ways. This machine has no GPU: the GPU
-branches are compared as text."""
+(and rocm) of cholesky, lu, qr, eigh, svd, triangular_solve, householder_product and
+tridiagonal writes the cusolver / hipsolver custom calls JAX writes (targets, operands,
+result types, layouts, aliases, backend and frontend attributes, Shardy's sharding rules),
+and `platforms=("cpu", "cuda")` gives JAX's two-level `stablehlo.case` whose CPU branch runs
+here, both ways. This machine has no GPU: the GPU branches are compared as text."""
 
 import re
 
@@ -28,12 +28,15 @@ FUNS = {
     "svd_values": "lambda x: jnp.linalg.svd(x, compute_uv=False)",
     "svd_qr": "lambda x: jax.lax.linalg.svd(x, full_matrices=False, "
               "algorithm=jax.lax.linalg.SvdAlgorithm.QR)",
+    "householder_product": "lambda x: jax.lax.linalg.householder_product(x, x[..., 0, :2])",
+    "tridiagonal": "lambda x: jax.lax.linalg.tridiagonal(x + jnp.swapaxes(x, -1, -2))",
     "triangular_solve": "lambda x: jax.lax.linalg.triangular_solve(x, x[..., :2], "
                         "left_side=True, lower=True, transpose_a=True)",
 }
 SHAPES = [(4, 4), (2, 3, 5), (5, 3)]
 CASES = [(name, shape, "float32") for name in FUNS for shape in SHAPES
-         if not (name.startswith(("cholesky", "eigh", "triangular")) and shape[-1] != shape[-2])]
+         if not (name.startswith(("cholesky", "eigh", "triangular", "householder", "tridiagonal"))
+                 and shape[-1] != shape[-2])]
 CASES += [("lu", (3, 3), "complex64"), ("svd", (3, 3), "complex64"),
           ("eigh", (3, 3), "complex64"), ("svd_reduced", (40, 36), "float32")]
 

@@ -552,3 +552,89 @@ def test_block_scaled_matmuls_match_jax_math():
               "RHS": rng.standard_normal((2, 32, 64), np.float32)}
     ours = run_here(SCALED, quantize=_quantize, **inputs)
     assert_same(ours, run_jax("import warnings\n" + SCALED_PATCH + SCALED, **inputs))
+
+
+RANDOM_GAMMA = """
+k = jax.random.key(0)
+p = jax.random.random_gamma_p
+keys = jax.random.split(k, 2)
+# (one program: each compiled gamma sampler costs seconds of XLA time)
+both = jax.jit(lambda a: (p.bind(keys, a, log_space=True),
+                          jax.grad(lambda a: p.bind(k, a, log_space=False).sum())(a[0]),
+                          jax.vmap(lambda kk, a: p.bind(kk, a, log_space=False))(keys, a)))
+result = [both(jnp.array([[0.5, 2.0], [1.0, 3.0]])),
+          str(jax.make_jaxpr(lambda k, a: p.bind(k, a, log_space=False))(k, jnp.array([1.0])))]
+try:
+    p.bind(jax.random.split(k, 3), jnp.ones((2, 3)), log_space=False)
+except ValueError:
+    result.append("ValueError")
+"""
+
+
+@requires_jax
+def test_random_gamma_p_matches_jax():
+    assert_same(*both(RANDOM_GAMMA))
+
+
+API_UTIL = """
+result = []
+au = jax.api_util
+result.append([str(au.shaped_abstractify(v)) for v in (1.0, np.ones(2, np.int64), jnp.ones(3), jax.ShapeDtypeStruct((2,), jnp.float32))])
+result.append(list(au.safe_map(lambda a, b: a + b, [1, 2], [3, 4])))
+for bad in [lambda: au.safe_map(lambda a, b: a, [1], [1, 2]), lambda: au.safe_map(lambda a, b: a, [1, 2], [1]), lambda: au.rebase_donate_argnums((1,), (1,))]:
+    try: bad()
+    except Exception as e: result.append((type(e).__name__, str(e)))
+tree = jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4}))
+result.append((au.flatten_axes('vmap in_axes', tree, ((0, None), {'a': 1})), au.flatten_axes('vmap in_axes', tree, 0)))
+try: au.flatten_axes('vmap in_axes', tree, (0, 1, 2))
+except Exception as e: result.append(type(e).__name__)
+result.append((au.donation_vector((0,), ('b',), jax.tree_util.tree_structure(((1, (2, 3)), {'a': 4, 'b': (5, 6)})))))
+result.append((au.donation_vector((1,), (), jax.tree_util.tree_structure((1, (2, 3))), kws=False)))
+result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnums((), ()), au.rebase_donate_argnums((5, 2), (3,))))
+"""
+
+
+@requires_jax
+def test_api_util_matches_jax():
+    assert_same(*both(API_UTIL))
+
+
+RAGGED = """
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ('x',))
+
+def f(operand, output, in_off, send, out_off, recv):
+    return jax.lax.ragged_all_to_all(operand, output, in_off, send, out_off, recv,
+                                     axis_name='x')
+
+args = (jnp.arange(8.0), jnp.zeros(8), jnp.array([0, 2, 0, 1], jnp.int32),
+        jnp.array([2, 2, 1, 3], jnp.int32), jnp.array([0, 0, 2, 2], jnp.int32),
+        jnp.array([2, 1, 2, 3], jnp.int32))
+g = jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x'))
+result = []
+try:
+    jax.jit(g)(*args)
+except Exception as e:  # XLA:CPU has no RaggedAllToAll
+    result.append((type(e).__name__, "ragged-all-to-all" in str(e)))
+result.append(str(jax.make_jaxpr(g)(*args)))
+text = jax.jit(g).lower(*args).as_text()
+result += ['custom_call @ragged_all_to_all' in text, 'replica_groups = dense<[[0, 1]]>' in text]
+bad_args = [(args[0], args[1], args[2].astype(jnp.float32), *args[3:]),
+            (args[0], args[1], args[2].reshape(2, 2), *args[3:])]
+for bad in bad_args:
+    try:
+        jax.make_jaxpr(g)(*bad)
+    except ValueError as e:
+        result.append(str(e))
+try:
+    f(*args)
+except Exception as e:
+    result.append((type(e).__name__, str(e)))
+grad_jaxpr = jax.make_jaxpr(jax.grad(lambda o: g(o, *args[1:]).sum()))(args[0])
+result.append(str(grad_jaxpr).count("ragged_all_to_all"))
+"""
+
+
+@requires_jax
+def test_ragged_all_to_all_matches_jax():
+    assert_same(run_here(RAGGED), run_jax(RAGGED, devices=8))

@@ -29,7 +29,13 @@ from laminax_core._argnums import check_argnames, check_argnums, index_or_indice
 from laminax_core._avals import AbstractRef, ShapedArray, ShapeDtypeStruct, get_aval
 from laminax_core._interpreters import batching, partial_eval, transpose
 from laminax_core._interpreters.eval import eval_jaxpr
-from laminax_core._interpreters.jvp import JVPTrace, Zero, jvp_flat, zeros_like_aval
+from laminax_core._interpreters.jvp import (
+    JVPTrace,
+    Zero,
+    jvp_flat,
+    user_value,
+    zeros_like_aval,
+)
 
 __all__ = [
     "eval_shape",
@@ -372,6 +378,7 @@ class _Linearized:
         for i, (p, t) in enumerate(zip(self.primal_avals, tangent_leaves, strict=True)):
             _check_tangent_of(p, t, i)
         outs = eval_jaxpr(self.jaxpr, residuals, *tangent_leaves)
+        outs = [user_value(o, v.aval) for o, v in zip(outs, self.jaxpr.outvars, strict=True)]
         return tree_unflatten(self.out_tree, outs)
 
 
@@ -381,7 +388,7 @@ class _Linearized:
 def _zero_cotangent(aval: ShapedArray):
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    return zeros_like_aval(aval)
+    return user_value(zeros_like_aval(aval), aval)
 
 
 def _vjp_flat(flat, leaves):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from laminax_core import _pretty_printer as pp
-from laminax_core._avals import ShapedArray
+from laminax_core._avals import ShapedArray, WeakTypedArray
 from laminax_core.errors import JaxprTypeError
 
 __all__ = [
@@ -57,7 +57,9 @@ class Literal:
     __slots__ = ("val", "aval")
 
     def __init__(self, val, aval: ShapedArray):
-        self.val = np.asarray(val, dtype=aval.dtype)
+        val = np.asarray(val, dtype=aval.dtype)
+        # evaluating the jaxpr again (jvp, partial eval of a call) keeps the literal's type
+        self.val = val.view(WeakTypedArray) if aval.weak_type else val
         self.aval = aval
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ axes the value may differ over. The rules:
   take their types from their bodies, traced on typed inputs (their abstract evaluation);
 - everything else varies over the union of its operands.
 
-Outside such a body `state.axes` is None and staging pays one attribute read.
+Outside such a body `active` is 0 and staging pays one module-attribute read.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import threading
 from laminax_core._avals import EMPTY_MAT, ManualAxisType, ShapedArray, get_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 
-__all__ = ["state", "typing_rules", "stage_typed", "varying", "typed", "checking"]
+__all__ = ["active", "state", "typing_rules", "stage_typed", "varying", "typed", "checking", "vary_like"]
 
 
 class _State(threading.local):
@@ -35,6 +35,9 @@ class _State(threading.local):
 
 
 state = _State()
+# how many typed bodies are being traced, in any thread: staging reads this module global
+# first (cheaper than the thread-local) and the thread's `state` only when it is non-zero
+active = 0
 
 # primitive -> rule(in_varying: list[frozenset], params) -> list[frozenset] per output; a
 # rule may also be a `collective` entry (the params key naming its axes, and whether the
@@ -55,10 +58,14 @@ class checking:
         self.axes = None if axes is None else tuple(axes)
 
     def __enter__(self):
+        global active
         self.prev, state.axes = state.axes, self.axes
+        active += 1
 
     def __exit__(self, *exc):
+        global active
         state.axes = self.prev
+        active -= 1
 
 
 def varying(x) -> frozenset:

@@ -123,6 +123,7 @@ from laminax_core.lax._dot_algorithms import algorithm_compute_types as algorith
 # ragged_dot_general, cholesky_update and symmetric_product as lax programs: what dispatch
 # lowers them to
 from laminax_core._linear_call import linear_call_p as linear_call_p
+from laminax_core.random._gamma import _gamma_impl as random_gamma_program
 from laminax_core.lax._ragged_dot import ragged_dot_program as ragged_dot_program
 from laminax_core.lax._scaled_dot import scaled_dot_decomposition as scaled_dot_decomposition
 from laminax_core.lax._scaled_dot import scaled_dot_p as scaled_dot_p
@@ -174,6 +175,7 @@ __all__ = [
     "linalg_update_programs",
     "ragged_dot_program",
     "linear_call_p",
+    "random_gamma_program",
     "scaled_dot_decomposition",
     "scaled_dot_p",
     "cpu_dot_presets",

@@ -27,6 +27,7 @@ import threading
 import numpy as np
 from jaxlib import _jax
 from laminax_core import config as core_config
+from laminax_core.dtypes import float0
 from laminax_core.internal import (
     ClosedJaxpr,
     Jaxpr,
@@ -197,11 +198,26 @@ def _apply_python(primitive, args, params) -> tuple[list, _EagerComputation | No
         outs = _run_reference(primitive, args, params)
         return (outs if primitive.multiple_results else [outs]), None
     avals = [get_aval(x) for x in args]
+    if any(a.dtype == float0 for a in avals):
+        return _apply_with_float0(primitive, args, avals, params), None
     entry, placement = _lookup(primitive, avals, params, args)
     outs = _run(entry, args, placement)
     if _debug_nans.value or _debug_infs.value:
         _debugging.check_outputs(primitive.name, outs)
     return outs, entry
+
+
+def _apply_with_float0(primitive, args, avals, params) -> list:
+    # float0 holds no data (JAX's): float0 results are NumPy zeros, float0 operands travel as
+    # bool zeros (their lowered type); such calls stay off the C++ fast path
+    out_avals, _ = primitive.abstract_eval(*avals, **params)
+    out_avals = out_avals if primitive.multiple_results else [out_avals]
+    if all(a.dtype == float0 for a in out_avals):
+        return [np.zeros(a.shape, float0) for a in out_avals]
+    args = [np.zeros(a.shape, np.bool_) if a.dtype == float0 else x
+            for x, a in zip(args, avals, strict=True)]
+    entry, placement = _lookup(primitive, avals, params, args)
+    return _run(entry, args, placement)
 
 
 def _result(primitive, outs):

@@ -292,6 +292,29 @@ class _Emit:
         self._assert(self._cmp(a, b, "EQ"), msg, vals)
 
 
+def _tokens_after_lead(fn, arg_attrs, num_tokens: int, n_lead: int) -> list:
+    """Moves `fn`'s leading token arguments after the next `n_lead` ones (the platform
+    index and dimension variables), JAX's order for the wrapped function; returns the
+    argument attributes in the new order."""
+    block = fn.regions[0].blocks[0]
+    n = len(block.arguments)
+    order = [*range(num_tokens, num_tokens + n_lead), *range(num_tokens),
+             *range(num_tokens + n_lead, n)]
+    old_args = list(block.arguments)
+    new_args = [block.add_argument(old_args[i].type, old_args[i].location) for i in order]
+    for i, new in zip(order, new_args, strict=True):
+        old_args[i].replace_all_uses_with(new)
+    for _ in range(n):
+        block.erase_argument(0)
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    inputs = list(ftype.inputs)
+    fn.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([inputs[i] for i in order], list(ftype.results)))
+    arg_attrs = [arg_attrs[i] for i in order]
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(arg_attrs)
+    return arg_attrs
+
+
 def _with_token_mark(attrs):
     entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
     entries["jax.token"] = ir.BoolAttr.get(True)
@@ -328,10 +351,18 @@ def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
             return
         old.attributes["sym_name"] = ir.StringAttr.get("_wrapped_jax_export_main")
         old.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        if num_tokens and n_lead:
+            arg_attrs = _tokens_after_lead(old, arg_attrs, num_tokens, n_lead)
+            num_tokens_first = 0
+        else:
+            num_tokens_first = num_tokens
         ftype = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
         inputs = list(ftype.inputs)
         # the public main: the platform index first, then tokens, then the arrays
-        order = [*range(num_tokens, num_tokens + platform_index), *range(num_tokens),
+        token_at = n_lead if not num_tokens_first else 0
+        lead_at = 0 if not num_tokens_first else num_tokens
+        order = [*range(lead_at, lead_at + platform_index),
+                 *range(token_at, token_at + num_tokens),
                  *range(num_tokens + n_lead, len(inputs))]
         results = list(ftype.results)
         with ir.InsertionPoint.at_block_begin(module.body):
@@ -345,8 +376,11 @@ def wrap_main(module: ir.Module, in_avals, dim_vars: list[str], num_tokens: int,
             args = list(block.arguments)
             index, args = args[:platform_index], args[platform_index:]
             tokens, arrays = args[:num_tokens], args[num_tokens:]
-            dim_type = inputs[num_tokens + platform_index] if dim_vars else None
+            dim_type = inputs[lead_at + platform_index] if dim_vars else None
             known = _Procedure(in_avals, _Emit(arrays, dim_type)).run()
+            lead = [*index, *(known[v] for v in dim_vars)]
+            # JAX's wrapped function takes the tokens after the platform index and dim vars
             call = func.CallOp(results, ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
-                               [*tokens, *index, *(known[v] for v in dim_vars), *arrays])
+                               [*tokens, *lead, *arrays] if num_tokens_first
+                               else [*lead, *tokens, *arrays])
             func.ReturnOp(list(call.results))

@@ -118,6 +118,7 @@ from laminax_pjit import pmap as pmap
 from laminax_pjit import shard_map as shard_map
 from laminax_pjit import smap as smap
 
+from laminax import api_util as api_util
 from laminax import core as core
 from laminax import custom_batching as custom_batching
 from laminax import custom_derivatives as custom_derivatives
@@ -292,6 +293,7 @@ __all__ = [
     "array_garbage_collection_guard",
     "thread_guard",
     "fwd_and_bwd",
+    "api_util",
     "ds",
     "memory",
     "lib",

@@ -27,7 +27,7 @@ from laminax_core.internal import (
 )
 from laminax_dispatch.internal import register_lowering, sharding_from_hlo
 
-__all__ = ["inspect_array_sharding", "inspect_sharding_p"]
+__all__ = ["InspectShardingEffect", "inspect_array_sharding", "inspect_sharding_p"]
 
 
 class InspectShardingEffect(Effect):

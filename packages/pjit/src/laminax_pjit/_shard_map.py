@@ -282,6 +282,11 @@ def _arg_where(f, path) -> str:
            f"'{params[index].name}',"
 
 
+def _long(aval) -> str:
+    # JAX's messages name types with full dtype names (`float32[8]{V:x}`), weak or not
+    return str(aval.strip_weak_type())
+
+
 def _rank_error(f, prefix, specs_flat, avals, paths) -> ValueError:
     base = "the passed args" if prefix == "in" else f"{_fun_name(f)}(*args)"
     lines = []
@@ -290,7 +295,7 @@ def _rank_error(f, prefix, specs_flat, avals, paths) -> ValueError:
             where = _arg_where(f, path) if prefix == "in" else ""
             lines.append(
                 f"* {prefix}_specs is {spec} which has length {len(spec_entries(spec))}, but "
-                f"{base}{keystr(path)}{where} has shape {aval.str_short()}, which has rank "
+                f"{base}{keystr(path)}{where} has shape {_long(aval)}, which has rank "
                 f"{aval.ndim} (and {aval.ndim} < {len(spec_entries(spec))})"
             )
     if len(lines) == 1:
@@ -319,7 +324,7 @@ def _divisibility_error(f, mesh, specs_flat, avals, paths) -> ValueError:
                 axis = f"axes {names}" if len(names) > 1 else f"axis '{names[0]}'"
                 total = "total " if len(names) > 1 else ""
                 lines.append(
-                    f"* the passed args{keystr(path)} of shape {aval.str_short()}"
+                    f"* the passed args{keystr(path)} of shape {_long(aval)}"
                     f"{_arg_where(f, path)} corresponds to in_specs of value {spec}, which maps "
                     f"array axis {d} (of size {aval.shape[d]}) to mesh {axis} (of {total}size "
                     f"{size}), but {size} does not evenly divide {aval.shape[d]}"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from laminax_core import _trace, dtypes
-from laminax_core._avals import ShapedArray, get_aval
+from laminax_core._avals import ShapedArray, WeakTypedArray, get_aval
 from laminax_core._interpreters import eval as eval_interpreter
 from laminax_core._interpreters import lax_ops
 
@@ -25,6 +25,7 @@ __all__ = [
     "Zero",
     "add_tangents",
     "instantiate_zeros",
+    "user_value",
     "jvp_flat",
     "jvp_rules",
     "zeros_like_aval",
@@ -59,9 +60,24 @@ def zeros_like_aval(aval: ShapedArray):
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
     scalar = np.zeros((), aval.dtype)
+    if aval.weak_type:  # the zero tangent of a weakly typed value is weakly typed (JAX's)
+        scalar = scalar.view(WeakTypedArray)
     if aval.shape == ():
         return scalar
     return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
+
+
+def user_value(x, aval: ShapedArray):
+    """`x` (a result of grad, jvp, vjp or linearize) as the caller receives it: outside every
+    transformation a NumPy constant becomes an Array of `aval`'s type (weak type included),
+    as JAX's zeros are; float0 stays NumPy, as in JAX."""
+    if (
+        isinstance(x, (np.ndarray, np.generic))
+        and aval.dtype != dtypes.float0
+        and _trace.current_trace() is _trace.eval_trace()
+    ):
+        return lax_ops.convert_element_type(x, aval.dtype, weak_type=aval.weak_type)
+    return x
 
 
 def instantiate_zeros(tangent):
@@ -182,11 +198,16 @@ class JVPTrace(_trace.Trace):
         with _trace.set_current_trace(self.parent):
             primal_out, tangent_out = rule(tuple(primals), tuple(tangents), **params)
         if primitive.multiple_results:
-            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
-        return self.wrap(primal_out, tangent_out)
+            return [self.maybe_wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.maybe_wrap(primal_out, tangent_out)
 
     def wrap(self, primal, tangent):
         return JVPTracer(self, primal, tangent)
+
+    def maybe_wrap(self, primal, tangent):
+        # as JAX's: an output with a symbolic-zero tangent is the primal value itself, so
+        # callers can tell what the differentiated inputs reach (equinox's filter_jvp does)
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
 
 
 def jvp_flat(
@@ -208,5 +229,8 @@ def jvp_flat(
     primals_out = [p for p, _ in pairs]
     tangents_out = [t for _, t in pairs]
     if instantiate:
-        tangents_out = [instantiate_zeros(t) for t in tangents_out]
+        tangents_out = [
+            user_value(zeros_like_aval(t.aval), t.aval) if isinstance(t, Zero) else t
+            for t in tangents_out
+        ]
     return primals_out, tangents_out

@@ -9,14 +9,16 @@ transformation runs.
 
 from __future__ import annotations
 
-__all__ = ["add_any", "broadcast_in_dim", "install", "reduce_sum", "transpose"]
+__all__ = [
+    "add_any", "broadcast_in_dim", "convert_element_type", "install", "reduce_sum", "transpose",
+]
 
 
 def _not_installed(*args, **kwargs):
     raise RuntimeError("laminax_core.lax has not installed its operations; import laminax_core")
 
 
-add_any = broadcast_in_dim = reduce_sum = transpose = _not_installed
+add_any = broadcast_in_dim = convert_element_type = reduce_sum = transpose = _not_installed
 
 
 def install(**ops) -> None:

@@ -155,7 +155,7 @@ class JaxprTrace(_trace.Trace):
     def stage(self, primitive, args, params):
         """Records `primitive(*args)` as an equation and returns tracers of its outputs."""
         fix = None
-        if _manual_axes.state.axes is not None:  # inside a shard_map body with check_vma
+        if _manual_axes.active and _manual_axes.state.axes is not None:  # a check_vma body
             args, fix = _manual_axes.stage_typed(self, primitive, args, params)
         invars = [self.atom(x) for x in args]
         avals_out, effects = primitive.abstract_eval(*[a.aval for a in invars], **params)

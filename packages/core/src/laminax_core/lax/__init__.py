@@ -88,5 +88,6 @@ __all__ += ["linalg"]
 # the interpreters beneath lax emit these operations themselves (zeros, tangent sums, batch moves)
 lax_ops.install(
     add_any=_elementwise.add_any, broadcast_in_dim=_structural.broadcast_in_dim,
+    convert_element_type=_elementwise.convert_element_type,
     reduce_sum=_reductions.reduce_sum, transpose=_structural.transpose,
 )

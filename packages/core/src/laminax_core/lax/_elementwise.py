@@ -55,6 +55,9 @@ def _like_ans(t, ans):
     """A tangent contribution broadcast to the output's shape, as JAX's binary jvps do it: the
     size-1 dims dropped with a `reshape` (whose transpose is a reshape, not a broadcast) and
     the rest broadcast with `broadcast_in_dim`, so gradients lower to JAX's ops."""
+    if type(t) in (int, float, complex):
+        # JAX's jnp promotion converts a concrete tracer's tangent: a weak-typed array
+        t = convert_element_type(t, get_aval(t).dtype, weak_type=True)
     shape = get_aval(ans).shape
     t_shape = get_aval(t).shape
     if t_shape == shape or len(t_shape) != len(shape):

@@ -409,6 +409,9 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
       >>> full((2,), 1.5, np.float32)
       array([1.5, 1.5], dtype=float32)
     """
+    if dtype is not None and np.dtype(dtype) == dtypes.float0:
+        # float0 holds no data: a NumPy array under every transformation, as JAX's
+        return np.zeros(canonicalize_shape(shape, "full"), dtypes.float0)
     (value,) = as_operands(fill_value)  # a Python scalar stays weakly typed
     concrete = not isinstance(value, _trace.Tracer)
     if dtype is not None and concrete:  # converted now, so the jaxpr holds a literal

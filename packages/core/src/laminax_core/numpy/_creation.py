@@ -339,6 +339,8 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=N
 
 
 def _scalar(value, dtype, weak: bool = False):
+    if np.dtype(dtype) == dtypes.float0:  # no data: zeros whatever the value (JAX's)
+        return np.zeros((), dtypes.float0)
     return weak_array(value, dtype) if weak else np.asarray(value, dtype)
 
 

@@ -13,6 +13,7 @@ from laminax_core.random._gamma import beta as beta
 from laminax_core.random._gamma import dirichlet as dirichlet
 from laminax_core.random._gamma import gamma as gamma
 from laminax_core.random._gamma import loggamma as loggamma
+from laminax_core.random._gamma import random_gamma_p as random_gamma_p
 from laminax_core.random import _key_rules  # noqa: F401  (registers the rules for keys)
 from laminax_core.random import _keys
 from laminax_core.random._keys import PRNGKey as PRNGKey
@@ -60,6 +61,7 @@ from laminax_core.random._transformed import wald as wald
 from laminax_core.random._transformed import weibull_min as weibull_min
 
 __all__ = [
+    "random_gamma_p",
     "ball",
     "bernoulli",
     "beta",

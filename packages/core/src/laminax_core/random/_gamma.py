@@ -5,9 +5,9 @@ gamma variables", 2000) with its own key, split from the caller's key as JAX spl
 same sequence of rejection steps (`lax.while_loop`s), so samples equal JAX's for equal keys.
 Shapes below 1 are boosted: sample with `a + 1`, then scale by `u ** (1 / a)`.
 
-Differs from JAX: JAX makes gamma a primitive (`random_gamma_p`); laminax composes the sampler
-from lax operations under a `custom_jvp` whose rule is the same implicit reparameterization
-gradient (`lax.random_gamma_grad`), so derivatives with respect to `a` agree with JAX's.
+As in JAX, the sampler is the primitive `random_gamma_p` (typed keys and `a`; lowered as the
+lax program above), whose jvp is the implicit reparameterization gradient
+(`lax.random_gamma_grad`), so derivatives with respect to `a` agree with JAX's.
 """
 
 from __future__ import annotations
@@ -19,8 +19,12 @@ import numpy as np
 from laminax_core import dtypes, lax
 from laminax_core._api import vmap
 from laminax_core._avals import get_aval
-from laminax_core._custom_derivatives import custom_jvp
-from laminax_core.random._keys import check_key
+from laminax_core._avals import ShapedArray
+from laminax_core._interpreters import eval as eval_interpreter
+from laminax_core._interpreters.batching import bdim_at_front
+from laminax_core._interpreters.jvp import instantiate_zeros
+from laminax_core._primitive import Primitive
+from laminax_core.random._keys import KEY_DTYPE, check_key, random_unwrap_p, random_wrap_p
 from laminax_core.random._samplers import (
     _float_dtype,
     _shape,
@@ -32,7 +36,7 @@ from laminax_core.random._samplers import (
 )
 from laminax_core.random._threefry import threefry_split
 
-__all__ = ["beta", "dirichlet", "gamma", "loggamma"]
+__all__ = ["beta", "dirichlet", "gamma", "loggamma", "random_gamma_p"]
 
 
 def _shape_of(x) -> tuple[int, ...]:
@@ -98,18 +102,31 @@ def _gamma_samples(raw_key, a, log_space: bool):
     return lax.reshape(samples, shape)
 
 
-def _gamma_with_gradient(raw_key, a, log_space):
-    return _gamma_samples(raw_key, a, log_space)
+def _gamma_impl(keys, a, *, log_space):
+    """Samples of `a`'s shape from typed `keys`, whose shape is a prefix of `a`'s: each key
+    draws the block of `a` it leads (JAX's `random_gamma` primitive)."""
+    raw = random_unwrap_p.bind(keys)
+    lead = len(get_aval(keys).shape)
+    draw = lambda k, alpha: _gamma_samples(k, alpha, log_space)  # noqa: E731
+    for _ in range(lead):
+        draw = vmap(draw)
+    return draw(raw, a)
 
 
-_gamma_with_gradient = custom_jvp(_gamma_with_gradient, nondiff_argnums=(2,))
+def _gamma_abstract_eval(keys, a, *, log_space):
+    if keys.dtype != KEY_DTYPE:
+        raise TypeError(f"random_gamma: expected typed keys, got {keys.str_short()}.")
+    if tuple(a.shape[:len(keys.shape)]) != tuple(keys.shape):
+        raise ValueError(f"random_gamma: the keys' shape {keys.shape} must lead a's shape "
+                        f"{a.shape}.")
+    return ShapedArray(a.shape, a.dtype)
 
 
-def _gamma_jvp(log_space, primals, tangents):
+def _gamma_jvp(primals, tangents, *, log_space):
     # the implicit reparameterization gradient: along P(a, x) = u, dx/da = random_gamma_grad
-    raw_key, a = primals
-    a_dot = tangents[1]
-    sample = _gamma_with_gradient(raw_key, a, log_space)
+    keys, a = primals
+    a_dot = instantiate_zeros(tangents[1])
+    sample = random_gamma_p.bind(keys, a, log_space=log_space)
     if not log_space:
         return sample, lax.mul(a_dot, lax.random_gamma_grad(a, sample))
     # d log x = dx / x; exp(log x) may round to 0: use the smallest normal float instead
@@ -119,7 +136,29 @@ def _gamma_jvp(log_space, primals, tangents):
     return sample, lax.mul(a_dot, lax.div(lax.random_gamma_grad(a, x), x))
 
 
-_gamma_with_gradient.defjvp(_gamma_jvp)
+def _gamma_batch(axis_data, args, dims, *, log_space):
+    # an unbatched key is shared by every example (as in JAX): both move the batch to the front
+    keys, a = (bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.def_abstract_eval(_gamma_abstract_eval)
+random_gamma_p.def_jvp(_gamma_jvp)
+random_gamma_p.def_batch(_gamma_batch)
+
+
+@random_gamma_p.def_impl
+def _gamma_eager(keys, a, *, log_space):
+    # compiled as one program when an executor is plugged in; NumPy's reference evaluates the
+    # lax program op by op (its reference rules cannot take typed keys)
+    if eval_interpreter._eager_impl is not None:
+        return eval_interpreter._eager_impl(random_gamma_p, (keys, a), {"log_space": log_space})
+    return _gamma_impl(keys, a, log_space=log_space)
+
+
+def _gamma_with_gradient(raw_key, a, log_space):
+    return random_gamma_p.bind(random_wrap_p.bind(raw_key), a, log_space=log_space)
 
 
 def _gamma(name, key, a, shape, dtype, log_space):

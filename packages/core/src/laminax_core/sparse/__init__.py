@@ -7,7 +7,9 @@ from laminax_core.sparse._bcoo import *  # noqa: F403
 from laminax_core.sparse._bcoo import __all__ as _bcoo_all
 from laminax_core.sparse._bcsr import *  # noqa: F403
 from laminax_core.sparse._bcsr import __all__ as _bcsr_all
+from laminax_core.sparse._legacy import *  # noqa: F403
+from laminax_core.sparse._legacy import __all__ as _legacy_all
 from laminax_core.sparse._transform import *  # noqa: F403
 from laminax_core.sparse._transform import __all__ as _transform_all
 
-__all__ = sorted([*_bcoo_all, *_bcsr_all, *_transform_all])
+__all__ = sorted([*_bcoo_all, *_bcsr_all, *_legacy_all, *_transform_all])

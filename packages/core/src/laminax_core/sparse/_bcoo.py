@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 from laminax_pytree import register_pytree_node
 
 from laminax_core import dtypes, errors
+from laminax_core.lax import Precision
+from laminax_core.lax import dot_general as lax_dot_general
+from laminax_core.lax import dynamic_slice as lax_dynamic_slice
 from laminax_core import numpy as jnp
 from laminax_core._api import vmap
 from laminax_core._trace import Tracer
@@ -30,7 +34,8 @@ __all__ = [
     "CuSparseEfficiencyWarning", "bcoo_fromdense", "bcoo_todense", "bcoo_dot_general",
     "bcoo_extract", "bcoo_multiply_dense", "bcoo_multiply_sparse", "bcoo_reduce_sum",
     "bcoo_reshape", "bcoo_transpose", "bcoo_sort_indices", "bcoo_sum_duplicates",
-    "bcoo_concatenate", "bcoo_squeeze", "bcoo_rev", "bcoo_broadcast_in_dim", "empty", "eye",
+    "bcoo_concatenate", "bcoo_squeeze", "bcoo_rev", "bcoo_broadcast_in_dim", "bcoo_slice",
+    "bcoo_dynamic_slice", "bcoo_update_layout", "bcoo_dot_general_sampled", "empty", "eye",
 ]
 
 
@@ -197,6 +202,11 @@ class BCOO(JAXSparse):
         """Sorts each batch's entries by their coordinates."""
         return bcoo_sort_indices(self)
 
+    def update_layout(self, *, n_batch=None, n_dense=None, on_inefficient="error") -> BCOO:
+        """The same array with another number of batch and dense dimensions."""
+        return bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense,
+                                  on_inefficient=on_inefficient)
+
     def astype(self, dtype) -> BCOO:
         """The array with its data converted to `dtype`."""
         return BCOO((self.data.astype(dtype), self.indices), shape=self.shape,
@@ -343,7 +353,8 @@ def _per_batch(fn, n_batch: int, in_axes=0):
 
 def _valid(indices, sparse_shape):
     # a padding entry has an out-of-bounds coordinate
-    bound = jnp.array(sparse_shape, indices.dtype) if sparse_shape else jnp.zeros((0,), indices.dtype)
+    bound = (jnp.array(sparse_shape, indices.dtype) if sparse_shape
+             else jnp.zeros((0,), indices.dtype))
     return jnp.all((indices >= 0) & (indices < bound), axis=-1)
 
 
@@ -417,6 +428,8 @@ def bcoo_todense(mat):
     data, indices = _broadcast_batch(mat)
 
     def one(d, i):
+        if not sparse_shape:  # every entry is the one dense block
+            return d.sum(0)
         out = jnp.zeros(sparse_shape + dense_shape, d.dtype)
         return out.at[tuple(i[:, k] for k in range(len(sparse_shape)))].add(d, mode="drop")
 
@@ -426,7 +439,8 @@ def bcoo_todense(mat):
 def bcoo_extract(sparr, arr, *, assume_unique=None):
     """The elements of dense `arr` at the coordinates of `sparr`, as a BCOO array of its layout."""
     if not isinstance(sparr, BCOO):
-        raise TypeError(f"First argument to bcoo_extract should be a BCOO array. Got {type(sparr)=}")
+        raise TypeError("First argument to bcoo_extract should be a BCOO array. "
+                        f"Got {type(sparr)=}")
     arr = _asarray(arr)
     if tuple(arr.shape) != sparr.shape:
         raise ValueError(f"shape mismatch: {sparr.shape=} {arr.shape=}")
@@ -439,6 +453,8 @@ def _gather(mat, dense):
     data, indices = _broadcast_batch(mat)
 
     def one(i, v):
+        if not i.shape[-1]:
+            return jnp.broadcast_to(v, i.shape[:1] + v.shape)
         return v.at[tuple(i[:, k] for k in range(i.shape[-1]))].get(mode="fill", fill_value=0)
 
     return _per_batch(one, mat.n_batch)(indices, dense)
@@ -673,6 +689,187 @@ def bcoo_concatenate(operands, *, dimension: int):
     return BCOO((data, indices), shape=tuple(shape))
 
 
+def _restrict(mat, data, indices, starts, strides, shape):
+    """Keeps the entries whose sparse coordinates fall in the window `starts + strides * k`
+    (k < the new sizes), renumbered from 0; the others become padding (zero data, out-of-bounds)."""
+    nb, ns = mat.n_batch, mat.n_sparse
+    new_sparse = tuple(shape[nb:nb + ns])
+    if not ns:
+        return data, indices
+    start = jnp.stack([jnp.asarray(s, indices.dtype) for s in starts[nb:nb + ns]])
+    step = jnp.array(strides[nb:nb + ns], indices.dtype)
+    offset = indices - start
+    inside = (offset >= 0) & (offset % step == 0) & (offset // step < jnp.array(
+        new_sparse, indices.dtype)) & _valid(indices, mat.shape[nb:nb + ns])[..., None]
+    keep = jnp.all(inside, axis=-1)
+    indices = jnp.where(keep[..., None], offset // step, jnp.array(new_sparse, indices.dtype))
+    data = data * _expand(keep, data.ndim - nb).astype(data.dtype)
+    return data, indices
+
+
+def bcoo_slice(mat, *, start_indices: Sequence[int], limit_indices: Sequence[int],
+               strides: Sequence[int] | None = None):
+    """`lax.slice` of a BCOO array: batch and dense dimensions are sliced, entries outside
+    the sparse window become padding."""
+    if not isinstance(mat, BCOO):
+        raise TypeError(f"bcoo_slice: input should be BCOO array, got type(mat)={type(mat)}")
+    start_indices = tuple(operator.index(i) for i in start_indices)
+    limit_indices = tuple(operator.index(i) for i in limit_indices)
+    strides = (1,) * mat.ndim if strides is None else tuple(operator.index(i) for i in strides)
+    if len(start_indices) != mat.ndim or len(limit_indices) != mat.ndim:
+        raise ValueError(f"bcoo_slice: indices must have size mat.ndim={mat.ndim}")
+    if len(strides) != mat.ndim:
+        raise ValueError(f"len(strides) = {len(strides)}; expected {mat.ndim}")
+    if any(s <= 0 for s in strides):
+        raise ValueError(f"strides must be a sequence of positive integers; got {strides}")
+    if not all(0 <= a <= b <= d for a, b, d in zip(start_indices, limit_indices, mat.shape,
+                                                   strict=True)):
+        raise ValueError(f"bcoo_slice: invalid indices. Got {start_indices=}, "
+                         f"{limit_indices=} and shape={mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    shape = tuple(-(-(b - a) // s) for a, b, s in zip(start_indices, limit_indices, strides,
+                                                       strict=True))
+    data, indices = _broadcast_batch(mat)
+    b_start, b_limit, b_step = start_indices[:nb], limit_indices[:nb], strides[:nb]
+    d_start, d_limit, d_step = (start_indices[nb + ns:], limit_indices[nb + ns:],
+                                strides[nb + ns:])
+    data = data[tuple(slice(a, b, c) for a, b, c in zip(b_start, b_limit, b_step, strict=True))
+                + (slice(None),) + tuple(slice(a, b, c) for a, b, c in zip(
+                    d_start, d_limit, d_step, strict=True))]
+    indices = indices[tuple(slice(a, b, c) for a, b, c in zip(b_start, b_limit, b_step,
+                                                              strict=True))]
+    data, indices = _restrict(mat, data, indices, start_indices, strides, shape)
+    return _compact(BCOO((data, indices), shape=shape))
+
+
+def _compact(mat):
+    # a window holding fewer coordinates than entries keeps one entry per coordinate (JAX's)
+    size = math.prod(mat.shape[mat.n_batch:mat.n_batch + mat.n_sparse])
+    if mat.n_sparse and mat.nse > size:
+        merged = bcoo_sum_duplicates(mat, nse=size, remove_zeros=False)
+        return BCOO((merged.data, merged.indices), shape=mat.shape)
+    return mat
+
+
+def bcoo_dynamic_slice(mat, start_indices, slice_sizes: Sequence[int]):
+    """`lax.dynamic_slice` of a BCOO array (starts clamped into range, as lax clamps them)."""
+    if not isinstance(mat, BCOO):
+        raise TypeError(f"bcoo_slice: input should be BCOO array, got type(mat)={type(mat)}")
+    start_indices = list(start_indices)
+    slice_sizes = tuple(operator.index(s) for s in slice_sizes)
+    if len(start_indices) != mat.ndim or len(slice_sizes) != mat.ndim:
+        raise ValueError(f"bcoo_dynamic_slice: indices must have size mat.ndim={mat.ndim}")
+    if any(s < 0 or s > d for s, d in zip(slice_sizes, mat.shape, strict=True)):
+        raise TypeError("slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {mat.shape}")
+    nb, ns = mat.n_batch, mat.n_sparse
+    starts = [jnp.clip(jnp.asarray(s), 0, d - z).astype(mat.indices.dtype)
+              for s, d, z in zip(start_indices, mat.shape, slice_sizes, strict=True)]
+    data, indices = _broadcast_batch(mat)
+    zero = jnp.zeros((), mat.indices.dtype)
+    data = jnp.asarray(data)
+    from_data = starts[:nb] + [zero] + starts[nb + ns:]
+    data = lax_dynamic_slice(data, from_data, slice_sizes[:nb] + (data.shape[nb],)
+                             + slice_sizes[nb + ns:])
+    indices = lax_dynamic_slice(indices, starts[:nb] + [zero, zero],
+                                slice_sizes[:nb] + indices.shape[nb:])
+    data, indices = _restrict(mat, data, indices, starts, (1,) * mat.ndim, slice_sizes)
+    return _compact(BCOO((data, indices), shape=slice_sizes))
+
+
+def bcoo_update_layout(mat, *, n_batch: int | None = None, n_dense: int | None = None,
+                       on_inefficient: str | None = "error"):
+    """The same array with `n_batch` batch and `n_dense` dense dimensions.
+
+    Moving dimensions into the sparse part is cheap; moving sparse dimensions of size > 1 into
+    the batch or dense part stores explicit zeros, which `on_inefficient` ('error', 'warn' or
+    None) refuses (`SparseEfficiencyError`), warns about, or allows.
+    """
+    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
+    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
+    if (n_batch, n_dense) == (mat.n_batch, mat.n_dense):
+        return mat
+    if on_inefficient not in ("error", "warn", None):
+        raise ValueError(f"on_inefficent={on_inefficient!r}; expected one of ['error', 'warn', "
+                         "None].")
+    if n_batch < 0:
+        raise ValueError(f"n_batch must be non-negative; got {n_batch}")
+    if n_dense < 0:
+        raise ValueError(f"n_dense must be non-negative; got {n_dense}")
+    if mat.ndim - n_batch - n_dense < 0:
+        raise ValueError(f"sum of {n_batch=} and {n_dense=} cannot be larger than "
+                         f"mat.ndim={mat.ndim}.")
+    shape = mat.shape
+
+    def inefficient(what, old, new):
+        msg = (f"For matrix of shape {shape}, increasing {what} from {old} to {new} results in "
+               "inefficient storage.")
+        if on_inefficient == "error":
+            raise SparseEfficiencyError(msg + " To disable this error, set the on_inefficient "
+                                        "argument of bcoo_update_layout to 'warn' or None.")
+        if on_inefficient == "warn":
+            warnings.warn(msg + " To disable this warning, set the on_inefficient argument of "
+                          "bcoo_update_layout to None.", SparseEfficiencyWarning, stacklevel=3)
+
+    if n_dense > mat.n_dense and any(d > 1 for d in shape[mat.ndim - n_dense:
+                                                          mat.ndim - mat.n_dense]):
+        inefficient("n_dense", mat.n_dense, n_dense)
+    if n_batch > mat.n_batch and any(d > 1 for d in shape[mat.n_batch:n_batch]):
+        inefficient("n_batch", mat.n_batch, n_batch)
+    data, indices = _broadcast_batch(mat)
+    nb, nd = mat.n_batch, mat.n_dense
+    if n_dense < nd:  # leading dense dimensions become sparse: one entry per block element
+        moved = shape[mat.ndim - nd:mat.ndim - n_dense]
+
+        def spread(d, i):
+            count = math.prod(moved)
+            grid = np.indices(moved).reshape(len(moved), -1).T.astype(i.dtype)
+            nse = i.shape[0]
+            new_i = jnp.concatenate([jnp.broadcast_to(i[:, None], (nse, count, i.shape[1])),
+                                     jnp.broadcast_to(jnp.asarray(grid), (nse,) + grid.shape)],
+                                    axis=-1)
+            return (d.reshape((d.shape[0] * count,) + d.shape[1 + len(moved):]),
+                    new_i.reshape(-1, new_i.shape[-1]))
+
+        data, indices = _per_batch(spread, nb)(data, indices)
+        nd = n_dense
+    if n_batch < nb:  # trailing batch dimensions become sparse: their entries are joined
+        moved = shape[n_batch:nb]
+
+        def join(d, i):
+            grid = np.indices(moved + (i.shape[-2],)).reshape(len(moved) + 1, -1).T[:, :-1]
+            new_i = jnp.concatenate([jnp.asarray(grid.astype(np.dtype(i.dtype))),
+                                     i.reshape(-1, i.shape[-1])], axis=-1)
+            return d.reshape((-1,) + d.shape[len(moved) + 1:]), new_i
+
+        data, indices = _per_batch(join, n_batch)(data, indices)
+        nb = n_batch
+    if n_dense > nd:  # trailing sparse dimensions become dense: each block holds one slice
+        k = n_dense - nd
+        block = shape[mat.ndim - n_dense:]
+
+        def gather_in(d, i):
+            rows = jnp.arange(i.shape[0])
+            out = jnp.zeros((i.shape[0],) + block, d.dtype)
+            where = (rows,) + tuple(i[:, i.shape[1] - k + j] for j in range(k))
+            return out.at[where].set(d, mode="drop"), i[:, :i.shape[1] - k]
+
+        data, indices = _per_batch(gather_in, nb)(data, indices)
+        nd = n_dense
+    if n_batch > nb:  # leading sparse dimensions become batch dimensions
+        k = n_batch - nb
+        new_batch = shape[nb:n_batch]
+
+        def split(d, i):
+            nse = i.shape[0]
+            where = tuple(i[:, j] for j in range(k)) + (jnp.arange(nse),)
+            out = jnp.zeros(new_batch + d.shape, d.dtype).at[where].set(d, mode="drop")
+            return out, jnp.broadcast_to(i[:, k:], new_batch + (nse, i.shape[1] - k))
+
+        data, indices = _per_batch(split, nb)(data, indices)
+    return BCOO((data, indices), shape=shape)
+
+
 # ----- arithmetic ------------------------------------------------------------------------------
 
 
@@ -816,6 +1013,20 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     raise TypeError("bcoo_dot_general: expected a BCOO operand")
 
 
+def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
+    """`lax.dot_general(A, B)` evaluated at the coordinates `indices` only: the data of a BCOO
+    array with that layout (the product's gradient flows only through those entries)."""
+    A, B, indices = _asarray(A), _asarray(B), _asarray(indices)
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    dense = jnp.asarray(lax_dot_general(A, B, dims, precision=Precision.HIGHEST))
+    n_batch, n_sparse = indices.ndim - 2, indices.shape[-1]
+    data_shape = (tuple(dense.shape[:n_batch]) + indices.shape[n_batch:n_batch + 1]
+                  + tuple(dense.shape[n_batch + n_sparse:]))
+    layout = BCOO((jnp.zeros(data_shape, dense.dtype), indices), shape=dense.shape)
+    return _gather(layout, dense)
+
+
 def _check_dims(mat, lc, lb, name):
     if lb and max(lb) >= mat.n_batch:
         raise NotImplementedError(
@@ -840,9 +1051,8 @@ def _sparse_dense(mat, dense, lc, rc, lb, rb, preferred):
                             f"same shape, got {mat.shape} and {dense.shape}.")
     dtype = _result_dtype(mat.data, dense, preferred)
     data, indices = _broadcast_batch(mat)
-    out = _peel_sparse_dense(data.astype(dtype), indices, mat.shape, mat.n_batch, dense.astype(dtype),
-                             lc, rc, lb, rb)
-    return out
+    return _peel_sparse_dense(data.astype(dtype), indices, mat.shape, mat.n_batch,
+                              dense.astype(dtype), lc, rc, lb, rb)
 
 
 def _peel_sparse_dense(data, indices, shape, nb, dense, lc, rc, lb, rb):
@@ -990,13 +1200,16 @@ def _matmul(a, b):
 
 
 def empty(shape, dtype=None, index_dtype="int32", sparse_format: str = "bcoo", **kwds):
-    """An all-zero sparse array storing no entries (`sparse_format` 'bcoo' or 'bcsr')."""
+    """An all-zero sparse array storing no entries (`sparse_format` 'bcoo', 'bcsr', 'coo',
+    'csr' or 'csc')."""
+    dtype = dtype or dtypes.canonicalize_dtype(np.float64)
     if sparse_format == "bcoo":
-        return BCOO._empty(shape, dtype=dtype or dtypes.canonicalize_dtype(np.float64),
-                           index_dtype=index_dtype, **kwds)
+        return BCOO._empty(shape, dtype=dtype, index_dtype=index_dtype, **kwds)
     if sparse_format == "bcsr":
-        return _formats["bcsr"]._empty(shape, dtype=dtype or dtypes.canonicalize_dtype(
-            np.float64), index_dtype=index_dtype, **kwds)
+        return _formats["bcsr"]._empty(shape, dtype=dtype, index_dtype=index_dtype, **kwds)
+    if sparse_format in ("coo", "csr", "csc"):
+        return _formats[sparse_format].fromdense(np.zeros(shape, np.dtype(dtype)), nse=0,
+                                                 index_dtype=index_dtype)
     raise ValueError(f"sparse_format={sparse_format!r} not recognized")
 
 
@@ -1005,6 +1218,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
     """The sparse identity (ones on diagonal `k`) of shape `(N, M)`."""
     M = N if M is None else M
     dtype = dtype or dtypes.canonicalize_dtype(np.float64)
+    if sparse_format in ("coo", "csr", "csc"):
+        return _formats[sparse_format].fromdense(np.eye(N, M, k, dtype=np.dtype(dtype)),
+                                                 index_dtype=index_dtype)
     if sparse_format not in ("bcoo", "bcsr"):
         raise ValueError(f"sparse_format={sparse_format!r} not recognized")
     n_batch, n_dense = kwds.get("n_batch", 0), kwds.get("n_dense", 0)
@@ -1020,5 +1236,5 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32
     return mat if sparse_format == "bcoo" else _formats["bcsr"].from_bcoo(mat)
 
 
-# the BCSR class registers itself here (it is built on this module's functions)
+# the other formats register themselves here (they are built on this module's functions)
 _formats: dict[str, type] = {}

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import _api, dtypes
+from laminax_core import _api, _jacobians, dtypes
 from laminax_core import numpy as jnp
 from laminax_core import random as jrandom
 from laminax_core._avals import ShapedArray, get_aval
@@ -30,12 +30,15 @@ from laminax_core.sparse._bcoo import (
     bcoo_reduce_sum,
     bcoo_reshape,
     bcoo_rev,
+    bcoo_slice,
+    bcoo_dynamic_slice,
     bcoo_squeeze,
     bcoo_transpose,
 )
 from laminax_core.sparse._bcsr import BCSR
 
-__all__ = ["sparsify", "todense", "grad", "value_and_grad", "random_bcoo"]
+__all__ = ["sparsify", "todense", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
+           "random_bcoo"]
 
 # elementwise functions with f(0) == 0: applied to the stored data alone (the nonlinear ones
 # need each coordinate stored once)
@@ -127,6 +130,10 @@ _RULES: dict[str, Callable] = {
     "transpose": lambda x, permutation, **_: bcoo_transpose(x, permutation=permutation),
     "reshape": lambda x, new_sizes, dimensions=None, **_: bcoo_reshape(
         x, new_sizes=new_sizes, dimensions=dimensions),
+    "slice": lambda x, start_indices, limit_indices, strides=None, **_: bcoo_slice(
+        x, start_indices=start_indices, limit_indices=limit_indices, strides=strides),
+    "dynamic_slice": lambda x, *starts, slice_sizes, **_: bcoo_dynamic_slice(
+        x, starts, slice_sizes),
     "squeeze": lambda x, dimensions, **_: bcoo_squeeze(x, dimensions=dimensions),
     "rev": lambda x, dimensions, **_: bcoo_rev(x, dimensions),
     "broadcast_in_dim": lambda x, shape, broadcast_dimensions, **_: bcoo_broadcast_in_dim(
@@ -212,41 +219,72 @@ def _with_data(mat, data):
     return tree_unflatten(tree, [data, *leaves[1:]])
 
 
+def _sparse_ad(transform: Callable, fun: Callable, argnums, has_aux: bool, kwargs,
+               returns_value: bool = False) -> Callable:
+    """`transform` (grad, jacfwd ...) of `fun` in which a sparse argument is differentiated
+    with respect to its stored data: its derivative is a sparse array of the same layout (with
+    the output's dimensions as leading batch dimensions for a Jacobian)."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def rebuild(layout, g):
+        def one(x):
+            return _with_data(layout, x)
+
+        for _ in range(g.ndim - layout.data.ndim):
+            one = _api.vmap(one)
+        return one(g)
+
+    @functools.wraps(fun)
+    def wrapped(*args, **call_kwargs):
+        sparse_at = {i: args[i] for i in nums if _is_sparse(args[i])}
+
+        def on_data(*a, **k):
+            a = [_with_data(sparse_at[i], x) if i in sparse_at else x for i, x in enumerate(a)]
+            return fun(*a, **k)
+
+        plain = [x.data if i in sparse_at else x for i, x in enumerate(args)]
+        out = transform(on_data, argnums=argnums, has_aux=has_aux, **kwargs)(*plain,
+                                                                                **call_kwargs)
+        value, g = out if returns_value else (None, out)
+        if has_aux and not returns_value:
+            g, aux = g
+        if single:
+            g = rebuild(sparse_at[argnums], g) if argnums in sparse_at else g
+        else:
+            g = tuple(rebuild(sparse_at[i], gi) if i in sparse_at else gi
+                      for i, gi in zip(nums, g, strict=True))
+        if returns_value:
+            return value, g
+        return (g, aux) if has_aux else g
+
+    return wrapped
+
+
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, **kwargs) -> Callable:
     """`value_and_grad` that differentiates a sparse argument with respect to its stored data
     (its gradient is a sparse array of the same layout)."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-    @functools.wraps(fun)
-    def wrapped(*args):
-        sparse_at = {i: args[i] for i in nums if _is_sparse(args[i])}
-
-        def on_data(*a):
-            a = [_with_data(sparse_at[i], x) if i in sparse_at else x for i, x in enumerate(a)]
-            return fun(*a)
-
-        plain = [x.data if i in sparse_at else x for i, x in enumerate(args)]
-        value, g = _api.value_and_grad(on_data, argnums, has_aux, **kwargs)(*plain)
-        if isinstance(argnums, int):
-            g = _with_data(sparse_at[argnums], g) if argnums in sparse_at else g
-        else:
-            g = tuple(_with_data(sparse_at[i], gi) if i in sparse_at else gi
-                      for i, gi in zip(nums, g, strict=True))
-        return value, g
-
-    return wrapped
+    return _sparse_ad(_api.value_and_grad, fun, argnums, has_aux, kwargs, returns_value=True)
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, **kwargs) -> Callable:
     """`grad` that differentiates a sparse argument with respect to its stored data."""
-    vg = value_and_grad(fun, argnums, has_aux, **kwargs)
+    return _sparse_ad(_api.grad, fun, argnums, has_aux, kwargs)
 
-    @functools.wraps(fun)
-    def wrapped(*args):
-        value, g = vg(*args)
-        return (g, value[1]) if has_aux else g
 
-    return wrapped
+def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, **kwargs) -> Callable:
+    """`jacfwd` that differentiates a sparse argument with respect to its stored data (dense
+    outputs): its Jacobian is a sparse array batched over the output's dimensions."""
+    return _sparse_ad(_jacobians.jacfwd, fun, argnums, has_aux, kwargs)
+
+
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, **kwargs) -> Callable:
+    """`jacrev` that differentiates a sparse argument with respect to its stored data (dense
+    outputs): its Jacobian is a sparse array batched over the output's dimensions."""
+    return _sparse_ad(_jacobians.jacrev, fun, argnums, has_aux, kwargs)
+
+
+jacobian = jacrev
 
 
 def random_bcoo(key, shape, *, dtype=None, indices_dtype=None, nse=0.2, n_batch: int = 0,

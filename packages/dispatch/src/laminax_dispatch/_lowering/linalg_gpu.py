@@ -1,5 +1,5 @@
 """GPU lowerings of the linear algebra primitives (cholesky, triangular_solve, lu, qr, eigh,
-svd), for modules lowered for `cuda` or `rocm` (`export(..., platforms=("cuda",))`): the
+svd, householder_product, tridiagonal), for modules lowered for `cuda` or `rocm` (`export(..., platforms=("cuda",))`): the
 cusolver / hipsolver kernels' custom calls JAX 0.10.2 writes, with their operands, layouts
 and attributes, around the same handling of `info` as on CPU. This machine runs none of
 them; they make a multi-platform artifact JAX can run on a GPU.
@@ -23,6 +23,7 @@ from laminax_dispatch._lowering._core import full_like, ir_constant, lower_fun, 
 from laminax_dispatch._lowering._lapack import info_is, nan_unless, solver_call
 from laminax_dispatch._lowering.linalg import (
     _empty_svd,
+    _householder_product,
     _info_aval,
     _is_complex,
     _qr_lower,
@@ -210,6 +211,21 @@ def _svd_gpu(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm, p
     return [s, u, vt]
 
 
+def _householder_product_gpu(ctx, a, taus, *, prefix):
+    return _householder_product(a, *ctx.avals_in[:1], taus, ctx.avals_in[1], prefix)
+
+
+def _tridiagonal_gpu(ctx, a, *, lower, prefix):
+    (aval,) = ctx.avals_in
+    info_aval = _info_aval(aval)
+    *outs, info = solver_call(f"{prefix}solver_sytrd_ffi", [a], [aval],
+                              [*ctx.avals_out, info_aval], aliases={0: 0},
+                              lower=ir.BoolAttr.get(lower))
+    ok = info_is(info, info_aval, "EQ")
+    return [nan_unless(ok, x, out, info_aval.ndim)
+            for x, out in zip(outs, ctx.avals_out, strict=True)]
+
+
 def _pivots_primitive_gpu(ctx, pivots, *, permutation_size, prefix):
     return _pivots_to_permutation_gpu(pivots, ctx.avals_in[0], ctx.avals_out[0], prefix)
 
@@ -221,3 +237,5 @@ _per_platform(lax.linalg.lu_pivots_to_permutation_p, _pivots_primitive_gpu)
 _per_platform(lax.linalg.qr_p, _qr_lower)
 _per_platform(lax.linalg.eigh_p, _eigh_gpu)
 _per_platform(lax.linalg.svd_p, _svd_gpu)
+_per_platform(lax.linalg.householder_product_p, _householder_product_gpu)
+_per_platform(lax.linalg.tridiagonal_p, _tridiagonal_gpu)

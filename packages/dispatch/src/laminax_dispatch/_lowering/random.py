@@ -8,8 +8,13 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core import lax
-from laminax_core.internal import random_unwrap_p, random_wrap_p, threefry2x32_lax
-from laminax_core.random import threefry2x32_p
+from laminax_core.internal import (
+    random_gamma_program,
+    random_unwrap_p,
+    random_wrap_p,
+    threefry2x32_lax,
+)
+from laminax_core.random import random_gamma_p, threefry2x32_p
 
 from laminax_dispatch._lowering._core import (
     ir_constant,
@@ -23,6 +28,8 @@ register_lowering(threefry2x32_p, lower_fun(threefry2x32_lax, multiple_results=T
 # a typed key array is lowered as its physical uint32[..., 2] data: wrapping changes no bits
 register_lowering(random_wrap_p, lambda ctx, data: data)
 register_lowering(random_unwrap_p, lambda ctx, keys: keys)
+# the Marsaglia-Tsang rejection loops, one per element, as JAX lowers random_gamma on CPU
+register_lowering(random_gamma_p, lower_fun(random_gamma_program))
 
 
 # ----- XLA's own generators: rng_uniform (Rng), rng_bit_generator (RngBitGenerator) ---------
