@@ -149,12 +149,12 @@ class PRNGKeyDType(ExtendedDType):
     key_shape = (2,)
     impl_name = "threefry2x32"
 
+    # `wrap(data) -> keys`, installed by laminax_core.random (which sits above dtypes)
+    wrap: Any = None
+
     def zeros(self, shape):
         """Keys of shape `shape` whose data is all zeros (JAX's `zeros_like` of a key)."""
-        # random sits above dtypes: imported here, when a key exists and random is loaded
-        from laminax_core.random._keys import random_wrap_p  # noqa: PLC0415
-
-        return random_wrap_p.bind(np.zeros((*shape, *self.key_shape), self.physical_dtype))
+        return self.wrap(np.zeros((*shape, *self.key_shape), self.physical_dtype))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PRNGKeyDType)
