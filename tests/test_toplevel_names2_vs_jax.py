@@ -597,3 +597,44 @@ result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnum
 @requires_jax
 def test_api_util_matches_jax():
     assert_same(*both(API_UTIL))
+
+
+RAGGED = """
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ('x',))
+
+def f(operand, output, in_off, send, out_off, recv):
+    return jax.lax.ragged_all_to_all(operand, output, in_off, send, out_off, recv,
+                                     axis_name='x')
+
+args = (jnp.arange(8.0), jnp.zeros(8), jnp.array([0, 2, 0, 1], jnp.int32),
+        jnp.array([2, 2, 1, 3], jnp.int32), jnp.array([0, 0, 2, 2], jnp.int32),
+        jnp.array([2, 1, 2, 3], jnp.int32))
+g = jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x'))
+result = []
+try:
+    jax.jit(g)(*args)
+except Exception as e:  # XLA:CPU has no RaggedAllToAll
+    result.append((type(e).__name__, "ragged-all-to-all" in str(e)))
+result.append(str(jax.make_jaxpr(g)(*args)))
+text = jax.jit(g).lower(*args).as_text()
+result += ['custom_call @ragged_all_to_all' in text, 'replica_groups = dense<[[0, 1]]>' in text]
+bad_args = [(args[0], args[1], args[2].astype(jnp.float32), *args[3:]),
+            (args[0], args[1], args[2].reshape(2, 2), *args[3:])]
+for bad in bad_args:
+    try:
+        jax.make_jaxpr(g)(*bad)
+    except ValueError as e:
+        result.append(str(e))
+try:
+    f(*args)
+except Exception as e:
+    result.append((type(e).__name__, str(e)))
+grad_jaxpr = jax.make_jaxpr(jax.grad(lambda o: g(o, *args[1:]).sum()))(args[0])
+result.append(str(grad_jaxpr).count("ragged_all_to_all"))
+"""
+
+
+@requires_jax
+def test_ragged_all_to_all_matches_jax():
+    assert_same(run_here(RAGGED), run_jax(RAGGED, devices=8))

@@ -73,7 +73,13 @@ result = {
              np.asarray(jax.jit(jax.random.normal).lower(
                  jax.ShapeDtypeStruct((), k.dtype)).compile()(k)),
              float(jax.grad(jax.checkpoint(lambda x, k: x * jax.random.normal(k)))(1.0, k)),
-             [data(x) for x in ks[:2]]],
+             [data(x) for x in ks[:2]], data(jnp.zeros_like(ks)),
+             data(jax.jit(jnp.zeros_like)(k))],
+    'closed_over': [data(jax.jit(lambda x: lax.cond(x > 0, lambda: jax.random.split(k)[0],
+                                                     lambda: ks[1]))(1.0)),
+                    data(lax.cond(True, lambda: jax.random.split(k)[1], lambda: k)),
+                    np.asarray(lax.scan(lambda c, _: (c, data(ks[0])), 0, None, length=2)[1]),
+                    data(jax.jit(lambda: ks)())],
     'jit_repeated': [type(jax.jit(jax.random.key)(3)).__name__ == type(k).__name__
                      for _ in range(3)],
 }

@@ -149,6 +149,13 @@ class PRNGKeyDType(ExtendedDType):
     key_shape = (2,)
     impl_name = "threefry2x32"
 
+    # `wrap(data) -> keys`, installed by laminax_core.random (which sits above dtypes)
+    wrap: Any = None
+
+    def zeros(self, shape):
+        """Keys of shape `shape` whose data is all zeros (JAX's `zeros_like` of a key)."""
+        return self.wrap(np.zeros((*shape, *self.key_shape), self.physical_dtype))
+
     def __eq__(self, other) -> bool:
         return isinstance(other, PRNGKeyDType)
 

@@ -167,6 +167,9 @@ def _wrap(data):
     return random_wrap_p.bind(data)
 
 
+type(KEY_DTYPE).wrap = staticmethod(_wrap)
+
+
 def _unwrap(keys):
     return random_unwrap_p.bind(keys)
 

@@ -34,6 +34,7 @@ from laminax_core.internal import (
     DropVar,
     Jaxpr,
     Literal,
+    PRNGKeyArray,
     ShapedArray,
     ordered_effects,
     register_describer,
@@ -250,8 +251,8 @@ def _dense_attr(value: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAtt
 def ir_constant(value) -> ir.Value:
     """A `stablehlo.constant` for a NumPy value; a broadcast view of one value (zero strides in
     every dimension longer than 1, as `np.broadcast_to` makes) becomes a scalar constant
-    broadcast with `broadcast_in_dim`, as JAX emits them."""
-    value = np.asarray(value)
+    broadcast with `broadcast_in_dim`, as JAX emits them; typed keys give their data."""
+    value = np.asarray(value._base if isinstance(value, PRNGKeyArray) else value)
     element_type = _element_type(value.dtype)
     if value.size > 1 and all(
         s == 0 for s, n in zip(value.strides, value.shape, strict=True) if n > 1
@@ -610,7 +611,7 @@ def lower_private_function(
     with ir.InsertionPoint(block), _dynamic.using_dim_values(
             dict(zip(dims, list(block.arguments)[: len(dims)], strict=True))):
         args = list(block.arguments)[len(dims):]
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        consts = [ir_constant(c) for c in closed.consts]
         token_map = dict(zip(ordered, args[: len(ordered)], strict=True))
         outs, token_map = jaxpr_subcomp(
             mctx, jaxpr, name_stack, token_map, consts, *args[len(ordered) :]
@@ -683,7 +684,7 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
             return list(outs) if multiple_results else [outs]
 
         closed, _ = trace_to_jaxpr(flat, list(ctx.avals_in), "lowering")
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        consts = [ir_constant(c) for c in closed.consts]
         outs, tokens = jaxpr_subcomp(
             ctx.module_context, closed.jaxpr, ctx.name_stack, ctx.tokens_in, consts, *args
         )
