@@ -16,7 +16,7 @@ import numpy as np
 from laminax_core.config import enable_x64 as _enable_x64
 from laminax_core.config import explicit_x64_dtypes as _explicit_x64_dtypes
 
-__all__ = [
+__all__ = ["ExtendedDType", "PRNGKeyDType", 
     "TypePromotionError",
     "bfloat16",
     "bool_",

@@ -25,7 +25,7 @@ from laminax_core import _trace
 from laminax_core._trace import Tracer
 from laminax_core.random import _threefry
 
-__all__ = [
+__all__ = ["install_array_methods", 
     "PRNGKey",
     "PRNGKeyArray",
     "check_key",

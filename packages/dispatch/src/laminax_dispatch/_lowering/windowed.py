@@ -20,6 +20,8 @@ from laminax_dispatch._lowering._core import (
 )
 from laminax_dispatch._mlir import aval_to_ir_type
 
+__all__ = ["dynamic_reduce_window"]
+
 
 def _padding_attr(padding) -> ir.DenseIntElementsAttr:
     pads = np.asarray(padding, np.int64).reshape(-1, 2)
