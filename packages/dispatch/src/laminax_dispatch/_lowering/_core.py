@@ -50,7 +50,8 @@ from laminax_dispatch._lowering._shardings import (
     sharding_attribute,
 )
 from laminax_dispatch._lowering import _dynamic
-from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
+from laminax_dispatch._mlir import (
+    _element_type, aval_to_ir_type, build_module, physical_aval, token_type)
 
 __all__ = [
     "LoweringResult",
@@ -446,7 +447,9 @@ def _set_main_attributes(
 
     def layout(entries: dict, sharding, aval) -> None:
         if sharded and sharding is not None:
-            name, attribute = sharding_attribute(mctx.meshes, sharding, aval.ndim, devices)
+            # a typed key's trailing words dimension is replicated
+            ndim = physical_aval(aval).ndim
+            name, attribute = sharding_attribute(mctx.meshes, sharding, ndim, devices)
             entries[name] = attribute
         kind = memory_kind_of(sharding)
         if kind is not None:
