@@ -25,7 +25,7 @@ from laminax_core import _trace
 from laminax_core._trace import Tracer
 from laminax_core.random import _threefry
 
-__all__ = [
+__all__ = ["install_array_methods", 
     "PRNGKey",
     "PRNGKeyArray",
     "check_key",
@@ -165,6 +165,9 @@ random_unwrap_p.impl = lambda keys: keys._base
 
 def _wrap(data):
     return random_wrap_p.bind(data)
+
+
+type(KEY_DTYPE).wrap = staticmethod(_wrap)
 
 
 def _unwrap(keys):
