@@ -638,3 +638,26 @@ result.append(str(grad_jaxpr).count("ragged_all_to_all"))
 @requires_jax
 def test_ragged_all_to_all_matches_jax():
     assert_same(run_here(RAGGED), run_jax(RAGGED, devices=8))
+
+
+# with jax_auto_pcast off, shard_map bodies get no pvary inserted: mismatches are JAX's errors
+AUTO_PCAST = """
+result = []
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ('x',))
+f = jax.shard_map(lambda x, y: x + y, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+for v in [True, False]:
+    with jax.auto_pcast(v):
+        try: result.append((v, str(jax.make_jaxpr(f)(jnp.ones(4), jnp.ones(2))).count('pvary')))
+        except Exception as e: result.append((type(e).__name__, str(e)))
+for name, fn in [('psum', lambda x: jax.lax.psum(x, 'x')), ('pmax', lambda x: jax.lax.pmax(x, 'x')), ('ppermute', lambda x: jax.lax.ppermute(x, 'x', [(0, 1), (1, 0)])), ('all_gather', lambda x: jax.lax.all_gather(x, 'x')), ('psum_scatter', lambda x: jax.lax.psum_scatter(x, 'x')), ('all_to_all', lambda x: jax.lax.all_to_all(x, 'x', 0, 0)), ('select', lambda x: jnp.where(x > 0, x, 1.)), ('mul2', lambda x: x * 2), ('axis_index', lambda x: x + jax.lax.axis_index('x'))]:
+    g = jax.shard_map(fn, mesh=mesh, in_specs=(P(),), out_specs=P('x'))
+    with jax.auto_pcast(False):
+        try: jax.make_jaxpr(g)(jnp.ones(2)); result.append((name, 'ok'))
+        except Exception as e: result.append((name, type(e).__name__, str(e)))
+"""
+
+
+@requires_jax
+def test_auto_pcast_off_matches_jax():
+    assert_same(run_here(AUTO_PCAST), run_jax(AUTO_PCAST, devices=8))
