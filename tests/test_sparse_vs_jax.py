@@ -94,6 +94,11 @@ EXPRS = [
     "sparse.BCSR.fromdense(Q, n_dense=1, nse=9).todense()",
     J("sparse.bcsr_dot_general(sparse.BCSR.fromdense(M, nse=8), W, "
       "dimension_numbers=(((1,), (0,)), ((), ())))"),
+    J("sparse.bcsr_concatenate([sparse.BCSR.fromdense(M, nse=6), sparse.BCSR.fromdense(M[::-1], "
+      "nse=6)], dimension=1)"),
+    f"sparse.bcoo_concatenate([{B}, sparse.BCOO.fromdense(M * 3, nse=5)], dimension=0)",
+    "sparse.bcsr_broadcast_in_dim(sparse.BCSR.fromdense(M, nse=6), shape=(2, 3, 4), "
+    "broadcast_dimensions=(1, 2))",
     # constructors
     "sparse.eye(4, 5, k=1)", "sparse.eye(3, n_batch=1)", "sparse.eye(3, 4, k=2, dtype=jnp.int32)",
     J("sparse.empty((2, 3, 4), n_batch=1, n_dense=1)"),

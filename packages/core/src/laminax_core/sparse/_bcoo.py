@@ -649,8 +649,7 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
     batch = shape[:n_new + nb]
     data = jnp.broadcast_to(mat.data, batch + mat.data.shape[nb:])
     indices = jnp.broadcast_to(mat.indices, batch + mat.indices.shape[nb:])
-    return BCOO((data, indices), shape=shape, indices_sorted=mat.indices_sorted,
-                unique_indices=mat.unique_indices)
+    return BCOO((data, indices), shape=shape)  # JAX keeps neither flag
 
 
 def bcoo_concatenate(operands, *, dimension: int):
