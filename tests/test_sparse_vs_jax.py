@@ -319,7 +319,8 @@ def test_coo_csr_csc_match_jax():
     namespace = {"np": np, "M": M}
     exec(LEGACY, namespace)  # noqa: S102 (the same program JAX runs)
     ours = namespace["run"](jax, jnp, sparse)
-    theirs = run_jax(LEGACY + "result = run(jax, jnp, sparse)", M=M)
+    theirs = run_jax("from jax.experimental import sparse\n" + LEGACY
+                     + "result = run(jax, jnp, sparse)", M=M)
     for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
         for a, b in zip(o, t, strict=True):
             if isinstance(a, np.ndarray):
