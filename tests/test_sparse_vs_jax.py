@@ -130,7 +130,7 @@ EXPRS = [
       "strides=(1, 1, 2))"),
     f"sparse.bcoo_dynamic_slice({B}, start_indices=(M[0, 0].astype(int) + 2, 1), "
     "slice_sizes=(2, 2))",
-    J(f"sparse.sparsify(lambda x: x[1:, ::2])({B})"), f"{BT}.update_layout(n_batch=0)",
+    J(f"sparse.sparsify(lambda x: x[1:, ::2])({B})"), f"{B}[1]", J(f"{BT}[1, :2]"), f"{BT}[:, 1]", f"{BT}.update_layout(n_batch=0)",
     J("sparse.bcoo_update_layout(sparse.BCOO.fromdense(Q, n_dense=1, nse=9), n_dense=0)"),
     f"sparse.bcoo_update_layout({BT}, n_batch=2, n_dense=1, on_inefficient=None)",
     f"sparse.bcoo_update_layout({B}, n_batch=1)",
