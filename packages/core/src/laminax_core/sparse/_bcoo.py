@@ -675,11 +675,9 @@ def bcoo_concatenate(operands, *, dimension: int):
     elif dimension < nb + ns:
         k, offset, parts = dimension - nb, 0, []
         for op in operands:
+            # every entry shifts, padding too (it keeps zero data wherever it lands, as JAX's)
             d, i = _broadcast_batch(op)
-            valid = _valid(i, op.shape[nb:nb + ns])
-            i = i.at[..., k].add(offset)
-            pad = jnp.array(tuple(shape[nb:nb + ns]), i.dtype)
-            parts.append((d, jnp.where(valid[..., None], i, pad)))
+            parts.append((d, i.at[..., k].add(offset)))
             offset += op.shape[dimension]
         data = jnp.concatenate([d for d, _ in parts], axis=nb)
         indices = jnp.concatenate([i for _, i in parts], axis=nb)
