@@ -118,6 +118,12 @@ EAGER = {
                         "jnp.dot(x, w, out_sharding=P()), jnp.dot(2.0, x, out_sharding=P('y')), "
                         "jnp.tensordot(x, w, 1, out_sharding=P(None, 'y')), "
                         "jnp.tensordot(x, x, ((0,), (0,)), out_sharding=P('x')))",
+    "out_sharding_einsum": "w = jax.device_put(A.T.copy(), P(None, 'y'))\n"
+                           "result = out(jnp.einsum('ij,jk->ik', x, w, out_sharding=P('x', 'y')), "
+                           "jnp.einsum('ij,jk->ki', x, w, out_sharding=P('y', None)), "
+                           "jnp.einsum('ij,jk->ik', x, w, out_sharding=P()), "
+                           "jnp.einsum('ij,jk,kl->il', x, w, x, out_sharding=P('x')), "
+                           "jnp.einsum('ij->ji', x, out_sharding=P(None, 'x')))",
     "out_sharding_jit": "result = both(lambda x, xt, r: (jnp.reshape(x, (4, 8), "
                         "out_sharding=P(None, 'y')), jnp.dot(x, xt.T, out_sharding=P(None, 'x')),"
                         " jnp.broadcast_to(r[0], (8, 4), out_sharding=P('y', None))))",

@@ -82,3 +82,41 @@ def test_odeint_errors():
         odeint(lambda y, t, s: y, lnp.ones(2), lnp.float32([0.0, 1.0]), "text")
     with pytest.raises(TypeError, match="t must be an array of floats"):
         odeint(lambda y, t: y, lnp.ones(2), lnp.int32([0, 1]))
+
+
+ODE_HELPERS = """
+import importlib
+ode = importlib.import_module(jax.__name__ + ".experimental.ode")
+ravel_pytree = importlib.import_module(jax.__name__ + ".flatten_util").ravel_pytree
+lu = ode.lu
+out = []
+for args in [(jnp.arange(2), 1.0), (jnp.arange(2.0),), (1, 2), (jnp.ones(2, jnp.float16), 3)]:
+    out.append([(str(jnp.asarray(a).dtype), bool(a.weak_type), isinstance(a, jax.Array))
+                for a in ode.promote_dtypes_inexact(*args)])
+try:
+    ode.safe_zip([1], [1, 2])
+except ValueError:
+    out.append("ValueError")
+out.append(ode.map(lambda a, b: a + b, [1, 2], [3, 4]))
+out.append(ode.zip([1, 2], "ab"))
+y = {"a": jnp.ones(2), "b": jnp.arange(3.0)}
+flat, unravel = ravel_pytree(y)
+field = lambda y, t: {"a": y["a"] * t, "b": y["b"] + t}
+info = getattr(ode.api_util, "debug_info", None)  # JAX's wrap_init requires one
+kw = {"debug_info": info("test", field, (y, 2.0), {})} if info else {}
+g = ode.ravel_first_arg_(lu.wrap_init(field, **kw), unravel)
+out.append(np.asarray(g.call_wrapped(flat, 2.0)))
+out.append(sorted(n for n in ("api_util", "lu") if hasattr(ode, n)))
+result = out
+"""
+
+
+@requires_jax
+def test_ode_module_helpers_match_jax():
+    scope = {"jax": laminax, "jnp": lnp, "np": np}
+    exec(ODE_HELPERS, scope)
+    expected = run_jax(ODE_HELPERS)
+    got = scope["result"]
+    assert got[:-2] == expected[:-2]
+    np.testing.assert_allclose(got[-2], expected[-2])
+    assert got[-1] == expected[-1]

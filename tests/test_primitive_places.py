@@ -27,12 +27,17 @@ from laminax_dispatch._lowering import lowerings
 # reproduces (tests/test_lax_rng_ragged_vs_jax.py compares them with JAX's); create_token and
 # after_all make tokens, no arrays (tests/test_lax_tokens_vs_jax.py); platform_index has no
 # operands and its value depends on the platforms lowered for
-# (tests/test_export_multiplatform_vs_jax.py).
+# (tests/test_export_multiplatform_vs_jax.py). ragged_all_to_all has no vmap rule over its own
+# axis and XLA:CPU cannot run it (tests/test_toplevel_names2_vs_jax.py checks its jaxprs,
+# lowering and errors).
 _COLLECTIVES = {"all_gather", "all_to_all", "axis_index", "pbroadcast", "pmax", "pmin", "ppermute",
-                "psum", "reduce_scatter"}
+                "psum", "reduce_scatter", "ragged_all_to_all"}
 _NO_ROW = _COLLECTIVES | {"cond", "scan", "while", "composite", "iota", "dimension_value",
                           "rng_uniform", "rng_bit_generator", "create_token", "after_all",
-                          "platform_index"}
+                          "platform_index",
+                          # shard_map's varying-manual-axes casts: they appear only while a
+                          # check_vma body is typed (tests/test_shard_map_vma_vs_jax.py)
+                          "pvary", "psum_invariant"}
 _NOT_LOWERED_IN_DISPATCH = _COLLECTIVES - {"pmax", "pmin", "psum"}
 
 

@@ -597,3 +597,67 @@ result.append((au.rebase_donate_argnums((3, 4), (0, 1)), au.rebase_donate_argnum
 @requires_jax
 def test_api_util_matches_jax():
     assert_same(*both(API_UTIL))
+
+
+RAGGED = """
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ('x',))
+
+def f(operand, output, in_off, send, out_off, recv):
+    return jax.lax.ragged_all_to_all(operand, output, in_off, send, out_off, recv,
+                                     axis_name='x')
+
+args = (jnp.arange(8.0), jnp.zeros(8), jnp.array([0, 2, 0, 1], jnp.int32),
+        jnp.array([2, 2, 1, 3], jnp.int32), jnp.array([0, 0, 2, 2], jnp.int32),
+        jnp.array([2, 1, 2, 3], jnp.int32))
+g = jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x'))
+result = []
+try:
+    jax.jit(g)(*args)
+except Exception as e:  # XLA:CPU has no RaggedAllToAll
+    result.append((type(e).__name__, "ragged-all-to-all" in str(e)))
+result.append(str(jax.make_jaxpr(g)(*args)))
+text = jax.jit(g).lower(*args).as_text()
+result += ['custom_call @ragged_all_to_all' in text, 'replica_groups = dense<[[0, 1]]>' in text]
+bad_args = [(args[0], args[1], args[2].astype(jnp.float32), *args[3:]),
+            (args[0], args[1], args[2].reshape(2, 2), *args[3:])]
+for bad in bad_args:
+    try:
+        jax.make_jaxpr(g)(*bad)
+    except ValueError as e:
+        result.append(str(e))
+try:
+    f(*args)
+except Exception as e:
+    result.append((type(e).__name__, str(e)))
+grad_jaxpr = jax.make_jaxpr(jax.grad(lambda o: g(o, *args[1:]).sum()))(args[0])
+result.append(str(grad_jaxpr).count("ragged_all_to_all"))
+"""
+
+
+@requires_jax
+def test_ragged_all_to_all_matches_jax():
+    assert_same(run_here(RAGGED), run_jax(RAGGED, devices=8))
+
+
+# with jax_auto_pcast off, shard_map bodies get no pvary inserted: mismatches are JAX's errors
+AUTO_PCAST = """
+result = []
+P = jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ('x',))
+f = jax.shard_map(lambda x, y: x + y, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+for v in [True, False]:
+    with jax.auto_pcast(v):
+        try: result.append((v, str(jax.make_jaxpr(f)(jnp.ones(4), jnp.ones(2))).count('pvary')))
+        except Exception as e: result.append((type(e).__name__, str(e)))
+for name, fn in [('psum', lambda x: jax.lax.psum(x, 'x')), ('pmax', lambda x: jax.lax.pmax(x, 'x')), ('ppermute', lambda x: jax.lax.ppermute(x, 'x', [(0, 1), (1, 0)])), ('all_gather', lambda x: jax.lax.all_gather(x, 'x')), ('psum_scatter', lambda x: jax.lax.psum_scatter(x, 'x')), ('all_to_all', lambda x: jax.lax.all_to_all(x, 'x', 0, 0)), ('select', lambda x: jnp.where(x > 0, x, 1.)), ('mul2', lambda x: x * 2), ('axis_index', lambda x: x + jax.lax.axis_index('x'))]:
+    g = jax.shard_map(fn, mesh=mesh, in_specs=(P(),), out_specs=P('x'))
+    with jax.auto_pcast(False):
+        try: jax.make_jaxpr(g)(jnp.ones(2)); result.append((name, 'ok'))
+        except Exception as e: result.append((name, type(e).__name__, str(e)))
+"""
+
+
+@requires_jax
+def test_auto_pcast_off_matches_jax():
+    assert_same(run_here(AUTO_PCAST), run_jax(AUTO_PCAST, devices=8))

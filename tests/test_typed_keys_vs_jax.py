@@ -73,7 +73,14 @@ result = {
              np.asarray(jax.jit(jax.random.normal).lower(
                  jax.ShapeDtypeStruct((), k.dtype)).compile()(k)),
              float(jax.grad(jax.checkpoint(lambda x, k: x * jax.random.normal(k)))(1.0, k)),
-             [data(x) for x in ks[:2]]],
+             [data(x) for x in ks[:2]], data(jnp.zeros_like(ks)),
+             data(jax.jit(jnp.zeros_like)(k)), [ks.is_deleted(), ks.committed],
+             [data(x) for x in jax.block_until_ready([k, ks])]],
+    'closed_over': [data(jax.jit(lambda x: lax.cond(x > 0, lambda: jax.random.split(k)[0],
+                                                     lambda: ks[1]))(1.0)),
+                    data(lax.cond(True, lambda: jax.random.split(k)[1], lambda: k)),
+                    np.asarray(lax.scan(lambda c, _: (c, data(ks[0])), 0, None, length=2)[1]),
+                    data(jax.jit(lambda: ks)())],
     'jit_repeated': [type(jax.jit(jax.random.key)(3)).__name__ == type(k).__name__
                      for _ in range(3)],
 }
@@ -130,3 +137,26 @@ def test_key_is_one_leaf_with_float0_tangent():
     assert str(out[1].dtype) == "key<fry>" and tangent[1].dtype == jax.dtypes.float0
     with pytest.raises(TypeError, match="key_data"):
         np.asarray(k)
+
+
+SHARDED = """
+NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+data = jax.random.key_data
+mesh = jax.make_mesh((8,), ('x',))
+s = NamedSharding(mesh, P('x'))
+ks = jax.random.split(jax.random.key(0), 8)
+placed = jax.device_put(ks, s)
+result = [data(placed), str(placed.sharding.spec),
+          np.asarray(jax.jit(jax.vmap(jax.random.normal), in_shardings=s)(ks)),
+          data(jax.jit(lambda k: k, out_shardings=s)(ks)),
+          data(jax.jit(jax.vmap(lambda k: jax.random.fold_in(k, 1)))(placed))]
+"""
+
+
+@requires_jax
+def test_sharded_keys_match_jax():
+    # the key words are a replicated trailing dimension of the data: the keys split as arrays
+    expected = run_jax(SHARDED, devices=8)
+    scope = {"jax": jax, "jnp": jnp, "np": np}
+    exec(SHARDED, scope)  # noqa: S102
+    _compare(scope["result"], expected)

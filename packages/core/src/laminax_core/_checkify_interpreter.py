@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from laminax_pytree import tree_flatten, tree_unflatten
 
-from laminax_core import lax
+from laminax_core import dtypes, lax
 from laminax_core import numpy as jnp
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._checkify_check import bind_error, check_p, reduce_mapped, split_operands
@@ -129,7 +129,8 @@ class CheckifyState:
     def payload(self, code: int) -> list:
         if code in self.payloads:
             return self.payloads[code]
-        return [np.zeros(a.shape, a.dtype) for a in self.sites.sites[code].payload_avals]
+        return [a.dtype.zeros(a.shape) if dtypes.issubdtype(a.dtype, dtypes.extended)
+                else np.zeros(a.shape, a.dtype) for a in self.sites.sites[code].payload_avals]
 
     def record(self, code: int, failed_here, payload: list) -> None:
         before = self.failed

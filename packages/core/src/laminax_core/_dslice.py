@@ -16,7 +16,7 @@ from laminax_core import lax
 from laminax_core._avals import get_aval
 from laminax_pytree import register_pytree_node
 
-__all__ = ["Slice", "ds"]
+__all__ = ["apply_slices", "Slice", "ds"]
 
 
 @dataclasses.dataclass(frozen=True)

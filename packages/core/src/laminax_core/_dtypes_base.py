@@ -16,7 +16,7 @@ import numpy as np
 from laminax_core.config import enable_x64 as _enable_x64
 from laminax_core.config import explicit_x64_dtypes as _explicit_x64_dtypes
 
-__all__ = [
+__all__ = ["ExtendedDType", "PRNGKeyDType", 
     "TypePromotionError",
     "bfloat16",
     "bool_",
@@ -148,6 +148,13 @@ class PRNGKeyDType(ExtendedDType):
     itemsize = 8
     key_shape = (2,)
     impl_name = "threefry2x32"
+
+    # `wrap(data) -> keys`, installed by laminax_core.random (which sits above dtypes)
+    wrap: Any = None
+
+    def zeros(self, shape):
+        """Keys of shape `shape` whose data is all zeros (JAX's `zeros_like` of a key)."""
+        return self.wrap(np.zeros((*shape, *self.key_shape), self.physical_dtype))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, PRNGKeyDType)

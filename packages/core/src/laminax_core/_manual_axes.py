@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 
+from laminax_core import config as _config
 from laminax_core._avals import EMPTY_MAT, ManualAxisType, ShapedArray, get_aval
 from laminax_core._jaxpr import ClosedJaxpr, Jaxpr
 
@@ -121,6 +122,8 @@ def stage_typed(trace, primitive, args, params):
                         "to one of varying, unreduced, reduced or invarying state of the input. "
                         f"Got input varying over {set(v)} and axes {_ordered(axes)}; reduce over "
                         "the axes it varies over and the others separately.")
+        if not _config.auto_pcast.value:
+            _refuse_collective(primitive, removes, params[key], vmas, axes)
         args = [x if v is None or axes <= v else _cast(trace, x, axes - v)
                 for x, v in zip(args, vmas, strict=True)]
         vmas = [v if v is None else v | axes for v in vmas]
@@ -130,9 +133,32 @@ def stage_typed(trace, primitive, args, params):
         return args, _fixer(rule([v or frozenset() for v in vmas], params))
     union = frozenset().union(*(v for v in vmas if v is not None))
     if union and len(args) > 1:
+        if not _config.auto_pcast.value and any(v is not None and v != union for v in vmas):
+            raise ValueError(f"Primitive {primitive.name} requires varying manual axes to match, "
+                             f"but got {[v for v in vmas if v is not None]}.{_WORKAROUND}")
         args = [x if v is None or v == union else _cast(trace, x, union - v)
                 for x, v in zip(args, vmas, strict=True)]
     return args, _fixer(None, union)
+
+
+_WORKAROUND = (" Please open an issue at https://github.com/jax-ml/jax/issues and as a temporary "
+               "workaround pass the check_vma=False argument to `jax.shard_map`")
+
+
+def _refuse_collective(primitive, removes, names, vmas, axes) -> None:
+    # jax_auto_pcast off: no pvary is inserted, so an operand must already vary over the axes
+    for v in vmas:
+        if v is None or axes <= v:
+            continue
+        if removes:
+            raise ValueError(
+                "psum is a variant->invariant collective. This means that the axis names "
+                "mentioned in `axes` passed to `psum` must be present in "
+                f"`jax.typeof(inp).mat.varying`. Got axes={_names(names)} and "
+                f"jax.typeof(inp).mat.varying={v}")
+        raise ValueError(f"Collective {primitive.name} must be applied to a device-varying  "
+                         f"type, but got {v} for collective acting over axis name "
+                         f"{_names(names)}.{_WORKAROUND}")
 
 
 def _fixer(outs, same=None):

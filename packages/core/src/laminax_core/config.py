@@ -977,9 +977,8 @@ remove_size_one_mesh_axis_from_type = bool_state(
 auto_pcast = bool_state(
     "jax_auto_pcast",
     True,
-    "JAX: inside shard_map with varying-manual-axes checking, inserts the pvary casts that make "
-    "operands agree. Recorded for programs that set it; laminax's shard_map does not type "
-    "varying axes, so there is nothing to cast.",
+    "Inside shard_map with varying-manual-axes checking, inserts the pvary casts that make "
+    "operands agree on the axes they vary over; when off, a mismatch is an error.",
     include_in_jit_key=True,
     include_in_trace_context=True,
 )

@@ -68,6 +68,7 @@ from laminax_core._interpreters.eval import reference_rules as reference_rules
 from laminax_core._interpreters.eval import run_reference as run_reference
 from laminax_core._interpreters.eval import set_eager_impl as set_eager_impl
 from laminax_core.numpy._placement import set_device_placer as set_device_placer
+from laminax_core.numpy._operands import promote_dtypes_inexact as promote_dtypes_inexact
 from laminax_core._interpreters.jvp import JVPTrace as JVPTrace
 from laminax_core._interpreters.jvp import Zero as Zero
 from laminax_core._interpreters.jvp import jvp_rules as jvp_rules
@@ -255,6 +256,7 @@ __all__ = [
     "set_current_trace",
     "set_eager_impl",
     "set_device_placer",
+    "promote_dtypes_inexact",
     "ShapedArray",
     "STAGED_WHOLE",
     "short_dtype_name",

@@ -24,7 +24,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from laminax_core.internal import AbstractToken, ExtendedDType, ShapedArray
 from laminax_core.dtypes import float0
 
-__all__ = [
+__all__ = ["physical_aval", 
     "ModuleBody",
     "SourceInfo",
     "aval_to_ir_type",

@@ -509,3 +509,22 @@ def _global_in(mesh, spec, aval):
 
 
 shard_map_p.def_impl(_impl)
+
+
+def _ragged_all_to_all_lowering(ctx, operand, output, *offsets_and_sizes, axis_name,
+                                axis_index_groups):
+    # JAX's: a typed-FFI custom call named ragged_all_to_all, which XLA reads as its
+    # RaggedAllToAll instruction (implemented on GPU and TPU, refused by XLA:CPU)
+    manual = _require_manual(ctx, "ragged_all_to_all")
+    groups = _grouped(manual, axis_name, axis_index_groups)
+    config = {"replica_groups": _groups_attr(groups),
+              "channel_id": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CHANNEL_ID)}
+    op = hlo.CustomCallOp(
+        [output.type], [operand, output, *offsets_and_sizes],
+        call_target_name=ir.StringAttr.get("ragged_all_to_all"),
+        backend_config=ir.DictAttr.get(config),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4))
+    return op.results[0]
+
+
+register_lowering(lax.ragged_all_to_all_p, _ragged_all_to_all_lowering)

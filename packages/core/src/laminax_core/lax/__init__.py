@@ -61,7 +61,7 @@ _NOT_LAX = frozenset({
     "canonicalize_precision", "conv_general_vjp_lhs_padding", "default_fill_value",
     "dilate_shape", "empty2_p", "igamma_grad_a_program", "igamma_program", "igammac_program",
     "install_take_along_axis", "ragged_dot_program", "random_gamma_grad_program", "scaled_dot_decomposition", "scaled_dot_p",
-    "take_along_axis",
+    "take_along_axis", "NoDCEEffect",
 })  # fmt: skip
 
 

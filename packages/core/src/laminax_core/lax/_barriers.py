@@ -23,7 +23,7 @@ from laminax_core._primitive import (
 from laminax_core.lax._helpers import as_operands
 from laminax_pytree import tree_flatten, tree_unflatten
 
-__all__ = ["dce_sink", "mulhi", "optimization_barrier"]
+__all__ = ["NoDCEEffect", "dce_sink", "mulhi", "optimization_barrier"]
 # the primitives, which lax exports beside their functions
 __all__ += [
     "dce_sink_p", "mulhi_p", "optimization_barrier_p",

@@ -17,18 +17,32 @@ from laminax_core import _manual_axes, _trace
 from laminax_core._avals import ShapedArray, get_aval
 from laminax_core._interpreters import batching
 from laminax_core._interpreters.batching import bdim_at_front
-from laminax_core._primitive import define_primitive, linear
+from laminax_core._interpreters.jvp import Zero, instantiate_zeros, zeros_like_aval
+from laminax_core._interpreters.transpose import is_undefined_primal
+from laminax_core._primitive import Primitive, define_primitive, linear
+from laminax_core.lax._bitwise import bitwise_and
+from laminax_core.lax._elementwise import add, convert_element_type, ge, lt
 from laminax_core.lax import _collectives
 from laminax_core.lax._collectives import _index_groups, all_gather_p, axis_index, psum_p
 from laminax_core.lax._elementwise import eq, mul, select_n
 from laminax_core.lax._joining import concatenate
-from laminax_core.lax._reductions import reduce_sum
+from laminax_core.lax._reductions import reduce_or, reduce_sum
 from laminax_core.lax._slicing import index_in_dim, slice_in_dim
-from laminax_core.lax._structural import expand_dims, full, reshape, squeeze, transpose
+from laminax_core.lax._structural import (
+    broadcast_in_dim,
+    expand_dims,
+    full,
+    iota,
+    reshape,
+    squeeze,
+    transpose,
+)
 
 __all__ = [
     "all_to_all",
     "all_to_all_p",
+    "ragged_all_to_all",
+    "ragged_all_to_all_p",
     "axis_size",
     "pbroadcast",
     "pbroadcast_p",
@@ -403,7 +417,117 @@ all_to_all_p = define_primitive(
 batching.collective_axis_names[all_to_all_p] = lambda params: _names(params["axis_name"])
 
 
+# ----- ragged_all_to_all --------------------------------------------------------------------
+
+
+def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
+                      *, axis_name, axis_index_groups=None):
+    """Sends ragged slices of `operand`'s leading dimension to every position of the named
+    axis: slice `j` (`send_sizes[j]` rows from `input_offsets[j]`) goes to position `j`, which
+    writes it into its `output` at `output_offsets[j]`; `recv_sizes[j]` rows come from position
+    `j`. Rows of `output` nothing is written to keep their values.
+
+    XLA implements it on GPU and TPU; XLA's CPU runtime refuses the program (as with JAX).
+    """
+    names = _names(axis_name)
+    return ragged_all_to_all_p.bind(
+        operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
+        axis_name=names,
+        axis_index_groups=None if axis_index_groups is None else
+        tuple(tuple(g) for g in axis_index_groups))
+
+
+def _ragged_all_to_all_abstract_eval(operand, output, input_offsets, send_sizes,
+                                     output_offsets, recv_sizes, *, axis_name,
+                                     axis_index_groups):
+    for name, aval in (("input_offsets", input_offsets), ("send_sizes", send_sizes),
+                       ("output_offsets", output_offsets), ("recv_sizes", recv_sizes)):
+        if not np.issubdtype(aval.dtype, np.integer):
+            raise ValueError(f"ragged_all_to_all {name} must be integer type.")
+    for name, aval in (("input_offsets", input_offsets), ("send_sizes", send_sizes),
+                       ("output_offsets", output_offsets), ("recv_sizes", recv_sizes)):
+        if len(aval.shape) != 1 or aval.shape[0] < 1:
+            raise ValueError(f"ragged_all_to_all {name} must be rank 1 with positive dimension "
+                             f"size, but got shape {aval.shape}")
+    _check_bound(axis_name)
+    return output.update(weak_type=False)
+
+
+def _ragged_all_to_all_jvp(primals, tangents, **params):
+    result = ragged_all_to_all_p.bind(*primals, **params)
+    operand_dot, output_dot = tangents[:2]
+    if isinstance(operand_dot, Zero) and isinstance(output_dot, Zero):
+        return result, Zero.from_primal_value(result)
+    dots = [instantiate_zeros(operand_dot), instantiate_zeros(output_dot)]
+    return result, ragged_all_to_all_p.bind(*dots, *primals[2:], **params)
+
+
+def _ragged_all_to_all_transpose(ct, operand, output, input_offsets, send_sizes,
+                                 output_offsets, recv_sizes, *, axis_name, axis_index_groups):
+    if isinstance(ct, Zero):
+        return [Zero(operand.aval) if is_undefined_primal(operand) else None,
+                Zero(output.aval) if is_undefined_primal(output) else None] + [None] * 4
+    # the rows each position received go back where they came from; the rest of the
+    # cotangent belongs to `output`'s kept rows
+    sent_to = all_to_all(output_offsets, axis_name, 0, 0, tiled=True)
+    taken_from = all_to_all(input_offsets, axis_name, 0, 0, tiled=True)
+    operand_ct = ragged_all_to_all_p.bind(
+        ct, zeros_like_aval(operand.aval), sent_to, recv_sizes, taken_from, send_sizes,
+        axis_name=axis_name, axis_index_groups=axis_index_groups)
+    ct_aval = get_aval(ct)
+    index_dtype = get_aval(sent_to).dtype
+    rows = expand_dims(iota(index_dtype, ct_aval.shape[0]), (1,))
+    starts = expand_dims(sent_to, (0,))
+    ends = expand_dims(add(sent_to, convert_element_type(recv_sizes, index_dtype)), (0,))
+    written = reduce_or(bitwise_and(ge(rows, starts), lt(rows, ends)), (1,))
+    written = broadcast_in_dim(written, ct_aval.shape, (0,))
+    output_ct = select_n(written, ct, zeros_like_aval(ct_aval))
+    return [operand_ct, output_ct] + [None] * 4
+
+
+ragged_all_to_all_p = Primitive("ragged_all_to_all")
+ragged_all_to_all_p.def_abstract_eval(_ragged_all_to_all_abstract_eval)
+ragged_all_to_all_p.def_reference(_unbound_reference("ragged_all_to_all"))
+
+
+@ragged_all_to_all_p.def_impl
+def _ragged_all_to_all_impl(*args, **params):
+    raise RuntimeError("ragged_all_to_all must be used within a mapped context like vmap or "
+                       "shard_map.")
+ragged_all_to_all_p.def_jvp(_ragged_all_to_all_jvp)
+ragged_all_to_all_p.def_transpose(_ragged_all_to_all_transpose)
+batching.collective_axis_names[ragged_all_to_all_p] = lambda params: _names(params["axis_name"])
+
+
+@ragged_all_to_all_p.def_batch
+def _ragged_all_to_all_batch(axis_data, args, dims, *, axis_name, axis_index_groups):
+    if axis_data.name in axis_name:
+        raise NotImplementedError("ragged_all_to_all over a vmapped axis is not supported "
+                                  "(as in JAX): run it under shard_map.")
+    if all(d is None for d in dims):
+        return ragged_all_to_all_p.bind(*args, axis_name=axis_name,
+                                        axis_index_groups=axis_index_groups), None
+    if axis_index_groups:
+        raise NotImplementedError("ragged_all_to_all: axis_index_groups under vmap are not "
+                                  "supported (as in JAX).")
+    # the examples side by side along the leading dimension, their offsets shifted to match
+    size = axis_data.size
+    operand, output = (bdim_at_front(x, d, size) for x, d in zip(args[:2], dims[:2]))
+    n, m = get_aval(operand).shape[1], get_aval(output).shape[1]
+    vectors = [transpose(bdim_at_front(x, d, size), (1, 0)) for x, d in zip(args[2:], dims[2:])]
+    def shifted(v, rows):  # example b's offsets count from its block of the merged arrays
+        dtype = get_aval(v).dtype
+        steps = mul(expand_dims(iota(dtype, size), (0,)), np.asarray(rows, dtype))
+        return add(v, broadcast_in_dim(steps, get_aval(v).shape, (0, 1)))
+
+    vectors[0], vectors[2] = shifted(vectors[0], n), shifted(vectors[2], m)
+    merge = lambda x: reshape(x, (-1, *get_aval(x).shape[2:]))  # noqa: E731
+    out = ragged_all_to_all_p.bind(merge(operand), merge(output), *map(merge, vectors),
+                                   axis_name=axis_name, axis_index_groups=axis_index_groups)
+    return reshape(out, (size, m, *get_aval(out).shape[1:])), 0
+
+
 # inside a check_vma shard_map body: the operand first varies over the axes (JAX's pvary)
-for _prim in (ppermute_p, reduce_scatter_p, all_to_all_p):
+for _prim in (ppermute_p, reduce_scatter_p, all_to_all_p, ragged_all_to_all_p):
     _manual_axes.collectives[_prim] = ("axis_name", False)
 _manual_axes.typing_rules[pbroadcast_p] = _collectives._pbroadcast_rule

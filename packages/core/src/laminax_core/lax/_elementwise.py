@@ -744,6 +744,13 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       array(2, dtype=int32)
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if dtypes.issubdtype(new_dtype, dtypes.extended) or dtypes.issubdtype(
+            getattr(x, "dtype", np.float32), dtypes.extended):
+        if getattr(x, "dtype", None) != new_dtype:
+            raise TypeError(f"convert_element_type: cannot convert {getattr(x, 'dtype', x)} to "
+                            f"{new_dtype}: typed keys convert only through key_data / "
+                            "wrap_key_data.")
+        return x
     if not isinstance(x, Tracer) and np.ndim(x) == 0 and current_trace() is not eval_trace():
         # under a transformation a scalar constant is converted right away (it becomes a
         # literal), as in JAX; outside any, the conversion runs and gives an Array as JAX's

@@ -310,6 +310,8 @@ def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
       array([0, 0], dtype=int8)
     """
     dtype, weak, shape, sharding = _like("zeros_like", a, dtype, shape, device, out_sharding)
+    if dtypes.issubdtype(dtype, dtypes.extended):  # keys: zero key data
+        return place(vary_like(a, dtype.zeros(shape)), device)
     return place(vary_like(a, lax.broadcast_in_dim(_scalar(0, dtype, weak), shape, (), sharding)),
                  device)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from laminax_core import _shape_poly, lax
 from laminax_core._avals import get_aval
+from laminax_core._sharding_rules import requested_sharding
 from laminax_core.numpy._linalg_products import diagonal
 from laminax_core.numpy._operands import (
     as_array,
@@ -161,7 +162,7 @@ def _sum_labels(x, term, keep):
     return lax.reduce_sum(x, axes), "".join(c for c in term if c in keep)
 
 
-def _contract_pair(x, tx, y, ty, keep, preferred, precision, output=None):
+def _contract_pair(x, tx, y, ty, keep, preferred, precision, output=None, out_sharding=None):
     x, tx = _sum_labels(x, tx, set(ty) | keep)
     y, ty = _sum_labels(y, ty, set(tx) | keep)
     batch = [c for c in tx if c in ty and c in keep]
@@ -182,10 +183,27 @@ def _contract_pair(x, tx, y, ty, keep, preferred, precision, output=None):
         if x_shape[tx.index(c)] != y_shape[ty.index(c)]:
             x, y = _broadcast_label(x, tx, y, ty, c)
             x_shape, y_shape = get_aval(x).shape, get_aval(y).shape
-    out = lax.dot_general(x, y, dims, precision=precision, preferred_element_type=preferred)
     free_x = [c for c in tx if c not in ty]
     free_y = [c for c in ty if c not in tx]
-    return out, "".join(batch + free_x + free_y)
+    term = "".join(batch + free_x + free_y)
+    if out_sharding is not None:  # the result's layout, in the product's label order
+        typed = requested_sharding(out_sharding, len(output))
+        if typed is not None:
+            out_sharding = typed.with_aval_partitions(
+                tuple(typed.aval_partitions[output.index(c)] for c in term))
+    out = lax.dot_general(x, y, dims, precision=precision, preferred_element_type=preferred,
+                          out_sharding=out_sharding)
+    return out, term
+
+
+def _unsplit(x, out_sharding, out_ndim):
+    """`x` typed unsplit on the mesh of `out_sharding` (a replicated layout)."""
+    aval = get_aval(x)
+    if aval.sharding is None:
+        return x
+    typed = requested_sharding(out_sharding, out_ndim)
+    replicated = out_sharding if typed is None else typed.with_aval_partitions((None,) * aval.ndim)
+    return lax.reshape(x, aval.shape, out_sharding=replicated)
 
 
 def _broadcast_label(x, tx, y, ty, c):
@@ -207,7 +225,7 @@ def _prepare(name, subscripts, operands):
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None, _dot_general=None):
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation over the operands, as `subscripts` describes.
 
     Args:
@@ -220,6 +238,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         (contract left to right).
       precision: passed to `lax.dot_general`.
       preferred_element_type: the accumulation and result dtype (default: the promoted one).
+      out_sharding: the result's layout on a mesh with Explicit axes: the product's when one
+        contraction makes the result (as JAX's), else the result's type is cast to it.
 
     Returns:
       The result.
@@ -242,12 +262,21 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         path = [(0, 1)] * (len(arrays) - 1)
     else:
         path = greedy_path(terms, output, sizes)
+    # one contraction giving the whole result carries the layout (JAX's einsum too); other
+    # einsums compute on unsplit operands (JAX: in auto mode) and lay the result out at the end
+    direct = None
+    if out_sharding is not None and len(path) == 1:
+        tx, ty = terms[path[0][0]], terms[path[0][1]]
+        if set(tx) | set(ty) == set(output) | (set(tx) & set(ty)):
+            direct = out_sharding
+    if out_sharding is not None and direct is None:
+        arrays = [_unsplit(a, out_sharding, len(output)) for a in arrays]
     for i, j in path:
         x, tx, y, ty = arrays[i], terms[i], arrays[j], terms[j]
         rest = [k for k in range(len(arrays)) if k not in (i, j)]
         keep = set(output).union(*(terms[k] for k in rest))
         last = output if not rest else None
-        z, tz = _contract_pair(x, tx, y, ty, keep, preferred, precision, last)
+        z, tz = _contract_pair(x, tx, y, ty, keep, preferred, precision, last, direct)
         arrays = [arrays[k] for k in rest] + [z]
         terms = [terms[k] for k in rest] + [tz]
     (result,), (term,) = arrays, terms
@@ -256,6 +285,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         result = lax.transpose(result, tuple(term.index(c) for c in output))
     if get_aval(result).dtype != np.dtype(preferred):
         result = lax.convert_element_type(result, preferred)
+    if out_sharding is not None and direct is None:
+        result = lax.reshape(result, get_aval(result).shape, out_sharding=out_sharding)
     return result
 
 

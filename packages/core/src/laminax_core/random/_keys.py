@@ -25,7 +25,7 @@ from laminax_core import _trace
 from laminax_core._trace import Tracer
 from laminax_core.random import _threefry
 
-__all__ = [
+__all__ = ["install_array_methods", 
     "PRNGKey",
     "PRNGKeyArray",
     "check_key",
@@ -69,9 +69,19 @@ class PRNGKeyArray(_jax.Array):
     aval = property(lambda self: ShapedArray(self.shape, KEY_DTYPE))
     sharding = property(lambda self: getattr(self._base, "sharding", None))
 
+    committed = property(lambda self: getattr(self._base, "committed", False))
+
     def devices(self):
         """The devices holding the key data."""
         return self._base.devices()
+
+    def is_deleted(self) -> bool:
+        """Whether the key data was deleted (or donated)."""
+        return self._base.is_deleted()
+
+    def delete(self) -> None:
+        """Frees the key data."""
+        self._base.delete()
 
     def block_until_ready(self) -> PRNGKeyArray:
         """Waits for the key data; returns the key array."""
@@ -165,6 +175,9 @@ random_unwrap_p.impl = lambda keys: keys._base
 
 def _wrap(data):
     return random_wrap_p.bind(data)
+
+
+type(KEY_DTYPE).wrap = staticmethod(_wrap)
 
 
 def _unwrap(keys):

@@ -34,6 +34,7 @@ from laminax_core.internal import (
     DropVar,
     Jaxpr,
     Literal,
+    PRNGKeyArray,
     ShapedArray,
     ordered_effects,
     register_describer,
@@ -49,7 +50,8 @@ from laminax_dispatch._lowering._shardings import (
     sharding_attribute,
 )
 from laminax_dispatch._lowering import _dynamic
-from laminax_dispatch._mlir import _element_type, aval_to_ir_type, build_module, token_type
+from laminax_dispatch._mlir import (
+    _element_type, aval_to_ir_type, build_module, physical_aval, token_type)
 
 __all__ = [
     "LoweringResult",
@@ -250,8 +252,8 @@ def _dense_attr(value: np.ndarray, element_type: ir.Type) -> ir.DenseElementsAtt
 def ir_constant(value) -> ir.Value:
     """A `stablehlo.constant` for a NumPy value; a broadcast view of one value (zero strides in
     every dimension longer than 1, as `np.broadcast_to` makes) becomes a scalar constant
-    broadcast with `broadcast_in_dim`, as JAX emits them."""
-    value = np.asarray(value)
+    broadcast with `broadcast_in_dim`, as JAX emits them; typed keys give their data."""
+    value = np.asarray(value._base if isinstance(value, PRNGKeyArray) else value)
     element_type = _element_type(value.dtype)
     if value.size > 1 and all(
         s == 0 for s, n in zip(value.strides, value.shape, strict=True) if n > 1
@@ -445,7 +447,9 @@ def _set_main_attributes(
 
     def layout(entries: dict, sharding, aval) -> None:
         if sharded and sharding is not None:
-            name, attribute = sharding_attribute(mctx.meshes, sharding, aval.ndim, devices)
+            # a typed key's trailing words dimension is replicated
+            ndim = physical_aval(aval).ndim
+            name, attribute = sharding_attribute(mctx.meshes, sharding, ndim, devices)
             entries[name] = attribute
         kind = memory_kind_of(sharding)
         if kind is not None:
@@ -610,7 +614,7 @@ def lower_private_function(
     with ir.InsertionPoint(block), _dynamic.using_dim_values(
             dict(zip(dims, list(block.arguments)[: len(dims)], strict=True))):
         args = list(block.arguments)[len(dims):]
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        consts = [ir_constant(c) for c in closed.consts]
         token_map = dict(zip(ordered, args[: len(ordered)], strict=True))
         outs, token_map = jaxpr_subcomp(
             mctx, jaxpr, name_stack, token_map, consts, *args[len(ordered) :]
@@ -683,7 +687,7 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
             return list(outs) if multiple_results else [outs]
 
         closed, _ = trace_to_jaxpr(flat, list(ctx.avals_in), "lowering")
-        consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+        consts = [ir_constant(c) for c in closed.consts]
         outs, tokens = jaxpr_subcomp(
             ctx.module_context, closed.jaxpr, ctx.name_stack, ctx.tokens_in, consts, *args
         )

@@ -38,7 +38,7 @@ def _ordered(*jaxprs) -> list:
 
 
 def _consts(closed) -> list:
-    return [ir_constant(np.asarray(c)) for c in closed.consts]
+    return [ir_constant(c) for c in closed.consts]
 
 
 @lowering_for(empty2_p)

@@ -20,7 +20,7 @@ __all__ = ["inline_closed_jaxpr"]
 def inline_closed_jaxpr(ctx, closed, args, scope: str) -> list:
     """Emits `closed` (a ClosedJaxpr or Jaxpr) in place on `args`, threading ctx's tokens."""
     jaxpr = getattr(closed, "jaxpr", closed)
-    consts = [ir_constant(np.asarray(c)) for c in getattr(closed, "consts", ())]
+    consts = [ir_constant(c) for c in getattr(closed, "consts", ())]
     outs, tokens = jaxpr_subcomp(
         ctx.module_context, jaxpr, f"{ctx.name_stack}/{scope}", ctx.tokens_in, consts, *args
     )

@@ -193,7 +193,7 @@ def _scatter_rule(combine):
         with ir.InsertionPoint(block):
             old, new = block.arguments
             if update_jaxpr is not None and combine is None:
-                consts = [ir_constant(np.asarray(c)) for c in update_consts]
+                consts = [ir_constant(c) for c in update_consts]
                 (out,), _ = jaxpr_subcomp(
                     ctx.module_context, update_jaxpr, ctx.name_stack, {}, consts, old, new
                 )

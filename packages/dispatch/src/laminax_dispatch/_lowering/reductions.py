@@ -126,7 +126,7 @@ def _reduce_lower(ctx, *args, computation, jaxpr, dimensions):
     scalars = [_scalar_type(a) for a in ctx.avals_in[n:]]
     block = reduce.regions[0].blocks.append(*scalars, *scalars)
     with ir.InsertionPoint(block):
-        consts = [ir_constant(np.asarray(c)) for c in jaxpr.consts]
+        consts = [ir_constant(c) for c in jaxpr.consts]
         outs, _ = jaxpr_subcomp(
             ctx.module_context, jaxpr.jaxpr, ctx.name_stack, {}, consts, *block.arguments
         )

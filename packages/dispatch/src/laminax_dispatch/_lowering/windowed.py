@@ -20,6 +20,8 @@ from laminax_dispatch._lowering._core import (
 )
 from laminax_dispatch._mlir import aval_to_ir_type
 
+__all__ = ["dynamic_reduce_window"]
+
 
 def _padding_attr(padding) -> ir.DenseIntElementsAttr:
     pads = np.asarray(padding, np.int64).reshape(-1, 2)
@@ -112,7 +114,7 @@ def dynamic_reduce_window(ctx, x, init, aval_in, aval_out, window, strides, pads
 @lowering_for(lax.reduce_window_p)
 def _reduce_window_lower(ctx, x, init, *, jaxpr, consts, **params):
     def body(block):
-        values = [ir_constant(np.asarray(c)) for c in consts]
+        values = [ir_constant(c) for c in consts]
         outs, _ = jaxpr_subcomp(
             ctx.module_context, jaxpr, ctx.name_stack, {}, values, *block.arguments
         )
@@ -188,7 +190,7 @@ def _select_and_scatter_lower(ctx, operand, source, init_value, *, select_jaxpr,
                                   (op.scatter, scatter_jaxpr, scatter_consts)):
         block = region.blocks.append(scalar, scalar)
         with ir.InsertionPoint(block):
-            values = [ir_constant(np.asarray(c)) for c in consts]
+            values = [ir_constant(c) for c in consts]
             outs, _ = jaxpr_subcomp(ctx.module_context, jaxpr, ctx.name_stack, {}, values,
                                     *block.arguments)
             hlo.return_(list(outs))
