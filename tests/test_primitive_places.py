@@ -34,7 +34,10 @@ _COLLECTIVES = {"all_gather", "all_to_all", "axis_index", "pbroadcast", "pmax", 
                 "psum", "reduce_scatter", "ragged_all_to_all"}
 _NO_ROW = _COLLECTIVES | {"cond", "scan", "while", "composite", "iota", "dimension_value",
                           "rng_uniform", "rng_bit_generator", "create_token", "after_all",
-                          "platform_index"}
+                          "platform_index",
+                          # shard_map's varying-manual-axes casts: they appear only while a
+                          # check_vma body is typed (tests/test_shard_map_vma_vs_jax.py)
+                          "pvary", "psum_invariant"}
 _NOT_LOWERED_IN_DISPATCH = _COLLECTIVES - {"pmax", "pmin", "psum"}
 
 

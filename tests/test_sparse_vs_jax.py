@@ -94,6 +94,11 @@ EXPRS = [
     "sparse.BCSR.fromdense(Q, n_dense=1, nse=9).todense()",
     J("sparse.bcsr_dot_general(sparse.BCSR.fromdense(M, nse=8), W, "
       "dimension_numbers=(((1,), (0,)), ((), ())))"),
+    J("sparse.bcsr_concatenate([sparse.BCSR.fromdense(M, nse=6), sparse.BCSR.fromdense(M[::-1], "
+      "nse=6)], dimension=1)"),
+    f"sparse.bcoo_concatenate([{B}, sparse.BCOO.fromdense(M * 3, nse=5)], dimension=0)",
+    "sparse.bcsr_broadcast_in_dim(sparse.BCSR.fromdense(M, nse=6), shape=(2, 3, 4), "
+    "broadcast_dimensions=(1, 2))",
     # constructors
     "sparse.eye(4, 5, k=1)", "sparse.eye(3, n_batch=1)", "sparse.eye(3, 4, k=2, dtype=jnp.int32)",
     J("sparse.empty((2, 3, 4), n_batch=1, n_dense=1)"),
@@ -125,7 +130,7 @@ EXPRS = [
       "strides=(1, 1, 2))"),
     f"sparse.bcoo_dynamic_slice({B}, start_indices=(M[0, 0].astype(int) + 2, 1), "
     "slice_sizes=(2, 2))",
-    J(f"sparse.sparsify(lambda x: x[1:, ::2])({B})"), f"{BT}.update_layout(n_batch=0)",
+    J(f"sparse.sparsify(lambda x: x[1:, ::2])({B})"), f"{B}[1]", J(f"{BT}[1, :2]"), f"{BT}[:, 1]", f"{BT}.update_layout(n_batch=0)",
     J("sparse.bcoo_update_layout(sparse.BCOO.fromdense(Q, n_dense=1, nse=9), n_dense=0)"),
     f"sparse.bcoo_update_layout({BT}, n_batch=2, n_dense=1, on_inefficient=None)",
     f"sparse.bcoo_update_layout({B}, n_batch=1)",
@@ -314,7 +319,8 @@ def test_coo_csr_csc_match_jax():
     namespace = {"np": np, "M": M}
     exec(LEGACY, namespace)  # noqa: S102 (the same program JAX runs)
     ours = namespace["run"](jax, jnp, sparse)
-    theirs = run_jax(LEGACY + "result = run(jax, jnp, sparse)", M=M)
+    theirs = run_jax("from jax.experimental import sparse\n" + LEGACY
+                     + "result = run(jax, jnp, sparse)", M=M)
     for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
         for a, b in zip(o, t, strict=True):
             if isinstance(a, np.ndarray):

@@ -649,8 +649,7 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
     batch = shape[:n_new + nb]
     data = jnp.broadcast_to(mat.data, batch + mat.data.shape[nb:])
     indices = jnp.broadcast_to(mat.indices, batch + mat.indices.shape[nb:])
-    return BCOO((data, indices), shape=shape, indices_sorted=mat.indices_sorted,
-                unique_indices=mat.unique_indices)
+    return BCOO((data, indices), shape=shape)  # JAX keeps neither flag
 
 
 def bcoo_concatenate(operands, *, dimension: int):
@@ -676,11 +675,9 @@ def bcoo_concatenate(operands, *, dimension: int):
     elif dimension < nb + ns:
         k, offset, parts = dimension - nb, 0, []
         for op in operands:
+            # every entry shifts, padding too (it keeps zero data wherever it lands, as JAX's)
             d, i = _broadcast_batch(op)
-            valid = _valid(i, op.shape[nb:nb + ns])
-            i = i.at[..., k].add(offset)
-            pad = jnp.array(tuple(shape[nb:nb + ns]), i.dtype)
-            parts.append((d, jnp.where(valid[..., None], i, pad)))
+            parts.append((d, i.at[..., k].add(offset)))
             offset += op.shape[dimension]
         data = jnp.concatenate([d for d, _ in parts], axis=nb)
         indices = jnp.concatenate([i for _, i in parts], axis=nb)

@@ -17,13 +17,15 @@ from laminax_core.sparse._bcoo import (
     _formats,
     _gather,
     _per_batch,
+    bcoo_broadcast_in_dim,
+    bcoo_concatenate,
     bcoo_dot_general,
     bcoo_fromdense,
     bcoo_sort_indices,
 )
 
 __all__ = ["BCSR", "bcsr_fromdense", "bcsr_todense", "bcsr_dot_general", "bcsr_extract",
-           "bcsr_sum_duplicates"]
+           "bcsr_sum_duplicates", "bcsr_concatenate", "bcsr_broadcast_in_dim"]
 
 
 class BCSR(JAXSparse):
@@ -209,3 +211,15 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
 def bcsr_sum_duplicates(mat, nse=None, remove_zeros: bool = True):
     """Merges repeated coordinates of a BCSR array (and drops zero entries)."""
     return BCSR.from_bcoo(mat.to_bcoo().sum_duplicates(nse=nse, remove_zeros=remove_zeros))
+
+
+def bcsr_concatenate(operands, *, dimension: int):
+    """Concatenates BCSR arrays along a batch or sparse dimension (through BCOO)."""
+    return BCSR.from_bcoo(bcoo_concatenate([m.to_bcoo() for m in operands], dimension=dimension))
+
+
+def bcsr_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
+    """Broadcasts a BCSR array: new leading dimensions become batch dimensions."""
+    del sharding
+    return BCSR.from_bcoo(bcoo_broadcast_in_dim(mat.to_bcoo(), shape=shape,
+                                                broadcast_dimensions=broadcast_dimensions))

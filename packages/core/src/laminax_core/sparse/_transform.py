@@ -209,6 +209,15 @@ def sparsify(f: Callable, use_tracer: bool = False) -> Callable:
     return wrapped
 
 
+def _getitem(self, index):
+    """Indexing with static indices (slices, integers): the sparse result of `x[index]`."""
+    return sparsify(lambda x: x[index])(self)
+
+
+# BCOO is defined below sparsify: indexing is installed here, as JAX's BCOO indexes through it
+BCOO.__getitem__ = _getitem
+
+
 def todense(arr):
     """The dense array of a sparse array; any other value unchanged."""
     return arr.todense() if _is_sparse(arr) else arr
