@@ -44,6 +44,7 @@ NOT_LOWERED = {
     "custom_lin",
     "pbroadcast",
     "ppermute",
+    "ragged_all_to_all",
     "reduce_scatter",
 }
 _DISPATCH_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(lowering_for.__code__.co_filename)))
