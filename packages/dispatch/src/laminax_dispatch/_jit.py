@@ -721,19 +721,22 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
 
 
 def _jit_impl(*args, jaxpr, name, in_shardings=None, out_shardings=None, **params):
+    out_avals = jaxpr.out_avals
     in_shardings = in_shardings or (None,) * len(args)
-    out_shardings = out_shardings or (None,) * len(jaxpr.out_avals)
-    if any(_holds_no_data(a) for a in jaxpr.out_avals):
+    out_shardings = out_shardings or (None,) * len(out_avals)
+    if any(_holds_no_data(a) for a in out_avals):
         return _impl_without_empty_outputs(args, jaxpr, name, in_shardings, out_shardings, params)
-    if any(get_aval(x).dtype == core_dtypes.float0 for x in args):
+    avals = tuple(get_aval(x) for x in args)
+    if any(a.dtype == core_dtypes.float0 for a in avals):
         # residuals of integer or symbolic-zero tangents: float0 lowers as bool (as JAX's)
-        args = [np.zeros(np.shape(x), np.bool_) if get_aval(x).dtype == core_dtypes.float0
-                else x for x in args]
+        args = [np.zeros(a.shape, np.bool_) if a.dtype == core_dtypes.float0 else x
+                for x, a in zip(args, avals, strict=True)]
+        avals = tuple(get_aval(x) for x in args)
     placed = committed_shardings(args)
     key = (
         "impl",
         jaxpr,
-        tuple(get_aval(x) for x in args),
+        avals,
         placed,
         in_shardings,
         out_shardings,
